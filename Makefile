@@ -1,0 +1,27 @@
+# The README's two commands. Both create .venv and install tflaunch into it first.
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+
+.PHONY: run test bench clean
+
+$(STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[test]'
+	touch $(STAMP)
+
+run: $(STAMP)
+	$(BIN)/tflaunch bench --model sample:mlp
+
+test: $(STAMP)
+	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest -q
+
+bench: $(STAMP)
+	@for script in tests/benchmarks/bench_*.py; do \
+		QT_QPA_PLATFORM=offscreen $(BIN)/python $$script || exit 1; \
+	done
+
+clean:
+	rm -rf $(VENV) build *.egg-info .pytest_cache

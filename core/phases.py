@@ -1,0 +1,33 @@
+"""The start-up phases: the vocabulary every part of tflaunch shares.
+
+The probe emits these names; the parser, run records, CLI table and GUI rows all key on
+them. Keep this file standard-library only: the probe copies nothing from it (it must run
+where tflaunch is not installed) but tests check the probe's list against this one.
+"""
+
+from __future__ import annotations
+
+PHASES: tuple[str, ...] = ("spawn", "import", "devices", "load", "trace", "first", "steady")
+
+# Time-to-ready stops when the model has answered once; steady state is measured after.
+READY_PHASES: tuple[str, ...] = PHASES[:-1]
+
+LABELS: dict[str, str] = {
+    "spawn": "Spawn",
+    "import": "Import",
+    "devices": "Devices",
+    "load": "Load",
+    "trace": "Trace",
+    "first": "First inference",
+    "steady": "Steady state",
+}
+
+DESCRIPTIONS: dict[str, str] = {
+    "spawn": "Interpreter start-up: from the OS's process start to the probe's first line.",
+    "import": "import tensorflow (and keras).",
+    "devices": "Apply threads, XLA, visible GPUs, memory growth and limits; initialise devices.",
+    "load": "Read the model: SavedModel, .keras, .h5 or a built-in sample built from code.",
+    "trace": "Build the callable graph (concrete function, XLA compile when enabled).",
+    "first": "The first inference on generated inputs matching the model's signature.",
+    "steady": "Further inferences: median and spread of latency.",
+}

@@ -1,0 +1,499 @@
+"""tflaunch probe: loads one model in this process, phase by phase, and reports events.
+
+Run by any interpreter that has TensorFlow, even one without tflaunch installed, so only
+the standard library is imported at module level. Usage::
+
+    python probe.py '{"model": "sample:mlp", "steady": 20}'
+    python probe.py --config run.json
+    python probe.py --save-sample wide --format keras --out /tmp/models
+
+Events are JSON lines on the original stdout (protocol v1, see tflaunch.core.events);
+fd 1 is pointed at stderr before anything else so that prints from model code and
+TensorFlow's logs cannot corrupt the stream.
+"""
+
+import argparse
+import contextlib
+import json
+import os
+import platform
+import sys
+import time
+import traceback
+
+# When run as a script, this file's folder is sys.path[0]; its neighbours (config.py,
+# events.py, ...) must not shadow modules that TensorFlow imports.
+if sys.path and os.path.abspath(sys.path[0] or ".") == os.path.dirname(os.path.abspath(__file__)):
+    sys.path.pop(0)
+
+PROTOCOL_VERSION = 1
+PHASES = ("spawn", "import", "devices", "load", "trace", "first", "steady")
+SAMPLES = ("mlp", "wide", "cnn", "multi")
+FORMATS = ("keras", "h5", "savedmodel")
+HDF5_SIGNATURE = b"\x89HDF\r\n\x1a\n"
+
+
+class ProbeFailure(Exception):
+    """A failure with a stable kind and a message that tells the user what to do."""
+
+    def __init__(self, kind, message):
+        super().__init__(message)
+        self.kind = kind
+        self.message = message
+
+
+class Channel:
+    """The event stream: a private duplicate of the original stdout."""
+
+    def __init__(self):
+        sys.stdout.flush()
+        self._file = os.fdopen(os.dup(1), "w", encoding="utf-8", buffering=1)
+        os.dup2(2, 1)
+
+    def emit(self, kind, phase, **fields):
+        record = {"v": PROTOCOL_VERSION, "ts": time.time(), "phase": phase, "event": kind}
+        record.update(fields)
+        self._file.write(json.dumps(record, default=str) + "\n")
+        self._file.flush()
+
+
+def process_age():
+    """Seconds since the OS started this process, or None where that cannot be read."""
+    try:
+        with open("/proc/self/stat") as f:
+            stat = f.read()
+        start_ticks = int(stat[stat.rindex(")") + 2 :].split()[19])
+        # /proc/stat's btime has whole-second resolution; CLOCK_BOOTTIME avoids that error.
+        return time.clock_gettime(time.CLOCK_BOOTTIME) - start_ticks / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError, AttributeError):
+        pass
+    try:
+        import psutil
+
+        return time.time() - psutil.Process().create_time()
+    except Exception:
+        return None
+
+
+def memory():
+    """(rss, peak_rss) of this process in bytes; None where it cannot be read."""
+    rss = peak = None
+    try:
+        with open("/proc/self/statm") as f:
+            rss = int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+        import resource
+
+        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    except (OSError, ValueError, ImportError):
+        try:
+            import psutil
+
+            info = psutil.Process().memory_info()
+            rss, peak = info.rss, getattr(info, "peak_wset", None)
+        except Exception:
+            pass
+    if rss is not None and peak is not None:
+        peak = max(peak, rss)
+    return rss, peak
+
+
+class Probe:
+    def __init__(self, channel, config):
+        self.channel = channel
+        self.config = config
+        self.current = "spawn"
+
+    @contextlib.contextmanager
+    def phase(self, name):
+        self.current = name
+        self.channel.emit("phase_start", name)
+        extra = {}
+        start = time.perf_counter()
+        yield extra
+        duration = time.perf_counter() - start
+        rss, peak = memory()
+        self.channel.emit("phase_end", name, duration=duration, rss=rss, peak_rss=peak, **extra)
+
+    def run(self):
+        cfg = self.config
+        age = process_age()
+        self.channel.emit("hello", "spawn", pid=os.getpid(), process_age=age, python=sys.executable)
+        if age is None and cfg.get("launched_at"):
+            age = time.time() - float(cfg["launched_at"])
+        rss, peak = memory()
+        self.channel.emit("phase_end", "spawn", duration=max(age or 0.0, 0.0), rss=rss, peak_rss=peak)
+
+        set_environment(cfg)
+        with self.phase("import"):
+            tf, keras = import_tensorflow()
+        with self.phase("devices"):
+            applied = configure_devices(tf, cfg)
+        self.channel.emit("settings", "devices", applied=applied)
+        with self.phase("load"):
+            model = load_model(tf, keras, cfg["model"])
+        with self.phase("trace"):
+            fn, specs = trace(tf, model, bool(cfg.get("xla")))
+        inputs = make_inputs(tf, specs, int(cfg.get("batch", 1)))
+        with self.phase("first"):
+            materialize(call(fn, inputs))
+        with self.phase("steady") as extra:
+            extra["latency"] = steady_latency(fn, inputs, int(cfg.get("steady", 20)))
+        self.channel.emit("result", "steady", environment=environment(tf, keras),
+                          model=describe(model, cfg["model"], specs))
+
+
+def set_environment(cfg):
+    """Settings TensorFlow reads from the environment, so they must precede its import."""
+    env = {}
+    if cfg.get("log_level") is not None:
+        env["TF_CPP_MIN_LOG_LEVEL"] = str(cfg["log_level"])
+    if cfg.get("onednn") is not None:
+        env["TF_ENABLE_ONEDNN_OPTS"] = "1" if cfg["onednn"] else "0"
+    if cfg.get("visible_gpus") is not None:
+        env["CUDA_VISIBLE_DEVICES"] = ",".join(str(i) for i in cfg["visible_gpus"])
+    if cfg.get("memory_growth"):
+        env["TF_FORCE_GPU_ALLOW_GROWTH"] = "true"  # TensorFlow accepts exactly "true"
+    env.update({str(k): str(v) for k, v in (cfg.get("extra_env") or {}).items()})
+    os.environ.update(env)
+
+
+def import_tensorflow():
+    try:
+        import tensorflow as tf
+    except ModuleNotFoundError as exc:
+        if exc.name not in ("tensorflow", None):
+            raise
+        raise ProbeFailure(
+            "no_tensorflow",
+            f"The interpreter {sys.executable} has no TensorFlow. Install it with: "
+            f"{sys.executable} -m pip install tensorflow",
+        ) from None
+    except ImportError as exc:
+        raise ProbeFailure(
+            "tensorflow_broken",
+            f"TensorFlow is installed for {sys.executable} but fails to import ({exc}). "
+            "Reinstall it in that environment.",
+        ) from None
+    try:
+        import keras
+    except ImportError:
+        keras = tf.keras
+    return tf, keras
+
+
+def configure_devices(tf, cfg):
+    intra, inter = int(cfg.get("intra") or 0), int(cfg.get("inter") or 0)
+    if intra:
+        tf.config.threading.set_intra_op_parallelism_threads(intra)
+    if inter:
+        tf.config.threading.set_inter_op_parallelism_threads(inter)
+    if cfg.get("xla"):
+        tf.config.optimizer.set_jit("autoclustering")
+    gpus = tf.config.list_physical_devices("GPU")
+    for gpu in gpus:
+        if cfg.get("memory_growth"):
+            tf.config.experimental.set_memory_growth(gpu, True)
+        if cfg.get("memory_limit_mb"):
+            limit = int(cfg["memory_limit_mb"])
+            tf.config.set_logical_device_configuration(
+                gpu, [tf.config.LogicalDeviceConfiguration(memory_limit=limit)]
+            )
+    logical = tf.config.list_logical_devices()
+    no_gpu = "no GPU"
+    return {
+        "intra_op_threads": tf.config.threading.get_intra_op_parallelism_threads(),
+        "inter_op_threads": tf.config.threading.get_inter_op_parallelism_threads(),
+        "xla_jit": tf.config.optimizer.get_jit() or "off",
+        "onednn": os.environ.get("TF_ENABLE_ONEDNN_OPTS", "default"),
+        "log_level": os.environ.get("TF_CPP_MIN_LOG_LEVEL", "default"),
+        "visible_gpus": os.environ.get("CUDA_VISIBLE_DEVICES", "all") if gpus else no_gpu,
+        "gpus": [g.name for g in gpus],
+        "memory_growth": {g.name: tf.config.experimental.get_memory_growth(g) for g in gpus}
+        or no_gpu,
+        "memory_limit_mb": {
+            g.name: [c.memory_limit for c in tf.config.get_logical_device_configuration(g) or []]
+            for g in gpus
+        }
+        or no_gpu,
+        "extra_env": {k: os.environ.get(k) for k in (cfg.get("extra_env") or {})},
+        "logical_devices": [d.name for d in logical],
+    }
+
+
+def build_sample(keras, name):
+    if name not in SAMPLES:
+        raise ProbeFailure(
+            "unknown_sample", f"There is no built-in sample '{name}'. Choose one of: "
+            + ", ".join(f"sample:{s}" for s in SAMPLES)
+        )
+    keras.utils.set_random_seed(0)
+    layers = keras.layers
+    if name == "mlp":
+        inputs = keras.Input((784,), name="pixels")
+        x = layers.Dense(1024, activation="relu")(inputs)
+        return keras.Model(inputs, layers.Dense(10, activation="softmax")(x), name="mlp")
+    if name == "wide":
+        inputs = x = keras.Input((2048,), name="features")
+        for _ in range(8):
+            x = layers.Dense(2048, activation="relu")(x)
+        return keras.Model(inputs, x, name="wide")
+    if name == "cnn":
+        return keras.applications.MobileNetV2(weights=None, input_shape=(224, 224, 3))
+    image = keras.Input((32, 32, 3), name="image")
+    table = keras.Input((16,), name="table")
+    x = layers.Flatten()(layers.Conv2D(8, 3, activation="relu")(image))
+    y = layers.Dense(32, activation="relu")(table)
+    out = layers.Dense(4)(layers.Concatenate()([x, y]))
+    return keras.Model({"image": image, "table": table}, out, name="multi")
+
+
+def load_model(tf, keras, spec):
+    if spec.startswith("sample:"):
+        return build_sample(keras, spec[len("sample:"):])
+    path, fmt = check_model_path(spec)
+    try:
+        if fmt == "savedmodel":
+            return tf.saved_model.load(path)
+        return keras.models.load_model(path, compile=False)
+    except Exception as exc:
+        raise ProbeFailure(
+            "model_load_failed", f"Could not load {spec} as {fmt}: {type(exc).__name__}: {exc}"
+        ) from exc
+
+
+def check_model_path(spec):
+    """(absolute path, format) of a model file or folder; ProbeFailure saying what is wrong.
+
+    tflaunch's launcher calls this too, so users hear about a bad path before any launch.
+    """
+    path = os.path.abspath(os.path.expanduser(spec))
+    if not os.path.exists(path):
+        raise ProbeFailure("model_not_found", f"The model {spec} does not exist. Check the path.")
+    fmt = model_format(path)
+    if fmt == "savedmodel":
+        if not any(os.path.exists(os.path.join(path, f)) for f in ("saved_model.pb", "saved_model.pbtxt")):
+            raise ProbeFailure(
+                "not_saved_model",
+                f"{spec} is a folder but not a SavedModel: it has no saved_model.pb. "
+                "Export one with model.export(path) or tf.saved_model.save().",
+            )
+    elif fmt is None:
+        raise ProbeFailure(
+            "unsupported_format",
+            f"{spec} is not a model tflaunch can load. Use a SavedModel folder, "
+            "a .keras file or an .h5 file.",
+        )
+    check_file_signature(spec, path, fmt)
+    return path, fmt
+
+
+def model_format(path):
+    if os.path.isdir(path):
+        return "savedmodel"
+    ext = os.path.splitext(path)[1].lower()
+    return {".keras": "keras", ".h5": "h5", ".hdf5": "h5"}.get(ext)
+
+
+def check_file_signature(spec, path, fmt):
+    """Catch truncated or mislabelled files before TensorFlow gives a cryptic error."""
+    if fmt == "keras":
+        import zipfile
+
+        ok = zipfile.is_zipfile(path)
+        if ok:
+            with zipfile.ZipFile(path) as archive:
+                ok = archive.testzip() is None and "config.json" in archive.namelist()
+        what = "a .keras archive"
+    elif fmt == "h5":
+        with open(path, "rb") as f:
+            ok = f.read(len(HDF5_SIGNATURE)) == HDF5_SIGNATURE
+        what = "an HDF5 file"
+    else:
+        return
+    if not ok:
+        raise ProbeFailure(
+            "corrupt_model",
+            f"{spec} is not a valid {fmt} model: it is not {what} (truncated or corrupt). "
+            "Save the model again.",
+        )
+
+
+def trace(tf, model, xla):
+    """A concrete function for the model and the TensorSpecs of its inputs."""
+    if not hasattr(model, "inputs"):  # a SavedModel: its signatures are already traced
+        signatures = getattr(model, "signatures", {})
+        if not signatures:
+            raise ProbeFailure(
+                "no_signature",
+                "The SavedModel has no serving signature; export it with model.export(path).",
+            )
+        fn = signatures.get("serving_default") or next(iter(signatures.values()))
+        args, kwargs = fn.structured_input_signature
+        return fn, (list(args), dict(kwargs))
+    if not model.inputs:
+        raise ProbeFailure("no_signature", "The model has no known inputs; build it on an Input.")
+    names = [t.name.split(":")[0] for t in model.inputs]
+    specs = {n: tf.TensorSpec(t.shape, t.dtype, name=n) for n, t in zip(names, model.inputs)}
+    structure = getattr(model, "_inputs_struct", None)
+
+    def forward(**kwargs):
+        arg = kwargs if isinstance(structure, dict) else [kwargs[n] for n in names]
+        return model(arg[0] if isinstance(arg, list) and len(arg) == 1 else arg, training=False)
+
+    fn = tf.function(forward, jit_compile=True if xla else None)
+    return fn.get_concrete_function(**specs), ([], specs)
+
+
+def make_inputs(tf, specs, batch):
+    def tensor(spec):
+        shape = [batch if i == 0 and d is None else (d or 1) for i, d in enumerate(spec.shape)]
+        if spec.dtype.is_floating:
+            return tf.random.stateless_uniform(shape, seed=(0, 0), dtype=spec.dtype)
+        if spec.dtype == tf.string:
+            return tf.fill(shape, "")
+        return tf.zeros(shape, dtype=spec.dtype)
+
+    args, kwargs = specs
+    return [tensor(s) for s in args], {k: tensor(s) for k, s in kwargs.items()}
+
+
+def call(fn, inputs):
+    return fn(*inputs[0], **inputs[1])
+
+
+def materialize(outputs):
+    """Copy outputs to host so asynchronous devices have really finished."""
+    import tensorflow as tf
+
+    return tf.nest.map_structure(lambda t: t.numpy() if hasattr(t, "numpy") else t, outputs)
+
+
+def steady_latency(fn, inputs, runs):
+    samples = []
+    for _ in range(max(runs, 0)):
+        start = time.perf_counter()
+        materialize(call(fn, inputs))
+        samples.append(time.perf_counter() - start)
+    if not samples:
+        return {"n": 0}
+    ordered = sorted(samples)
+    mid = len(ordered) // 2
+    median = ordered[mid] if len(ordered) % 2 else (ordered[mid - 1] + ordered[mid]) / 2
+    return {"n": len(ordered), "median": median, "min": ordered[0], "max": ordered[-1],
+            "p90": ordered[min(len(ordered) - 1, int(0.9 * len(ordered)))]}
+
+
+def cpu_model():
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
+def environment(tf, keras):
+    gpus = []
+    for gpu in tf.config.list_physical_devices("GPU"):
+        details = tf.config.experimental.get_device_details(gpu)
+        try:
+            peak = tf.config.experimental.get_memory_info(gpu.name.replace("physical_device:", ""))["peak"]
+        except (ValueError, RuntimeError):
+            peak = None
+        gpus.append({"name": gpu.name, "model": details.get("device_name", ""),
+                     "compute_capability": details.get("compute_capability"),
+                     "allocator_peak": peak})
+    driver = None
+    with contextlib.suppress(OSError):
+        with open("/proc/driver/nvidia/version") as f:
+            driver = f.readline().strip()
+    build = tf.sysconfig.get_build_info()
+    return {"tensorflow": tf.__version__, "keras": getattr(keras, "__version__", ""),
+            "python": platform.python_version(), "executable": sys.executable,
+            "platform": platform.platform(), "cpu": cpu_model(), "cores": os.cpu_count(),
+            "gpus": gpus, "driver": driver, "cuda": build.get("cuda_version"),
+            "cudnn": build.get("cudnn_version")}
+
+
+def describe(model, spec, specs):
+    if hasattr(model, "count_params"):
+        params = int(model.count_params())
+    else:
+        params = int(sum(v.shape.num_elements() or 0 for v in getattr(model, "variables", [])))
+    size = None
+    if not spec.startswith("sample:"):
+        path = os.path.abspath(os.path.expanduser(spec))
+        if os.path.isdir(path):
+            size = sum(os.path.getsize(os.path.join(d, f)) for d, _, fs in os.walk(path) for f in fs)
+        else:
+            size = os.path.getsize(path)
+    all_specs = list(specs[0]) + list(specs[1].values())
+    names = [None] * len(specs[0]) + list(specs[1])
+    return {"name": getattr(model, "name", None) or os.path.basename(spec.rstrip("/")),
+            "source": spec, "format": "sample" if spec.startswith("sample:") else model_format(
+                os.path.abspath(os.path.expanduser(spec))),
+            "params": params, "bytes_on_disk": size,
+            "inputs": [{"name": n or s.name, "shape": [d for d in s.shape], "dtype": s.dtype.name}
+                       for n, s in zip(names, all_specs)]}
+
+
+def save_sample(channel, name, formats, out):
+    _, keras = import_tensorflow()
+    model = build_sample(keras, name)
+    os.makedirs(out, exist_ok=True)
+    for fmt in formats:
+        if fmt == "savedmodel":
+            path = os.path.join(out, f"{name}_savedmodel")
+            model.export(path, verbose=False)
+        else:
+            path = os.path.join(out, f"{name}.{fmt}")
+            model.save(path)
+        channel.emit("saved", "load", path=path, format=fmt)
+
+
+def parse_args(argv):
+    parser = argparse.ArgumentParser(description="tflaunch probe")
+    parser.add_argument("config", nargs="?", help="run configuration as JSON")
+    parser.add_argument("--config", dest="config_file", help="read the configuration from a file")
+    parser.add_argument("--save-sample", choices=SAMPLES, help="save a built-in sample model")
+    parser.add_argument("--format", action="append", choices=FORMATS, help="format(s) to save")
+    parser.add_argument("--out", help="folder for --save-sample")
+    return parser.parse_args(argv)
+
+
+def main(argv=None):
+    args = parse_args(sys.argv[1:] if argv is None else argv)
+    channel = Channel()
+    probe = None
+    code = 0
+    try:
+        if args.save_sample:
+            save_sample(channel, args.save_sample, args.format or list(FORMATS), args.out or ".")
+        else:
+            if args.config_file:
+                with open(args.config_file, encoding="utf-8") as f:
+                    config = json.load(f)
+            else:
+                config = json.loads(args.config or "{}")
+            if not isinstance(config, dict) or not isinstance(config.get("model"), str):
+                raise ProbeFailure("bad_config", "The probe's configuration needs a 'model' string.")
+            probe = Probe(channel, config)
+            probe.run()
+    except ProbeFailure as exc:
+        channel.emit("error", probe.current if probe else "load", kind=exc.kind, message=exc.message,
+                     detail="")
+        code = 2
+    except Exception as exc:
+        detail = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__)[-12:])
+        channel.emit("error", probe.current if probe else "load", kind="exception",
+                     message=f"{type(exc).__name__}: {exc}", detail=detail)
+        code = 3
+    sys.stderr.flush()
+    # Skip interpreter teardown: after TensorFlow it costs over half a second per run.
+    os._exit(code)
+
+
+if __name__ == "__main__":
+    main()

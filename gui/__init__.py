@@ -1,0 +1,1 @@
+"""PySide6 + pyqtgraph views of tflaunch. Never imports TensorFlow."""
