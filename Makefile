@@ -20,7 +20,9 @@ test: $(STAMP)
 
 bench: $(STAMP)
 	@for script in tests/benchmarks/bench_*.py; do \
-		QT_QPA_PLATFORM=offscreen $(BIN)/python $$script || exit 1; \
+		module=$$(basename $$script .py); \
+		echo "== $$module"; \
+		QT_QPA_PLATFORM=offscreen $(BIN)/python -m tests.benchmarks.$$module || exit 1; \
 	done
 
 clean:

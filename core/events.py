@@ -165,9 +165,12 @@ _BUILDERS: dict[str, Callable[[dict, float, str], Event]] = {
 }
 
 
-def encode(kind: str, phase: str, ts: float, **fields: Any) -> str:
-    """One protocol line (without newline). The probe has its own copy of this logic."""
-    return json.dumps({"v": PROTOCOL_VERSION, "ts": ts, "phase": phase, "event": kind, **fields})
+def encode(event: str, phase: str, ts: float, **fields: Any) -> str:
+    """One protocol line (without newline), for tests and tools that speak to a reader.
+
+    The probe has its own copy of this logic because it must run without tflaunch.
+    """
+    return json.dumps({"v": PROTOCOL_VERSION, "ts": ts, "phase": phase, "event": event, **fields})
 
 
 class EventParser:

@@ -33,6 +33,39 @@ def tree_rss(pid: int) -> int | None:
     return total
 
 
+class TreeSampler:
+    """Samples a process tree's RSS at a fraction of `tree_rss`'s cost.
+
+    Listing descendants scans every process on the machine; the probe rarely starts
+    helpers, so the tree is re-listed once per `relist_s` and the known processes are
+    read in between. On a 2-core machine this keeps a 10–20 Hz sampler from slowing
+    the start-up it measures.
+    """
+
+    def __init__(self, pid: int, relist_s: float = 1.0) -> None:
+        self.pid = pid
+        self._relist_s = relist_s
+        self._procs: list[psutil.Process] = []
+        self._listed_at = float("-inf")
+
+    def rss(self, now: float) -> int | None:
+        """RSS of the tree in bytes at monotonic time `now`; None once the root is gone."""
+        if now - self._listed_at >= self._relist_s or not self._procs:
+            try:
+                self._procs = _tree(self.pid)
+            except (psutil.NoSuchProcess, psutil.AccessDenied, psutil.ZombieProcess):
+                return None
+            self._listed_at = now
+        total, root_alive = 0, False
+        for proc in self._procs:
+            try:
+                total += proc.memory_info().rss
+                root_alive = root_alive or proc.pid == self.pid
+            except (psutil.NoSuchProcess, psutil.AccessDenied, psutil.ZombieProcess):
+                continue
+        return total if root_alive else None
+
+
 def kill_tree(pid: int) -> None:
     """SIGKILL the process and all its descendants; quiet if they are already gone."""
     try:

@@ -15,10 +15,10 @@ from typing import Callable
 
 from .config import LaunchConfig
 from .events import EventParser, LineBuffer
-from .process_tree import kill_tree, tree_rss
+from .process_tree import TreeSampler, kill_tree
 from .run import Failure, RunRecord
 
-SAMPLE_INTERVAL_S = 0.1
+SAMPLE_INTERVAL_S = 0.1  # 10 Hz, as the GUI's graph
 EventCallback = Callable[[RunRecord], None]
 
 
@@ -63,10 +63,13 @@ def _pump(proc: subprocess.Popen, record: RunRecord, on_update: EventCallback | 
     for stream in buffers:
         selector.register(stream, selectors.EVENT_READ)
     deadline = time.monotonic() + record.config.timeout
+    sampler = TreeSampler(proc.pid)
+    next_sample = 0.0
     cancelled = timed_out = False
     try:
         while selector.get_map():
-            for key, _ in selector.select(timeout=SAMPLE_INTERVAL_S):
+            now = time.monotonic()
+            for key, _ in selector.select(timeout=max(0.0, next_sample - now)):
                 chunk = os.read(key.fd, 65536)
                 stream = key.fileobj
                 lines = buffers[stream].feed(chunk) if chunk else buffers[stream].flush()
@@ -81,12 +84,15 @@ def _pump(proc: subprocess.Popen, record: RunRecord, on_update: EventCallback | 
                                 on_update(record)
                     else:
                         record.add_stderr(line)
-            rss = tree_rss(proc.pid)
-            if rss is not None:
-                record.add_sample(time.time(), rss)
-                if on_update:
-                    on_update(record)
-            if time.monotonic() > deadline:
+            now = time.monotonic()
+            if now >= next_sample:
+                next_sample = now + SAMPLE_INTERVAL_S
+                rss = sampler.rss(now)
+                if rss is not None:
+                    record.add_sample(time.time(), rss)
+                    if on_update:
+                        on_update(record)
+            if now > deadline:
                 timed_out = True
                 kill_tree(proc.pid)
                 break
@@ -95,7 +101,13 @@ def _pump(proc: subprocess.Popen, record: RunRecord, on_update: EventCallback | 
         kill_tree(proc.pid)
     finally:
         selector.close()
-        returncode = proc.wait()
+        # A child can close its pipes and keep running; the deadline still holds.
+        try:
+            returncode = proc.wait(timeout=None if cancelled or timed_out else max(0.0, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            timed_out = True
+            kill_tree(proc.pid)
+            returncode = proc.wait()
         proc.stdout.close()
         proc.stderr.close()
     record.malformed_lines = parser.malformed + parser.unknown

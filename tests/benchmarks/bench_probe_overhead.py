@@ -1,0 +1,70 @@
+"""Overhead of the probe: time-to-ready through `tflaunch bench` vs a minimal script.
+
+Both measure from the OS's process start to the end of the first inference on
+sample:wide saved as .keras, in fresh processes, alternated so drift hits both alike.
+Target: median ratio (tflaunch / minimal) at most 1.05.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from tests.benchmarks.common import median_ratio, report, save_sample
+
+PAIRS = 7
+
+# What a researcher would write by hand: the same import, load and first call.
+MINIMAL = r"""
+import os, sys, time
+def age():
+    with open("/proc/self/stat") as f:
+        stat = f.read()
+    ticks = int(stat[stat.rindex(")") + 2:].split()[19])
+    return time.clock_gettime(time.CLOCK_BOOTTIME) - ticks / os.sysconf("SC_CLK_TCK")
+import tensorflow as tf
+import keras
+model = keras.models.load_model(sys.argv[1], compile=False)
+fn = tf.function(lambda x: model(x, training=False))
+x = tf.random.uniform((1,) + tuple(model.inputs[0].shape[1:]))
+fn(x).numpy()
+print(age())
+sys.stdout.flush()
+os._exit(0)
+"""
+
+
+def tflaunch_ready(model: Path) -> float:
+    done = subprocess.run([sys.executable, "-m", "tflaunch.gui.main", "bench", "--model", str(model),
+                           "--steady", "0", "--json"], capture_output=True, text=True, check=True)
+    return json.loads(done.stdout)["runs"][0]["time_to_ready"]
+
+
+def minimal_ready(model: Path) -> float:
+    done = subprocess.run([sys.executable, "-c", MINIMAL, str(model)], capture_output=True, text=True, check=True)
+    return float(done.stdout.strip().splitlines()[-1])
+
+
+def main() -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        model = save_sample("wide", "keras", Path(tmp))
+        tflaunch_ready(model), minimal_ready(model)  # warm the page cache for both
+        pairs = []
+        for i in range(PAIRS):
+            order = [tflaunch_ready, minimal_ready] if i % 2 == 0 else [minimal_ready, tflaunch_ready]
+            times = {f.__name__: f(model) for f in order}
+            pairs.append((times["tflaunch_ready"], times["minimal_ready"]))
+            print(f"pair {i + 1}: tflaunch {pairs[-1][0]:.3f} s, minimal {pairs[-1][1]:.3f} s", file=sys.stderr)
+    ratio = median_ratio(pairs)
+    report("probe_overhead", {
+        "benchmark": "time-to-ready, tflaunch bench vs minimal script, sample:wide .keras",
+        "pairs": [{"tflaunch_s": a, "minimal_s": b} for a, b in pairs],
+        "median_ratio": ratio, "target": 1.05, "met": ratio <= 1.05,
+    })
+
+
+if __name__ == "__main__":
+    main()

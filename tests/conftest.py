@@ -1,0 +1,55 @@
+"""Shared fixtures: sample models saved once per session by the real probe."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tflaunch.core.config import PROBE_PATH, LaunchConfig
+
+FORMATS = ("keras", "h5", "savedmodel")
+
+
+def save_sample(name: str, out: Path, formats=FORMATS) -> dict[str, Path]:
+    """Build a sample from code in a child process and save it; {format: path}."""
+    command = [sys.executable, str(PROBE_PATH), "--save-sample", name, "--out", str(out)]
+    for fmt in formats:
+        command += ["--format", fmt]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=300)
+    saved = {}
+    for line in done.stdout.splitlines():
+        event = json.loads(line)
+        assert event["event"] == "saved", (event, done.stderr[-2000:])
+        saved[event["format"]] = Path(event["path"])
+    assert set(saved) == set(formats), done.stderr[-2000:]
+    return saved
+
+
+@pytest.fixture(scope="session")
+def models(tmp_path_factory) -> dict[str, dict[str, Path]]:
+    """{sample: {format: path}} for the small samples; wide and cnn on demand below."""
+    out = tmp_path_factory.mktemp("models")
+    return {name: save_sample(name, out) for name in ("mlp", "multi")}
+
+
+@pytest.fixture(scope="session")
+def big_models(tmp_path_factory) -> dict[str, dict[str, Path]]:
+    out = tmp_path_factory.mktemp("big_models")
+    return {name: save_sample(name, out) for name in ("wide", "cnn")}
+
+
+@pytest.fixture
+def quick_config() -> LaunchConfig:
+    """The cheapest real run: the mlp sample with a few steady calls."""
+    return LaunchConfig(model="sample:mlp", steady=3, timeout=120)
+
+
+@pytest.fixture(scope="session")
+def python_without_tensorflow(tmp_path_factory) -> str:
+    env = tmp_path_factory.mktemp("env-without-tf")
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(env)], check=True)
+    return str(env / "bin" / "python")

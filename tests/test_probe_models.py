@@ -1,0 +1,54 @@
+"""Every sample in every format through the real probe in a real child process."""
+
+from __future__ import annotations
+
+import pytest
+
+from tflaunch.core.config import LaunchConfig
+from tflaunch.core.phases import PHASES
+from tflaunch.core.run import PhaseState, RunStatus
+from tflaunch.core.runner import run_probe
+
+from .conftest import FORMATS
+
+
+def assert_complete(record, params=None):
+    assert record.status is RunStatus.OK, record.headline + "\n" + "\n".join(record.stderr_tail)
+    for name in PHASES:
+        phase = record.phases[name]
+        assert phase.state is PhaseState.DONE and phase.duration is not None, name
+        assert phase.rss and phase.peak_rss >= phase.rss * 0.99, name
+    assert record.time_to_ready == pytest.approx(sum(record.phases[p].duration for p in PHASES[:-1]))
+    assert record.environment["tensorflow"] and record.environment["cores"] >= 1
+    assert record.samples, "the runner sampled the child's memory"
+    if params is not None:
+        assert record.model["params"] == params
+    assert record.malformed_lines == 0
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+@pytest.mark.parametrize("sample", ["mlp", "multi"])
+def test_small_samples_in_each_format(models, sample, fmt):
+    record = run_probe(LaunchConfig(model=str(models[sample][fmt]), steady=2, batch=3))
+    assert_complete(record)
+    assert record.model["format"] == fmt and record.model["bytes_on_disk"] > 0
+    shapes = [i["shape"] for i in record.model["inputs"]]
+    assert len(shapes) == (2 if sample == "multi" else 1)
+    assert record.phases["steady"].latency["n"] == 2
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+@pytest.mark.parametrize("sample", ["wide", "cnn"])
+def test_large_samples_in_each_format(big_models, sample, fmt):
+    record = run_probe(LaunchConfig(model=str(big_models[sample][fmt]), steady=1))
+    assert_complete(record)
+    if sample == "wide":
+        assert record.model["params"] == 8 * (2048 * 2048 + 2048)
+        assert record.model["bytes_on_disk"] > 100 * 2**20
+
+
+@pytest.mark.parametrize("sample, params", [("mlp", 814_090), ("multi", None)])
+def test_samples_built_from_code(sample, params):
+    record = run_probe(LaunchConfig(model=f"sample:{sample}", steady=2))
+    assert_complete(record, params)
+    assert record.model["format"] == "sample" and record.model["bytes_on_disk"] is None

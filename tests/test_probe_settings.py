@@ -1,0 +1,49 @@
+"""Every setting reaches TensorFlow: read back inside the child and reported."""
+
+from __future__ import annotations
+
+from tflaunch.core.config import LaunchConfig
+from tflaunch.core.run import RunStatus
+from tflaunch.core.runner import run_probe
+
+
+def run_ok(**settings):
+    record = run_probe(LaunchConfig(model="sample:mlp", steady=1, **settings))
+    assert record.status is RunStatus.OK, record.headline
+    return record.settings
+
+
+def test_cpu_settings_are_read_back_in_the_child():
+    applied = run_ok(intra=2, inter=1, xla=True, onednn=False, log_level=2,
+                     extra_env={"TFLAUNCH_TEST_VAR": "hello", "TF_NUM_INTEROP_THREADS": "1"})
+    assert applied["intra_op_threads"] == 2
+    assert applied["inter_op_threads"] == 1
+    assert applied["xla_jit"] == "autoclustering"
+    assert applied["onednn"] == "0"
+    assert applied["log_level"] == "2"
+    assert applied["extra_env"] == {"TFLAUNCH_TEST_VAR": "hello", "TF_NUM_INTEROP_THREADS": "1"}
+
+
+def test_defaults_are_reported_as_defaults():
+    applied = run_ok()
+    assert applied["intra_op_threads"] == 0 and applied["inter_op_threads"] == 0
+    assert applied["xla_jit"] == "off" and applied["onednn"] == "default"
+    assert "/device:CPU:0" in applied["logical_devices"]
+
+
+def test_gpu_settings_say_no_gpu_honestly_without_one():
+    applied = run_ok(visible_gpus=(0,), memory_growth=True)
+    assert applied["gpus"] == []
+    assert applied["visible_gpus"] == applied["memory_growth"] == "no GPU"
+    assert run_ok(memory_limit_mb=1024)["memory_limit_mb"] == "no GPU"
+
+
+def test_onednn_on_is_passed_through():
+    assert run_ok(onednn=True)["onednn"] == "1"
+
+
+def test_batch_size_shapes_the_generated_inputs():
+    record = run_probe(LaunchConfig(model="sample:mlp", steady=1, batch=7))
+    assert record.status is RunStatus.OK
+    assert record.model["inputs"][0]["shape"] == [None, 784]  # the signature leaves batch open
+    assert record.model["inputs"][0]["fed_shape"] == [7, 784]

@@ -1,0 +1,74 @@
+"""RunRecord's bookkeeping: phases, status and failure messages, without a process."""
+
+from __future__ import annotations
+
+import signal
+
+from tflaunch.core import events as ev
+from tflaunch.core.config import LaunchConfig
+from tflaunch.core.run import PhaseState, RunRecord, RunStatus
+
+
+def record_through(phase_names, launched=100.0) -> RunRecord:
+    record = RunRecord(LaunchConfig(), launched_at=launched)
+    t = launched + 0.05
+    record.apply(ev.Hello(t, "spawn", 42, 0.05, "python"))
+    record.apply(ev.PhaseEnd(t, "spawn", 0.05, 1, 1))
+    for name in phase_names:
+        record.apply(ev.PhaseStart(t, name))
+        t += 1.0
+        record.apply(ev.PhaseEnd(t, name, 1.0, 10, 20))
+    return record
+
+
+def test_a_full_run_is_ok_with_time_to_ready_through_first():
+    record = record_through(["import", "devices", "load", "trace", "first", "steady"])
+    record.apply(ev.Result(0, "steady", {"tensorflow": "2.21"}, {"params": 1}))
+    record.finish(0)
+    assert record.status is RunStatus.OK
+    assert record.time_to_ready == 0.05 + 5.0
+    start, duration = record.offsets()["import"]
+    assert abs(start - 0.05) < 1e-9 and duration == 1.0
+    assert record.headline == "Ready in 5.05 s"
+
+
+def test_killed_mid_phase_names_the_phase_and_signal():
+    record = record_through(["import"])
+    record.apply(ev.PhaseStart(0, "devices"))
+    record.add_stderr("fatal: out of memory")
+    record.finish(None, signal.SIGKILL)
+    assert record.status is RunStatus.FAILED and record.failed_phase == "devices"
+    assert record.phases["devices"].state is PhaseState.FAILED
+    assert "SIGKILL" in record.failure.message and "Devices" in record.failure.message
+    assert "out of memory" in record.failure.detail
+
+
+def test_exit_between_phases_blames_the_next_phase():
+    record = record_through(["import", "devices"])
+    record.finish(7)
+    assert record.failed_phase == "load" and "code 7" in record.failure.message
+
+
+def test_probe_error_wins_over_exit_code():
+    record = record_through(["import", "devices"])
+    record.apply(ev.ProbeError(0, "load", "model_not_found", "The model x does not exist."))
+    record.finish(2)
+    assert record.failed_phase == "load" and record.failure.kind == "model_not_found"
+    assert record.headline == "Failed in Load: The model x does not exist."
+
+
+def test_cancel_and_timeout():
+    cancelled = record_through(["import"])
+    cancelled.finish(None, signal.SIGKILL, cancelled=True)
+    assert cancelled.status is RunStatus.CANCELLED
+    assert cancelled.phases["devices"].state is PhaseState.CANCELLED
+    timed_out = record_through([])
+    timed_out.apply(ev.PhaseStart(0, "import"))
+    timed_out.finish(None, signal.SIGKILL, timed_out=True)
+    assert timed_out.status is RunStatus.TIMED_OUT and "timeout" in timed_out.failure.message
+
+
+def test_clean_exit_without_result_is_a_failure():
+    record = record_through(["import", "devices", "load", "trace", "first", "steady"])
+    record.finish(0)
+    assert record.status is RunStatus.FAILED and "before reporting a result" in record.failure.message
