@@ -47,7 +47,7 @@ def _gpu_list(text: str) -> tuple[int, ...]:
 
 
 def add_config_arguments(parser: argparse.ArgumentParser, *, model_required: bool) -> None:
-    parser.add_argument("--model", required=model_required, default=None if model_required else "sample:mlp",
+    parser.add_argument("--model", required=model_required, default=None,
                         help="SavedModel folder, .keras or .h5 file, or sample:" + "|".join(SAMPLE_MODELS))
     parser.add_argument("--python", default=sys.executable, help="interpreter to run the probe (default: this one)")
     parser.add_argument("--intra", type=int, default=0, help="intra-op threads (0 = TensorFlow's default)")

@@ -76,15 +76,18 @@ def process_age():
 
 
 def memory():
-    """(rss, peak_rss) of this process in bytes; None where it cannot be read."""
+    """(rss, peak_rss) of this process in bytes; None where it cannot be read.
+
+    Linux keeps ru_maxrss across execve, so it would report the peak of whatever forked
+    the probe (a GUI holding hundreds of MiB); VmHWM belongs to this address space alone.
+    """
     rss = peak = None
     try:
-        with open("/proc/self/statm") as f:
-            rss = int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
-        import resource
-
-        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
-    except (OSError, ValueError, ImportError):
+        with open("/proc/self/status") as f:
+            fields = dict(line.split(":", 1) for line in f if line.startswith(("VmRSS", "VmHWM")))
+        rss = int(fields["VmRSS"].split()[0]) * 1024
+        peak = int(fields["VmHWM"].split()[0]) * 1024
+    except (OSError, ValueError, KeyError):
         try:
             import psutil
 

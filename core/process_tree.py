@@ -63,7 +63,8 @@ class TreeSampler:
                 root_alive = root_alive or proc.pid == self.pid
             except (psutil.NoSuchProcess, psutil.AccessDenied, psutil.ZombieProcess):
                 continue
-        return total if root_alive else None
+        # An exiting process has already released its pages: 0 is its death, not a sample.
+        return total if root_alive and total > 0 else None
 
 
 def kill_tree(pid: int) -> None:

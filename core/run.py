@@ -161,17 +161,16 @@ class RunRecord:
         values += [rss for _, rss in self.samples]
         return max(values) if values else None
 
-    @property
-    def origin(self) -> float:
-        """Wall-clock time the process started: zero of the waterfall and memory axes."""
-        return self.phases["spawn"].started or self.launched_at
-
     def offsets(self) -> dict[str, tuple[float, float]]:
-        """(start, duration) of each finished phase, seconds from the process start."""
+        """(start, duration) of each finished phase in seconds since launch.
+
+        Launch is the zero of every time axis (memory samples too). The OS's process
+        start, which spawn is measured from, can read a tick before launch: clamp it.
+        """
         spans = {}
         for name, phase in self.phases.items():
             if phase.started is not None and phase.duration is not None:
-                spans[name] = (phase.started - self.origin, phase.duration)
+                spans[name] = (max(0.0, phase.started - self.launched_at), phase.duration)
         return spans
 
     @property

@@ -1,0 +1,51 @@
+"""Creates the QApplication and the main window from the command line's arguments."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+from PySide6.QtCore import QEvent, QObject, QSettings, QTimer
+from PySide6.QtWidgets import QApplication
+
+from tflaunch.core.cli import config_from_args
+from tflaunch.core.probe import process_age
+from tflaunch.resources import RESOURCES
+
+from .main_window import MainWindow
+
+# Set by the start-up benchmark: print the process age at the first paint, then quit.
+STARTUP_PROBE_ENV = "TFLAUNCH_EXIT_AFTER_PAINT"
+
+
+class _FirstPaint(QObject):
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802
+        if event.type() == QEvent.Type.Paint:
+            watched.removeEventFilter(self)
+            print(f"first-paint {process_age():.4f}", flush=True)
+            QTimer.singleShot(0, QApplication.quit)
+        return False
+
+
+def create_app(argv: list[str] | None = None) -> QApplication:
+    app = QApplication.instance() or QApplication(argv or sys.argv[:1])
+    app.setApplicationName("tflaunch")
+    app.setOrganizationName("tflaunch")
+    app.setApplicationDisplayName("tflaunch")
+    app.setStyle("Fusion")
+    app.setStyleSheet((RESOURCES / "tflaunch.qss").read_text(encoding="utf-8"))
+    return app
+
+
+def run_app(args: argparse.Namespace) -> int:
+    app = create_app()
+    window = MainWindow(QSettings())
+    if args.model is not None:
+        window.use_config(config_from_args(args))
+    if os.environ.get(STARTUP_PROBE_ENV):
+        window.installEventFilter(_FirstPaint(window))
+    window.show()
+    if args.run:
+        QTimer.singleShot(0, window.start_run)
+    return app.exec()

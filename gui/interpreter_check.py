@@ -1,0 +1,48 @@
+"""Asks an interpreter, in the background, whether it has TensorFlow."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QObject, QProcess, Signal
+
+from tflaunch.core.interpreter import InterpreterInfo, check_command, interpret_check
+
+
+class InterpreterCheck(QObject):
+    """One check at a time; asking again abandons the previous question."""
+
+    checked = Signal(object)  # InterpreterInfo
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._process: QProcess | None = None
+
+    def check(self, python: str) -> None:
+        self._abandon()
+        process = QProcess(self)
+        self._process = process
+        process.finished.connect(lambda code, _status: self._on_finished(process, python, code))
+        process.errorOccurred.connect(lambda error: self._on_error(process, python, error))
+        command = check_command(python)
+        process.start(command[0], command[1:])
+
+    def _on_finished(self, process: QProcess, python: str, code: int) -> None:
+        if process is not self._process:
+            return
+        out = process.readAllStandardOutput().data().decode("utf-8", "replace")
+        err = process.readAllStandardError().data().decode("utf-8", "replace")
+        self._process = None
+        process.deleteLater()
+        self.checked.emit(interpret_check(python, code, out, err))
+
+    def _on_error(self, process: QProcess, python: str, error: QProcess.ProcessError) -> None:
+        if process is not self._process or error is not QProcess.ProcessError.FailedToStart:
+            return
+        self._process = None
+        process.deleteLater()
+        self.checked.emit(InterpreterInfo(python, False, f"{python} cannot be started: {process.errorString()}."))
+
+    def _abandon(self) -> None:
+        if self._process is not None:
+            old, self._process = self._process, None
+            old.kill()
+            old.deleteLater()

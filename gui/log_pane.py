@@ -1,0 +1,118 @@
+"""LogPane: the child's stderr, searchable, with the failure shown at the end when a run fails."""
+
+from __future__ import annotations
+
+import html
+
+from PySide6.QtCore import Qt, QTimer
+from PySide6.QtGui import QKeySequence, QShortcut, QTextDocument
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QLineEdit, QPlainTextEdit, QToolButton, QVBoxLayout, QWidget
+
+from tflaunch.core.run import RunRecord
+
+MAX_LINES = 20000
+FLUSH_MS = 100
+
+
+class LogPane(QWidget):
+    """Lines are batched and appended at most ten times a second: a child that prints
+    megabytes costs the event loop a few appends, not one per chunk."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.text = QPlainTextEdit()
+        self.text.setReadOnly(True)
+        self.text.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
+        self.text.setMaximumBlockCount(MAX_LINES)
+        self.text.setStyleSheet("font-family: monospace;")
+        self.search = QLineEdit()
+        self.search.setPlaceholderText("Search the log (Ctrl+F, Enter for next, Shift+Enter for previous)")
+        self.search.setClearButtonEnabled(True)
+        self.search.returnPressed.connect(self.find_next)
+        self.search.textChanged.connect(lambda _t: self.match.clear())
+        self.match = QLabel()
+        previous, following = QToolButton(), QToolButton()
+        previous.setArrowType(Qt.ArrowType.UpArrow)
+        previous.setToolTip("Previous match (Shift+Enter)")
+        previous.clicked.connect(self.find_previous)
+        following.setArrowType(Qt.ArrowType.DownArrow)
+        following.setToolTip("Next match (Enter)")
+        following.clicked.connect(self.find_next)
+        QShortcut(QKeySequence("Shift+Return"), self.search, self.find_previous)
+        QShortcut(QKeySequence.StandardKey.Find, self, self.focus_search,
+                  context=Qt.ShortcutContext.WidgetWithChildrenShortcut)
+        bar = QHBoxLayout()
+        bar.addWidget(self.search, 1)
+        bar.addWidget(previous)
+        bar.addWidget(following)
+        bar.addWidget(self.match)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 4)
+        layout.addLayout(bar)
+        layout.addWidget(self.text)
+        self._pending: list[str] = []
+        self._flush = QTimer(self)
+        self._flush.setSingleShot(True)
+        self._flush.setInterval(FLUSH_MS)
+        self._flush.timeout.connect(self.flush)
+
+    def begin(self, title: str) -> None:
+        self._pending.clear()
+        self.text.clear()
+        self._append_html(f"<b>── {html.escape(title)}</b>")
+
+    def append_lines(self, lines: list[str]) -> None:
+        self._pending.extend(lines)
+        if len(self._pending) > MAX_LINES:
+            del self._pending[: len(self._pending) - MAX_LINES]
+        if not self._flush.isActive():
+            self._flush.start()
+
+    def flush(self) -> None:
+        if self._pending:
+            self.text.appendPlainText("\n".join(self._pending))
+            self._pending.clear()
+
+    def show_end(self, record: RunRecord) -> None:
+        """Close the run's log with how it ended; a failure in red with its reason."""
+        self.flush()
+        color = "#146c2e" if record.failure is None else "#b3261e"
+        self._append_html(f'<b style="color:{color}">── {html.escape(record.headline)}</b>')
+        if record.failure is not None and record.failure.detail and record.failure.kind != "crash":
+            self._append_html(f'<pre style="color:{color}">{html.escape(record.failure.detail)}</pre>')
+        bar = self.text.verticalScrollBar()
+        bar.setValue(bar.maximum())
+
+    def show_record(self, record: RunRecord) -> None:
+        """The stored tail of a finished run's log."""
+        self.begin(f"{record.config.model}: {record.config.summary()}")
+        self.append_lines(list(record.stderr_tail))
+        self.show_end(record)
+
+    def focus_search(self) -> None:
+        self.search.setFocus()
+        self.search.selectAll()
+
+    def find_next(self) -> None:
+        self._find(QTextDocument.FindFlag(0))
+
+    def find_previous(self) -> None:
+        self._find(QTextDocument.FindFlag.FindBackward)
+
+    def _find(self, flags: QTextDocument.FindFlag) -> None:
+        needle = self.search.text()
+        if not needle:
+            return
+        self.flush()
+        if not self.text.find(needle, flags):
+            # Wrap around once before saying there is no match.
+            cursor = self.text.textCursor()
+            cursor.movePosition(cursor.MoveOperation.End if flags else cursor.MoveOperation.Start)
+            self.text.setTextCursor(cursor)
+            if not self.text.find(needle, flags):
+                self.match.setText("no match")
+                return
+        self.match.setText("")
+
+    def _append_html(self, markup: str) -> None:
+        self.text.appendHtml(markup)

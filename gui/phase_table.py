@@ -1,0 +1,76 @@
+"""PhaseTable: the seven phases as rows with their live state, duration and memory."""
+
+from __future__ import annotations
+
+import time
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QColor
+from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableWidget, QTableWidgetItem, QWidget
+
+from tflaunch.core.phases import DESCRIPTIONS, LABELS, PHASES
+from tflaunch.core.run import PhaseState, RunRecord
+from tflaunch.core.units import format_bytes, format_duration
+
+from .palette import PHASE_COLORS, STATE_COLORS
+
+COLUMNS = ("Phase", "State", "Duration", "RSS at end", "Peak RSS")
+
+
+class PhaseTable(QTableWidget):
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(len(PHASES), len(COLUMNS), parent)
+        self.setHorizontalHeaderLabels(COLUMNS)
+        self.verticalHeader().hide()
+        self.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.setSelectionMode(QAbstractItemView.SelectionMode.NoSelection)
+        self.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+        # Widths from the widest text each column will ever hold: the table must not
+        # shift while a duration ticks, nor squeeze a column out.
+        metrics = self.fontMetrics()
+        widest = ("First inference", "cancelled", "59.99 s", "9999.9 MiB", "9999.9 MiB")
+        header = self.horizontalHeader()
+        for col, (title, text) in enumerate(zip(COLUMNS, widest)):
+            width = max(metrics.horizontalAdvance(text), metrics.horizontalAdvance(title)) + 24
+            header.setSectionResizeMode(col, QHeaderView.ResizeMode.Fixed)
+            header.resizeSection(col, width)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.setFixedWidth(header.length() + 2 * self.frameWidth())
+        for row, name in enumerate(PHASES):
+            for col in range(len(COLUMNS)):
+                item = QTableWidgetItem()
+                item.setToolTip(DESCRIPTIONS[name])
+                if col >= 2:
+                    item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+                self.setItem(row, col, item)
+            self.item(row, 0).setText(LABELS[name])
+            self.item(row, 0).setForeground(QColor(PHASE_COLORS[name]).darker(130))
+        self.resizeRowsToContents()
+        self.setMinimumHeight(self._content_height())
+        self.show_record(None)
+
+    def _content_height(self) -> int:
+        rows = sum(self.rowHeight(r) for r in range(self.rowCount()))
+        return rows + self.horizontalHeader().sizeHint().height() + 2 * self.frameWidth()
+
+    def sizeHint(self):  # noqa: N802 (Qt's name)
+        hint = super().sizeHint()
+        hint.setHeight(self._content_height())
+        return hint
+
+    def show_record(self, record: RunRecord | None) -> None:
+        """Fill the rows from a record; a running phase shows its elapsed time so far."""
+        now = time.time()
+        for row, name in enumerate(PHASES):
+            phase = record.phases[name] if record else None
+            state = phase.state if phase else PhaseState.WAITING
+            duration = phase.duration if phase else None
+            if phase and state is PhaseState.RUNNING and phase.started is not None:
+                duration = max(0.0, now - phase.started)
+            texts = (state.value, format_duration(duration) if phase else "",
+                     format_bytes(phase.rss) if phase and phase.rss else "",
+                     format_bytes(phase.peak_rss) if phase and phase.peak_rss else "")
+            for col, text in enumerate(texts, start=1):
+                self.item(row, col).setText(text)
+            self.item(row, 1).setForeground(QColor(STATE_COLORS[state.value]))

@@ -1,0 +1,121 @@
+"""RunView: one run, live or finished: headline numbers, phases, waterfall, memory."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QFrame, QGridLayout, QHBoxLayout, QLabel, QSplitter, QVBoxLayout, QWidget
+
+from tflaunch.core.run import RunRecord, RunStatus
+from tflaunch.core.units import format_bytes, format_duration
+
+from .memory_plot import MemoryPlot
+from .palette import STATE_COLORS
+from .phase_table import PhaseTable
+from .waterfall import Waterfall
+
+_HEADLINE_COLOR = {RunStatus.RUNNING: "running", RunStatus.OK: "done", RunStatus.FAILED: "failed",
+                   RunStatus.TIMED_OUT: "failed", RunStatus.CANCELLED: "cancelled"}
+
+
+def _figure(caption: str) -> tuple[QWidget, QLabel]:
+    box = QWidget()
+    layout = QVBoxLayout(box)
+    layout.setContentsMargins(0, 0, 16, 0)
+    layout.setSpacing(0)
+    value = QLabel("–")
+    value.setObjectName("bigNumber")
+    label = QLabel(caption)
+    label.setObjectName("caption")
+    layout.addWidget(value)
+    layout.addWidget(label)
+    return box, value
+
+
+class SummaryBar(QFrame):
+    """Time to ready and peak memory in large type, and how the run ended."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        ready_box, self.ready = _figure("time to ready")
+        peak_box, self.peak = _figure("peak memory (process tree)")
+        self.headline = QLabel("Choose a model and press Run (Ctrl+R).")
+        self.headline.setWordWrap(True)
+        self.headline.setObjectName("headline")
+        self.headline.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.settings = QLabel()
+        self.settings.setObjectName("caption")
+        self.settings.setWordWrap(True)
+        text = QVBoxLayout()
+        text.addWidget(self.headline)
+        text.addWidget(self.settings)
+        text.addStretch(1)
+        layout = QHBoxLayout(self)
+        layout.addWidget(ready_box)
+        layout.addWidget(peak_box)
+        layout.addLayout(text, 1)
+
+    def show_record(self, record: RunRecord | None) -> None:
+        if record is None:
+            return
+        self.ready.setText(format_duration(record.time_to_ready))
+        self.peak.setText(format_bytes(record.peak_rss))
+        color = STATE_COLORS[_HEADLINE_COLOR[record.status]]
+        self.headline.setText(record.headline)
+        self.headline.setStyleSheet(f"color: {color};")
+        env = record.environment
+        detail = [record.config.model, record.config.summary()]
+        if env:
+            detail.append(f"TensorFlow {env.get('tensorflow')} · Python {env.get('python')} · "
+                          f"{env.get('cores')} cores")
+        self.settings.setText(" · ".join(detail))
+
+
+class RunView(QWidget):
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.summary = SummaryBar()
+        self.phases = PhaseTable()
+        self.waterfall = Waterfall()
+        self.memory = MemoryPlot()
+        top = QSplitter(Qt.Orientation.Horizontal)
+        top.addWidget(self.phases)
+        top.addWidget(self.waterfall)
+        top.setStretchFactor(0, 2)
+        top.setStretchFactor(1, 3)
+        top.setChildrenCollapsible(False)
+        body = QSplitter(Qt.Orientation.Vertical)
+        body.addWidget(top)
+        body.addWidget(self.memory)
+        body.setStretchFactor(1, 1)
+        body.setChildrenCollapsible(False)
+        layout = QGridLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.summary, 0, 0)
+        layout.addWidget(body, 1, 0)
+        layout.setRowStretch(1, 1)
+        self.record: RunRecord | None = None
+
+    def begin(self, record: RunRecord) -> None:
+        """A new live run: clear the graphs, then follow it."""
+        self.record = record
+        self.memory.clear_run()
+        self.waterfall.show_record(None)
+        self.refresh()
+
+    def refresh(self) -> None:
+        """Cheap redraw of the live parts (called on events and on the tick timer)."""
+        self.summary.show_record(self.record)
+        self.phases.show_record(self.record)
+
+    def on_phase_change(self) -> None:
+        self.refresh()
+        if self.record is not None:
+            self.waterfall.show_record(self.record)
+            self.memory.show_phases(self.record)
+
+    def show_record(self, record: RunRecord) -> None:
+        """A finished run, complete."""
+        self.record = record
+        self.refresh()
+        self.waterfall.show_record(record)
+        self.memory.show_record(record)

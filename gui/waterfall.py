@@ -1,0 +1,60 @@
+"""Waterfall: the phases as horizontal bars on one time axis, so the big ones stand out."""
+
+from __future__ import annotations
+
+import pyqtgraph as pg
+from PySide6.QtWidgets import QWidget
+
+from tflaunch.core.phases import LABELS, PHASES
+from tflaunch.core.run import RunRecord
+from tflaunch.core.units import format_duration
+
+from .palette import PHASE_COLORS
+
+
+class Waterfall(pg.PlotWidget):
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent, background="w")
+        self.setMenuEnabled(False)
+        self.setMouseEnabled(x=False, y=False)
+        self.hideButtons()
+        plot = self.getPlotItem()
+        bottom = plot.getAxis("bottom")
+        bottom.enableAutoSIPrefix(False)
+        bottom.setLabel("Time since launch (s)")
+        plot.showGrid(x=True, y=False, alpha=0.2)
+        left = plot.getAxis("left")
+        left.setTicks([[(i, LABELS[p]) for i, p in enumerate(PHASES)]])
+        left.setWidth(110)
+        plot.invertY(True)
+        plot.setYRange(-0.6, len(PHASES) - 0.4, padding=0)
+        self._bars: pg.BarGraphItem | None = None
+        self._labels: list[pg.TextItem] = []
+        self.setMinimumHeight(190)
+
+    def show_record(self, record: RunRecord | None) -> None:
+        plot = self.getPlotItem()
+        if self._bars is not None:
+            plot.removeItem(self._bars)
+            self._bars = None
+        for label in self._labels:
+            plot.removeItem(label)
+        self._labels = []
+        spans = record.offsets() if record else {}
+        if not spans:
+            plot.setXRange(0, 1, padding=0)
+            return
+        rows = [(PHASES.index(name), start, duration, name) for name, (start, duration) in spans.items()]
+        self._bars = pg.BarGraphItem(
+            x0=[r[1] for r in rows], y=[r[0] for r in rows], width=[max(r[2], 1e-4) for r in rows],
+            height=0.6, brushes=[pg.mkBrush(PHASE_COLORS[r[3]]) for r in rows], pens=[pg.mkPen(None)] * len(rows),
+        )
+        plot.addItem(self._bars)
+        end = max(start + duration for _, start, duration, _ in rows)
+        for index, start, duration, _name in rows:
+            label = pg.TextItem(format_duration(duration), color="#202124", anchor=(0, 0.5))
+            label.setPos(start + duration, index)
+            plot.addItem(label)
+            self._labels.append(label)
+        # Room on the right for the labels of the bars that end last.
+        plot.setXRange(0, end * 1.25, padding=0)
