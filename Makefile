@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: run test bench clean
+.PHONY: run test bench screenshots clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -13,7 +13,7 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 run: $(STAMP)
-	$(BIN)/tflaunch bench --model sample:mlp
+	packaging/run-app.sh $(BIN)
 
 test: $(STAMP)
 	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest -q
@@ -24,6 +24,10 @@ bench: $(STAMP)
 		echo "== $$module"; \
 		QT_QPA_PLATFORM=offscreen $(BIN)/python -m tests.benchmarks.$$module || exit 1; \
 	done
+
+# Refresh the README's pictures from the GUI tests.
+screenshots: $(STAMP)
+	TFLAUNCH_SCREENSHOTS=resources/screenshots QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest -q tests/gui
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache

@@ -85,10 +85,15 @@ class RunRecord:
             phase.state, phase.started = PhaseState.RUNNING, event.ts
         elif isinstance(event, ev.PhaseEnd):
             phase = self.phases[event.phase]
-            phase.state, phase.duration = PhaseState.DONE, event.duration
+            duration = event.duration
+            if event.phase == "spawn" and event.ts > self.launched_at:
+                # The OS's start time ticks at 10 ms and can read earlier than our launch;
+                # the process cannot have started before we launched it.
+                duration = min(duration, event.ts - self.launched_at)
+            phase.state, phase.duration = PhaseState.DONE, duration
             phase.rss, phase.peak_rss, phase.latency = event.rss, event.peak_rss, dict(event.latency)
             if phase.started is None or event.phase == "spawn":
-                phase.started = event.ts - event.duration
+                phase.started = event.ts - duration
         elif isinstance(event, ev.SettingsApplied):
             self.settings = dict(event.applied)
         elif isinstance(event, ev.Result):
@@ -174,15 +179,23 @@ class RunRecord:
         return spans
 
     @property
-    def headline(self) -> str:
-        """One line a user can act on: how the run ended."""
+    def status_line(self) -> str:
+        """A few words on where the run stands, for titles and big type."""
         if self.status is RunStatus.OK:
             return f"Ready in {format_duration(self.time_to_ready)}"
         if self.status is RunStatus.RUNNING:
             return f"Running: {LABELS[self.current_phase or 'steady']}"
         if self.status is RunStatus.CANCELLED:
             return f"Cancelled during {LABELS[self.failed_phase or 'spawn']}"
-        return f"Failed in {LABELS[self.failed_phase or 'spawn']}: {self.failure.message if self.failure else ''}"
+        verb = "Timed out" if self.status is RunStatus.TIMED_OUT else "Failed"
+        return f"{verb} in {LABELS[self.failed_phase or 'spawn']}"
+
+    @property
+    def headline(self) -> str:
+        """One line a user can act on: how the run ended and, if it failed, why."""
+        if self.failure is not None and self.status in (RunStatus.FAILED, RunStatus.TIMED_OUT):
+            return f"{self.status_line}: {self.failure.message}"
+        return self.status_line
 
     def to_dict(self) -> dict[str, Any]:
         return {

@@ -22,7 +22,7 @@ class LogPane(QWidget):
         super().__init__(parent)
         self.text = QPlainTextEdit()
         self.text.setReadOnly(True)
-        self.text.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
+        self.text.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)
         self.text.setMaximumBlockCount(MAX_LINES)
         self.text.setStyleSheet("font-family: monospace;")
         self.search = QLineEdit()

@@ -107,13 +107,13 @@ class MainWindow(QMainWindow):
         view_menu.addAction(toggle_log)
         view_menu.addAction(toggle_runs)
         menu.addMenu("&Help").addAction(about)
-        toolbar = self.addToolBar("Run")
-        toolbar.setObjectName("run_toolbar")
-        toolbar.setMovable(False)
-        toolbar.addAction(self.run_action)
-        toolbar.addAction(self.cancel_action)
-        toolbar.addSeparator()
-        toolbar.addAction(toggle_log)
+        self.toolbar = self.addToolBar("Run")
+        self.toolbar.setObjectName("run_toolbar")
+        self.toolbar.setMovable(False)
+        self.toolbar.addAction(self.run_action)
+        self.toolbar.addAction(self.cancel_action)
+        self.toolbar.addSeparator()
+        self.toolbar.addAction(toggle_log)
 
     # -- running -----------------------------------------------------------------------
     @property

@@ -39,10 +39,12 @@ class MemoryPlot(pg.PlotWidget):
         self._curve = plot.plot(pen=pg.mkPen(RSS_COLOR, width=2), name="RSS of process tree")
         # The peak is the run's high-water mark (the probe's VmHWM or the sampled tree,
         # whichever is higher), the same figure the summary shows: samples can miss a spike.
-        self._peak = pg.InfiniteLine(angle=0, movable=False, pen=pg.mkPen(PEAK_COLOR, width=1, style=Qt.PenStyle.DashLine),
-                                     label="", labelOpts={"position": 0.98, "color": PEAK_COLOR, "anchors": [(1, -0.1), (1, -0.1)]})
-        self._peak.hide()
-        plot.addItem(self._peak)
+        self._peak = pg.InfiniteLine(angle=0, movable=False,
+                                     pen=pg.mkPen(PEAK_COLOR, width=1, style=Qt.PenStyle.DashLine))
+        self._peak_label = pg.TextItem(color=PEAK_COLOR, anchor=(0.5, 0))
+        for item in (self._peak, self._peak_label):
+            item.hide()
+            plot.addItem(item)
         self._bands: list[pg.LinearRegionItem] = []
         self._t = np.empty(INITIAL_CAPACITY)
         self._mib = np.empty(INITIAL_CAPACITY)
@@ -63,6 +65,7 @@ class MemoryPlot(pg.PlotWidget):
         self._n = 0
         self._curve.setData([], [])
         self._peak.hide()
+        self._peak_label.hide()
         self._set_bands({}, 1.0)
         self.getPlotItem().setRange(xRange=(0, 5), yRange=(0, 1024), padding=0)
 
@@ -84,14 +87,24 @@ class MemoryPlot(pg.PlotWidget):
             self.add_sample(t, rss)
         self.show_phases(record)
         if record.finished_at is not None and record.peak_rss:
-            self._peak.setValue(record.peak_rss / MIB)
-            self._peak.label.setFormat(f"peak {format_bytes(record.peak_rss)}")
+            peak = record.peak_rss / MIB
+            self._peak.setValue(peak)
+            # Under the line half-way along: start-up memory mostly rises, so the curve
+            # reaches the peak late and leaves the middle of the line clear.
+            end = max([s + d for s, d in record.offsets().values()] + [float(self._t[self._n - 1]) if self._n else 0.0])
+            self._peak_label.setText(f"peak {format_bytes(record.peak_rss)}")
+            self._peak_label.setPos(end / 2, peak)
             self._peak.show()
+            self._peak_label.show()
+            self.getPlotItem().setYRange(0, peak * 1.15, padding=0)
 
     def show_phases(self, record: RunRecord) -> None:
         spans = record.offsets()
         end = max([s + d for s, d in spans.values()] + [float(self._t[self._n - 1]) if self._n else 0.0])
-        self._set_bands(spans, max(end, 1e-3))
+        end = max(end, 1e-3)
+        if not self._n:  # a run that died before the first sample: fit the axis to its phases
+            self.getPlotItem().setXRange(0, end, padding=0.02)
+        self._set_bands(spans, end)
 
     def _set_bands(self, spans: dict[str, tuple[float, float]], visible: float) -> None:
         plot = self.getPlotItem()

@@ -29,9 +29,10 @@ class ProbeProcess(QObject):
     finished = Signal(object)  # RunRecord
 
     def __init__(self, config: LaunchConfig, parent: QObject | None = None,
-                 gpu_sampler: GpuMemorySampler | None = None) -> None:
+                 gpu_sampler: GpuMemorySampler | None = None, command: list[str] | None = None) -> None:
         super().__init__(parent)
         self.record = RunRecord(config)
+        self._command = command  # replaces the probe's argv (tests stand in a misbehaving child)
         self._parser = EventParser()
         self._stdout, self._stderr = LineBuffer(), LineBuffer()
         self._cancelled = self._timed_out = False
@@ -56,7 +57,7 @@ class ProbeProcess(QObject):
         return self._process.state() != QProcess.ProcessState.NotRunning
 
     def start(self) -> None:
-        command = self.record.config.command()
+        command = self._command or self.record.config.command()
         self.record.launched_at = time.time()
         self.record.phases["spawn"].started = self.record.launched_at
         self._deadline.start(int(self.record.config.timeout * 1000))

@@ -31,6 +31,11 @@ def _figure(caption: str) -> tuple[QWidget, QLabel]:
     return box, value
 
 
+def _wrappable(text: str) -> str:
+    """Let QLabel wrap long paths: it breaks lines only at spaces and zero-width spaces."""
+    return text.replace("/", "/\u200b")
+
+
 class SummaryBar(QFrame):
     """Time to ready and peak memory in large type, and how the run ended."""
 
@@ -45,6 +50,10 @@ class SummaryBar(QFrame):
         self.settings = QLabel()
         self.settings.setObjectName("caption")
         self.settings.setWordWrap(True)
+        self.settings.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        # Room for a failure message of three lines without the bar changing height.
+        self.settings.setMinimumHeight(3 * self.settings.fontMetrics().lineSpacing() + 4)
+        self.settings.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
         text = QVBoxLayout()
         text.addWidget(self.headline)
         text.addWidget(self.settings)
@@ -60,14 +69,19 @@ class SummaryBar(QFrame):
         self.ready.setText(format_duration(record.time_to_ready))
         self.peak.setText(format_bytes(record.peak_rss))
         color = STATE_COLORS[_HEADLINE_COLOR[record.status]]
-        self.headline.setText(record.headline)
+        self.headline.setText(record.status_line)
         self.headline.setStyleSheet(f"color: {color};")
+        if record.failure is not None and record.status is not RunStatus.CANCELLED:
+            self.settings.setText(_wrappable(record.failure.message))
+            self.settings.setStyleSheet(f"color: {color};")
+            return
         env = record.environment
         detail = [record.config.model, record.config.summary()]
         if env:
             detail.append(f"TensorFlow {env.get('tensorflow')} · Python {env.get('python')} · "
                           f"{env.get('cores')} cores")
-        self.settings.setText(" · ".join(detail))
+        self.settings.setText(_wrappable(" · ".join(detail)))
+        self.settings.setStyleSheet("")
 
 
 class RunView(QWidget):

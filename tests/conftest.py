@@ -3,9 +3,16 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
+
+# Plain offscreen Qt has an 800×800 screen that clamps restored windows; give the tests a
+# 1920×1080 one at 96 DPI, which also makes screenshots the same on every machine.
+if os.environ.get("QT_QPA_PLATFORM", "offscreen") == "offscreen":
+    screen = Path(__file__).with_name("offscreen-screen.json")
+    os.environ["QT_QPA_PLATFORM"] = f"offscreen:configfile={screen}"
 
 import pytest
 

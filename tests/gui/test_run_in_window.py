@@ -1,0 +1,131 @@
+"""Drive the real window through real runs: success, cancel, failure."""
+
+from __future__ import annotations
+
+import sys
+
+import psutil
+from PySide6.QtCore import Qt
+
+from tflaunch.core.config import LaunchConfig
+from tflaunch.core.phases import PHASES
+from tflaunch.core.run import PhaseState, RunStatus
+from tflaunch.core.units import format_bytes, format_duration
+
+RUN_TIMEOUT_MS = 180_000
+
+
+def click_run(qtbot, window):
+    toolbar_button = window.toolbar.widgetForAction(window.run_action)
+    qtbot.mouseClick(toolbar_button, Qt.MouseButton.LeftButton)
+
+
+def test_a_run_fills_every_view(qtbot, window, screenshot):
+    window.panel.model.setCurrentText("sample:mlp")
+    window.panel.steady.setValue(10)
+    screenshot(window, "idle")
+    running_shot = []
+
+    def on_event(record):
+        if record.phases["load"].state is PhaseState.RUNNING and not running_shot:
+            running_shot.append(screenshot(window, "running"))
+
+    window.run_started.connect(lambda _r: window.process.event_applied.connect(on_event))
+    with qtbot.waitSignal(window.run_finished, timeout=RUN_TIMEOUT_MS) as finished:
+        click_run(qtbot, window)
+        assert not window.run_action.isEnabled() and window.cancel_action.isEnabled()
+    record = finished.args[0]
+    assert record.status is RunStatus.OK, record.headline
+
+    table = window.run_view.phases
+    for row, name in enumerate(PHASES):
+        assert table.item(row, 1).text() == "done"
+        assert table.item(row, 2).text() == format_duration(record.phases[name].duration)
+        assert table.item(row, 4).text().endswith("MiB")
+
+    summary = window.run_view.summary
+    assert summary.ready.text() == format_duration(record.time_to_ready)
+    assert summary.peak.text() == format_bytes(record.peak_rss)
+
+    memory = window.run_view.memory
+    times = memory.sample_times
+    assert len(times) >= 10, "sampled at 15 Hz through a run of over a second"
+    spans = record.offsets()
+    assert times[0] <= spans["import"][0] + spans["import"][1]
+    assert times[-1] >= spans["load"][0]
+    assert set(memory.band_names) == set(PHASES)
+
+    assert window.run_list.rowCount() == 1 and window.run_list.item(0, 5).text() == "ok"
+    assert "tensorflow" not in sys.modules, "the GUI process must never import TensorFlow"
+    assert running_shot, "a screenshot was taken while loading"
+    screenshot(window, "finished")
+
+
+def test_cancel_during_load_kills_the_child(qtbot, window, big_models):
+    window.use_config(LaunchConfig(model=str(big_models["wide"]["keras"]), steady=1))
+    pids = []
+
+    def cancel_when_loading(record):
+        if record.phases["load"].state is PhaseState.RUNNING and not pids:
+            pids.append(record.pid)
+            qtbot.keyClick(window, Qt.Key.Key_Escape)
+
+    window.run_started.connect(lambda _r: window.process.event_applied.connect(cancel_when_loading))
+    with qtbot.waitSignal(window.run_finished, timeout=RUN_TIMEOUT_MS) as finished:
+        window.start_run()
+    record = finished.args[0]
+    assert record.status is RunStatus.CANCELLED and record.failed_phase == "load"
+    assert window.run_view.phases.item(PHASES.index("load"), 1).text() == "cancelled"
+    assert not psutil.pid_exists(pids[0]) or psutil.Process(pids[0]).status() == psutil.STATUS_ZOMBIE
+    assert window.run_view.summary.headline.text() == "Cancelled during Load"
+    assert window.run_action.isEnabled()
+
+
+def test_a_child_killed_from_outside_shows_phase_and_signal(qtbot, window):
+    window.use_config(LaunchConfig(model="sample:mlp", steady=1))
+
+    def kill_on_import(record):
+        if record.phases["import"].state is PhaseState.RUNNING and record.pid:
+            psutil.Process(record.pid).kill()
+
+    window.run_started.connect(lambda _r: window.process.event_applied.connect(kill_on_import))
+    with qtbot.waitSignal(window.run_finished, timeout=RUN_TIMEOUT_MS) as finished:
+        window.start_run()
+    record = finished.args[0]
+    assert record.status is RunStatus.FAILED and record.failed_phase == "import"
+    assert window.run_view.summary.headline.text() == "Failed in Import"
+    assert "SIGKILL" in window.run_view.summary.settings.text()
+
+
+def test_a_failing_run_shows_its_error_and_the_app_stays_usable(qtbot, window, python_without_tensorflow,
+                                                                 screenshot):
+    window.panel.python.setText(python_without_tensorflow)
+    window.panel.python_changed.emit(python_without_tensorflow)
+    qtbot.waitUntil(lambda: "has no TensorFlow" in window.panel.python_status.text(), timeout=30000)
+    with qtbot.waitSignal(window.run_finished, timeout=RUN_TIMEOUT_MS) as finished:
+        window.start_run()
+    record = finished.args[0]
+    assert record.status is RunStatus.FAILED and record.failed_phase == "import"
+    assert window.run_view.summary.headline.text() == "Failed in Import"
+    reason = window.run_view.summary.settings.text().replace("\u200b", "")
+    assert python_without_tensorflow in reason and "pip install tensorflow" in reason
+    assert window.log_dock.isVisible()
+    assert "pip install tensorflow" in window.log.text.toPlainText()
+    assert window.run_view.phases.item(PHASES.index("import"), 1).text() == "failed"
+    assert window.run_list.item(0, 5).text() == "failed"
+    screenshot(window, "failed")
+    assert window.run_action.isEnabled()
+
+
+def test_choosing_a_past_run_shows_it_again(qtbot, window):
+    window.use_config(LaunchConfig(model="sample:mlp", steady=1))
+    with qtbot.waitSignal(window.run_finished, timeout=RUN_TIMEOUT_MS) as first:
+        window.start_run()
+    window.use_config(LaunchConfig(model="sample:mlp", steady=1, intra=1))
+    with qtbot.waitSignal(window.run_finished, timeout=RUN_TIMEOUT_MS) as second:
+        window.start_run()
+    assert window.run_list.rowCount() == 2 and window.run_list.item(1, 2).text() == "intra=1 steady=1"
+    assert window.run_view.record is second.args[0]
+    window.run_list.selectRow(0)
+    assert window.run_view.record is first.args[0]
+    assert window.run_view.summary.ready.text() == format_duration(first.args[0].time_to_ready)

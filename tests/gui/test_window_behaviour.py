@@ -1,0 +1,135 @@
+"""Settings, validation, persistence, GPUs, drag and drop, and a flooding child."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+from PySide6.QtCore import QMimeData, QPointF, Qt, QUrl
+from PySide6.QtGui import QDropEvent
+
+from tflaunch.core.config import LaunchConfig
+from tflaunch.core.gpus import Gpu, GpuInventory
+from tflaunch.core.run import RunStatus
+from tflaunch.gui.log_pane import MAX_LINES
+from tflaunch.gui.probe_process import ProbeProcess
+
+
+def test_invalid_settings_are_refused_with_the_reason_next_to_the_control(qtbot, window, tmp_path, screenshot):
+    window.panel.model.setCurrentText(str(tmp_path / "missing.keras"))
+    window.panel.python.setText(str(tmp_path / "no-python"))
+    with qtbot.assertNotEmitted(window.run_started):
+        window.start_run()
+    errors = window.panel._errors
+    assert errors["model"].isVisibleTo(window) and "missing.keras does not exist" in errors["model"].text()
+    assert errors["python"].isVisibleTo(window) and "no-python does not exist" in errors["python"].text()
+    assert window.statusBar().currentMessage().startswith("Cannot run:")
+    screenshot(window, "invalid")
+    window.panel.model.setCurrentText("sample:mlp")
+    window.panel.python.setText(sys.executable)
+    window.panel.show_problems(window.panel.config().validate())
+    assert not errors["model"].isVisibleTo(window)
+
+
+def test_settings_round_trip_through_the_panel(window):
+    config = LaunchConfig(model="sample:wide", intra=2, inter=1, xla=True, onednn=False, log_level=3,
+                          batch=4, steady=7, timeout=90.0)
+    window.use_config(config)
+    assert window.panel.config() == config
+
+
+def test_window_and_settings_survive_a_restart(make_window, settings_file):
+    first = make_window()
+    config = LaunchConfig(model="sample:cnn", intra=3, steady=5, xla=True)
+    first.use_config(config)
+    first.resize(1200, 800)
+    first.close()
+    assert settings_file.exists()
+    second = make_window(size=None)
+    assert second.panel.config() == config
+    assert (second.width(), second.height()) == (1200, 800)
+
+
+def test_unreadable_saved_settings_fall_back_to_defaults(make_window, settings_file):
+    settings_file.write_text("[run]\nconfig=\"{not json\"\n")
+    window = make_window()
+    assert window.panel.config().model == "sample:mlp"
+
+
+def test_gpus_become_checkboxes_and_visible_devices(qtbot, make_window):
+    inventory = GpuInventory((Gpu(0, "NVIDIA H200", 141 * 2**30), Gpu(1, "NVIDIA H200", 141 * 2**30)), "575.51", None)
+    window = make_window(inventory)
+    boxes = window.panel._gpu_boxes
+    assert [b.text() for b in boxes] == ["GPU 0: NVIDIA H200 (141.00 GiB)", "GPU 1: NVIDIA H200 (141.00 GiB)"]
+    assert window.panel.memory_growth.isEnabled() and window.panel.gpu_note.text() == "Driver 575.51"
+    assert window.panel.config().visible_gpus is None  # all checked: leave CUDA_VISIBLE_DEVICES alone
+    boxes[1].setChecked(False)
+    assert window.panel.config().visible_gpus == (0,)
+
+
+def test_without_gpus_the_gpu_settings_are_disabled_with_the_reason(window):
+    assert not window.panel.memory_growth.isEnabled()
+    assert "No NVIDIA driver found" in window.panel.memory_growth.toolTip()
+    assert window.panel.gpu_note.text().startswith("No GPU:")
+
+
+def test_dropping_a_model_chooses_it(window, models):
+    path = models["mlp"]["keras"]
+    mime = QMimeData()
+    mime.setUrls([QUrl.fromLocalFile(str(path))])
+    event = QDropEvent(QPointF(400, 300), Qt.DropAction.CopyAction, mime, Qt.MouseButton.LeftButton,
+                       Qt.KeyboardModifier.NoModifier)
+    window.dropEvent(event)
+    assert window.panel.config().model == str(path)
+
+
+def test_every_control_says_what_it_maps_to(window):
+    panel = window.panel
+    for widget, api in ((panel.intra, "set_intra_op_parallelism_threads"), (panel.inter, "inter_op"),
+                        (panel.xla, "set_jit"), (panel.onednn, "TF_ENABLE_ONEDNN_OPTS"),
+                        (panel.log_level, "TF_CPP_MIN_LOG_LEVEL"), (panel.memory_growth, "TF_FORCE_GPU_ALLOW_GROWTH"),
+                        (panel.memory_limit, "memory_limit")):
+        assert api in widget.toolTip()
+    assert panel.intra.text() == "TensorFlow default"
+
+
+def test_a_child_flooding_stderr_is_bounded_and_its_events_still_arrive(qtbot, window, quick_config):
+    flood = (
+        "import json, sys, time\n"
+        "line = 'W tensorflow/core: a very chatty warning ' * 3 + '\\n'\n"
+        "for i in range(60000):\n    sys.stderr.write(line)\n"
+        "print(json.dumps({'v': 1, 'ts': time.time(), 'phase': 'spawn', 'event': 'hello', 'pid': 1,"
+        " 'process_age': 0.01, 'python': 'x'}), flush=True)\n"
+        "sys.stderr.write('the last line\\n')\n"
+    )
+    process = ProbeProcess(quick_config, window, command=[sys.executable, "-c", flood])
+    process.stderr_lines.connect(window.log.append_lines)
+    with qtbot.waitSignal(process.finished, timeout=60000) as finished:
+        process.start()
+    record = finished.args[0]
+    assert record.pid == 1, "the event after 7 MB of stderr was parsed"
+    assert record.status is RunStatus.FAILED and "before reporting a result" in record.failure.message
+    window.log.flush()
+    assert window.log.text.document().blockCount() <= MAX_LINES + 1
+    assert window.log.text.toPlainText().endswith("the last line")
+
+
+def test_log_search_finds_and_wraps(window):
+    window.log.begin("search test")
+    window.log.append_lines([f"line {i}" for i in range(100)] + ["E0000 cuInit failed"])
+    window.log.search.setText("cuInit")
+    window.log.find_next()
+    assert window.log.text.textCursor().selectedText() == "cuInit"
+    window.log.search.setText("nothing like this")
+    window.log.find_next()
+    assert window.log.match.text() == "no match"
+
+
+def test_the_app_starts_from_the_command_line_and_paints(tmp_path):
+    env = {**os.environ, "TFLAUNCH_EXIT_AFTER_PAINT": "1", "QT_QPA_PLATFORM": "offscreen",
+           "XDG_CONFIG_HOME": str(tmp_path)}
+    done = subprocess.run([sys.executable, "-m", "tflaunch.gui.main", "gui", "--model", "sample:mlp"],
+                          capture_output=True, text=True, timeout=60, env=env)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("first-paint ")
