@@ -21,6 +21,15 @@ BAND_ALPHA = 45
 LABEL_MIN_SHARE = 0.09
 
 
+def _nice_ceiling(value: float) -> float:
+    """The next of 1, 2, 5, 10, 20, 50... at or above value."""
+    step = 10 ** np.floor(np.log10(max(value, 1e-9)))
+    for factor in (1, 2, 5, 10):
+        if factor * step >= value:
+            return float(factor * step)
+    return float(10 * step)
+
+
 class MemoryPlot(pg.PlotWidget):
     """Live curve kept cheap: a preallocated buffer, one setData per sample, peak downsampling."""
 
@@ -67,24 +76,39 @@ class MemoryPlot(pg.PlotWidget):
         self._peak.hide()
         self._peak_label.hide()
         self._set_bands({}, 1.0)
-        self.getPlotItem().setRange(xRange=(0, 5), yRange=(0, 1024), padding=0)
+        self._x_max, self._y_max = 5.0, 1000.0
+        self.getPlotItem().setRange(xRange=(0, self._x_max), yRange=(0, self._y_max), padding=0)
 
     def add_sample(self, t: float, rss: int) -> None:
+        """One live sample: appended to the buffer and drawn at once."""
+        self._append(t, rss)
+        self._curve.setData(self._t[: self._n], self._mib[: self._n])
+        self.samples_shown += 1
+
+    def _append(self, t: float, rss: int) -> None:
         if self._n == len(self._t):
             self._t = np.resize(self._t, 2 * self._n)
             self._mib = np.resize(self._mib, 2 * self._n)
         self._t[self._n], self._mib[self._n] = t, rss / MIB
         self._n += 1
-        if self._n == 1:
-            self.getPlotItem().enableAutoRange()  # leave the empty plot's fixed range
-        self._curve.setData(self._t[: self._n], self._mib[: self._n])
-        self.samples_shown += 1
+        self._grow_range(t, rss / MIB)
+
+    def _grow_range(self, t: float, mib: float) -> None:
+        """Widen the live axes in 1-2-5 steps: a range that changed with every sample
+        would make pyqtgraph redraw both axes 15 times a second, the main cost of a frame."""
+        if t > self._x_max or mib > self._y_max:
+            self._x_max = max(self._x_max, _nice_ceiling(t * 1.2))
+            self._y_max = max(self._y_max, _nice_ceiling(mib * 1.2))
+            self.getPlotItem().setRange(xRange=(0, self._x_max), yRange=(0, self._y_max), padding=0)
 
     def show_record(self, record: RunRecord) -> None:
         """Redraw everything from a record: a finished run, or one chosen from the list."""
         self._n = 0
         for t, rss in record.samples:
-            self.add_sample(t, rss)
+            self._append(t, rss)
+        self._curve.setData(self._t[: self._n], self._mib[: self._n])
+        if self._n:  # a finished run fits its data exactly
+            self.getPlotItem().setXRange(0, float(self._t[self._n - 1]), padding=0.02)
         self.show_phases(record)
         if record.finished_at is not None and record.peak_rss:
             peak = record.peak_rss / MIB

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import signal
 
+import pytest
+
 from tflaunch.core import events as ev
 from tflaunch.core.config import LaunchConfig
 from tflaunch.core.run import PhaseState, RunRecord, RunStatus
@@ -26,7 +28,7 @@ def test_a_full_run_is_ok_with_time_to_ready_through_first():
     record.apply(ev.Result(0, "steady", {"tensorflow": "2.21"}, {"params": 1}))
     record.finish(0)
     assert record.status is RunStatus.OK
-    assert record.time_to_ready == 0.05 + 5.0
+    assert record.time_to_ready == pytest.approx(0.05 + 5.0)
     start, duration = record.offsets()["import"]
     assert abs(start - 0.05) < 1e-9 and duration == 1.0
     assert record.headline == "Ready in 5.05 s"
@@ -72,3 +74,12 @@ def test_clean_exit_without_result_is_a_failure():
     record = record_through(["import", "devices", "load", "trace", "first", "steady"])
     record.finish(0)
     assert record.status is RunStatus.FAILED and "before reporting a result" in record.failure.message
+
+
+def test_spawn_cannot_start_before_launch():
+    """The OS's start time ticks at 10 ms; a reading before our launch is clamped."""
+    record = RunRecord(LaunchConfig(), launched_at=100.0)
+    record.apply(ev.Hello(100.020, "spawn", 42, 0.030, "python"))
+    record.apply(ev.PhaseEnd(100.020, "spawn", 0.030, 1, 1))
+    assert record.phases["spawn"].duration == pytest.approx(0.020)
+    assert record.offsets()["spawn"][0] == pytest.approx(0.0)
