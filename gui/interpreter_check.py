@@ -41,8 +41,16 @@ class InterpreterCheck(QObject):
         process.deleteLater()
         self.checked.emit(InterpreterInfo(python, False, f"{python} cannot be started: {process.errorString()}."))
 
+    def stop(self) -> None:
+        """Abandon the question in flight; nothing will be emitted for it."""
+        self._abandon()
+
     def _abandon(self) -> None:
         if self._process is not None:
             old, self._process = self._process, None
+            # Disconnect first: killing emits finished, and at shutdown that would call
+            # back into objects Qt is already deleting.
+            old.finished.disconnect()
+            old.errorOccurred.disconnect()
+            old.finished.connect(old.deleteLater)  # reaped by Qt's event loop, not waited on
             old.kill()
-            old.deleteLater()

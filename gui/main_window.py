@@ -232,6 +232,7 @@ class MainWindow(QMainWindow):
     def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 (Qt's name)
         if self.running:
             self.process.cancel()  # never leave a probe behind
+        self.checker.stop()
         self._settings.setValue("window/geometry", self.saveGeometry())
         self._settings.setValue("window/state", self.saveState())
         self._save_config(self.panel.config())

@@ -12,19 +12,14 @@ import sys
 import tempfile
 from pathlib import Path
 
-from tests.benchmarks.common import median_ratio, report
+from tests.benchmarks.common import PRINT_PROCESS_AGE, alternated_pairs, median_ratio, report
 
 PAIRS = 7
 
 IMPORT_TF = r"""
-import os, time
+import os, sys, time
 import tensorflow
-with open("/proc/self/stat") as f:
-    stat = f.read()
-ticks = int(stat[stat.rindex(")") + 2:].split()[19])
-print(time.clock_gettime(time.CLOCK_BOOTTIME) - ticks / os.sysconf("SC_CLK_TCK"))
-os._exit(0)
-"""
+""" + PRINT_PROCESS_AGE
 
 
 def app_first_paint(config_home: str) -> float:
@@ -44,17 +39,8 @@ def import_tensorflow() -> float:
 
 def main() -> None:
     with tempfile.TemporaryDirectory() as config_home:
-        app_first_paint(config_home), import_tensorflow()  # warm the page cache for both
-        pairs = []
-        for i in range(PAIRS):
-            if i % 2 == 0:
-                app = app_first_paint(config_home)
-                tf = import_tensorflow()
-            else:
-                tf = import_tensorflow()
-                app = app_first_paint(config_home)
-            pairs.append((app, tf))
-            print(f"pair {i + 1}: app painted at {app:.3f} s, import tensorflow {tf:.3f} s", file=sys.stderr)
+        pairs = alternated_pairs(lambda: app_first_paint(config_home), import_tensorflow, PAIRS,
+                                 "app first paint vs import tensorflow")
     ratio = median_ratio(pairs)
     report("app_startup", {
         "benchmark": "process start to first painted window vs to end of `import tensorflow`",

@@ -13,28 +13,20 @@ import sys
 import tempfile
 from pathlib import Path
 
-from tests.benchmarks.common import median_ratio, report, save_sample
+from tests.benchmarks.common import PRINT_PROCESS_AGE, alternated_pairs, median_ratio, report, save_sample
 
 PAIRS = 7
 
 # What a researcher would write by hand: the same import, load and first call.
 MINIMAL = r"""
 import os, sys, time
-def age():
-    with open("/proc/self/stat") as f:
-        stat = f.read()
-    ticks = int(stat[stat.rindex(")") + 2:].split()[19])
-    return time.clock_gettime(time.CLOCK_BOOTTIME) - ticks / os.sysconf("SC_CLK_TCK")
 import tensorflow as tf
 import keras
 model = keras.models.load_model(sys.argv[1], compile=False)
 fn = tf.function(lambda x: model(x, training=False))
 x = tf.random.uniform((1,) + tuple(model.inputs[0].shape[1:]))
 fn(x).numpy()
-print(age())
-sys.stdout.flush()
-os._exit(0)
-"""
+""" + PRINT_PROCESS_AGE
 
 
 def tflaunch_ready(model: Path) -> float:
@@ -51,13 +43,8 @@ def minimal_ready(model: Path) -> float:
 def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         model = save_sample("wide", "keras", Path(tmp))
-        tflaunch_ready(model), minimal_ready(model)  # warm the page cache for both
-        pairs = []
-        for i in range(PAIRS):
-            order = [tflaunch_ready, minimal_ready] if i % 2 == 0 else [minimal_ready, tflaunch_ready]
-            times = {f.__name__: f(model) for f in order}
-            pairs.append((times["tflaunch_ready"], times["minimal_ready"]))
-            print(f"pair {i + 1}: tflaunch {pairs[-1][0]:.3f} s, minimal {pairs[-1][1]:.3f} s", file=sys.stderr)
+        pairs = alternated_pairs(lambda: tflaunch_ready(model), lambda: minimal_ready(model), PAIRS,
+                                 "tflaunch vs minimal")
     ratio = median_ratio(pairs)
     report("probe_overhead", {
         "benchmark": "time-to-ready, tflaunch bench vs minimal script, sample:wide .keras",

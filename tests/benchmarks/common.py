@@ -7,6 +7,7 @@ import statistics
 import subprocess
 import sys
 from pathlib import Path
+from typing import Callable
 
 ROOT = Path(__file__).resolve().parents[2]
 RESULTS = ROOT / "bench-results"
@@ -29,3 +30,33 @@ def report(name: str, data: dict) -> None:
 
 def median_ratio(pairs: list[tuple[float, float]]) -> float:
     return statistics.median(a / b for a, b in pairs)
+
+
+# Python source printing the seconds since the OS started this process; pasted into the
+# reference scripts so they measure from the same zero as the probe.
+PRINT_PROCESS_AGE = r"""
+with open("/proc/self/stat") as f:
+    stat = f.read()
+ticks = int(stat[stat.rindex(")") + 2:].split()[19])
+print(time.clock_gettime(time.CLOCK_BOOTTIME) - ticks / os.sysconf("SC_CLK_TCK"))
+sys.stdout.flush()
+os._exit(0)
+"""
+
+
+def alternated_pairs(ours: Callable[[], float], reference: Callable[[], float], pairs: int,
+                     label: str) -> list[tuple[float, float]]:
+    """(ours, reference) measured `pairs` times, swapping which goes first each time so
+    drift and caching favour neither; one unrecorded round warms the page cache first."""
+    ours(), reference()
+    results = []
+    for i in range(pairs):
+        if i % 2 == 0:
+            a = ours()
+            b = reference()
+        else:
+            b = reference()
+            a = ours()
+        results.append((a, b))
+        print(f"{label} pair {i + 1}: {a:.3f} s vs reference {b:.3f} s", file=sys.stderr)
+    return results

@@ -133,3 +133,9 @@ def test_the_app_starts_from_the_command_line_and_paints(tmp_path):
                           capture_output=True, text=True, timeout=60, env=env)
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith("first-paint ")
+
+
+def test_closing_during_an_interpreter_check_is_quiet(qtbot, window):
+    window.checker.check(sys.executable)
+    with qtbot.assertNotEmitted(window.checker.checked, wait=300):
+        window.close()
