@@ -17,6 +17,7 @@ import contextlib
 import json
 import os
 import platform
+import statistics
 import sys
 import time
 import traceback
@@ -95,8 +96,6 @@ def memory():
             rss, peak = info.rss, getattr(info, "peak_wset", None)
         except Exception:
             pass
-    if rss is not None and peak is not None:
-        peak = max(peak, rss)
     return rss, peak
 
 
@@ -138,9 +137,9 @@ class Probe:
             fn, specs = trace(tf, model, bool(cfg.get("xla")))
         inputs = make_inputs(tf, specs, int(cfg.get("batch", 1)))
         with self.phase("first"):
-            materialize(call(fn, inputs))
+            infer(tf, fn, inputs)
         with self.phase("steady") as extra:
-            extra["latency"] = steady_latency(fn, inputs, int(cfg.get("steady", 20)))
+            extra["latency"] = steady_latency(tf, fn, inputs, int(cfg.get("steady", 20)))
         self.channel.emit("result", "steady", environment=environment(tf, keras),
                           model=describe(model, cfg["model"], specs, inputs))
 
@@ -364,29 +363,22 @@ def make_inputs(tf, specs, batch):
     return [tensor(s) for s in args], {k: tensor(s) for k, s in kwargs.items()}
 
 
-def call(fn, inputs):
-    return fn(*inputs[0], **inputs[1])
-
-
-def materialize(outputs):
-    """Copy outputs to host so asynchronous devices have really finished."""
-    import tensorflow as tf
-
+def infer(tf, fn, inputs):
+    """One inference, with outputs copied to host so asynchronous devices have finished."""
+    outputs = fn(*inputs[0], **inputs[1])
     return tf.nest.map_structure(lambda t: t.numpy() if hasattr(t, "numpy") else t, outputs)
 
 
-def steady_latency(fn, inputs, runs):
+def steady_latency(tf, fn, inputs, runs):
     samples = []
     for _ in range(max(runs, 0)):
         start = time.perf_counter()
-        materialize(call(fn, inputs))
+        infer(tf, fn, inputs)
         samples.append(time.perf_counter() - start)
     if not samples:
         return {"n": 0}
     ordered = sorted(samples)
-    mid = len(ordered) // 2
-    median = ordered[mid] if len(ordered) % 2 else (ordered[mid - 1] + ordered[mid]) / 2
-    return {"n": len(ordered), "median": median, "min": ordered[0], "max": ordered[-1],
+    return {"n": len(ordered), "median": statistics.median(ordered), "min": ordered[0], "max": ordered[-1],
             "p90": ordered[min(len(ordered) - 1, int(0.9 * len(ordered)))]}
 
 
