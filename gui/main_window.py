@@ -85,9 +85,9 @@ class MainWindow(QMainWindow):
                                      triggered=self.cancel_run, enabled=False)
         self.cancel_action.setToolTip("Stop the run and everything it started (Esc)")
         open_file = QAction("Open model &file…", self, shortcut=QKeySequence.StandardKey.Open,
-                            triggered=self.panel._browse_model_file)
+                            triggered=self.panel.browse_model_file)
         open_dir = QAction("Open &SavedModel folder…", self, shortcut=QKeySequence("Ctrl+Shift+O"),
-                           triggered=self.panel._browse_model_dir)
+                           triggered=self.panel.browse_model_dir)
         quit_action = QAction("&Quit", self, shortcut=QKeySequence.StandardKey.Quit, triggered=self.close)
         toggle_log = self.log_dock.toggleViewAction()
         toggle_log.setShortcut(QKeySequence("Ctrl+L"))

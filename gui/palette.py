@@ -23,3 +23,12 @@ STATE_COLORS: dict[str, str] = {
 
 RSS_COLOR = "#0b57d0"
 PEAK_COLOR = "#b3261e"
+
+# How a run stands (RunStatus values), in the same colours as phase states.
+STATUS_COLORS: dict[str, str] = {
+    "running": STATE_COLORS["running"],
+    "ok": STATE_COLORS["done"],
+    "failed": STATE_COLORS["failed"],
+    "timed out": STATE_COLORS["failed"],
+    "cancelled": STATE_COLORS["cancelled"],
+}

@@ -9,10 +9,9 @@ from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableWidget, QTab
 from tflaunch.core.run import RunRecord
 from tflaunch.core.units import format_bytes, format_duration
 
-from .palette import STATE_COLORS
+from .palette import STATUS_COLORS
 
 COLUMNS = ("#", "Model", "Settings", "Ready", "Peak", "Status")
-_STATUS_COLOR = {"ok": "done", "failed": "failed", "timed out": "failed", "cancelled": "cancelled"}
 
 
 class RunList(QTableWidget):
@@ -46,7 +45,7 @@ class RunList(QTableWidget):
             if col in (0, 3, 4):
                 item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
             self.setItem(row, col, item)
-        self.item(row, 5).setForeground(QColor(STATE_COLORS[_STATUS_COLOR[record.status.value]]))
+        self.item(row, 5).setForeground(QColor(STATUS_COLORS[record.status.value]))
         self.blockSignals(True)
         self.selectRow(row)
         self.blockSignals(False)

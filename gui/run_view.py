@@ -9,12 +9,10 @@ from tflaunch.core.run import RunRecord, RunStatus
 from tflaunch.core.units import format_bytes, format_duration
 
 from .memory_plot import MemoryPlot
-from .palette import STATE_COLORS
+from .palette import STATUS_COLORS
 from .phase_table import PhaseTable
 from .waterfall import Waterfall
 
-_HEADLINE_COLOR = {RunStatus.RUNNING: "running", RunStatus.OK: "done", RunStatus.FAILED: "failed",
-                   RunStatus.TIMED_OUT: "failed", RunStatus.CANCELLED: "cancelled"}
 
 
 def _figure(caption: str) -> tuple[QWidget, QLabel]:
@@ -68,7 +66,7 @@ class SummaryBar(QFrame):
             return
         self.ready.setText(format_duration(record.time_to_ready))
         self.peak.setText(format_bytes(record.peak_rss))
-        color = STATE_COLORS[_HEADLINE_COLOR[record.status]]
+        color = STATUS_COLORS[record.status.value]
         self.headline.setText(record.status_line)
         self.headline.setStyleSheet(f"color: {color};")
         if record.failure is not None and record.status is not RunStatus.CANCELLED:

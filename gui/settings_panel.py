@@ -68,10 +68,10 @@ class SettingsPanel(QWidget):
                               "built from code (sample:NAME). Drop a model onto the window to choose it.")
         browse_file = QPushButton("File…")
         browse_file.setToolTip("Choose a .keras or .h5 file")
-        browse_file.clicked.connect(self._browse_model_file)
+        browse_file.clicked.connect(self.browse_model_file)
         browse_dir = QPushButton("SavedModel…")
         browse_dir.setToolTip("Choose a SavedModel folder (one with saved_model.pb)")
-        browse_dir.clicked.connect(self._browse_model_dir)
+        browse_dir.clicked.connect(self.browse_model_dir)
         buttons = QHBoxLayout()
         buttons.addWidget(browse_file)
         buttons.addWidget(browse_dir)
@@ -247,12 +247,12 @@ class SettingsPanel(QWidget):
             label.setVisible(field in by_field)
 
     # -- browsing ----------------------------------------------------------------------
-    def _browse_model_file(self) -> None:
+    def browse_model_file(self) -> None:
         path, _ = QFileDialog.getOpenFileName(self, "Choose a model", "", "Keras models (*.keras *.h5 *.hdf5)")
         if path:
             self.model.setCurrentText(path)
 
-    def _browse_model_dir(self) -> None:
+    def browse_model_dir(self) -> None:
         path = QFileDialog.getExistingDirectory(self, "Choose a SavedModel folder")
         if path:
             self.model.setCurrentText(path)

@@ -13,7 +13,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from tests.benchmarks.common import PRINT_PROCESS_AGE, alternated_pairs, median_ratio, report, save_sample
+from tests.benchmarks.common import PRINT_PROCESS_AGE, alternated_pairs, report_ratio, save_sample
 
 PAIRS = 7
 
@@ -45,13 +45,8 @@ def main() -> None:
         model = save_sample("wide", "keras", Path(tmp))
         pairs = alternated_pairs(lambda: tflaunch_ready(model), lambda: minimal_ready(model), PAIRS,
                                  "tflaunch vs minimal")
-    ratio = median_ratio(pairs)
-    report("probe_overhead", {
-        "benchmark": "time-to-ready, tflaunch bench vs minimal script, sample:wide .keras",
-        "pairs": [{"tflaunch_s": a, "minimal_s": b} for a, b in pairs],
-        "median_ratio": ratio, "target": 1.05, "met": ratio <= 1.05,
-    })
-
+    report_ratio("probe_overhead", "time-to-ready, tflaunch bench vs minimal script, sample:wide .keras",
+                 pairs, ("tflaunch_s", "minimal_s"), target=1.05)
 
 if __name__ == "__main__":
     main()

@@ -60,3 +60,14 @@ def alternated_pairs(ours: Callable[[], float], reference: Callable[[], float], 
         results.append((a, b))
         print(f"{label} pair {i + 1}: {a:.3f} s vs reference {b:.3f} s", file=sys.stderr)
     return results
+
+
+def report_ratio(name: str, description: str, pairs: list[tuple[float, float]], labels: tuple[str, str],
+                 target: float) -> None:
+    """Report (ours, reference) pairs and their median ratio against an upper target."""
+    ratio = median_ratio(pairs)
+    report(name, {
+        "benchmark": description,
+        "pairs": [{labels[0]: a, labels[1]: b} for a, b in pairs],
+        "median_ratio": ratio, "target": target, "met": ratio <= target,
+    })
