@@ -31,6 +31,7 @@ class RunStatus(str, Enum):
     FAILED = "failed"
     CANCELLED = "cancelled"
     TIMED_OUT = "timed out"
+    INTERRUPTED = "interrupted"  # the app died during the run; found so in the history
 
 
 @dataclass
@@ -69,6 +70,7 @@ class RunRecord:
     samples: list[tuple[float, int]] = field(default_factory=list)  # (s since launch, bytes)
     malformed_lines: int = 0
     finished_at: float | None = None
+    history_id: int | None = None  # row in the run history, once stored
 
     def __post_init__(self) -> None:
         self.phases["spawn"].state = PhaseState.RUNNING
@@ -187,6 +189,8 @@ class RunRecord:
             return f"Running: {LABELS[self.current_phase or 'steady']}"
         if self.status is RunStatus.CANCELLED:
             return f"Cancelled during {LABELS[self.failed_phase or 'spawn']}"
+        if self.status is RunStatus.INTERRUPTED:
+            return "Interrupted: tflaunch stopped during this run"
         verb = "Timed out" if self.status is RunStatus.TIMED_OUT else "Failed"
         return f"{verb} in {LABELS[self.failed_phase or 'spawn']}"
 

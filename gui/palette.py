@@ -31,4 +31,5 @@ STATUS_COLORS: dict[str, str] = {
     "failed": STATE_COLORS["failed"],
     "timed out": STATE_COLORS["failed"],
     "cancelled": STATE_COLORS["cancelled"],
+    "interrupted": STATE_COLORS["cancelled"],
 }

@@ -1,0 +1,121 @@
+"""The run history: a real SQLite file, reopened, crashed into, and corrupted."""
+
+from __future__ import annotations
+
+import signal
+import sqlite3
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+from tflaunch.core import events as ev
+from tflaunch.core.config import LaunchConfig
+from tflaunch.core.history import History, HistoryError
+from tflaunch.core.run import RunRecord, RunStatus
+
+
+def finished_record(model="sample:mlp", ready_s=1.0, intra=0, at=1000.0) -> RunRecord:
+    record = RunRecord(LaunchConfig(model=model, intra=intra), launched_at=at)
+    record.apply(ev.Hello(at + 0.02, "spawn", 7, 0.02, "python"))
+    record.apply(ev.PhaseEnd(at + 0.02, "spawn", 0.02, 10, 10))
+    t = at + 0.02
+    for name in ("import", "devices", "load", "trace", "first", "steady"):
+        record.apply(ev.PhaseStart(t, name))
+        t += ready_s / 5
+        record.apply(ev.PhaseEnd(t, name, ready_s / 5, 100, 200, {"n": 3, "median": 0.001} if name == "steady" else {}))
+    record.apply(ev.SettingsApplied(t, "devices", {"intra_op_threads": intra}))
+    record.apply(ev.Result(t, "steady", {"tensorflow": "2.21.0"}, {"name": "mlp", "params": 5}))
+    record.add_stderr("I0000 a log line")
+    record.add_sample(at + 0.5, 300)
+    record.add_sample(at + 1.0, 400)
+    record.finish(0)
+    return record
+
+
+def test_a_run_round_trips_through_the_file(tmp_path):
+    history = History(tmp_path / "h.sqlite3")
+    original = finished_record()
+    run_id = history.record(original, "cli")
+    history.close()
+    loaded = History(tmp_path / "h.sqlite3").load(run_id)
+    assert loaded.status is RunStatus.OK and loaded.history_id == run_id
+    assert loaded.config == original.config
+    assert loaded.time_to_ready == pytest.approx(original.time_to_ready)
+    assert loaded.samples == original.samples
+    assert loaded.phases["steady"].latency == {"n": 3, "median": 0.001}
+    assert loaded.environment == {"tensorflow": "2.21.0"} and loaded.model["params"] == 5
+    assert list(loaded.stderr_tail) == ["I0000 a log line"]
+
+
+def test_list_filter_and_delete(tmp_path):
+    history = History(tmp_path / "h.sqlite3")
+    a = history.record(finished_record("sample:mlp", 1.0), "gui")
+    b = history.record(finished_record("sample:wide", 2.0, intra=2, at=2000.0), "cli")
+    assert [r.id for r in history.list_runs()] == [b, a], "newest first"
+    wide = history.list_runs(model="sample:wide")
+    assert [r.id for r in wide] == [b] and wide[0].settings_summary == "intra=2"
+    history.delete([b])
+    assert [r.id for r in history.list_runs()] == [a]
+    assert history._db.execute("SELECT COUNT(*) FROM samples WHERE run_id=?", (b,)).fetchone()[0] == 0
+
+
+def test_a_failed_run_keeps_its_failure(tmp_path):
+    history = History(tmp_path / "h.sqlite3")
+    record = RunRecord(LaunchConfig(), launched_at=5.0)
+    record.apply(ev.ProbeError(6.0, "load", "model_not_found", "The model x does not exist."))
+    record.finish(2)
+    loaded = history.load(history.record(record, "gui"))
+    assert loaded.status is RunStatus.FAILED and loaded.failed_phase == "load"
+    assert loaded.failure.message == "The model x does not exist."
+
+
+WRITER = textwrap.dedent("""
+    import sys, time
+    from tflaunch.core.config import LaunchConfig
+    from tflaunch.core.history import History
+    from tflaunch.core.run import RunRecord
+    history = History(sys.argv[1])
+    record = RunRecord(LaunchConfig())
+    run_id = history.begin(record, "gui")
+    history.add_samples(run_id, [(0.1, 1000), (0.2, 2000)])
+    print(run_id, flush=True)
+    time.sleep(600)
+""")
+
+
+def test_a_writer_killed_mid_run_leaves_an_interrupted_run_and_nothing_else_lost(tmp_path):
+    path = tmp_path / "h.sqlite3"
+    history = History(path)
+    kept = history.record(finished_record(), "cli")
+    history.close()
+    writer = subprocess.Popen([sys.executable, "-c", WRITER, str(path)], stdout=subprocess.PIPE, text=True)
+    run_id = int(writer.stdout.readline())
+    assert History(path).load(run_id).status is RunStatus.RUNNING, "a live writer's run is left alone"
+    writer.send_signal(signal.SIGKILL)
+    writer.wait()
+    reopened = History(path)
+    assert reopened.interrupted_on_open == 1
+    interrupted = reopened.load(run_id)
+    assert interrupted.status is RunStatus.INTERRUPTED
+    assert interrupted.samples == [(0.1, 1000), (0.2, 2000)]
+    assert reopened.load(kept).status is RunStatus.OK
+
+
+def test_a_corrupt_file_is_reported_and_left_untouched(tmp_path):
+    path = tmp_path / "h.sqlite3"
+    path.write_bytes(b"this is not a database" * 100)
+    before = path.read_bytes()
+    with pytest.raises(HistoryError) as error:
+        History(path)
+    assert str(path) in str(error.value) and "Move it aside" in str(error.value)
+    assert path.read_bytes() == before
+
+
+def test_a_newer_schema_is_refused(tmp_path):
+    path = tmp_path / "h.sqlite3"
+    with sqlite3.connect(path) as db:
+        db.execute("PRAGMA user_version = 99")
+    with pytest.raises(HistoryError, match="newer tflaunch"):
+        History(path)
