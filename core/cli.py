@@ -13,8 +13,11 @@ import sys
 import time
 from typing import Callable, Sequence
 
-from . import events
+from . import events, profile_commands
 from .config import DEFAULT_TIMEOUT_S, PROBE_PATH, SAMPLE_MODELS, LaunchConfig
+from .history import HistoryError, default_history
+from .paths import profiles_dir
+from .profiles import Profile, ProfileError, ProfileStore, evidence_from_runs
 from .phases import LABELS
 from .run import RunRecord, RunStatus
 from .runner import run_probe
@@ -82,12 +85,15 @@ def build_parser() -> argparse.ArgumentParser:
     add_config_arguments(bench, model_required=True)
     bench.add_argument("--repeat", type=_positive_int, default=1, help="fresh processes to run (median, min–max)")
     bench.add_argument("--json", action="store_true", help="print machine-readable results on stdout")
+    bench.add_argument("--save-profile", metavar="NAME", help="save these settings and results as a launch profile")
+    bench.add_argument("--no-history", action="store_true", help="do not store the runs in the run history")
     sample = sub.add_parser("sample", help="save a built-in sample model to files")
     sample.add_argument("name", choices=SAMPLE_MODELS)
     sample.add_argument("--out", required=True, help="folder to write into")
     sample.add_argument("--format", action="append", choices=("keras", "h5", "savedmodel"),
                         help="format to save (repeatable; default all three)")
     sample.add_argument("--python", default=sys.executable)
+    profile_commands.add_arguments(sub)
     gui = sub.add_parser("gui", help="open the app (default when no command is given)")
     add_config_arguments(gui, model_required=False)
     gui.add_argument("--run", action="store_true", help="start a run as soon as the window opens")
@@ -140,7 +146,17 @@ def bench(args: argparse.Namespace) -> int:
         records.append(record)
         if record.status is RunStatus.CANCELLED:
             break
+    if not args.no_history:
+        _store_in_history(records)
     failed = [r for r in records if r.status is not RunStatus.OK]
+    if args.save_profile:
+        try:
+            path = ProfileStore(profiles_dir()).save(
+                Profile(args.save_profile, config, evidence_from_runs(records)), overwrite=True)
+            print(f"tflaunch: saved profile {args.save_profile} ({path})", file=sys.stderr)
+        except ProfileError as exc:
+            print(f"tflaunch: profile not saved: {exc}", file=sys.stderr)
+            return 1
     if args.json:
         print(json.dumps(_json_result(records), indent=2))
     elif len(records) == 1:
@@ -153,6 +169,17 @@ def bench(args: argparse.Namespace) -> int:
             print(f"  | {line}", file=sys.stderr)
         print(f"tflaunch: {record.headline}", file=sys.stderr)
     return 1 if failed else 0
+
+
+def _store_in_history(records: list[RunRecord]) -> None:
+    try:
+        history = default_history()
+    except HistoryError as exc:
+        print(f"tflaunch: runs not stored: {exc}", file=sys.stderr)
+        return
+    for record in records:
+        record.history_id = history.record(record, "cli")
+    history.close()
 
 
 def _json_result(records: list[RunRecord]) -> dict:
@@ -199,6 +226,10 @@ def main(argv: Sequence[str] | None = None, gui_launcher: GuiLauncher | None = N
         return bench(args)
     if args.command == "sample":
         return save_sample(args)
+    if args.command == "run":
+        return profile_commands.run_command(args)
+    if args.command == "profiles":
+        return profile_commands.profiles_command(args)
     if gui_launcher is None:
         print("tflaunch: the GUI is not available here; install tflaunch with PySide6, "
               "or use `tflaunch bench`.", file=sys.stderr)

@@ -145,7 +145,13 @@ class Probe:
 
 
 def set_environment(cfg):
-    """Settings TensorFlow reads from the environment, so they must precede its import."""
+    os.environ.update(tensorflow_environment(cfg))
+
+
+def tensorflow_environment(cfg):
+    """Settings TensorFlow reads from the environment, so they must precede its import.
+
+    `tflaunch run --profile` sets the same variables for a user's own script."""
     env = {}
     if cfg.get("log_level") is not None:
         env["TF_CPP_MIN_LOG_LEVEL"] = str(cfg["log_level"])
@@ -156,7 +162,7 @@ def set_environment(cfg):
     if cfg.get("memory_growth"):
         env["TF_FORCE_GPU_ALLOW_GROWTH"] = "true"  # TensorFlow accepts exactly "true"
     env.update({str(k): str(v) for k, v in (cfg.get("extra_env") or {}).items()})
-    os.environ.update(env)
+    return env
 
 
 def import_tensorflow():
@@ -421,20 +427,17 @@ def describe(model, spec, specs, inputs):
         params = int(model.count_params())
     else:
         params = int(sum(v.shape.num_elements() or 0 for v in getattr(model, "variables", [])))
-    size = None
+    fmt, size = "sample", None
     if not spec.startswith("sample:"):
         path = os.path.abspath(os.path.expanduser(spec))
-        if os.path.isdir(path):
-            size = sum(os.path.getsize(os.path.join(d, f)) for d, _, fs in os.walk(path) for f in fs)
-        else:
-            size = os.path.getsize(path)
+        fmt = model_format(path)
+        files = os.walk(path) if os.path.isdir(path) else [(os.path.dirname(path), [], [os.path.basename(path)])]
+        size = sum(os.path.getsize(os.path.join(d, f)) for d, _, fs in files for f in fs)
+    names = [None] * len(specs[0]) + list(specs[1])
     all_specs = list(specs[0]) + list(specs[1].values())
     fed = list(inputs[0]) + list(inputs[1].values())
-    names = [None] * len(specs[0]) + list(specs[1])
-    return {"name": getattr(model, "name", None) or os.path.basename(spec.rstrip("/")),
-            "source": spec, "format": "sample" if spec.startswith("sample:") else model_format(
-                os.path.abspath(os.path.expanduser(spec))),
-            "params": params, "bytes_on_disk": size,
+    return {"name": getattr(model, "name", None) or os.path.basename(spec.rstrip("/")), "source": spec,
+            "format": fmt, "params": params, "bytes_on_disk": size,
             "inputs": [{"name": n or s.name, "shape": list(s.shape), "dtype": s.dtype.name,
                         "fed_shape": list(t.shape)} for n, s, t in zip(names, all_specs, fed)]}
 
@@ -444,27 +447,22 @@ def save_sample(channel, name, formats, out):
     model = build_sample(keras, name)
     os.makedirs(out, exist_ok=True)
     for fmt in formats:
+        path = os.path.join(out, f"{name}_savedmodel" if fmt == "savedmodel" else f"{name}.{fmt}")
         if fmt == "savedmodel":
-            path = os.path.join(out, f"{name}_savedmodel")
             model.export(path, verbose=False)
         else:
-            path = os.path.join(out, f"{name}.{fmt}")
             model.save(path)
         channel.emit("saved", "load", path=path, format=fmt)
 
 
-def parse_args(argv):
+def main(argv=None):
     parser = argparse.ArgumentParser(description="tflaunch probe")
     parser.add_argument("config", nargs="?", help="run configuration as JSON")
     parser.add_argument("--config", dest="config_file", help="read the configuration from a file")
     parser.add_argument("--save-sample", choices=SAMPLES, help="save a built-in sample model")
     parser.add_argument("--format", action="append", choices=FORMATS, help="format(s) to save")
     parser.add_argument("--out", help="folder for --save-sample")
-    return parser.parse_args(argv)
-
-
-def main(argv=None):
-    args = parse_args(sys.argv[1:] if argv is None else argv)
+    args = parser.parse_args(sys.argv[1:] if argv is None else argv)
     channel = Channel()
     probe = None
     code = 0

@@ -60,3 +60,10 @@ def python_without_tensorflow(tmp_path_factory) -> str:
     env = tmp_path_factory.mktemp("env-without-tf")
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(env)], check=True)
     return str(env / "bin" / "python")
+
+
+@pytest.fixture(autouse=True)
+def private_user_dirs(tmp_path, monkeypatch):
+    """Every test gets its own history and profiles folder, children included."""
+    monkeypatch.setenv("TFLAUNCH_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setenv("TFLAUNCH_CONFIG_DIR", str(tmp_path / "config"))

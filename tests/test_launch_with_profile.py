@@ -1,0 +1,98 @@
+"""`tflaunch run --profile`: a user's unmodified script sees every setting of the profile."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+
+from tflaunch.core.config import LaunchConfig
+from tflaunch.core.paths import profiles_dir
+from tflaunch.core.profiles import Profile, ProfileStore
+
+TFLAUNCH = [sys.executable, "-m", "tflaunch.gui.main"]
+
+READ_BACK = textwrap.dedent("""
+    import json, os, sys
+    import tensorflow as tf
+    gpus = tf.config.list_physical_devices("GPU")
+    print("READBACK " + json.dumps({
+        "intra": tf.config.threading.get_intra_op_parallelism_threads(),
+        "inter": tf.config.threading.get_inter_op_parallelism_threads(),
+        "jit": tf.config.optimizer.get_jit(),
+        "onednn": os.environ.get("TF_ENABLE_ONEDNN_OPTS"),
+        "log_level": os.environ.get("TF_CPP_MIN_LOG_LEVEL"),
+        "visible": os.environ.get("CUDA_VISIBLE_DEVICES"),
+        "growth_env": os.environ.get("TF_FORCE_GPU_ALLOW_GROWTH"),
+        "extra": os.environ.get("MY_SETTING"),
+        "growth": [tf.config.experimental.get_memory_growth(g) for g in gpus],
+        "argv": sys.argv[1:],
+    }), flush=True)
+    sys.exit(int(sys.argv[1]))
+""")
+
+
+def save(name: str, config: LaunchConfig) -> None:
+    ProfileStore(profiles_dir()).save(Profile(name, config, {"runs": 1}))
+
+
+def run(*args, timeout=180):
+    return subprocess.run([*TFLAUNCH, *args], capture_output=True, text=True, timeout=timeout)
+
+
+def readback(done) -> dict:
+    line = next(line for line in done.stdout.splitlines() if line.startswith("READBACK "))
+    return json.loads(line[len("READBACK "):])
+
+
+def test_every_setting_reaches_the_script_and_the_exit_code_comes_back(tmp_path):
+    script = tmp_path / "train.py"
+    script.write_text(READ_BACK)
+    save("tuned", LaunchConfig(intra=3, inter=2, xla=True, onednn=False, log_level=2, visible_gpus=(0,),
+                               memory_growth=True, extra_env={"MY_SETTING": "on"}))
+    done = run("run", "--profile", "tuned", "--", sys.executable, str(script), "7", "--epochs", "3")
+    assert done.returncode == 7, done.stderr
+    seen = readback(done)
+    assert seen["intra"] == 3 and seen["inter"] == 2 and seen["jit"] == "autoclustering"
+    assert seen["onednn"] == "0" and seen["log_level"] == "2"
+    assert seen["visible"] == "0" and seen["growth_env"] == "true" and seen["extra"] == "on"
+    assert seen["growth"] == [], "no GPU here: nothing to set, and nothing breaks"
+    assert seen["argv"] == ["7", "--epochs", "3"]
+
+
+def test_a_profile_without_threads_leaves_tensorflow_defaults(tmp_path):
+    script = tmp_path / "train.py"
+    script.write_text(READ_BACK)
+    save("plain", LaunchConfig())
+    done = run("run", "--profile", "plain", "--", sys.executable, str(script), "0")
+    assert done.returncode == 0, done.stderr
+    assert readback(done)["intra"] == 0 and readback(done)["jit"] == ""
+
+
+def test_the_environments_own_sitecustomize_still_runs(tmp_path):
+    theirs = tmp_path / "theirs"
+    theirs.mkdir()
+    (theirs / "sitecustomize.py").write_text("import os\nos.environ['THEIRS_RAN'] = 'yes'\n")
+    save("p", LaunchConfig(intra=1))
+    code = "import os, tensorflow as tf; print(os.environ.get('THEIRS_RAN'), tf.config.threading.get_intra_op_parallelism_threads())"
+    env = {**__import__("os").environ, "PYTHONPATH": str(theirs)}
+    done = subprocess.run([*TFLAUNCH, "run", "--profile", "p", "--", sys.executable, "-c", code],
+                          capture_output=True, text=True, timeout=180, env=env)
+    assert done.stdout.split() == ["yes", "1"], done.stderr
+
+
+def test_a_script_killed_by_a_signal_reports_128_plus_the_signal():
+    save("p", LaunchConfig())
+    done = run("run", "--profile", "p", "--", sys.executable, "-c", "import os, signal; os.kill(os.getpid(), signal.SIGTERM)")
+    assert done.returncode == 128 + 15
+
+
+def test_missing_profile_or_command_is_a_clear_error():
+    save("fast", LaunchConfig())
+    missing = run("run", "--profile", "nope", "--", "true")
+    assert missing.returncode == 2 and "no profile 'nope'" in missing.stderr and "fast" in missing.stderr
+    empty = run("run", "--profile", "fast")
+    assert empty.returncode == 2 and "needs a command" in empty.stderr
+    not_found = run("run", "--profile", "fast", "--", "no-such-program-xyz")
+    assert not_found.returncode == 2 and "no-such-program-xyz was not found" in not_found.stderr
