@@ -1,8 +1,8 @@
 """The start-up phases: the vocabulary every part of tflaunch shares.
 
-The probe emits these names; the parser, run records, CLI table and GUI rows all key on
-them. Keep this file standard-library only: the probe copies nothing from it (it must run
-where tflaunch is not installed) but tests check the probe's list against this one.
+The probe emits these names (it spells them out itself, since it must run where tflaunch
+is not installed; the model tests check it reports every one); the parser, run records,
+CLI table and GUI rows all key on them.
 """
 
 from __future__ import annotations

@@ -19,6 +19,7 @@ import os
 import platform
 import statistics
 import sys
+import threading
 import time
 import traceback
 
@@ -28,7 +29,6 @@ if sys.path and os.path.abspath(sys.path[0] or ".") == os.path.dirname(os.path.a
     sys.path.pop(0)
 
 PROTOCOL_VERSION = 1
-PHASES = ("spawn", "import", "devices", "load", "trace", "first", "steady")
 SAMPLES = ("mlp", "wide", "cnn", "multi")
 FORMATS = ("keras", "h5", "savedmodel")
 HDF5_SIGNATURE = b"\x89HDF\r\n\x1a\n"
@@ -39,8 +39,7 @@ class ProbeFailure(Exception):
 
     def __init__(self, kind, message):
         super().__init__(message)
-        self.kind = kind
-        self.message = message
+        self.kind, self.message = kind, message
 
 
 class Channel:
@@ -97,6 +96,18 @@ def memory():
         except Exception:
             pass
     return rss, peak
+
+
+def exit_with_parent(poll_s=0.5):
+    """Leave when the launcher dies (a kill -9 of the app): an orphaned probe serves nobody."""
+    parent = os.getppid()
+
+    def watch():
+        while os.getppid() == parent:
+            time.sleep(poll_s)
+        os._exit(4)
+
+    threading.Thread(target=watch, name="tflaunch-parent-watch", daemon=True).start()
 
 
 class Probe:
@@ -174,14 +185,12 @@ def import_tensorflow():
         raise ProbeFailure(
             "no_tensorflow",
             f"The interpreter {sys.executable} has no TensorFlow. Install it with: "
-            f"{sys.executable} -m pip install tensorflow",
-        ) from None
+            f"{sys.executable} -m pip install tensorflow") from None
     except ImportError as exc:
         raise ProbeFailure(
             "tensorflow_broken",
             f"TensorFlow is installed for {sys.executable} but fails to import ({exc}). "
-            "Reinstall it in that environment.",
-        ) from None
+            "Reinstall it in that environment.") from None
     try:
         import keras
     except ImportError:
@@ -189,40 +198,38 @@ def import_tensorflow():
     return tf, keras
 
 
-def configure_devices(tf, cfg):
-    intra, inter = int(cfg.get("intra") or 0), int(cfg.get("inter") or 0)
-    if intra:
-        tf.config.threading.set_intra_op_parallelism_threads(intra)
-    if inter:
-        tf.config.threading.set_inter_op_parallelism_threads(inter)
+def apply_tf_config(tf, cfg):
+    """The tf.config part of a configuration. `tflaunch run --profile` applies it to users'
+    own scripts through launch_hook/sitecustomize.py, which loads this file for it."""
+    if cfg.get("intra"):
+        tf.config.threading.set_intra_op_parallelism_threads(int(cfg["intra"]))
+    if cfg.get("inter"):
+        tf.config.threading.set_inter_op_parallelism_threads(int(cfg["inter"]))
     if cfg.get("xla"):
         tf.config.optimizer.set_jit("autoclustering")
-    gpus = tf.config.list_physical_devices("GPU")
-    for gpu in gpus:
+    for gpu in tf.config.list_physical_devices("GPU"):
         if cfg.get("memory_growth"):
             tf.config.experimental.set_memory_growth(gpu, True)
         if cfg.get("memory_limit_mb"):
-            limit = int(cfg["memory_limit_mb"])
-            tf.config.set_logical_device_configuration(
-                gpu, [tf.config.LogicalDeviceConfiguration(memory_limit=limit)]
-            )
+            limit = tf.config.LogicalDeviceConfiguration(memory_limit=int(cfg["memory_limit_mb"]))
+            tf.config.set_logical_device_configuration(gpu, [limit])
+
+
+def configure_devices(tf, cfg):
+    apply_tf_config(tf, cfg)
+    gpus = tf.config.list_physical_devices("GPU")
     logical = tf.config.list_logical_devices()
-    no_gpu = "no GPU"
+    limits = {g.name: [c.memory_limit for c in tf.config.get_logical_device_configuration(g) or []] for g in gpus}
     return {
         "intra_op_threads": tf.config.threading.get_intra_op_parallelism_threads(),
         "inter_op_threads": tf.config.threading.get_inter_op_parallelism_threads(),
         "xla_jit": tf.config.optimizer.get_jit() or "off",
         "onednn": os.environ.get("TF_ENABLE_ONEDNN_OPTS", "default"),
         "log_level": os.environ.get("TF_CPP_MIN_LOG_LEVEL", "default"),
-        "visible_gpus": os.environ.get("CUDA_VISIBLE_DEVICES", "all") if gpus else no_gpu,
+        "visible_gpus": os.environ.get("CUDA_VISIBLE_DEVICES", "all") if gpus else "no GPU",
         "gpus": [g.name for g in gpus],
-        "memory_growth": {g.name: tf.config.experimental.get_memory_growth(g) for g in gpus}
-        or no_gpu,
-        "memory_limit_mb": {
-            g.name: [c.memory_limit for c in tf.config.get_logical_device_configuration(g) or []]
-            for g in gpus
-        }
-        or no_gpu,
+        "memory_growth": {g.name: tf.config.experimental.get_memory_growth(g) for g in gpus} or "no GPU",
+        "memory_limit_mb": limits or "no GPU",
         "extra_env": {k: os.environ.get(k) for k in (cfg.get("extra_env") or {})},
         "logical_devices": [d.name for d in logical],
     }
@@ -230,10 +237,8 @@ def configure_devices(tf, cfg):
 
 def build_sample(keras, name):
     if name not in SAMPLES:
-        raise ProbeFailure(
-            "unknown_sample", f"There is no built-in sample '{name}'. Choose one of: "
-            + ", ".join(f"sample:{s}" for s in SAMPLES)
-        )
+        choices = ", ".join(f"sample:{s}" for s in SAMPLES)
+        raise ProbeFailure("unknown_sample", f"There is no built-in sample '{name}'. Choose one of: {choices}")
     keras.utils.set_random_seed(0)
     layers = keras.layers
     if name == "mlp":
@@ -283,14 +288,12 @@ def check_model_path(spec):
             raise ProbeFailure(
                 "not_saved_model",
                 f"{spec} is a folder but not a SavedModel: it has no saved_model.pb. "
-                "Export one with model.export(path) or tf.saved_model.save().",
-            )
+                "Export one with model.export(path) or tf.saved_model.save().")
     elif fmt is None:
         raise ProbeFailure(
             "unsupported_format",
             f"{spec} is not a model tflaunch can load. Use a SavedModel folder, "
-            "a .keras file or an .h5 file.",
-        )
+            "a .keras file or an .h5 file.")
     check_file_signature(spec, path, fmt)
     return path, fmt
 
@@ -326,8 +329,7 @@ def check_file_signature(spec, path, fmt):
         raise ProbeFailure(
             "corrupt_model",
             f"{spec} is not a valid {fmt} model: it is not {what} (truncated or corrupt). "
-            "Save the model again.",
-        )
+            "Save the model again.")
 
 
 def trace(tf, model, xla):
@@ -335,10 +337,8 @@ def trace(tf, model, xla):
     if not hasattr(model, "inputs"):  # a SavedModel: its signatures are already traced
         signatures = getattr(model, "signatures", {})
         if not signatures:
-            raise ProbeFailure(
-                "no_signature",
-                "The SavedModel has no serving signature; export it with model.export(path).",
-            )
+            raise ProbeFailure("no_signature", "The SavedModel has no serving signature; "
+                               "export it with model.export(path).")
         fn = signatures.get("serving_default") or next(iter(signatures.values()))
         args, kwargs = fn.structured_input_signature
         return fn, (list(args), dict(kwargs))
@@ -464,6 +464,7 @@ def main(argv=None):
     parser.add_argument("--out", help="folder for --save-sample")
     args = parser.parse_args(sys.argv[1:] if argv is None else argv)
     channel = Channel()
+    exit_with_parent()
     probe = None
     code = 0
     try:

@@ -8,13 +8,17 @@ MIB = 1024 * 1024
 def format_duration(seconds: float | None) -> str:
     if seconds is None:
         return "–"
-    if seconds < 0.001:
-        return f"{seconds * 1e6:.0f} µs"
-    if seconds < 1:
-        return f"{seconds * 1e3:.0f} ms" if seconds >= 0.1 else f"{seconds * 1e3:.1f} ms"
-    if seconds < 60:
+    # Choose the unit by the value as it will be printed: 0.09999 s is "100 ms", not "100.0 ms".
+    us, ms = seconds * 1e6, seconds * 1e3
+    if us < 999.5:
+        return f"{us:.0f} µs"
+    if ms < 99.95:
+        return f"{ms:.1f} ms"
+    if ms < 999.5:
+        return f"{ms:.0f} ms"
+    if seconds < 59.995:
         return f"{seconds:.2f} s"
-    minutes, rest = divmod(seconds, 60)
+    minutes, rest = divmod(round(seconds), 60)
     return f"{int(minutes)} min {rest:.0f} s"
 
 

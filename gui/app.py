@@ -10,7 +10,10 @@ from PySide6.QtCore import QEvent, QObject, QSettings, QTimer
 from PySide6.QtWidgets import QApplication
 
 from tflaunch.core.cli import config_from_args
+from tflaunch.core.history import HistoryError, default_history
+from tflaunch.core.paths import profiles_dir
 from tflaunch.core.probe import process_age
+from tflaunch.core.profiles import ProfileStore
 from tflaunch.resources import RESOURCES
 
 from .main_window import MainWindow
@@ -40,7 +43,14 @@ def create_app(argv: list[str] | None = None) -> QApplication:
 
 def run_app(args: argparse.Namespace) -> int:
     app = create_app()
-    window = MainWindow(QSettings())
+    history, problem = None, None
+    try:
+        history = default_history()
+        if history.interrupted_on_open:
+            problem = f"{history.interrupted_on_open} run(s) were interrupted when tflaunch last stopped; see History."
+    except HistoryError as exc:
+        problem = f"Runs will not be kept: {exc}"
+    window = MainWindow(QSettings(), history, ProfileStore(profiles_dir()), history_problem=problem)
     if args.model is not None:
         window.use_config(config_from_args(args))
     if os.environ.get(STARTUP_PROBE_ENV):

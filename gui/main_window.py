@@ -7,29 +7,43 @@ from pathlib import Path
 
 from PySide6.QtCore import QByteArray, QSettings, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDropEvent, QKeySequence
-from PySide6.QtWidgets import QDockWidget, QMainWindow, QMessageBox, QScrollArea, QSplitter, QWidget
+from PySide6.QtWidgets import (
+    QDockWidget, QInputDialog, QMainWindow, QMessageBox, QScrollArea, QSplitter, QTabWidget, QWidget,
+)
 
 from tflaunch.core import gpus
 from tflaunch.core.config import LaunchConfig
+from tflaunch.core.history import History
 from tflaunch.core.phases import LABELS
-from tflaunch.core.run import RunRecord
+from tflaunch.core.profiles import Profile, ProfileError, ProfileStore, evidence_from_runs
+from tflaunch.core.run import RunRecord, RunStatus
 
+from .compare_view import CompareView
+from .history_view import HistoryView
 from .interpreter_check import InterpreterCheck
 from .log_pane import LogPane
 from .probe_process import ProbeProcess
+from .profiles_view import ProfilesView
 from .run_list import RunList
 from .run_view import RunView
 from .settings_panel import RECENT_LIMIT, SettingsPanel
 
 TICK_MS = 100
+STORE_MS = 1000  # samples reach the history file at least this often: a crash loses at most this much
 
 
 class MainWindow(QMainWindow):
     run_started = Signal(object)  # RunRecord
     run_finished = Signal(object)  # RunRecord
 
-    def __init__(self, settings: QSettings, gpu_inventory=gpus.inventory, parent: QWidget | None = None) -> None:
+    def __init__(self, settings: QSettings, history: History | None, profiles: ProfileStore,
+                 gpu_inventory=gpus.inventory, history_problem: str | None = None,
+                 parent: QWidget | None = None) -> None:
         super().__init__(parent)
+        self.history = history
+        self.profiles = profiles
+        self._history_id: int | None = None
+        self._samples_stored = 0
         self.setWindowTitle("tflaunch")
         self.setAcceptDrops(True)
         self._settings = settings
@@ -41,6 +55,13 @@ class MainWindow(QMainWindow):
         self.run_view = RunView()
         self.run_list = RunList()
         self.log = LogPane()
+        self.history_view = HistoryView(history)
+        self.compare_view = CompareView()
+        self.profiles_view = ProfilesView(profiles)
+        self.tabs = QTabWidget()
+        for widget, title in ((self.run_view, "&Run"), (self.history_view, "&History"),
+                              (self.compare_view, "&Compare"), (self.profiles_view, "&Profiles")):
+            self.tabs.addTab(widget, title.replace("&", ""))
         scroll = QScrollArea()
         scroll.setWidget(self.panel)
         scroll.setWidgetResizable(True)
@@ -48,7 +69,7 @@ class MainWindow(QMainWindow):
         scroll.setMinimumWidth(self.panel.sizeHint().width() + 24)
         center = QSplitter(Qt.Orientation.Horizontal)
         center.addWidget(scroll)
-        center.addWidget(self.run_view)
+        center.addWidget(self.tabs)
         center.setStretchFactor(1, 1)
         center.setChildrenCollapsible(False)
         self.setCentralWidget(center)
@@ -62,10 +83,20 @@ class MainWindow(QMainWindow):
         self.checker.checked.connect(self.panel.set_interpreter_info)
         self.panel.python_changed.connect(self.checker.check)
         self.run_list.run_selected.connect(self._on_run_selected)
+        self.history_view.show_requested.connect(self._show_stored_run)
+        self.history_view.rerun_requested.connect(self._rerun_stored)
+        self.history_view.compare_requested.connect(self._compare_stored)
+        self.history_view.save_profile_requested.connect(
+            lambda ids: self.ask_profile_name([self.history.load(i) for i in ids]))
+        self.compare_view.save_profile_requested.connect(self._save_best_of_comparison)
+        self.profiles_view.apply_requested.connect(self.apply_profile)
         self._tick = QTimer(self)
         self._tick.setInterval(TICK_MS)
         self._tick.timeout.connect(self.run_view.refresh)
-        self.statusBar().showMessage("Ready. Ctrl+R runs the model, Esc cancels.")
+        self._store_tick = QTimer(self)
+        self._store_tick.setInterval(STORE_MS)
+        self._store_tick.timeout.connect(self._store_samples)
+        self.statusBar().showMessage(history_problem or "Ready. Ctrl+R runs the model, Esc cancels.")
         self._restore()
         # After the first paint: the window appears before any slow discovery work.
         QTimer.singleShot(0, self._discover)
@@ -93,6 +124,14 @@ class MainWindow(QMainWindow):
         toggle_log.setShortcut(QKeySequence("Ctrl+L"))
         toggle_runs = self.runs_dock.toggleViewAction()
         about = QAction("&About tflaunch", self, triggered=self._about)
+        self.save_profile_action = QAction("&Save run as profile…", self, shortcut=QKeySequence.StandardKey.Save,
+                                           triggered=self._save_shown_run_as_profile)
+        self.save_profile_action.setToolTip("Keep these settings, with this run as evidence (Ctrl+S)")
+        tab_actions = []
+        for index, name in enumerate(("Run", "History", "Compare", "Profiles")):
+            action = QAction(f"{name} view", self, shortcut=QKeySequence(f"Ctrl+{index + 1}"),
+                             triggered=lambda _checked=False, i=index: self.tabs.setCurrentIndex(i))
+            tab_actions.append(action)
 
         menu = self.menuBar()
         file_menu = menu.addMenu("&File")
@@ -103,7 +142,12 @@ class MainWindow(QMainWindow):
         run_menu = menu.addMenu("&Run")
         run_menu.addAction(self.run_action)
         run_menu.addAction(self.cancel_action)
+        run_menu.addSeparator()
+        run_menu.addAction(self.save_profile_action)
         view_menu = menu.addMenu("&View")
+        for action in tab_actions:
+            view_menu.addAction(action)
+        view_menu.addSeparator()
         view_menu.addAction(toggle_log)
         view_menu.addAction(toggle_runs)
         menu.addMenu("&Help").addAction(about)
@@ -112,6 +156,7 @@ class MainWindow(QMainWindow):
         self.toolbar.setMovable(False)
         self.toolbar.addAction(self.run_action)
         self.toolbar.addAction(self.cancel_action)
+        self.toolbar.addAction(self.save_profile_action)
         self.toolbar.addSeparator()
         self.toolbar.addAction(toggle_log)
 
@@ -137,6 +182,7 @@ class MainWindow(QMainWindow):
         process.stderr_lines.connect(self.log.append_lines)
         process.finished.connect(self._on_finished)
         self.process = process
+        self.tabs.setCurrentWidget(self.run_view)
         self.run_view.begin(process.record)
         self.log.begin(f"{config.model}: {config.summary()}")
         self.run_action.setEnabled(False)
@@ -144,6 +190,7 @@ class MainWindow(QMainWindow):
         self.statusBar().showMessage(f"Running {config.model}…")
         self._tick.start()
         process.start()
+        self._begin_storing(process.record)
         self.run_started.emit(process.record)
 
     def cancel_run(self) -> None:
@@ -152,8 +199,24 @@ class MainWindow(QMainWindow):
             self.statusBar().showMessage(f"Cancelling during {LABELS[phase]}…")
             self.process.cancel()
 
+    def _begin_storing(self, record: RunRecord) -> None:
+        self._history_id, self._samples_stored = None, 0
+        if self.history is not None:
+            self._history_id = record.history_id = self.history.begin(record, "gui")
+            self._store_tick.start()
+
+    def _store_samples(self) -> None:
+        if self.history is not None and self._history_id is not None and self.process is not None:
+            new = self.process.record.samples[self._samples_stored:]
+            self.history.add_samples(self._history_id, new)
+            self._samples_stored += len(new)
+
     def _on_finished(self, record: RunRecord) -> None:
         self._tick.stop()
+        self._store_tick.stop()
+        if self.history is not None and self._history_id is not None:
+            self.history.finish(self._history_id, record, self._samples_stored)
+            self.history_view.refresh()
         self.run_view.show_record(record)
         self.log.show_end(record)
         self.run_list.add_record(record)
@@ -172,6 +235,61 @@ class MainWindow(QMainWindow):
             return  # the live run keeps the view until it ends
         self.run_view.show_record(record)
         self.log.show_record(record)
+
+    # -- history, comparison and profiles ----------------------------------------------
+    def _show_stored_run(self, run_id: int) -> None:
+        record = self.history.load(run_id)
+        self.run_view.show_record(record)
+        self.log.show_record(record)
+        self.tabs.setCurrentWidget(self.run_view)
+
+    def _rerun_stored(self, run_id: int) -> None:
+        self.use_config(self.history.load(run_id).config)
+        self.start_run()
+
+    def _compare_stored(self, run_ids: list[int]) -> None:
+        self.compare_view.show_runs([self.history.load(i) for i in run_ids])
+        self.tabs.setCurrentWidget(self.compare_view)
+
+    def _save_shown_run_as_profile(self) -> None:
+        record = self.run_view.record
+        if record is None or record.status is not RunStatus.OK:
+            self.statusBar().showMessage("Save as profile needs a finished, successful run.")
+            return
+        self.ask_profile_name([record])
+
+    def _save_best_of_comparison(self, runs: list[RunRecord], baseline: int) -> None:
+        contenders = [r for i, r in enumerate(runs) if i != baseline and r.status is RunStatus.OK]
+        if not contenders:
+            self.statusBar().showMessage("No successful run besides the baseline to save.")
+            return
+        best = min(contenders, key=lambda r: r.time_to_ready or float("inf"))
+        self.ask_profile_name([best], [runs[baseline]])
+
+    def ask_profile_name(self, runs: list[RunRecord], baseline: list[RunRecord] = ()) -> None:
+        name, ok = QInputDialog.getText(self, "Save as profile", "Profile name:")
+        if ok and name.strip():
+            self.save_profile(name.strip(), runs, baseline)
+
+    def save_profile(self, name: str, runs: list[RunRecord], baseline: list[RunRecord] = ()) -> bool:
+        """Store runs' settings as a profile; a problem is shown in the status bar."""
+        try:
+            profile = Profile(name, runs[-1].config, evidence_from_runs(runs, baseline))
+            path = self.profiles.save(profile)
+        except ProfileError as exc:
+            self.statusBar().showMessage(f"Profile not saved: {exc}")
+            return False
+        self.profiles_view.refresh()
+        self.statusBar().showMessage(f"Saved profile {name} to {path}")
+        return True
+
+    def apply_profile(self, config: LaunchConfig) -> None:
+        """Fill the settings panel; an interpreter from another machine is not taken over."""
+        if config.python != self.panel.python.text() and not Path(config.python).exists():
+            config = config.replace(python=self.panel.python.text())
+        self.use_config(config)
+        self.panel.show_problems(config.validate())
+        self.statusBar().showMessage(f"Applied profile settings: {config.summary()}")
 
     # -- discovery and persistence -----------------------------------------------------
     def _discover(self) -> None:

@@ -3,7 +3,8 @@
 `tflaunch run --profile NAME -- python train.py` puts this folder first on PYTHONPATH and
 the settings in TFLAUNCH_TF_CONFIG. Python imports sitecustomize at start-up; this one
 watches for `import tensorflow` and, the moment TensorFlow has loaded and before the
-script can run an op, applies threads, XLA, memory growth and memory limits. Settings
+script can run an op, applies threads, XLA, memory growth and memory limits with the
+probe's own apply_tf_config. Settings
 read from the environment (visible GPUs, oneDNN, log level) are set by tflaunch itself.
 Standard library only: it runs in the user's interpreter, where tflaunch may be absent.
 """
@@ -23,26 +24,16 @@ def _warn(message):
 
 
 def apply(tf, cfg):
-    """Apply the tf.config part of a profile; a setting that fails is reported, not fatal."""
-    steps = []
-    if cfg.get("intra"):
-        steps.append(("intra-op threads", lambda: tf.config.threading.set_intra_op_parallelism_threads(int(cfg["intra"]))))
-    if cfg.get("inter"):
-        steps.append(("inter-op threads", lambda: tf.config.threading.set_inter_op_parallelism_threads(int(cfg["inter"]))))
-    if cfg.get("xla"):
-        steps.append(("XLA JIT", lambda: tf.config.optimizer.set_jit("autoclustering")))
-    for gpu in tf.config.list_physical_devices("GPU") if cfg.get("memory_growth") or cfg.get("memory_limit_mb") else []:
-        if cfg.get("memory_growth"):
-            steps.append((f"memory growth on {gpu.name}", lambda g=gpu: tf.config.experimental.set_memory_growth(g, True)))
-        if cfg.get("memory_limit_mb"):
-            limit = int(cfg["memory_limit_mb"])
-            steps.append((f"memory limit on {gpu.name}", lambda g=gpu: tf.config.set_logical_device_configuration(
-                g, [tf.config.LogicalDeviceConfiguration(memory_limit=limit)])))
-    for what, step in steps:
-        try:
-            step()
-        except (RuntimeError, ValueError) as exc:
-            _warn(f"could not apply {what} from the launch profile: {exc}")
+    """Apply the tf.config part of a profile with the probe's own code (it sits one folder
+    up, in every layout tflaunch is installed in). A failure is reported, never fatal."""
+    try:
+        path = os.path.join(os.path.dirname(_HERE), "probe.py")
+        spec = importlib.util.spec_from_file_location("tflaunch_probe", path)
+        probe = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(probe)
+        probe.apply_tf_config(tf, cfg)
+    except Exception as exc:  # the user's script must run even if a setting cannot be applied
+        _warn(f"could not apply the launch profile's TensorFlow settings: {type(exc).__name__}: {exc}")
 
 
 class _TensorFlowWatcher(importlib.abc.MetaPathFinder):

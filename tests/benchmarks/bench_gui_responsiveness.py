@@ -11,6 +11,7 @@ import statistics
 import sys
 import tempfile
 import time
+from pathlib import Path
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
@@ -18,6 +19,8 @@ from PySide6.QtCore import QSettings, Qt, QTimer  # noqa: E402
 
 from tests.benchmarks.common import report  # noqa: E402
 from tflaunch.core.config import LaunchConfig  # noqa: E402
+from tflaunch.core.history import History  # noqa: E402
+from tflaunch.core.profiles import ProfileStore  # noqa: E402
 from tflaunch.gui.app import create_app  # noqa: E402
 from tflaunch.gui.main_window import MainWindow  # noqa: E402
 
@@ -61,7 +64,8 @@ def measure_run(app, window) -> dict:
 def main() -> None:
     app = create_app()
     with tempfile.TemporaryDirectory() as tmp:
-        window = MainWindow(QSettings(f"{tmp}/settings.ini", QSettings.Format.IniFormat))
+        window = MainWindow(QSettings(f"{tmp}/settings.ini", QSettings.Format.IniFormat),
+                            History(Path(tmp) / "history.sqlite3"), ProfileStore(Path(tmp) / "profiles"))
         window.resize(1360, 860)
         window.show()
         window.use_config(LaunchConfig(model="sample:wide", steady=20))

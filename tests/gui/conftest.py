@@ -10,6 +10,9 @@ import pytest
 from PySide6.QtCore import QSettings
 
 from tflaunch.core.gpus import GpuInventory
+from tflaunch.core.history import History
+from tflaunch.core.paths import history_path, profiles_dir
+from tflaunch.core.profiles import ProfileStore
 from tflaunch.gui.app import create_app
 from tflaunch.gui.main_window import MainWindow
 
@@ -29,6 +32,7 @@ def make_window(qtbot, settings_file):
 
     def make(inventory: GpuInventory = NO_GPU, size: tuple[int, int] | None = (1360, 860)) -> MainWindow:
         window = MainWindow(QSettings(str(settings_file), QSettings.Format.IniFormat),
+                            History(history_path()), ProfileStore(profiles_dir()),
                             gpu_inventory=lambda: inventory)
         qtbot.addWidget(window)
         if size is not None:

@@ -1,0 +1,163 @@
+"""ProfilesView: saved launch profiles; apply one, manage them, diff two."""
+
+from __future__ import annotations
+
+import html
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QColor
+from PySide6.QtWidgets import (
+    QAbstractItemView, QFileDialog, QHBoxLayout, QInputDialog, QLabel, QListWidget, QListWidgetItem,
+    QMessageBox, QPushButton, QSplitter, QTextBrowser, QVBoxLayout, QWidget,
+)
+
+from tflaunch.core.config import LaunchConfig
+from tflaunch.core.profiles import ProfileError, ProfileStore, diff
+
+from .palette import STATE_COLORS
+
+
+class ProfilesView(QWidget):
+    apply_requested = Signal(object)  # LaunchConfig
+
+    def __init__(self, store: ProfileStore, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.store = store
+        self.list = QListWidget()
+        self.list.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
+        self.list.itemSelectionChanged.connect(self._on_selection)
+        self.list.itemDoubleClicked.connect(lambda _item: self.apply_selected())
+        self.detail = QTextBrowser()
+        self.detail.setOpenLinks(False)
+        self.buttons: dict[str, QPushButton] = {}
+        bar = QHBoxLayout()
+        for name, tip, slot in (
+            ("Apply", "Fill the settings panel with this profile (double-click)", self.apply_selected),
+            ("Rename…", "Give the profile another name", self.rename_selected),
+            ("Duplicate…", "Copy the profile under a new name", self.duplicate_selected),
+            ("Delete", "Delete the profile file", self.delete_selected),
+            ("Diff", "Show what differs between two selected profiles", self.diff_selected),
+            ("Import…", "Add a profile from a TOML file", self.import_file),
+            ("Export…", "Write the profile to a TOML file to share it", self.export_selected),
+        ):
+            button = QPushButton(name)
+            button.setToolTip(tip)
+            button.clicked.connect(slot)
+            bar.addWidget(button)
+            self.buttons[name] = button
+        bar.addStretch(1)
+        self.folder = QLabel()
+        self.folder.setObjectName("caption")
+        split = QSplitter(Qt.Orientation.Horizontal)
+        split.addWidget(self.list)
+        split.addWidget(self.detail)
+        split.setStretchFactor(1, 2)
+        layout = QVBoxLayout(self)
+        layout.addLayout(bar)
+        layout.addWidget(split, 1)
+        layout.addWidget(self.folder)
+        self.refresh()
+
+    def refresh(self) -> None:
+        self.list.clear()
+        for entry in self.store.entries():
+            item = QListWidgetItem(entry.name if entry.profile else f"{entry.name} (broken)")
+            item.setData(Qt.ItemDataRole.UserRole, entry)
+            if entry.profile is None:
+                item.setForeground(QColor(STATE_COLORS["failed"]))
+                item.setToolTip(entry.problem)
+            else:
+                item.setToolTip(f"{entry.profile.config.model}: {entry.profile.config.summary()}")
+            self.list.addItem(item)
+        self.folder.setText(f"Profiles are TOML files in {self.store.folder}")
+        self._on_selection()
+
+    def _selected(self):
+        return [item.data(Qt.ItemDataRole.UserRole) for item in self.list.selectedItems()]
+
+    def _on_selection(self) -> None:
+        entries = self._selected()
+        usable = [e for e in entries if e.profile is not None]
+        for name, enabled in (("Apply", len(usable) == 1 and len(entries) == 1), ("Rename…", len(usable) == 1),
+                              ("Duplicate…", len(usable) == 1), ("Delete", len(entries) >= 1),
+                              ("Diff", len(usable) == 2), ("Export…", len(usable) == 1)):
+            self.buttons[name].setEnabled(enabled)
+        if len(entries) == 1:
+            entry = entries[0]
+            if entry.profile is None:
+                self.detail.setHtml(f"<h3>{html.escape(entry.name)} cannot be used</h3>"
+                                    f"<p style='color:{STATE_COLORS['failed']}'>{html.escape(entry.problem)}</p>"
+                                    f"<p>The file is left as it is: {html.escape(str(entry.path))}</p>")
+            else:
+                self.detail.setPlainText(entry.profile.to_toml())
+        elif not entries:
+            self.detail.setPlainText("Choose a profile to see its settings and the evidence behind them.")
+
+    def select(self, name: str) -> None:
+        for row in range(self.list.count()):
+            item = self.list.item(row)
+            item.setSelected(item.data(Qt.ItemDataRole.UserRole).name == name)
+
+    def apply_selected(self) -> None:
+        entries = [e for e in self._selected() if e.profile is not None]
+        if len(entries) == 1:
+            config: LaunchConfig = entries[0].profile.config
+            self.apply_requested.emit(config)
+
+    def diff_selected(self) -> None:
+        entries = [e for e in self._selected() if e.profile is not None]
+        if len(entries) != 2:
+            return
+        a, b = entries
+        rows = "".join(f"<tr><td>{html.escape(k)}</td><td>{html.escape(repr(x))}</td><td>{html.escape(repr(y))}</td></tr>"
+                       for k, x, y in diff(a.profile, b.profile))
+        self.detail.setHtml(f"<h3>{html.escape(a.name)} → {html.escape(b.name)}</h3>"
+                            "<table cellpadding='4'><tr><th align='left'>setting</th>"
+                            f"<th align='left'>{html.escape(a.name)}</th><th align='left'>{html.escape(b.name)}</th></tr>"
+                            f"{rows or '<tr><td>no differences</td></tr>'}</table>")
+
+    def rename_selected(self) -> None:
+        self._with_new_name("Rename profile", self.store.rename)
+
+    def duplicate_selected(self) -> None:
+        self._with_new_name("Duplicate profile", self.store.duplicate)
+
+    def _with_new_name(self, title: str, action) -> None:
+        entries = [e for e in self._selected() if e.profile is not None]
+        if len(entries) != 1:
+            return
+        name, ok = QInputDialog.getText(self, title, "New name:", text=entries[0].name)
+        if ok and name and name != entries[0].name:
+            self._guard(lambda: action(entries[0].name, name))
+            self.select(name)
+
+    def delete_selected(self) -> None:
+        entries = self._selected()
+        if not entries:
+            return
+        names = ", ".join(e.name for e in entries)
+        answer = QMessageBox.question(self, "Delete profiles", f"Delete {names}? The files are removed.")
+        if answer == QMessageBox.StandardButton.Yes:
+            for entry in entries:
+                self._guard(lambda e=entry: e.path.unlink())
+
+    def import_file(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(self, "Import a profile", "", "Profiles (*.toml)")
+        if path:
+            self._guard(lambda: self.store.import_file(path))
+
+    def export_selected(self) -> None:
+        entries = [e for e in self._selected() if e.profile is not None]
+        if len(entries) != 1:
+            return
+        path, _ = QFileDialog.getSaveFileName(self, "Export the profile", f"{entries[0].name}.toml", "Profiles (*.toml)")
+        if path:
+            self._guard(lambda: self.store.export(entries[0].name, path))
+
+    def _guard(self, action) -> None:
+        """Run a file action; a failure is shown, never raised into the event loop."""
+        try:
+            action()
+        except (ProfileError, OSError) as exc:
+            QMessageBox.warning(self, "tflaunch", str(exc))
+        self.refresh()

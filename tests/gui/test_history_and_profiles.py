@@ -1,0 +1,129 @@
+"""History, comparison and profiles in the window, with real runs and real files."""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import subprocess
+import sys
+import time
+
+import psutil
+from PySide6.QtCore import Qt
+
+from tflaunch.core.config import LaunchConfig
+from tflaunch.core.history import History
+from tflaunch.core.paths import history_path, profiles_dir
+from tflaunch.core.run import RunStatus
+
+RUN_TIMEOUT_MS = 180_000
+
+
+def run(qtbot, window, config: LaunchConfig):
+    window.use_config(config)
+    with qtbot.waitSignal(window.run_finished, timeout=RUN_TIMEOUT_MS) as finished:
+        window.start_run()
+    return finished.args[0]
+
+
+def test_runs_are_stored_and_come_back_from_history(qtbot, window):
+    record = run(qtbot, window, LaunchConfig(model="sample:mlp", steady=2))
+    assert record.history_id is not None
+    stored = History(history_path()).load(record.history_id)
+    assert stored.status is RunStatus.OK and stored.samples == record.samples
+    view = window.history_view
+    assert view.model.rowCount() == 1 and view.model.item(0, 5).text() == "ok"
+    view.select_ids([record.history_id])
+    qtbot.mouseClick(view.show_button, Qt.MouseButton.LeftButton)
+    assert window.tabs.currentWidget() is window.run_view
+    assert window.run_view.record.history_id == record.history_id
+
+    with qtbot.waitSignal(window.run_finished, timeout=RUN_TIMEOUT_MS) as again:
+        view.select_ids([record.history_id])
+        qtbot.mouseClick(view.rerun_button, Qt.MouseButton.LeftButton)
+    assert again.args[0].config == record.config and view.model.rowCount() == 2
+    view.filter.setText("nothing matches this")
+    assert view.proxy.rowCount() == 0
+    view.filter.clear()
+    view.select_ids([record.history_id])
+    view.delete_selected()
+    assert view.model.rowCount() == 1
+
+
+def test_compare_two_runs_and_save_the_best_as_a_profile(qtbot, window, screenshot):
+    slow = run(qtbot, window, LaunchConfig(model="sample:mlp", steady=2, intra=1))
+    fast = run(qtbot, window, LaunchConfig(model="sample:mlp", steady=2))
+    window.history_view.select_ids([slow.history_id, fast.history_id])
+    qtbot.mouseClick(window.history_view.compare_button, Qt.MouseButton.LeftButton)
+    compare = window.compare_view
+    assert window.tabs.currentWidget() is compare and len(compare.runs) == 2
+    base = compare.baseline.currentIndex()
+    other = 1 - base
+    cell = compare.phases.item(0, other).text()
+    assert cell.endswith(("faster)", "as fast)")) and (" s " in cell or " ms " in cell)
+    intra_row = [compare.settings.verticalHeaderItem(r).text() for r in range(compare.settings.rowCount())].index("intra")
+    assert compare.settings.item(intra_row, 0).background().color().name() == "#fff3c4"
+    model_row = [compare.settings.verticalHeaderItem(r).text() for r in range(compare.settings.rowCount())].index("model")
+    assert compare.settings.item(model_row, 0).background().color().name() != "#fff3c4"
+    screenshot(window, "compare")
+
+    runs = compare.runs
+    assert window.save_profile("winner", [runs[other]], [runs[base]])
+    profile = window.profiles.load("winner")
+    assert profile.evidence["baseline"]["runs"] == 1 and profile.evidence["runs"] == 1
+
+
+def test_profiles_view_applies_lists_broken_files_and_diffs(qtbot, window, screenshot):
+    record = run(qtbot, window, LaunchConfig(model="sample:mlp", steady=2, intra=2, xla=True))
+    assert window.save_profile("two-threads", [record])
+    assert not window.save_profile("two-threads", [record]), "an existing name is refused"
+    assert "exists already" in window.statusBar().currentMessage()
+    window.profiles.duplicate("two-threads", "copy")
+    (profiles_dir() / "damaged.toml").write_text("schema_version = [")
+    view = window.profiles_view
+    view.refresh()
+    texts = [view.list.item(i).text() for i in range(view.list.count())]
+    assert texts == ["copy", "damaged (broken)", "two-threads"]
+    view.select("damaged")
+    assert "cannot be used" in view.detail.toPlainText() and "not valid TOML" in view.detail.toPlainText()
+    assert not view.buttons["Apply"].isEnabled()
+    view.list.item(0).setSelected(True)
+    view.list.item(1).setSelected(False)
+    view.list.item(2).setSelected(True)
+    view.diff_selected()
+    assert "no differences" in view.detail.toPlainText()
+    window.tabs.setCurrentWidget(view)
+    view.select("two-threads")
+    screenshot(window, "profiles")
+    window.use_config(LaunchConfig())
+    view.apply_selected()
+    applied = window.panel.config()
+    assert applied.intra == 2 and applied.xla and applied.steady == 2
+
+
+APP_UNTIL_KILLED = [sys.executable, "-m", "tflaunch.gui.main", "gui", "--model", "sample:cnn", "--run"]
+
+
+def test_killing_the_app_mid_run_leaves_an_interrupted_run(tmp_path):
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "XDG_CONFIG_HOME": str(tmp_path)}
+    app = subprocess.Popen(APP_UNTIL_KILLED, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 60
+    try:
+        while True:
+            assert time.monotonic() < deadline, "the app never stored its run"
+            if history_path().exists():
+                with sqlite3.connect(history_path()) as db:
+                    row = db.execute("SELECT status FROM runs").fetchone()
+                if row and row[0] == "running":
+                    break
+            time.sleep(0.1)
+        probes = psutil.Process(app.pid).children(recursive=True)
+    finally:
+        app.kill()
+        app.wait()
+    # The orphaned probe notices its launcher is gone and leaves by itself.
+    gone, alive = psutil.wait_procs(probes, timeout=10)
+    assert not alive, "a probe outlived the app that started it"
+    history = History(history_path())
+    assert history.interrupted_on_open == 1
+    assert history.list_runs()[0].status == "interrupted"
