@@ -13,6 +13,8 @@ from .units import format_duration
 # Rows of a comparison: the seven phases, then time to ready.
 ROWS: tuple[str, ...] = (*PHASES, "ready")
 ROW_LABELS: dict[str, str] = {**LABELS, "ready": "Time to ready"}
+# For chart axes, where eight long labels would run into each other.
+SHORT_LABELS: dict[str, str] = {**{p: LABELS[p].split()[0] for p in PHASES}, "ready": "Ready"}
 
 
 @dataclass(frozen=True)
@@ -35,7 +37,9 @@ class Delta:
         if self.difference is None:
             return format_duration(self.value)
         sign = "+" if self.difference >= 0 else "−"
-        ratio = f", {self.ratio:.2f}× {'faster' if self.ratio >= 1 else 'as fast'}" if self.ratio else ""
+        ratio = ""
+        if self.ratio:
+            ratio = f", {self.ratio:.2f}× faster" if self.ratio >= 1 else f", {1 / self.ratio:.2f}× slower"
         return f"{format_duration(self.value)} ({sign}{format_duration(abs(self.difference))}{ratio})"
 
 

@@ -20,9 +20,10 @@ from typing import Any, Sequence
 import tomli_w
 
 from .config import LaunchConfig
-from .phases import PHASES
+from .phases import LABELS, PHASES
 from .run import RunRecord, RunStatus
 from .stats import summarize
+from .units import format_bytes, format_duration
 
 SCHEMA_VERSION = 1
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._ -]{0,63}$")
@@ -228,7 +229,8 @@ def evidence_from_runs(runs: Sequence[RunRecord], baseline: Sequence[RunRecord] 
         "runs": len(ok),
         "date": time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(ok[-1].launched_at)),
         "time_to_ready": ready.to_dict() if ready else None,
-        "peak_rss_median": statistics.median(r.peak_rss for r in ok if r.peak_rss) if any(r.peak_rss for r in ok) else None,
+        "peak_rss_bytes_median": int(statistics.median(r.peak_rss for r in ok if r.peak_rss))
+        if any(r.peak_rss for r in ok) else None,
         "phases": phases,
         "environment": {k: env.get(k) for k in ("tensorflow", "keras", "python", "cpu", "cores", "driver", "cuda")},
         "gpus": [g.get("model") or g.get("name") for g in env.get("gpus", [])],
@@ -239,4 +241,39 @@ def evidence_from_runs(runs: Sequence[RunRecord], baseline: Sequence[RunRecord] 
         evidence["baseline"] = {"settings": base_ok[0].config.summary(), "runs": len(base_ok),
                                 "time_to_ready_median": base_ready.median,
                                 "speedup": base_ready.median / ready.median}
-    return evidence
+    return _rounded(evidence)
+
+
+def _rounded(value: Any) -> Any:
+    """Seconds to the microsecond: more digits are noise in a file people read and diff."""
+    if isinstance(value, dict):
+        return {k: _rounded(v) for k, v in value.items()}
+    if isinstance(value, float):
+        return round(value, 6)
+    return value
+
+
+def describe_evidence(evidence: dict[str, Any]) -> list[str]:
+    """The evidence as sentences with units, for people rather than files."""
+    lines = []
+    ready = evidence.get("time_to_ready") or {}
+    if ready:
+        lines.append(f"Time to ready: median {format_duration(ready.get('median'))} "
+                     f"(min {format_duration(ready.get('min'))}, max {format_duration(ready.get('max'))}, "
+                     f"{evidence.get('runs', 0)} runs) on {evidence.get('model')}")
+    base = evidence.get("baseline")
+    if base:
+        lines.append(f"{base['speedup']:.2f}× faster than {base['settings']} "
+                     f"(median {format_duration(base['time_to_ready_median'])} over {base['runs']} runs)")
+    phases = evidence.get("phases") or {}
+    if phases:
+        lines.append("Phases (median): " + ", ".join(
+            f"{LABELS[name]} {format_duration(p.get('median'))}" for name, p in phases.items() if name in LABELS))
+    if evidence.get("peak_rss_bytes_median"):
+        lines.append(f"Peak memory: median {format_bytes(evidence['peak_rss_bytes_median'])}")
+    env = evidence.get("environment") or {}
+    if env:
+        gpus = ", ".join(evidence.get("gpus") or []) or "no GPU"
+        lines.append(f"Measured with TensorFlow {env.get('tensorflow')}, Python {env.get('python')}, "
+                     f"{env.get('cpu')} ({env.get('cores')} cores), {gpus}, on {evidence.get('date')}")
+    return lines

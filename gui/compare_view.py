@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 from dataclasses import fields
 
 import numpy as np
@@ -13,7 +14,7 @@ from PySide6.QtWidgets import (
     QTableWidgetItem, QVBoxLayout, QWidget,
 )
 
-from tflaunch.core.compare import ROW_LABELS, ROWS, deltas, differing_settings
+from tflaunch.core.compare import ROW_LABELS, ROWS, SHORT_LABELS, deltas, differing_settings
 from tflaunch.core.config import LaunchConfig
 from tflaunch.core.run import RunRecord
 from tflaunch.core.units import MIB, format_bytes
@@ -60,9 +61,11 @@ class CompareView(QWidget):
         bars_plot = self.bars.getPlotItem()
         bars_plot.getAxis("left").setLabel("Duration (s)")
         bars_plot.getAxis("left").enableAutoSIPrefix(False)
-        bars_plot.getAxis("bottom").setTicks([[(i, ROW_LABELS[r]) for i, r in enumerate(ROWS)]])
+        bars_plot.getAxis("bottom").setTicks([[(i, SHORT_LABELS[r]) for i, r in enumerate(ROWS)]])
         bars_plot.showGrid(y=True, alpha=0.2)
-        self.bars_legend = bars_plot.addLegend(offset=(10, 10))
+        # The legend sits above the charts: inside, it would cover the tallest bars.
+        self.legend = QLabel()
+        self.legend.setWordWrap(True)
         self.memory = pg.PlotWidget(background="w")
         self.memory.setMenuEnabled(False)
         memory_plot = self.memory.getPlotItem()
@@ -85,6 +88,7 @@ class CompareView(QWidget):
         layout = QVBoxLayout(self)
         layout.addLayout(bar)
         layout.addWidget(self.hint)
+        layout.addWidget(self.legend)
         layout.addWidget(body, 1)
         self.show_runs([])
 
@@ -110,17 +114,17 @@ class CompareView(QWidget):
         plot = self.bars.getPlotItem()
         for item in [i for i in plot.items if isinstance(i, pg.BarGraphItem)]:
             plot.removeItem(item)
-        self.bars_legend.clear()
         n = len(self.runs)
         width = 0.8 / max(n, 1)
         for i, record in enumerate(self.runs):
             heights = [v if (v := (record.time_to_ready if r == "ready" else record.phases[r].duration)) else 0.0
                        for r in ROWS]
             x = np.arange(len(ROWS)) - 0.4 + width * (i + 0.5)
-            item = pg.BarGraphItem(x=x, height=heights, width=width * 0.9, brush=RUN_COLORS[i % len(RUN_COLORS)],
-                                   pen=pg.mkPen(None), name=run_label(record, i))
-            plot.addItem(item)
-            self.bars_legend.addItem(item, run_label(record, i))
+            plot.addItem(pg.BarGraphItem(x=x, height=heights, width=width * 0.9,
+                                         brush=RUN_COLORS[i % len(RUN_COLORS)], pen=pg.mkPen(None)))
+        self.legend.setText("&nbsp;&nbsp;&nbsp;".join(
+            f'<span style="color:{RUN_COLORS[i % len(RUN_COLORS)]}">■</span> {html.escape(run_label(r, i))}'
+            for i, r in enumerate(self.runs)))
 
     def _draw_memory(self) -> None:
         plot = self.memory.getPlotItem()

@@ -12,7 +12,7 @@ from PySide6.QtWidgets import (
 )
 
 from tflaunch.core.config import LaunchConfig
-from tflaunch.core.profiles import ProfileError, ProfileStore, diff
+from tflaunch.core.profiles import ProfileError, ProfileStore, describe_evidence, diff
 
 from .palette import STATE_COLORS
 
@@ -89,7 +89,11 @@ class ProfilesView(QWidget):
                                     f"<p style='color:{STATE_COLORS['failed']}'>{html.escape(entry.problem)}</p>"
                                     f"<p>The file is left as it is: {html.escape(str(entry.path))}</p>")
             else:
-                self.detail.setPlainText(entry.profile.to_toml())
+                summary = "".join(f"<li>{html.escape(line)}</li>" for line in describe_evidence(entry.profile.evidence))
+                self.detail.setHtml(
+                    f"<h3>{html.escape(entry.name)}</h3><p>{html.escape(entry.profile.config.model)}: "
+                    f"{html.escape(entry.profile.config.summary())}</p><ul>{summary}</ul>"
+                    f"<p>The file, {html.escape(str(entry.path))}:</p><pre>{html.escape(entry.profile.to_toml())}</pre>")
         elif not entries:
             self.detail.setPlainText("Choose a profile to see its settings and the evidence behind them.")
 

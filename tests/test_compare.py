@@ -22,7 +22,7 @@ def test_deltas_against_the_chosen_baseline():
 
 def test_delta_text_has_units_and_direction():
     assert Delta(1.0, 2.0).describe() == "1.00 s (−1.00 s, 2.00× faster)"
-    assert Delta(0.3, 0.2).describe() == "300 ms (+100 ms, 0.67× as fast)"
+    assert Delta(0.3, 0.2).describe() == "300 ms (+100 ms, 1.50× slower)"
     assert Delta(None, 2.0).describe() == "–"
 
 

@@ -11,7 +11,7 @@ import tomllib
 import pytest
 
 from tflaunch.core.config import LaunchConfig
-from tflaunch.core.profiles import Profile, ProfileError, ProfileStore, diff, evidence_from_runs
+from tflaunch.core.profiles import Profile, ProfileError, ProfileStore, describe_evidence, diff, evidence_from_runs
 
 from .test_history import finished_record
 
@@ -109,3 +109,11 @@ def test_kill_9_during_a_save_leaves_the_old_file_intact(store):
     assert path.read_bytes() == before
     assert [e.name for e in store.entries()] == ["fast"], "the leftover temporary file is not a profile"
     assert store.load("fast").config.intra == 2
+
+
+def test_evidence_reads_as_sentences_with_units():
+    lines = describe_evidence(make_profile().evidence)
+    assert lines[0].startswith("Time to ready: median 1.02 s (min 1.02 s, max 1.02 s, 1 runs)")
+    assert lines[1].startswith("1.98× faster than defaults")
+    assert any(line.startswith("Phases (median): Spawn 20.0 ms, Import 200 ms") for line in lines)
+    assert "Peak memory: median 0.0 MiB" in lines  # the test runs peak at 400 bytes
