@@ -18,7 +18,7 @@ from .config import DEFAULT_TIMEOUT_S, PROBE_PATH, SAMPLE_MODELS, LaunchConfig
 from .history import HistoryError, default_history
 from .paths import profiles_dir
 from .profiles import Profile, ProfileError, ProfileStore, evidence_from_runs
-from .phases import LABELS
+from .phases import LABELS, PHASES
 from .run import RunRecord, RunStatus
 from .runner import run_probe
 from .stats import summarize
@@ -185,7 +185,7 @@ def _store_in_history(records: list[RunRecord]) -> None:
 def _json_result(records: list[RunRecord]) -> dict:
     ok = [r for r in records if r.status is RunStatus.OK]
     phases = {}
-    for name in LABELS:
+    for name in PHASES:
         summary = summarize(r.phases[name].duration for r in ok)
         phases[name] = summary.to_dict() if summary else None
     ready = summarize(r.time_to_ready for r in ok)

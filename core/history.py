@@ -20,7 +20,7 @@ import psutil
 from .config import LaunchConfig
 from .run import Failure, PhaseRecord, PhaseState, RunRecord, RunStatus
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 # Each entry takes the database from version i to i + 1. Never edit a shipped step:
 # add a new one, so every existing file walks the same path.
@@ -66,6 +66,8 @@ MIGRATIONS: tuple[str, ...] = (
     );
     CREATE INDEX samples_by_run ON samples(run_id, t);
     """,
+    # 2: scripts launched with a profile keep their command line.
+    "ALTER TABLE runs ADD COLUMN command TEXT",
 )
 
 
@@ -159,10 +161,11 @@ class History:
         pid, started = _writer_identity()
         with self._transaction():
             cursor = self._db.execute(
-                "INSERT INTO runs (launched_at, source, model, status, config, writer_pid, writer_started)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?)",
-                (record.launched_at, source, record.config.model, RunStatus.RUNNING.value,
-                 _json(record.config.to_dict()), pid, started),
+                "INSERT INTO runs (launched_at, source, model, status, config, writer_pid, writer_started, command)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                (record.launched_at, source, record.subject, RunStatus.RUNNING.value,
+                 _json(record.config.to_dict()), pid, started,
+                 None if record.command is None else _json(record.command)),
             )
         return int(cursor.lastrowid)
 
@@ -239,7 +242,9 @@ class History:
                 raise KeyError(run_id)
             columns = [c[0] for c in cursor.description]
         data = dict(zip(columns, row))
-        record = RunRecord(LaunchConfig.from_dict(json.loads(data["config"])), launched_at=data["launched_at"])
+        command = json.loads(data["command"]) if data["command"] else None
+        record = RunRecord(LaunchConfig.from_dict(json.loads(data["config"])), launched_at=data["launched_at"],
+                           command=command)
         record.status = RunStatus(data["status"])
         record.finished_at = data["finished_at"]
         record.failed_phase = data["failed_phase"]

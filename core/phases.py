@@ -20,6 +20,7 @@ LABELS: dict[str, str] = {
     "trace": "Trace",
     "first": "First inference",
     "steady": "Steady state",
+    "script": "Script",  # a user's own script launched with a profile: one span, no phases
 }
 
 DESCRIPTIONS: dict[str, str] = {
@@ -30,4 +31,5 @@ DESCRIPTIONS: dict[str, str] = {
     "trace": "Build the callable graph (concrete function, XLA compile when enabled).",
     "first": "The first inference on generated inputs matching the model's signature.",
     "steady": "Further inferences: median and spread of latency.",
+    "script": "A script launched with these settings; it reports no phases of its own.",
 }

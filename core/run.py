@@ -71,10 +71,24 @@ class RunRecord:
     malformed_lines: int = 0
     finished_at: float | None = None
     history_id: int | None = None  # row in the run history, once stored
+    command: list[str] | None = None  # set for a user's script launched with these settings
 
     def __post_init__(self) -> None:
-        self.phases["spawn"].state = PhaseState.RUNNING
-        self.phases["spawn"].started = self.launched_at
+        if self.command is None:
+            self.phases["spawn"].state = PhaseState.RUNNING
+            self.phases["spawn"].started = self.launched_at
+
+    @property
+    def is_script(self) -> bool:
+        return self.command is not None
+
+    @property
+    def subject(self) -> str:
+        """What the run was of: the model, or the script for a script run."""
+        if self.command is None:
+            return self.config.model
+        script = next((part for part in self.command[1:] if not part.startswith("-")), self.command[0])
+        return f"script: {script}"
 
     # -- feeding -----------------------------------------------------------------------
     def apply(self, event: ev.Event) -> None:
@@ -122,6 +136,9 @@ class RunRecord:
         """Close the run once the process is gone; decides status and the failed phase."""
         self.exit_code, self.exit_signal = exit_code, exit_signal
         self.finished_at = time.time()
+        if self.is_script:
+            self._finish_script(cancelled, timed_out)
+            return
         where = self.failed_phase or self.current_phase or "spawn"
         if cancelled:
             self.status = RunStatus.CANCELLED
@@ -144,6 +161,20 @@ class RunRecord:
                 self.failure = Failure("crash", self._exit_description(where), self._stderr_excerpt())
         self.failed_phase = where
         self._close_open_phase(where, PhaseState.FAILED)
+
+    def _finish_script(self, cancelled: bool, timed_out: bool) -> None:
+        if cancelled:
+            self.status = RunStatus.CANCELLED
+        elif timed_out:
+            self.status = RunStatus.TIMED_OUT
+            self.failure = Failure("timeout", f"The script was stopped after {format_duration(self.config.timeout)}.")
+        elif self.exit_code == 0:
+            self.status = RunStatus.OK
+        else:
+            self.status = RunStatus.FAILED
+            how = (f"was killed by {_signal_name(self.exit_signal)}" if self.exit_signal
+                   else f"exited with code {self.exit_code}")
+            self.failure = Failure("script_failed", f"The script {how}.", self._stderr_excerpt())
 
     # -- reading -----------------------------------------------------------------------
     @property
@@ -174,6 +205,8 @@ class RunRecord:
         Launch is the zero of every time axis (memory samples too). The OS's process
         start, which spawn is measured from, can read a tick before launch: clamp it.
         """
+        if self.is_script:
+            return {"script": (0.0, (self.finished_at or time.time()) - self.launched_at)}
         spans = {}
         for name, phase in self.phases.items():
             if phase.started is not None and phase.duration is not None:
@@ -183,6 +216,8 @@ class RunRecord:
     @property
     def status_line(self) -> str:
         """A few words on where the run stands, for titles and big type."""
+        if self.is_script:
+            return self._script_status_line()
         if self.status is RunStatus.OK:
             return f"Ready in {format_duration(self.time_to_ready)}"
         if self.status is RunStatus.RUNNING:
@@ -193,6 +228,13 @@ class RunRecord:
             return "Interrupted: tflaunch stopped during this run"
         verb = "Timed out" if self.status is RunStatus.TIMED_OUT else "Failed"
         return f"{verb} in {LABELS[self.failed_phase or 'spawn']}"
+
+    def _script_status_line(self) -> str:
+        took = format_duration((self.finished_at or time.time()) - self.launched_at)
+        return {RunStatus.RUNNING: "Running script", RunStatus.OK: f"Script finished in {took}",
+                RunStatus.CANCELLED: "Script cancelled", RunStatus.TIMED_OUT: "Script timed out",
+                RunStatus.INTERRUPTED: "Interrupted: tflaunch stopped during this script"
+                }.get(self.status, "Script failed")
 
     @property
     def headline(self) -> str:
@@ -235,11 +277,7 @@ class RunRecord:
 
     def _exit_description(self, where: str) -> str:
         if self.exit_signal:
-            try:
-                name = signal.Signals(self.exit_signal).name
-            except ValueError:
-                name = f"signal {self.exit_signal}"
-            how = f"was killed by {name}"
+            how = f"was killed by {_signal_name(self.exit_signal)}"
         elif self.exit_code == 0:
             how = "exited before reporting a result"
         else:
@@ -248,3 +286,10 @@ class RunRecord:
 
     def _stderr_excerpt(self, lines: int = 12) -> str:
         return "\n".join(list(self.stderr_tail)[-lines:])
+
+
+def _signal_name(number: int) -> str:
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return f"signal {number}"

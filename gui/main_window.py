@@ -26,6 +26,7 @@ from .probe_process import ProbeProcess
 from .profiles_view import ProfilesView
 from .run_list import RunList
 from .run_view import RunView
+from .script_dialog import ScriptDialog
 from .settings_panel import RECENT_LIMIT, SettingsPanel
 
 TICK_MS = 100
@@ -127,6 +128,10 @@ class MainWindow(QMainWindow):
         self.save_profile_action = QAction("&Save run as profile…", self, shortcut=QKeySequence.StandardKey.Save,
                                            triggered=self._save_shown_run_as_profile)
         self.save_profile_action.setToolTip("Keep these settings, with this run as evidence (Ctrl+S)")
+        self.script_action = QAction("&Launch script…", self, shortcut=QKeySequence("Ctrl+Shift+R"),
+                                     triggered=self.ask_script)
+        self.script_action.setToolTip("Start your own script with these settings applied, "
+                                      "with its memory graph and a record in History (Ctrl+Shift+R)")
         tab_actions = []
         for index, name in enumerate(("Run", "History", "Compare", "Profiles")):
             action = QAction(f"{name} view", self, shortcut=QKeySequence(f"Ctrl+{index + 1}"),
@@ -142,6 +147,7 @@ class MainWindow(QMainWindow):
         run_menu = menu.addMenu("&Run")
         run_menu.addAction(self.run_action)
         run_menu.addAction(self.cancel_action)
+        run_menu.addAction(self.script_action)
         run_menu.addSeparator()
         run_menu.addAction(self.save_profile_action)
         view_menu = menu.addMenu("&View")
@@ -156,6 +162,7 @@ class MainWindow(QMainWindow):
         self.toolbar.setMovable(False)
         self.toolbar.addAction(self.run_action)
         self.toolbar.addAction(self.cancel_action)
+        self.toolbar.addAction(self.script_action)
         self.toolbar.addAction(self.save_profile_action)
         self.toolbar.addSeparator()
         self.toolbar.addAction(toggle_log)
@@ -176,18 +183,39 @@ class MainWindow(QMainWindow):
             return
         self._remember_model(config.model)
         self._save_config(config)
-        process = ProbeProcess(config, self, gpu_sampler=self._gpu_sampler)
+        self._launch(ProbeProcess(config, self, gpu_sampler=self._gpu_sampler), f"{config.model}: {config.summary()}")
+
+    def ask_script(self) -> None:
+        dialog = ScriptDialog(self.panel.python.text(), self)
+        if dialog.exec() == ScriptDialog.DialogCode.Accepted:
+            self.start_script(dialog.argv())
+
+    def start_script(self, argv: list[str]) -> None:
+        """Run a user's script with the panel's settings applied, recorded as one span."""
+        if self.running:
+            return
+        config = self.panel.config()
+        problems = [p for p in config.validate() if p.field != "model"]  # a script brings its own model
+        self.panel.show_problems(problems)
+        if problems:
+            self.statusBar().showMessage(f"Cannot launch: {problems[0].message}")
+            return
+        process = ProbeProcess(config, self, gpu_sampler=self._gpu_sampler, script=argv)
+        self._launch(process, " ".join(argv[1:]) + f" with {config.summary()}")
+
+    def _launch(self, process: ProbeProcess, title: str) -> None:
         process.event_applied.connect(lambda _r: self.run_view.on_phase_change())
         process.sampled.connect(lambda t, rss, _gpu: self.run_view.memory.add_sample(t, rss))
-        process.stderr_lines.connect(self.log.append_lines)
+        process.log_lines.connect(self.log.append_lines)
         process.finished.connect(self._on_finished)
         self.process = process
         self.tabs.setCurrentWidget(self.run_view)
         self.run_view.begin(process.record)
-        self.log.begin(f"{config.model}: {config.summary()}")
-        self.run_action.setEnabled(False)
+        self.log.begin(title)
+        for action in (self.run_action, self.script_action):
+            action.setEnabled(False)
         self.cancel_action.setEnabled(True)
-        self.statusBar().showMessage(f"Running {config.model}…")
+        self.statusBar().showMessage(f"Running {title}…")
         self._tick.start()
         process.start()
         self._begin_storing(process.record)
@@ -223,7 +251,8 @@ class MainWindow(QMainWindow):
         if record.failure is not None:
             self.log_dock.show()
             self.log_dock.raise_()
-        self.run_action.setEnabled(True)
+        for action in (self.run_action, self.script_action):
+            action.setEnabled(True)
         self.cancel_action.setEnabled(False)
         self.statusBar().showMessage(record.headline)
         self.process.deleteLater()

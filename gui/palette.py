@@ -11,6 +11,7 @@ PHASE_COLORS: dict[str, str] = {
     "trace": "#CC79A7",
     "first": "#0072B2",
     "steady": "#D55E00",
+    "script": "#6a5acd",
 }
 
 STATE_COLORS: dict[str, str] = {

@@ -28,7 +28,7 @@ class PhaseTable(QTableWidget):
         # Widths from the widest text each column will ever hold: the table must not
         # shift while a duration ticks, nor squeeze a column out.
         metrics = self.fontMetrics()
-        widest = ("First inference", "cancelled", "59.99 s", "9999.9 MiB", "9999.9 MiB")
+        widest = ("First inference", "not reported", "59.99 s", "9999.9 MiB", "9999.9 MiB")
         header = self.horizontalHeader()
         for col, (title, text) in enumerate(zip(COLUMNS, widest)):
             width = max(metrics.horizontalAdvance(text), metrics.horizontalAdvance(title)) + 24
@@ -62,6 +62,12 @@ class PhaseTable(QTableWidget):
     def show_record(self, record: RunRecord | None) -> None:
         """Fill the rows from a record; a running phase shows its elapsed time so far."""
         now = time.time()
+        if record is not None and record.is_script:
+            for row in range(len(PHASES)):
+                for col, text in enumerate(("not reported", "", "", ""), start=1):
+                    self.item(row, col).setText(text)
+                self.item(row, 1).setForeground(QColor(STATE_COLORS["waiting"]))
+            return
         for row, name in enumerate(PHASES):
             phase = record.phases[name] if record else None
             state = phase.state if phase else PhaseState.WAITING

@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import time
 
-from PySide6.QtCore import QObject, QProcess, QTimer, Signal
+from PySide6.QtCore import QObject, QProcess, QProcessEnvironment, QTimer, Signal
 
 from tflaunch.core.config import LaunchConfig
 from tflaunch.core.events import EventParser, LineBuffer
 from tflaunch.core.gpus import GpuMemorySampler
+from tflaunch.core.launch import profile_environment
 from tflaunch.core.process_tree import TreeSampler, kill_tree
 from tflaunch.core.run import Failure, RunRecord
 
@@ -25,14 +26,17 @@ class ProbeProcess(QObject):
 
     event_applied = Signal(object)  # RunRecord
     sampled = Signal(float, int, object)  # seconds since launch, RSS bytes, {gpu: bytes}
-    stderr_lines = Signal(list)
+    log_lines = Signal(list)  # the child's stderr; for a script, its stdout too
     finished = Signal(object)  # RunRecord
 
     def __init__(self, config: LaunchConfig, parent: QObject | None = None,
-                 gpu_sampler: GpuMemorySampler | None = None, command: list[str] | None = None) -> None:
+                 gpu_sampler: GpuMemorySampler | None = None, command: list[str] | None = None,
+                 script: list[str] | None = None) -> None:
+        """`script`: run this argv instead of the probe, with the settings applied as
+        `tflaunch run --profile` does. `command`: replace the probe's argv (tests)."""
         super().__init__(parent)
-        self.record = RunRecord(config)
-        self._command = command  # replaces the probe's argv (tests stand in a misbehaving child)
+        self.record = RunRecord(config, command=script)
+        self._command = command or script
         self._parser = EventParser()
         self._stdout, self._stderr = LineBuffer(), LineBuffer()
         self._cancelled = self._timed_out = False
@@ -40,6 +44,11 @@ class ProbeProcess(QObject):
         self._gpu = gpu_sampler
         self._process = QProcess(self)
         self._process.setProcessChannelMode(QProcess.ProcessChannelMode.SeparateChannels)
+        if script is not None:
+            environment = QProcessEnvironment()
+            for name, value in profile_environment(config).items():
+                environment.insert(name, value)
+            self._process.setProcessEnvironment(environment)
         self._process.readyReadStandardOutput.connect(self._on_stdout)
         self._process.readyReadStandardError.connect(self._on_stderr)
         self._process.started.connect(self._on_started)
@@ -83,6 +92,9 @@ class ProbeProcess(QObject):
         self._handle_stderr(lines)
 
     def _handle_stdout(self, lines: list[str]) -> None:
+        if self.record.is_script:  # a script's stdout is its own output, not events
+            self._handle_stderr(lines)
+            return
         changed = False
         for line in lines:
             event = self._parser.parse(line)
@@ -96,7 +108,7 @@ class ProbeProcess(QObject):
         if lines:
             for line in lines:
                 self.record.add_stderr(line)
-            self.stderr_lines.emit(lines)
+            self.log_lines.emit(lines)
 
     def _on_sample(self) -> None:
         if self._tree is None:

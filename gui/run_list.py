@@ -36,7 +36,7 @@ class RunList(QTableWidget):
         self.records.append(record)
         row = self.rowCount()
         self.insertRow(row)
-        model = record.model.get("name") or record.config.model
+        model = record.subject
         cells = (str(row + 1), model, record.config.summary(), format_duration(record.time_to_ready),
                  format_bytes(record.peak_rss), record.status.value)
         for col, text in enumerate(cells):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QFrame, QGridLayout, QHBoxLayout, QLabel, QSplitter, QVBoxLayout, QWidget
 
@@ -40,6 +42,7 @@ class SummaryBar(QFrame):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         ready_box, self.ready = _figure("time to ready")
+        self.ready_caption = ready_box.findChild(QLabel, "caption")
         peak_box, self.peak = _figure("peak memory (process tree)")
         self.headline = QLabel("Choose a model and press Run (Ctrl+R).")
         self.headline.setWordWrap(True)
@@ -64,7 +67,13 @@ class SummaryBar(QFrame):
     def show_record(self, record: RunRecord | None) -> None:
         if record is None:
             return
-        self.ready.setText(format_duration(record.time_to_ready))
+        if record.is_script:  # a script reports no phases: its whole run time is the figure
+            end = record.finished_at or time.time()
+            self.ready.setText(format_duration(end - record.launched_at))
+            self.ready_caption.setText("run time")
+        else:
+            self.ready.setText(format_duration(record.time_to_ready))
+            self.ready_caption.setText("time to ready")
         self.peak.setText(format_bytes(record.peak_rss))
         color = STATUS_COLORS[record.status.value]
         self.headline.setText(record.status_line)
@@ -74,7 +83,7 @@ class SummaryBar(QFrame):
             self.settings.setStyleSheet(f"color: {color};")
             return
         env = record.environment
-        detail = [record.config.model, record.config.summary()]
+        detail = [record.subject, record.config.summary()]
         if env:
             detail.append(f"TensorFlow {env.get('tensorflow')} · Python {env.get('python')} · "
                           f"{env.get('cores')} cores")

@@ -13,6 +13,8 @@ from .palette import PHASE_COLORS
 
 
 class Waterfall(pg.PlotWidget):
+    """One row per phase; a script run has a single row of its own."""
+
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent, background="w")
         self.setMenuEnabled(False)
@@ -23,11 +25,10 @@ class Waterfall(pg.PlotWidget):
         bottom.enableAutoSIPrefix(False)
         bottom.setLabel("Time since launch (s)")
         plot.showGrid(x=True, y=False, alpha=0.2)
-        left = plot.getAxis("left")
-        left.setTicks([[(i, LABELS[p]) for i, p in enumerate(PHASES)]])
-        left.setWidth(110)
+        self._left = plot.getAxis("left")
+        self._left.setWidth(110)
         plot.invertY(True)
-        plot.setYRange(-0.6, len(PHASES) - 0.4, padding=0)
+        self._set_rows(PHASES)
         self._bars: pg.BarGraphItem | None = None
         self._labels: list[pg.TextItem] = []
         self.setMinimumHeight(190)
@@ -41,10 +42,12 @@ class Waterfall(pg.PlotWidget):
             plot.removeItem(label)
         self._labels = []
         spans = record.offsets() if record else {}
+        order = ("script",) if record is not None and record.is_script else PHASES
+        self._set_rows(order)
         if not spans:
             plot.setXRange(0, 1, padding=0)
             return
-        rows = [(PHASES.index(name), start, duration, name) for name, (start, duration) in spans.items()]
+        rows = [(order.index(name), start, duration, name) for name, (start, duration) in spans.items()]
         self._bars = pg.BarGraphItem(
             x0=[r[1] for r in rows], y=[r[0] for r in rows], width=[max(r[2], 1e-4) for r in rows],
             height=0.6, brushes=[pg.mkBrush(PHASE_COLORS[r[3]]) for r in rows], pens=[pg.mkPen(None)] * len(rows),
@@ -58,3 +61,7 @@ class Waterfall(pg.PlotWidget):
             self._labels.append(label)
         # Room on the right for the labels of the bars that end last.
         plot.setXRange(0, end * 1.25, padding=0)
+
+    def _set_rows(self, names) -> None:
+        self._left.setTicks([[(i, LABELS[name]) for i, name in enumerate(names)]])
+        self.getPlotItem().setYRange(-0.6, len(names) - 0.4, padding=0)

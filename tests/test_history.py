@@ -119,3 +119,36 @@ def test_a_newer_schema_is_refused(tmp_path):
         db.execute("PRAGMA user_version = 99")
     with pytest.raises(HistoryError, match="newer tflaunch"):
         History(path)
+
+
+SCHEMA_1 = textwrap.dedent("""
+    import sqlite3, sys
+    from tflaunch.core import history
+    db = sqlite3.connect(sys.argv[1], isolation_level=None)
+    for statement in history.MIGRATIONS[0].split(";"):
+        if statement.strip():
+            db.execute(statement)
+    db.execute("PRAGMA user_version = 1")
+    db.execute("INSERT INTO runs (launched_at, source, model, status, config) VALUES (1.0, 'cli', 'old.keras', 'ok', '{}')")
+""")
+
+
+def test_a_version_1_file_is_migrated_and_keeps_its_runs(tmp_path):
+    path = tmp_path / "h.sqlite3"
+    subprocess.run([sys.executable, "-c", SCHEMA_1, str(path)], check=True)
+    history = History(path)
+    assert history._db.execute("PRAGMA user_version").fetchone()[0] == 2
+    assert [r.model for r in history.list_runs()] == ["old.keras"]
+    assert history.load(history.list_runs()[0].id).command is None
+
+
+def test_a_script_run_round_trips_with_its_command(tmp_path):
+    history = History(tmp_path / "h.sqlite3")
+    record = RunRecord(LaunchConfig(intra=2), launched_at=10.0, command=["python", "train.py", "--epochs", "3"])
+    record.add_sample(10.5, 1000)
+    record.finish(3)
+    run_id = history.record(record, "gui")
+    loaded = history.load(run_id)
+    assert loaded.command == ["python", "train.py", "--epochs", "3"] and loaded.status is RunStatus.FAILED
+    assert loaded.failure.message == "The script exited with code 3."
+    assert history.list_runs()[0].model == "script: train.py"

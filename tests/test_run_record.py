@@ -83,3 +83,15 @@ def test_spawn_cannot_start_before_launch():
     record.apply(ev.PhaseEnd(100.020, "spawn", 0.030, 1, 1))
     assert record.phases["spawn"].duration == pytest.approx(0.020)
     assert record.offsets()["spawn"][0] == pytest.approx(0.0)
+
+
+def test_a_script_run_is_one_span_and_ends_by_its_exit_code():
+    record = RunRecord(LaunchConfig(), launched_at=100.0, command=["python", "train.py"])
+    assert record.phases["spawn"].state is PhaseState.WAITING
+    assert record.status_line == "Running script"
+    record.finish(0)
+    assert record.status is RunStatus.OK and record.status_line.startswith("Script finished in")
+    assert list(record.offsets()) == ["script"] and record.time_to_ready is None
+    killed = RunRecord(LaunchConfig(), launched_at=100.0, command=["python", "x.py"])
+    killed.finish(None, signal.SIGKILL)
+    assert killed.status is RunStatus.FAILED and killed.failure.message == "The script was killed by SIGKILL."

@@ -127,3 +127,52 @@ def test_killing_the_app_mid_run_leaves_an_interrupted_run(tmp_path):
     history = History(history_path())
     assert history.interrupted_on_open == 1
     assert history.list_runs()[0].status == "interrupted"
+
+
+SCRIPT = """
+import sys, time
+import tensorflow as tf
+print("intra", tf.config.threading.get_intra_op_parallelism_threads(), flush=True)
+x = tf.random.uniform((512, 512))
+for _ in range(20):
+    x = tf.linalg.matmul(x, x) / 512.0
+time.sleep(0.5)
+sys.exit(int(sys.argv[1]))
+"""
+
+
+def test_launch_script_applies_the_settings_and_records_one_span(qtbot, window, tmp_path, screenshot):
+    script = tmp_path / "train.py"
+    script.write_text(SCRIPT)
+    window.use_config(LaunchConfig(intra=3))
+    with qtbot.waitSignal(window.run_finished, timeout=RUN_TIMEOUT_MS) as finished:
+        window.start_script([sys.executable, str(script), "0"])
+    record = finished.args[0]
+    assert record.status is RunStatus.OK and record.is_script
+    assert "intra 3" in window.log.text.toPlainText()
+    assert record.samples and window.run_view.memory.band_names == ["script"]
+    assert window.run_view.summary.headline.text().startswith("Script finished in")
+    assert window.run_view.phases.item(0, 1).text() == "not reported"
+    assert window.history_view.model.item(0, 1).text() == "script: " + str(script)
+    screenshot(window, "script")
+
+    with qtbot.waitSignal(window.run_finished, timeout=RUN_TIMEOUT_MS) as failed:
+        window.start_script([sys.executable, str(script), "5"])
+    assert failed.args[0].status is RunStatus.FAILED
+    assert "exited with code 5" in window.run_view.summary.settings.text()
+
+
+def test_the_script_dialog_refuses_a_missing_script(qtbot, tmp_path):
+    from tflaunch.gui.script_dialog import ScriptDialog
+
+    dialog = ScriptDialog(sys.executable)
+    qtbot.addWidget(dialog)
+    dialog.script.setText(str(tmp_path / "nope.py"))
+    assert dialog.argv() is None and "does not exist" in dialog.error.text()
+    real = tmp_path / "real.py"
+    real.write_text("pass")
+    dialog.script.setText(str(real))
+    dialog.arguments.setText('--name "two words"')
+    assert dialog.argv() == [sys.executable, str(real), "--name", "two words"]
+    dialog.arguments.setText('"unclosed')
+    assert dialog.argv() is None and "cannot be read" in dialog.error.text()

@@ -104,7 +104,7 @@ def test_a_child_flooding_stderr_is_bounded_and_its_events_still_arrive(qtbot, w
         "sys.stderr.write('the last line\\n')\n"
     )
     process = ProbeProcess(quick_config, window, command=[sys.executable, "-c", flood])
-    process.stderr_lines.connect(window.log.append_lines)
+    process.log_lines.connect(window.log.append_lines)
     with qtbot.waitSignal(process.finished, timeout=60000) as finished:
         process.start()
     record = finished.args[0]

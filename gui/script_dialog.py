@@ -1,0 +1,66 @@
+"""ScriptDialog: which script to launch with the current settings, and its arguments."""
+
+from __future__ import annotations
+
+import shlex
+from pathlib import Path
+
+from PySide6.QtWidgets import (
+    QDialog, QDialogButtonBox, QFileDialog, QFormLayout, QHBoxLayout, QLabel, QLineEdit, QPushButton, QWidget,
+)
+
+
+class ScriptDialog(QDialog):
+    def __init__(self, python: str, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle("Launch a script with these settings")
+        self.python = python
+        self.script = QLineEdit()
+        self.script.setPlaceholderText("train.py")
+        browse = QPushButton("…")
+        browse.setToolTip("Choose the script")
+        browse.clicked.connect(self._browse)
+        row = QHBoxLayout()
+        row.addWidget(self.script, 1)
+        row.addWidget(browse)
+        self.arguments = QLineEdit()
+        self.arguments.setPlaceholderText("--epochs 3")
+        self.error = QLabel()
+        self.error.setStyleSheet("color: #b3261e;")
+        note = QLabel(f"Runs with {python}. Environment settings are set before it starts, and the "
+                      "tf.config settings are applied the moment it imports TensorFlow; the script "
+                      "itself is not changed. Its output goes to the Log.")
+        note.setWordWrap(True)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
+        buttons.button(QDialogButtonBox.StandardButton.Ok).setText("Launch")
+        buttons.accepted.connect(self._accept)
+        buttons.rejected.connect(self.reject)
+        form = QFormLayout(self)
+        form.addRow("Script", row)
+        form.addRow("Arguments", self.arguments)
+        form.addRow(note)
+        form.addRow(self.error)
+        form.addRow(buttons)
+        self.resize(560, self.sizeHint().height())
+
+    def argv(self) -> list[str] | None:
+        """The command line, or None with the reason shown when the input cannot be used."""
+        script = self.script.text().strip()
+        if not script or not Path(script).is_file():
+            self.error.setText(f"The script {script or '(none)'} does not exist. Choose a Python file.")
+            return None
+        try:
+            extra = shlex.split(self.arguments.text())
+        except ValueError as exc:
+            self.error.setText(f"The arguments cannot be read: {exc}.")
+            return None
+        return [self.python, script, *extra]
+
+    def _accept(self) -> None:
+        if self.argv() is not None:
+            self.accept()
+
+    def _browse(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(self, "Choose a script", "", "Python (*.py);;All files (*)")
+        if path:
+            self.script.setText(path)
