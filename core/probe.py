@@ -6,6 +6,7 @@ the standard library is imported at module level. Usage::
     python probe.py '{"model": "sample:mlp", "steady": 20}'
     python probe.py --config run.json
     python probe.py --save-sample wide --format keras --out /tmp/models
+    python probe.py --convert model.keras --format h5 --format savedmodel --out /tmp/models
 
 Events are JSON lines on the original stdout (protocol v1, see tflaunch.core.events);
 fd 1 is pointed at stderr before anything else so that prints from model code and
@@ -51,8 +52,7 @@ class Channel:
         os.dup2(2, 1)
 
     def emit(self, event, phase, **fields):
-        record = {"v": PROTOCOL_VERSION, "ts": time.time(), "phase": phase, "event": event}
-        record.update(fields)
+        record = {"v": PROTOCOL_VERSION, "ts": time.time(), "phase": phase, "event": event, **fields}
         self._file.write(json.dumps(record, default=str) + "\n")
         self._file.flush()
 
@@ -389,13 +389,10 @@ def steady_latency(tf, fn, inputs, runs):
 
 
 def cpu_model():
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
+    with contextlib.suppress(OSError), open("/proc/cpuinfo") as f:
+        names = [line.split(":", 1)[1].strip() for line in f if line.startswith("model name")]
+        if names:
+            return names[0]
     return platform.processor() or platform.machine()
 
 
@@ -442,12 +439,13 @@ def describe(model, spec, specs, inputs):
                         "fed_shape": list(t.shape)} for n, s, t in zip(names, all_specs, fed)]}
 
 
-def save_sample(channel, name, formats, out):
-    _, keras = import_tensorflow()
-    model = build_sample(keras, name)
+def save_formats(channel, model, stem, formats, out):
+    if not hasattr(model, "save"):
+        raise ProbeFailure("cannot_convert", "A SavedModel cannot be turned back into a Keras model; "
+                           "convert from the .keras or .h5 file it was exported from.")
     os.makedirs(out, exist_ok=True)
     for fmt in formats:
-        path = os.path.join(out, f"{name}_savedmodel" if fmt == "savedmodel" else f"{name}.{fmt}")
+        path = os.path.join(out, f"{stem}_savedmodel" if fmt == "savedmodel" else f"{stem}.{fmt}")
         if fmt == "savedmodel":
             model.export(path, verbose=False)
         else:
@@ -460,16 +458,20 @@ def main(argv=None):
     parser.add_argument("config", nargs="?", help="run configuration as JSON")
     parser.add_argument("--config", dest="config_file", help="read the configuration from a file")
     parser.add_argument("--save-sample", choices=SAMPLES, help="save a built-in sample model")
+    parser.add_argument("--convert", metavar="MODEL", help="save a .keras or .h5 model in other formats")
     parser.add_argument("--format", action="append", choices=FORMATS, help="format(s) to save")
-    parser.add_argument("--out", help="folder for --save-sample")
+    parser.add_argument("--out", help="folder for --save-sample and --convert")
     args = parser.parse_args(sys.argv[1:] if argv is None else argv)
     channel = Channel()
     exit_with_parent()
     probe = None
     code = 0
     try:
-        if args.save_sample:
-            save_sample(channel, args.save_sample, args.format or list(FORMATS), args.out or ".")
+        if args.save_sample or args.convert:
+            tf, keras = import_tensorflow()
+            source = args.convert or f"sample:{args.save_sample}"
+            stem = args.save_sample or os.path.splitext(os.path.basename(source.rstrip("/")))[0]
+            save_formats(channel, load_model(tf, keras, source), stem, args.format or list(FORMATS), args.out or ".")
         else:
             if args.config_file:
                 with open(args.config_file, encoding="utf-8") as f:

@@ -1,0 +1,115 @@
+"""Sweep statistics, interleaving and racing, on known numbers (no processes)."""
+
+from __future__ import annotations
+
+import random
+import statistics
+
+import pytest
+
+from tflaunch.core.config import LaunchConfig
+from tflaunch.core.sweep import PlanError, Sweep, SweepPlan, verdict
+from tflaunch.core.sweep_stats import is_noisy, ratio_to_baseline, spread
+
+
+def test_spread_of_known_values():
+    s = spread([5.0, 1.0, 3.0, 2.0, 4.0])
+    assert (s.n, s.median, s.low, s.high, s.q1, s.q3, s.iqr) == (5, 3.0, 1.0, 5.0, 2.0, 4.0, 2.0)
+    assert spread([7.0]).iqr == 0
+
+
+def test_bootstrap_interval_covers_the_true_ratio_and_is_reproducible():
+    rng = random.Random(1)
+    baseline = [rng.lognormvariate(0.3, 0.05) for _ in range(15)]  # true median e^0.3
+    faster = [rng.lognormvariate(0.0, 0.05) for _ in range(15)]  # true median 1
+    ratio = ratio_to_baseline(faster, baseline)
+    true = 2.718281828 ** 0.3
+    assert ratio.low < true < ratio.high and ratio.clear
+    assert ratio.estimate == pytest.approx(statistics.median(baseline) / statistics.median(faster))
+    assert ratio_to_baseline(faster, baseline) == ratio, "seeded: the same data gives the same interval"
+
+
+def test_two_samples_of_one_distribution_are_not_called_different():
+    rng = random.Random(2)
+    a = [rng.gauss(2.0, 0.2) for _ in range(10)]
+    b = [rng.gauss(2.0, 0.2) for _ in range(10)]
+    assert not ratio_to_baseline(a, b).clear
+    assert is_noisy(spread(a), spread(b))
+
+
+def plan(values=("1", "2", "3", "4", "5", "6"), **kw) -> SweepPlan:
+    return SweepPlan(LaunchConfig(), {"intra": list(values)}, **kw)
+
+
+def test_candidates_include_the_baseline_once():
+    candidates = plan(values=("0", "2")).candidates()
+    assert [c.key for c in candidates] == ["intra=0 (baseline)", "intra=2"]
+    assert [c.key for c in plan(values=("2",)).candidates()] == ["baseline", "intra=2"]
+    with pytest.raises(PlanError, match="cannot vary 'colour'"):
+        SweepPlan(LaunchConfig(), {"colour": ["red"]}).candidates()
+    with pytest.raises(PlanError, match="'x' is not a value for intra"):
+        plan(values=("x",)).candidates()
+
+
+def test_rounds_are_interleaved_shuffled_and_never_repeat_back_to_back():
+    sweep = Sweep(plan(repeat=4, warmup=1, racing=False), plan().candidates())
+    order = []
+    while (trial := sweep.next_trial()) is not None:
+        order.append((trial.candidate.key, trial.warmup))
+        sweep.report(trial, 1.0)
+    keys = [k for k, _ in order]
+    per_round = len(sweep.candidates)
+    rounds = [keys[i:i + per_round] for i in range(0, len(keys), per_round)]
+    assert len(rounds) == 5 and all(sorted(r) == sorted(rounds[0]) for r in rounds), "each round runs each once"
+    assert len({tuple(r) for r in rounds}) > 1, "the order changes between rounds"
+    assert all(a != b for a, b in zip(keys, keys[1:])), "no candidate twice in a row"
+    assert [w for _, w in order[:per_round]] == [True] * per_round and not any(w for _, w in order[per_round:])
+    assert all(len(v) == 4 for v in sweep.values.values()), "warm-up trials are discarded"
+    assert sweep.trials_run == sweep.planned_without_racing
+
+
+def synthetic(sweep: Sweep, means: dict[str, float], noise: float, seed: int = 3) -> None:
+    rng = random.Random(seed)
+    while (trial := sweep.next_trial()) is not None:
+        sweep.report(trial, rng.gauss(means[trial.candidate.key], noise))
+
+
+def test_racing_finds_the_known_best_and_stops_the_clearly_worse():
+    candidates = plan().candidates()
+    means = {c.key: 2.0 + 0.02 * i for i, c in enumerate(candidates)}
+    best = candidates[4].key
+    means[best] = 1.2
+    sweep = Sweep(plan(repeat=10, racing=True), candidates)
+    synthetic(sweep, means, noise=0.05)
+    assert sweep.leader().candidate.key == best
+    assert set(sweep.stopped) == {c.key for c in candidates} - {best}
+    assert all("slower than the leader's slowest" in reason for reason in sweep.stopped.values())
+    assert sweep.trials_run <= 0.5 * sweep.planned_without_racing
+
+
+def test_racing_keeps_close_contenders_running():
+    candidates = plan(values=("1", "2")).candidates()
+    means = {c.key: 2.0 for c in candidates}
+    sweep = Sweep(plan(values=("1", "2"), repeat=6, racing=True), candidates)
+    synthetic(sweep, means, noise=0.3)
+    assert not sweep.stopped and all(len(v) == 6 for v in sweep.values.values())
+
+
+def test_a_candidate_that_keeps_failing_is_stopped_and_reported():
+    candidates = plan(values=("1", "2")).candidates()
+    sweep = Sweep(plan(values=("1", "2"), repeat=3, racing=False), candidates)
+    while (trial := sweep.next_trial()) is not None:
+        sweep.report(trial, None if trial.candidate.key == "intra=2" else 1.0)
+    assert sweep.stopped["intra=2"] == "stopped: failed 2 times"
+    result = {r.candidate.key: r for r in sweep.results()}["intra=2"]
+    assert result.spread is None and verdict(result, "ready") == "intra=2: no successful trial"
+
+
+def test_the_verdict_reads_like_a_review_sentence():
+    candidates = plan(values=("2",)).candidates()
+    sweep = Sweep(plan(values=("2",), repeat=12, warmup=0, racing=False), candidates)
+    synthetic(sweep, {"baseline": 2.62, "intra=2": 2.0}, noise=0.03)
+    winner = sweep.leader()
+    text = verdict(winner, "ready")
+    assert text.startswith("intra=2: 1.3") and "× faster to ready than baseline (95% CI 1." in text
+    assert text.endswith("12 runs")
