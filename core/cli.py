@@ -13,7 +13,7 @@ import sys
 import time
 from typing import Callable, Sequence
 
-from . import events, profile_commands
+from . import events, profile_commands, sweep_command
 from .config import DEFAULT_TIMEOUT_S, PROBE_PATH, SAMPLE_MODELS, LaunchConfig
 from .history import HistoryError, default_history
 from .paths import profiles_dir
@@ -94,6 +94,7 @@ def build_parser() -> argparse.ArgumentParser:
                         help="format to save (repeatable; default all three)")
     sample.add_argument("--python", default=sys.executable)
     profile_commands.add_arguments(sub)
+    sweep_command.add_arguments(sub, add_config_arguments)
     gui = sub.add_parser("gui", help="open the app (default when no command is given)")
     add_config_arguments(gui, model_required=False)
     gui.add_argument("--run", action="store_true", help="start a run as soon as the window opens")
@@ -230,6 +231,8 @@ def main(argv: Sequence[str] | None = None, gui_launcher: GuiLauncher | None = N
         return profile_commands.run_command(args)
     if args.command == "profiles":
         return profile_commands.profiles_command(args)
+    if args.command == "sweep":
+        return sweep_command.run(args, config_from_args(args))
     if gui_launcher is None:
         print("tflaunch: the GUI is not available here; install tflaunch with PySide6, "
               "or use `tflaunch bench`.", file=sys.stderr)

@@ -20,7 +20,7 @@ import psutil
 from .config import LaunchConfig
 from .run import Failure, PhaseRecord, PhaseState, RunRecord, RunStatus
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 # Each entry takes the database from version i to i + 1. Never edit a shipped step:
 # add a new one, so every existing file walks the same path.
@@ -68,6 +68,19 @@ MIGRATIONS: tuple[str, ...] = (
     """,
     # 2: scripts launched with a profile keep their command line.
     "ALTER TABLE runs ADD COLUMN command TEXT",
+    # 3: sweeps, and which sweep trial a run was.
+    """
+    CREATE TABLE sweeps (
+        id INTEGER PRIMARY KEY,
+        created REAL NOT NULL,
+        model TEXT NOT NULL,
+        plan TEXT NOT NULL,
+        status TEXT NOT NULL,
+        summary TEXT
+    );
+    ALTER TABLE runs ADD COLUMN sweep_id INTEGER REFERENCES sweeps(id) ON DELETE SET NULL;
+    ALTER TABLE runs ADD COLUMN trial TEXT
+    """,
 )
 
 
@@ -157,15 +170,16 @@ class History:
         return _Tx()
 
     # -- writing -----------------------------------------------------------------------
-    def begin(self, record: RunRecord, source: str) -> int:
+    def begin(self, record: RunRecord, source: str, sweep_id: int | None = None, trial: dict | None = None) -> int:
         pid, started = _writer_identity()
         with self._transaction():
             cursor = self._db.execute(
-                "INSERT INTO runs (launched_at, source, model, status, config, writer_pid, writer_started, command)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                "INSERT INTO runs (launched_at, source, model, status, config, writer_pid, writer_started, command,"
+                " sweep_id, trial) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (record.launched_at, source, record.subject, RunStatus.RUNNING.value,
                  _json(record.config.to_dict()), pid, started,
-                 None if record.command is None else _json(record.command)),
+                 None if record.command is None else _json(record.command),
+                 sweep_id, None if trial is None else _json(trial)),
             )
         return int(cursor.lastrowid)
 
@@ -203,11 +217,38 @@ class History:
             self._db.executemany("INSERT INTO samples (run_id, t, rss) VALUES (?, ?, ?)",
                                  [(run_id, t, rss) for t, rss in rest])
 
-    def record(self, record: RunRecord, source: str) -> int:
+    def record(self, record: RunRecord, source: str, sweep_id: int | None = None, trial: dict | None = None) -> int:
         """Store a run that is already finished (the command line's case)."""
-        run_id = self.begin(record, source)
+        run_id = self.begin(record, source, sweep_id, trial)
         self.finish(run_id, record)
         return run_id
+
+    # -- sweeps --------------------------------------------------------------------------
+    def create_sweep(self, model: str, plan: dict) -> int:
+        with self._transaction():
+            cursor = self._db.execute("INSERT INTO sweeps (created, model, plan, status) VALUES (?, ?, ?, ?)",
+                                      (time.time(), model, _json(plan), "running"))
+        return int(cursor.lastrowid)
+
+    def finish_sweep(self, sweep_id: int, status: str, summary: str) -> None:
+        with self._transaction():
+            self._db.execute("UPDATE sweeps SET status=?, summary=? WHERE id=?", (status, summary, sweep_id))
+
+    def sweep_plan(self, sweep_id: int) -> dict:
+        row = self._db.execute("SELECT plan FROM sweeps WHERE id=?", (sweep_id,)).fetchone()
+        if row is None:
+            raise KeyError(sweep_id)
+        return json.loads(row[0])
+
+    def sweep_trials(self, sweep_id: int) -> list[tuple[dict, RunRecord]]:
+        """(trial, record) of every finished trial of a sweep, in the order they ran."""
+        rows = self._db.execute("SELECT id, trial FROM runs WHERE sweep_id=? ORDER BY launched_at, id",
+                                (sweep_id,)).fetchall()
+        return [(json.loads(trial), self.load(run_id)) for run_id, trial in rows if trial]
+
+    def list_sweeps(self) -> list[tuple[int, float, str, str, str | None]]:
+        """(id, created, model, status, summary), newest first."""
+        return self._db.execute("SELECT id, created, model, status, summary FROM sweeps ORDER BY created DESC").fetchall()
 
     def mark_interrupted(self) -> int:
         """Runs left "running" by a writer that no longer exists are marked interrupted."""

@@ -6,10 +6,12 @@ rounds: each round runs every live candidate once, in a fresh shuffled order, so
 whichever ran last. The first `warmup` rounds are run and discarded.
 
 Racing rule, stated once and applied after every round: once every live candidate has at
-least MIN_TRIALS measured trials, a candidate is stopped when its fastest trial is slower
-than the leader's slowest (their ranges no longer overlap), the leader being the live
-candidate with the best median. The sweep ends when one candidate is left or every live
-candidate has `repeat` measured trials.
+least MIN_TRIALS measured trials, a candidate is stopped when it is clearly worse than the
+leader (the live candidate with the best median): its fastest trial is slower than the
+leader's slowest (their ranges no longer overlap) AND its median is at least MIN_EFFECT
+(3 %) worse. The second condition keeps a sweep from dropping settings over differences
+too small to matter. The sweep ends when one candidate is left or every live candidate
+has `repeat` measured trials.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from .sweep_stats import CONFIDENCE, Ratio, Spread, is_noisy, ratio_to_baseline,
 from .units import format_bytes, format_duration
 
 MIN_TRIALS = 3
+MIN_EFFECT = 0.03
 FAILURES_TO_STOP = 2
 
 OBJECTIVES: dict[str, str] = {
@@ -110,6 +113,22 @@ class SweepPlan:
     racing: bool = True
     instances: int = 1
     seed: int = 0
+
+    def to_dict(self) -> dict:
+        return {"base": self.base.to_dict(), "axes": self.axes, "repeat": self.repeat, "warmup": self.warmup,
+                "objective": self.objective, "racing": self.racing, "instances": self.instances, "seed": self.seed}
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "SweepPlan":
+        return cls(LaunchConfig.from_dict(data["base"]), {k: list(v) for k, v in data["axes"].items()},
+                   data["repeat"], data["warmup"], data["objective"], data["racing"], data["instances"], data["seed"])
+
+    def describe(self, candidates: int) -> str:
+        axes = " × ".join(f"{axis} ({', '.join(values)})" for axis, values in self.axes.items())
+        racing = "racing on" if self.racing else "racing off"
+        return (f"{candidates} settings from {axes}; {self.warmup} warm-up + {self.repeat} measured trials each, "
+                f"objective {OBJECTIVES[self.objective]}, {racing}"
+                + (f", {self.instances} instances at once" if self.instances > 1 else ""))
 
     def candidates(self, model_for_format: Callable[[str], str] | None = None) -> list[Candidate]:
         """Every combination, plus the base settings as the baseline (first)."""
@@ -217,13 +236,14 @@ class Sweep:
         if len(live) < 2 or any(len(self.values[c.key]) < MIN_TRIALS for c in live):
             return
         leader = min(live, key=lambda c: spread(self.values[c.key]).median)
-        slowest_of_leader = max(self.values[leader.key])
+        leader_median, leader_slowest = spread(self.values[leader.key]).median, max(self.values[leader.key])
+        show = lambda v: format_objective(self.plan.objective, v)  # noqa: E731
         for c in live:
-            fastest = min(self.values[c.key])
-            if c is not leader and fastest > slowest_of_leader:
-                self.stopped[c.key] = (f"stopped early: its fastest trial ({format_objective(self.plan.objective, fastest)}) "
-                                       f"was slower than the leader's slowest "
-                                       f"({format_objective(self.plan.objective, slowest_of_leader)})")
+            fastest, median = min(self.values[c.key]), spread(self.values[c.key]).median
+            if c is not leader and fastest > leader_slowest and median >= leader_median * (1 + MIN_EFFECT):
+                self.stopped[c.key] = (f"stopped early: its fastest trial ({show(fastest)}) was slower than the "
+                                       f"leader's slowest ({show(leader_slowest)}), its median {show(median)} "
+                                       f"{median / leader_median - 1:.0%} worse than {leader.key}")
 
     def results(self) -> list[CandidateResult]:
         """Every candidate with its statistics, best median first; baseline ratios included."""

@@ -11,7 +11,7 @@ from .stats import summarize
 from .units import format_bytes, format_duration
 
 
-def _grid(header: Sequence[str], rows: list[Sequence[str]]) -> str:
+def grid(header: Sequence[str], rows: list[Sequence[str]]) -> str:
     widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
 
     def line(cells: Sequence[str]) -> str:
@@ -57,7 +57,7 @@ def run_table(record: RunRecord) -> str:
         p = record.phases[name]
         state = "" if p.state.value == "done" else f" ({p.state.value})"
         rows.append([LABELS[name] + state, format_duration(p.duration), format_bytes(p.rss), format_bytes(p.peak_rss)])
-    text = _grid(["Phase", "Duration", "RSS at end", "Peak RSS"], rows)
+    text = grid(["Phase", "Duration", "RSS at end", "Peak RSS"], rows)
     footer = [f"Time to ready: {format_duration(record.time_to_ready)}",
               f"Peak memory (process tree): {format_bytes(record.peak_rss)}"]
     latency = _latency_line([record.phases["steady"].latency])
@@ -81,7 +81,7 @@ def repeat_table(records: Sequence[RunRecord]) -> str:
             format_bytes(peak.median if peak else None),
         ])
     ready = summarize(r.time_to_ready for r in ok)
-    text = _grid(["Phase", "Median", "Min – max", "RSS at end", "Peak RSS"], rows)
+    text = grid(["Phase", "Median", "Min – max", "RSS at end", "Peak RSS"], rows)
     footer = [f"Runs: {len(ok)} of {len(records)} succeeded"]
     if ready:
         footer.append(f"Time to ready: median {format_duration(ready.median)} "

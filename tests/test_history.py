@@ -12,7 +12,7 @@ import pytest
 
 from tflaunch.core import events as ev
 from tflaunch.core.config import LaunchConfig
-from tflaunch.core.history import History, HistoryError
+from tflaunch.core.history import SCHEMA_VERSION, History, HistoryError
 from tflaunch.core.run import RunRecord, RunStatus
 
 
@@ -137,7 +137,7 @@ def test_a_version_1_file_is_migrated_and_keeps_its_runs(tmp_path):
     path = tmp_path / "h.sqlite3"
     subprocess.run([sys.executable, "-c", SCHEMA_1, str(path)], check=True)
     history = History(path)
-    assert history._db.execute("PRAGMA user_version").fetchone()[0] == 2
+    assert history._db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
     assert [r.model for r in history.list_runs()] == ["old.keras"]
     assert history.load(history.list_runs()[0].id).command is None
 

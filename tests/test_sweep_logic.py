@@ -83,7 +83,8 @@ def test_racing_finds_the_known_best_and_stops_the_clearly_worse():
     synthetic(sweep, means, noise=0.05)
     assert sweep.leader().candidate.key == best
     assert set(sweep.stopped) == {c.key for c in candidates} - {best}
-    assert all("slower than the leader's slowest" in reason for reason in sweep.stopped.values())
+    assert all("slower than the leader's slowest" in reason and "worse than intra=4" in reason
+               for reason in sweep.stopped.values())
     assert sweep.trials_run <= 0.5 * sweep.planned_without_racing
 
 
@@ -113,3 +114,11 @@ def test_the_verdict_reads_like_a_review_sentence():
     text = verdict(winner, "ready")
     assert text.startswith("intra=2: 1.3") and "× faster to ready than baseline (95% CI 1." in text
     assert text.endswith("12 runs")
+
+
+def test_racing_does_not_stop_a_setting_over_a_difference_too_small_to_matter():
+    candidates = plan(values=("1", "2")).candidates()
+    sweep = Sweep(plan(values=("1", "2"), repeat=5, racing=True), candidates)
+    # Ranges apart but only 1 % slower: below MIN_EFFECT, so everything keeps running.
+    synthetic(sweep, {"baseline": 2.00, "intra=1": 2.02, "intra=2": 2.04}, noise=0.001)
+    assert not sweep.stopped and all(len(v) == 5 for v in sweep.values.values())

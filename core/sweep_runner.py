@@ -1,0 +1,70 @@
+"""Runs a sweep without Qt: each trial in fresh probe processes, each stored in the history."""
+
+from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
+from typing import Callable
+
+from .history import History
+from .model_formats import in_formats
+from .run import RunRecord, RunStatus
+from .runner import run_probe
+from .sweep import Candidate, Sweep, SweepPlan, Trial, objective_value, verdict
+
+TrialCallback = Callable[[Sweep, Trial, float | None], None]
+
+
+def prepare(plan: SweepPlan) -> list[Candidate]:
+    """The plan's candidates, converting the model first if format is one of the axes."""
+    formats = plan.axes.get("format")
+    model_for_format = None
+    if formats:
+        paths = in_formats(plan.base.model, list(formats), plan.base.python)
+        model_for_format = paths.__getitem__
+    return plan.candidates(model_for_format)
+
+
+def run_instances(candidate: Candidate, instances: int) -> list[RunRecord]:
+    """`instances` probes started together on one model: the contention several processes see."""
+    if instances == 1:
+        return [run_probe(candidate.config)]
+    with ThreadPoolExecutor(max_workers=instances) as pool:
+        return list(pool.map(run_probe, [candidate.config] * instances))
+
+
+def trial_value(records: list[RunRecord], objective: str) -> float | None:
+    """A trial's figure: the slowest instance, the moment all of them are ready."""
+    values = [objective_value(r, objective) for r in records]
+    return None if any(v is None for v in values) else max(values)
+
+
+def trial_info(trial: Trial, instance: int) -> dict:
+    return {"candidate": trial.candidate.key, "warmup": trial.warmup, "number": trial.number, "instance": instance}
+
+
+def run_sweep(plan: SweepPlan, history: History | None, on_trial: TrialCallback | None = None,
+              candidates: list[Candidate] | None = None) -> tuple[Sweep, int | None, str]:
+    """Run the whole plan; (sweep, its id in the history, status: done or cancelled)."""
+    sweep = Sweep(plan, candidates or prepare(plan))
+    sweep_id = history.create_sweep(plan.base.model, plan.to_dict()) if history else None
+    status = "done"
+    try:
+        while (trial := sweep.next_trial()) is not None:
+            records = run_instances(trial.candidate, plan.instances)
+            if any(r.status is RunStatus.CANCELLED for r in records):  # Ctrl+C reached the children
+                status = "cancelled"
+                break
+            if history:
+                for i, record in enumerate(records):
+                    record.history_id = history.record(record, "sweep", sweep_id, trial_info(trial, i))
+            value = trial_value(records, plan.objective)
+            sweep.report(trial, value)
+            if on_trial:
+                on_trial(sweep, trial, value)
+    except KeyboardInterrupt:
+        status = "cancelled"
+    finally:
+        if history:
+            leader = sweep.leader()
+            history.finish_sweep(sweep_id, status, verdict(leader, plan.objective) if leader else "no result")
+    return sweep, sweep_id, status
