@@ -101,6 +101,7 @@ def _apply(config: LaunchConfig, axis: str, text: str, model_for_format: Callabl
 class Candidate:
     key: str  # "intra=2 format=keras", or "baseline"
     config: LaunchConfig
+    baseline: bool = False
 
 
 @dataclass
@@ -138,7 +139,7 @@ class SweepPlan:
             raise PlanError("repeat and instances must be at least 1, warmup at least 0.")
         if not self.axes or any(not values for values in self.axes.values()):
             raise PlanError("Give each varied setting at least one value, e.g. --vary intra=1,2.")
-        result = [Candidate("baseline", self.base)]
+        result = [Candidate("baseline", self.base, baseline=True)]
         for combo in itertools.product(*[[(axis, v) for v in values] for axis, values in self.axes.items()]):
             config = self.base
             for axis, text in combo:
@@ -149,7 +150,7 @@ class SweepPlan:
                 except ValueError as exc:
                     raise PlanError(f"'{text}' is not a value for {axis}: {exc}.") from None
             if config == self.base:  # the baseline is in the grid: one candidate, one name
-                result[0] = Candidate(" ".join(f"{a}={t}" for a, t in combo) + " (baseline)", config)
+                result[0] = Candidate(" ".join(f"{a}={t}" for a, t in combo) + " (baseline)", config, baseline=True)
             else:
                 result.append(Candidate(" ".join(f"{a}={t}" for a, t in combo), config))
         return result
@@ -270,8 +271,9 @@ def verdict(result: CandidateResult, objective: str) -> str:
     name = result.candidate.key
     if result.spread is None:
         return f"{name}: no successful trial"
-    if result.candidate.key.endswith("baseline") or result.ratio is None:
-        return f"{name}: median {format_objective(objective, result.spread.median)}, {result.spread.n} runs"
+    if result.candidate.baseline or result.ratio is None:
+        return (f"{name} is best: median {format_objective(objective, result.spread.median)} "
+                f"over {result.spread.n} runs; no setting tried beat the baseline")
     r = result.ratio
     better, worse = ("smaller", "larger") if objective == "peak" else ("faster", "slower")
     head = f"{r.estimate:.2f}× {better}" if r.estimate >= 1 else f"{1 / r.estimate:.2f}× {worse}"

@@ -122,3 +122,10 @@ def test_racing_does_not_stop_a_setting_over_a_difference_too_small_to_matter():
     # Ranges apart but only 1 % slower: below MIN_EFFECT, so everything keeps running.
     synthetic(sweep, {"baseline": 2.00, "intra=1": 2.02, "intra=2": 2.04}, noise=0.001)
     assert not sweep.stopped and all(len(v) == 5 for v in sweep.values.values())
+
+
+def test_when_the_baseline_wins_the_verdict_says_so():
+    candidates = plan(values=("0", "2")).candidates()
+    sweep = Sweep(plan(values=("0", "2"), repeat=4, warmup=0, racing=False), candidates)
+    synthetic(sweep, {"intra=0 (baseline)": 1.0, "intra=2": 1.5}, noise=0.01)
+    assert verdict(sweep.leader(), "ready").startswith("intra=0 (baseline) is best: median 1.00 s over 4 runs")
