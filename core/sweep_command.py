@@ -9,10 +9,10 @@ import sys
 from .history import HistoryError, default_history
 from .model_formats import ConversionError
 from .paths import profiles_dir
-from .profiles import Profile, ProfileError, ProfileStore, evidence_from_runs
+from .profiles import ProfileError, ProfileStore
 from .sweep import OBJECTIVES, PlanError, Sweep, SweepPlan, Trial, format_objective
 from .sweep_report import results_json, results_table
-from .sweep_runner import prepare, run_sweep
+from .sweep_runner import prepare, run_sweep, winner_profile
 
 
 def _vary(text: str) -> tuple[str, list[str]]:
@@ -77,19 +77,11 @@ def _progress(sweep: Sweep, trial: Trial, value: float | None) -> None:
 
 
 def _save_winner(name: str, sweep: Sweep, history, sweep_id: int | None) -> int:
-    """The winner's settings, with its measured trials and the baseline's as evidence."""
     if history is None or sweep_id is None:
         print("tflaunch: the winner cannot be saved without the run history.", file=sys.stderr)
         return 1
-    trials = [(t, r) for t, r in history.sweep_trials(sweep_id) if not t["warmup"]]
-    winner, base = sweep.leader().candidate.key, sweep.candidates[0].key
-    runs = [r for t, r in trials if t["candidate"] == winner]
-    baseline = [r for t, r in trials if t["candidate"] == base] if winner != base else []
     try:
-        evidence = evidence_from_runs(runs, baseline)
-        evidence["sweep"] = {"id": sweep_id, "objective": sweep.plan.objective, "trials": sweep.trials_run}
-        path = ProfileStore(profiles_dir()).save(Profile(name, sweep.leader().candidate.config, evidence),
-                                                 overwrite=True)
+        path = ProfileStore(profiles_dir()).save(winner_profile(name, sweep, history, sweep_id), overwrite=True)
     except ProfileError as exc:
         print(f"tflaunch: profile not saved: {exc}", file=sys.stderr)
         return 1

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
-from PySide6.QtCore import QByteArray, QSettings, Qt, QTimer, Signal
-from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDropEvent, QKeySequence
+from PySide6.QtCore import QSettings, Qt, QTimer, Signal
+from PySide6.QtGui import QCloseEvent, QDragEnterEvent, QDropEvent
 from PySide6.QtWidgets import (
-    QDockWidget, QInputDialog, QMainWindow, QMessageBox, QScrollArea, QSplitter, QTabWidget, QWidget,
+    QDockWidget, QInputDialog, QMainWindow, QScrollArea, QSplitter, QTabWidget, QWidget,
 )
 
 from tflaunch.core import gpus
@@ -17,6 +16,8 @@ from tflaunch.core.history import History
 from tflaunch.core.phases import LABELS
 from tflaunch.core.profiles import Profile, ProfileError, ProfileStore, evidence_from_runs
 from tflaunch.core.run import RunRecord, RunStatus
+from tflaunch.core.sweep import PlanError, Sweep
+from tflaunch.core.sweep_runner import winner_profile
 
 from .compare_view import CompareView
 from .history_view import HistoryView
@@ -27,7 +28,11 @@ from .profiles_view import ProfilesView
 from .run_list import RunList
 from .run_view import RunView
 from .script_dialog import ScriptDialog
-from .settings_panel import RECENT_LIMIT, SettingsPanel
+from .sweep_controller import SweepController
+from .sweep_view import SweepView
+from .window_actions import WindowActions
+from .window_state import WindowState
+from .settings_panel import SettingsPanel
 
 TICK_MS = 100
 STORE_MS = 1000  # samples reach the history file at least this often: a crash loses at most this much
@@ -47,7 +52,7 @@ class MainWindow(QMainWindow):
         self._samples_stored = 0
         self.setWindowTitle("tflaunch")
         self.setAcceptDrops(True)
-        self._settings = settings
+        self.state = WindowState(settings)
         self._gpu_inventory = gpu_inventory
         self._gpu_sampler: gpus.GpuMemorySampler | None = None
         self.process: ProbeProcess | None = None
@@ -59,9 +64,12 @@ class MainWindow(QMainWindow):
         self.history_view = HistoryView(history)
         self.compare_view = CompareView()
         self.profiles_view = ProfilesView(profiles)
+        self.sweep_view = SweepView()
+        self.sweeper = SweepController(history, self)
         self.tabs = QTabWidget()
         for widget, title in ((self.run_view, "&Run"), (self.history_view, "&History"),
-                              (self.compare_view, "&Compare"), (self.profiles_view, "&Profiles")):
+                              (self.compare_view, "&Compare"), (self.profiles_view, "&Profiles"),
+                              (self.sweep_view, "&Sweep")):
             self.tabs.addTab(widget, title.replace("&", ""))
         scroll = QScrollArea()
         scroll.setWidget(self.panel)
@@ -79,7 +87,10 @@ class MainWindow(QMainWindow):
         self.tabifyDockWidget(self.runs_dock, self.log_dock)
         self.runs_dock.raise_()
 
-        self._build_actions()
+        self.actions = WindowActions(self)
+        self.run_action, self.cancel_action = self.actions.run, self.actions.cancel
+        self.script_action, self.save_profile_action = self.actions.script, self.actions.save_profile
+        self.toolbar = self.actions.toolbar
         self.checker = InterpreterCheck(self)
         self.checker.checked.connect(self.panel.set_interpreter_info)
         self.panel.python_changed.connect(self.checker.check)
@@ -91,6 +102,13 @@ class MainWindow(QMainWindow):
             lambda ids: self.ask_profile_name([self.history.load(i) for i in ids]))
         self.compare_view.save_profile_requested.connect(self._save_best_of_comparison)
         self.profiles_view.apply_requested.connect(self.apply_profile)
+        self.sweep_view.start_requested.connect(lambda _plan: self.start_sweep())
+        self.sweep_view.cancel_requested.connect(self.sweeper.cancel)
+        self.sweep_view.save_winner_requested.connect(self._save_sweep_winner)
+        self.sweeper.preparing.connect(self.sweep_view.status.setText)
+        self.sweeper.failed_to_start.connect(self._on_sweep_failed_to_start)
+        self.sweeper.progressed.connect(lambda sweep, _t: self.sweep_view.show_progress(sweep, self.sweeper.seconds_left()))
+        self.sweeper.finished.connect(self._on_sweep_finished)
         self._tick = QTimer(self)
         self._tick.setInterval(TICK_MS)
         self._tick.timeout.connect(self.run_view.refresh)
@@ -110,67 +128,10 @@ class MainWindow(QMainWindow):
         self.addDockWidget(area, dock)
         return dock
 
-    def _build_actions(self) -> None:
-        self.run_action = QAction("&Run", self, shortcut=QKeySequence("Ctrl+R"), triggered=self.start_run)
-        self.run_action.setToolTip("Start the probe with these settings (Ctrl+R)")
-        self.cancel_action = QAction("&Cancel", self, shortcut=QKeySequence(Qt.Key.Key_Escape),
-                                     triggered=self.cancel_run, enabled=False)
-        self.cancel_action.setToolTip("Stop the run and everything it started (Esc)")
-        open_file = QAction("Open model &file…", self, shortcut=QKeySequence.StandardKey.Open,
-                            triggered=self.panel.browse_model_file)
-        open_dir = QAction("Open &SavedModel folder…", self, shortcut=QKeySequence("Ctrl+Shift+O"),
-                           triggered=self.panel.browse_model_dir)
-        quit_action = QAction("&Quit", self, shortcut=QKeySequence.StandardKey.Quit, triggered=self.close)
-        toggle_log = self.log_dock.toggleViewAction()
-        toggle_log.setShortcut(QKeySequence("Ctrl+L"))
-        toggle_runs = self.runs_dock.toggleViewAction()
-        about = QAction("&About tflaunch", self, triggered=self._about)
-        self.save_profile_action = QAction("&Save run as profile…", self, shortcut=QKeySequence.StandardKey.Save,
-                                           triggered=self._save_shown_run_as_profile)
-        self.save_profile_action.setToolTip("Keep these settings, with this run as evidence (Ctrl+S)")
-        self.script_action = QAction("&Launch script…", self, shortcut=QKeySequence("Ctrl+Shift+R"),
-                                     triggered=self.ask_script)
-        self.script_action.setToolTip("Start your own script with these settings applied, "
-                                      "with its memory graph and a record in History (Ctrl+Shift+R)")
-        tab_actions = []
-        for index, name in enumerate(("Run", "History", "Compare", "Profiles")):
-            action = QAction(f"{name} view", self, shortcut=QKeySequence(f"Ctrl+{index + 1}"),
-                             triggered=lambda _checked=False, i=index: self.tabs.setCurrentIndex(i))
-            tab_actions.append(action)
-
-        menu = self.menuBar()
-        file_menu = menu.addMenu("&File")
-        for action in (open_file, open_dir):
-            file_menu.addAction(action)
-        file_menu.addSeparator()
-        file_menu.addAction(quit_action)
-        run_menu = menu.addMenu("&Run")
-        run_menu.addAction(self.run_action)
-        run_menu.addAction(self.cancel_action)
-        run_menu.addAction(self.script_action)
-        run_menu.addSeparator()
-        run_menu.addAction(self.save_profile_action)
-        view_menu = menu.addMenu("&View")
-        for action in tab_actions:
-            view_menu.addAction(action)
-        view_menu.addSeparator()
-        view_menu.addAction(toggle_log)
-        view_menu.addAction(toggle_runs)
-        menu.addMenu("&Help").addAction(about)
-        self.toolbar = self.addToolBar("Run")
-        self.toolbar.setObjectName("run_toolbar")
-        self.toolbar.setMovable(False)
-        self.toolbar.addAction(self.run_action)
-        self.toolbar.addAction(self.cancel_action)
-        self.toolbar.addAction(self.script_action)
-        self.toolbar.addAction(self.save_profile_action)
-        self.toolbar.addSeparator()
-        self.toolbar.addAction(toggle_log)
-
     # -- running -----------------------------------------------------------------------
     @property
     def running(self) -> bool:
-        return self.process is not None and self.process.running
+        return (self.process is not None and self.process.running) or self.sweeper.running
 
     def start_run(self) -> None:
         if self.running:
@@ -182,7 +143,7 @@ class MainWindow(QMainWindow):
             self.statusBar().showMessage(f"Cannot run: {problems[0].message}")
             return
         self._remember_model(config.model)
-        self._save_config(config)
+        self.state.save_config(config)
         self._launch(ProbeProcess(config, self, gpu_sampler=self._gpu_sampler), f"{config.model}: {config.summary()}")
 
     def ask_script(self) -> None:
@@ -212,9 +173,7 @@ class MainWindow(QMainWindow):
         self.tabs.setCurrentWidget(self.run_view)
         self.run_view.begin(process.record)
         self.log.begin(title)
-        for action in (self.run_action, self.script_action):
-            action.setEnabled(False)
-        self.cancel_action.setEnabled(True)
+        self._set_busy(True)
         self.statusBar().showMessage(f"Running {title}…")
         self._tick.start()
         process.start()
@@ -222,6 +181,10 @@ class MainWindow(QMainWindow):
         self.run_started.emit(process.record)
 
     def cancel_run(self) -> None:
+        if self.sweeper.running:
+            self.statusBar().showMessage("Cancelling the sweep…")
+            self.sweeper.cancel()
+            return
         if self.running:
             phase = self.process.record.current_phase or "spawn"
             self.statusBar().showMessage(f"Cancelling during {LABELS[phase]}…")
@@ -251,9 +214,7 @@ class MainWindow(QMainWindow):
         if record.failure is not None:
             self.log_dock.show()
             self.log_dock.raise_()
-        for action in (self.run_action, self.script_action):
-            action.setEnabled(True)
-        self.cancel_action.setEnabled(False)
+        self._set_busy(False)
         self.statusBar().showMessage(record.headline)
         self.process.deleteLater()
         self.process = None
@@ -264,6 +225,61 @@ class MainWindow(QMainWindow):
             return  # the live run keeps the view until it ends
         self.run_view.show_record(record)
         self.log.show_record(record)
+
+    # -- sweeps ------------------------------------------------------------------------
+    def start_sweep(self) -> None:
+        if self.running:
+            return
+        base = self.panel.config()
+        problems = base.validate()
+        self.panel.show_problems(problems)
+        try:
+            if problems:
+                raise PlanError(problems[0].message)
+            plan = self.sweep_view.plan(base)
+            plan.candidates()  # check the plan before anything starts (formats are checked while preparing)
+        except PlanError as exc:
+            self.sweep_view.status.setText(f"Cannot start: {exc}")
+            return
+        if self.run_view.record is not None and self.run_view.record.time_to_ready:
+            self.sweep_view.trial_seconds = self.run_view.record.time_to_ready + 0.5
+        self._set_busy(True)
+        self.sweep_view.set_running(True)
+        self.tabs.setCurrentWidget(self.sweep_view)
+        self.sweeper.start(plan)
+
+    def _on_sweep_failed_to_start(self, reason: str) -> None:
+        self._set_busy(False)
+        self.sweep_view.set_running(False)
+        self.sweep_view.status.setText(f"Cannot start: {reason}")
+
+    def _on_sweep_finished(self, sweep: Sweep, status: str) -> None:
+        self._set_busy(False)
+        self.sweep_view.finish(sweep, status)
+        self.history_view.refresh()
+        self.statusBar().showMessage(f"Sweep {status}: {sweep.trials_run} trials")
+
+    def _save_sweep_winner(self) -> None:
+        if self.sweeper.sweep is None or self.history is None or self.sweeper.sweep_id is None:
+            return
+        name, ok = QInputDialog.getText(self, "Save the winner as a profile", "Profile name:")
+        if ok and name.strip():
+            self.save_sweep_winner(name.strip())
+
+    def save_sweep_winner(self, name: str) -> bool:
+        try:
+            path = self.profiles.save(winner_profile(name, self.sweeper.sweep, self.history, self.sweeper.sweep_id))
+        except ProfileError as exc:
+            self.statusBar().showMessage(f"Profile not saved: {exc}")
+            return False
+        self.profiles_view.refresh()
+        self.statusBar().showMessage(f"Saved the sweep's winner as {name} ({path})")
+        return True
+
+    def _set_busy(self, busy: bool) -> None:
+        for action in (self.run_action, self.script_action):
+            action.setEnabled(not busy)
+        self.cancel_action.setEnabled(busy)
 
     # -- history, comparison and profiles ----------------------------------------------
     def _show_stored_run(self, run_id: int) -> None:
@@ -280,7 +296,7 @@ class MainWindow(QMainWindow):
         self.compare_view.show_runs([self.history.load(i) for i in run_ids])
         self.tabs.setCurrentWidget(self.compare_view)
 
-    def _save_shown_run_as_profile(self) -> None:
+    def save_shown_run_as_profile(self) -> None:
         record = self.run_view.record
         if record is None or record.status is not RunStatus.OK:
             self.statusBar().showMessage("Save as profile needs a finished, successful run.")
@@ -330,25 +346,12 @@ class MainWindow(QMainWindow):
         self.checker.check(self.panel.python.text())
 
     def _restore(self) -> None:
-        geometry = self._settings.value("window/geometry")
-        if isinstance(geometry, QByteArray):
-            self.restoreGeometry(geometry)
-        else:
+        if not self.state.restore_layout(self):
             self.resize(1360, 860)
-        state = self._settings.value("window/state")
-        if isinstance(state, QByteArray):
-            self.restoreState(state)
-        else:
             # Docks take what the central widget leaves unless told; applied once shown.
             QTimer.singleShot(0, lambda: self.resizeDocks([self.runs_dock], [160], Qt.Orientation.Vertical))
-        self.panel.set_recent_models(self._recent_models())
-        self._config_to_restore = None
-        try:
-            saved = json.loads(self._settings.value("run/config", "") or "null")
-            if isinstance(saved, dict):
-                self._config_to_restore = LaunchConfig.from_dict(saved)
-        except (ValueError, TypeError):
-            self._config_to_restore = None  # unreadable settings: start from defaults
+        self.panel.set_recent_models(self.state.recent_models())
+        self._config_to_restore = self.state.last_config()
         if self._config_to_restore is not None:
             self.panel.set_config(self._config_to_restore)
 
@@ -357,33 +360,19 @@ class MainWindow(QMainWindow):
         self._config_to_restore = config
         self.panel.set_config(config)
 
-    def _recent_models(self) -> list[str]:
-        value = self._settings.value("run/recent_models", "[]")
-        try:
-            recent = json.loads(value) if isinstance(value, str) else []
-        except ValueError:
-            recent = []
-        return [m for m in recent if isinstance(m, str)]
-
     def _remember_model(self, model: str) -> None:
-        if model.startswith("sample:"):
-            return
-        recent = [model, *[m for m in self._recent_models() if m != model]][:RECENT_LIMIT]
-        self._settings.setValue("run/recent_models", json.dumps(recent))
-        self.panel.set_recent_models(recent)
+        self.panel.set_recent_models(self.state.remember_model(model))
         self.panel.model.setCurrentText(model)
 
-    def _save_config(self, config: LaunchConfig) -> None:
-        self._settings.setValue("run/config", json.dumps(config.to_dict()))
-
     def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 (Qt's name)
-        if self.running:
-            self.process.cancel()  # never leave a probe behind
+        if self.sweeper.running:
+            self.sweeper.cancel()  # never leave a probe behind
+        elif self.running:
+            self.process.cancel()
         self.checker.stop()
-        self._settings.setValue("window/geometry", self.saveGeometry())
-        self._settings.setValue("window/state", self.saveState())
-        self._save_config(self.panel.config())
-        self._settings.sync()
+        self.state.save_layout(self)
+        self.state.save_config(self.panel.config())
+        self.state.sync()
         if self._gpu_sampler is not None:
             self._gpu_sampler.close()
         super().closeEvent(event)
@@ -400,7 +389,3 @@ class MainWindow(QMainWindow):
         self.panel.show_problems(self.panel.config().validate())
         self.statusBar().showMessage(f"Model: {path}")
         event.acceptProposedAction()
-
-    def _about(self) -> None:
-        QMessageBox.about(self, "About tflaunch",
-                          "<b>tflaunch</b><br>Measure and tune how TensorFlow models start.")

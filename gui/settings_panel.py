@@ -15,7 +15,6 @@ from tflaunch.core.gpus import GpuInventory
 from tflaunch.core.interpreter import InterpreterInfo
 from tflaunch.core.units import format_bytes
 
-RECENT_LIMIT = 10
 _TRISTATE = {"TensorFlow default": None, "on": True, "off": False}
 
 
@@ -210,7 +209,7 @@ class SettingsPanel(QWidget):
     def set_recent_models(self, recent: list[str]) -> None:
         current = self.model.currentText()
         self.model.clear()
-        for path in recent[:RECENT_LIMIT]:
+        for path in recent:
             self.model.addItem(path)
         if recent:
             self.model.insertSeparator(self.model.count())

@@ -1,0 +1,64 @@
+"""WindowState: what the window remembers between sessions, kept in QSettings.
+
+Geometry and dock layout, the last settings and the recently used models. Anything
+unreadable (an older or hand-edited file) is ignored in favour of defaults.
+"""
+
+from __future__ import annotations
+
+import json
+
+from PySide6.QtCore import QByteArray, QSettings
+from PySide6.QtWidgets import QMainWindow
+
+from tflaunch.core.config import LaunchConfig
+
+RECENT_LIMIT = 10
+
+
+class WindowState:
+    def __init__(self, settings: QSettings) -> None:
+        self.settings = settings
+
+    def restore_layout(self, window: QMainWindow) -> bool:
+        """Geometry and docks as they were; False when there was nothing to restore."""
+        geometry = self.settings.value("window/geometry")
+        state = self.settings.value("window/state")
+        if isinstance(geometry, QByteArray):
+            window.restoreGeometry(geometry)
+        if isinstance(state, QByteArray):
+            window.restoreState(state)
+        return isinstance(geometry, QByteArray) and isinstance(state, QByteArray)
+
+    def save_layout(self, window: QMainWindow) -> None:
+        self.settings.setValue("window/geometry", window.saveGeometry())
+        self.settings.setValue("window/state", window.saveState())
+
+    def last_config(self) -> LaunchConfig | None:
+        try:
+            saved = json.loads(self.settings.value("run/config", "") or "null")
+            return LaunchConfig.from_dict(saved) if isinstance(saved, dict) else None
+        except (ValueError, TypeError):
+            return None  # unreadable settings: start from defaults
+
+    def save_config(self, config: LaunchConfig) -> None:
+        self.settings.setValue("run/config", json.dumps(config.to_dict()))
+
+    def recent_models(self) -> list[str]:
+        value = self.settings.value("run/recent_models", "[]")
+        try:
+            recent = json.loads(value) if isinstance(value, str) else []
+        except ValueError:
+            recent = []
+        return [m for m in recent if isinstance(m, str)]
+
+    def remember_model(self, model: str) -> list[str]:
+        """Put a model first in the recent list (samples are always listed anyway)."""
+        recent = self.recent_models()
+        if not model.startswith("sample:"):
+            recent = [model, *[m for m in recent if m != model]][:RECENT_LIMIT]
+            self.settings.setValue("run/recent_models", json.dumps(recent))
+        return recent
+
+    def sync(self) -> None:
+        self.settings.sync()
