@@ -76,7 +76,9 @@ MIGRATIONS: tuple[str, ...] = (
         model TEXT NOT NULL,
         plan TEXT NOT NULL,
         status TEXT NOT NULL,
-        summary TEXT
+        summary TEXT,
+        writer_pid INTEGER,
+        writer_started REAL
     );
     ALTER TABLE runs ADD COLUMN sweep_id INTEGER REFERENCES sweeps(id) ON DELETE SET NULL;
     ALTER TABLE runs ADD COLUMN trial TEXT
@@ -225,9 +227,11 @@ class History:
 
     # -- sweeps --------------------------------------------------------------------------
     def create_sweep(self, model: str, plan: dict) -> int:
+        pid, started = _writer_identity()
         with self._transaction():
-            cursor = self._db.execute("INSERT INTO sweeps (created, model, plan, status) VALUES (?, ?, ?, ?)",
-                                      (time.time(), model, _json(plan), "running"))
+            cursor = self._db.execute(
+                "INSERT INTO sweeps (created, model, plan, status, writer_pid, writer_started) VALUES (?, ?, ?, ?, ?, ?)",
+                (time.time(), model, _json(plan), "running", pid, started))
         return int(cursor.lastrowid)
 
     def finish_sweep(self, sweep_id: int, status: str, summary: str) -> None:
@@ -251,16 +255,20 @@ class History:
         return self._db.execute("SELECT id, created, model, status, summary FROM sweeps ORDER BY created DESC").fetchall()
 
     def mark_interrupted(self) -> int:
-        """Runs left "running" by a writer that no longer exists are marked interrupted."""
-        rows = self._db.execute(
-            "SELECT id, writer_pid, writer_started FROM runs WHERE status=?", (RunStatus.RUNNING.value,)
-        ).fetchall()
-        dead = [(RunStatus.INTERRUPTED.value, run_id) for run_id, pid, started in rows
-                if not _writer_alive(pid, started)]
-        if dead:
-            with self._transaction():
-                self._db.executemany("UPDATE runs SET status=? WHERE id=?", dead)
-        return len(dead)
+        """Runs and sweeps left "running" by a writer that no longer exists are marked
+        interrupted; the number of runs so marked."""
+        counts = []
+        for table in ("runs", "sweeps"):
+            rows = self._db.execute(
+                f"SELECT id, writer_pid, writer_started FROM {table} WHERE status=?", (RunStatus.RUNNING.value,)
+            ).fetchall()
+            dead = [(RunStatus.INTERRUPTED.value, row_id) for row_id, pid, started in rows
+                    if not _writer_alive(pid, started)]
+            if dead:
+                with self._transaction():
+                    self._db.executemany(f"UPDATE {table} SET status=? WHERE id=?", dead)
+            counts.append(len(dead))
+        return counts[0]
 
     def delete(self, run_ids: Iterable[int]) -> None:
         with self._transaction():

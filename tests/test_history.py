@@ -152,3 +152,23 @@ def test_a_script_run_round_trips_with_its_command(tmp_path):
     assert loaded.command == ["python", "train.py", "--epochs", "3"] and loaded.status is RunStatus.FAILED
     assert loaded.failure.message == "The script exited with code 3."
     assert history.list_runs()[0].model == "script: train.py"
+
+
+SWEEP_WRITER = textwrap.dedent("""
+    import sys, time
+    from tflaunch.core.history import History
+    history = History(sys.argv[1])
+    print(history.create_sweep("sample:mlp", {"axes": {}}), flush=True)
+    time.sleep(600)
+""")
+
+
+def test_a_sweep_whose_writer_died_is_marked_interrupted(tmp_path):
+    path = tmp_path / "h.sqlite3"
+    writer = subprocess.Popen([sys.executable, "-c", SWEEP_WRITER, str(path)], stdout=subprocess.PIPE, text=True)
+    sweep_id = int(writer.stdout.readline())
+    assert History(path).list_sweeps()[0][3] == "running", "a live sweep is left alone"
+    writer.send_signal(signal.SIGKILL)
+    writer.wait()
+    assert History(path).list_sweeps()[0][:4][0] == sweep_id
+    assert History(path).list_sweeps()[0][3] == "interrupted"
