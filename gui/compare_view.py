@@ -5,7 +5,6 @@ from __future__ import annotations
 import html
 from dataclasses import fields
 
-import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QBrush, QColor
@@ -14,13 +13,13 @@ from PySide6.QtWidgets import (
     QTableWidgetItem, QVBoxLayout, QWidget,
 )
 
-from tflaunch.core.compare import ROW_LABELS, ROWS, SHORT_LABELS, deltas, differing_settings
+from tflaunch.core.compare import ROW_LABELS, ROWS, deltas, differing_settings
 from tflaunch.core.config import LaunchConfig
 from tflaunch.core.run import RunRecord
-from tflaunch.core.units import MIB, format_bytes
+from tflaunch.core.units import format_bytes
 
-# Distinct from the phase colours' role: one colour per run (Tableau 10, print-safe).
-RUN_COLORS = ("#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#76b7b2", "#edc948", "#b07aa1", "#9c755f")
+from .charts import draw_grouped_bars, draw_memory_overlay, run_color, setup_grouped_bars, setup_memory_overlay
+
 HIGHLIGHT = QColor("#fff3c4")
 
 
@@ -58,21 +57,13 @@ class CompareView(QWidget):
         self.bars = pg.PlotWidget(background="w")
         self.bars.setMenuEnabled(False)
         self.bars.setMouseEnabled(x=False, y=False)
-        bars_plot = self.bars.getPlotItem()
-        bars_plot.getAxis("left").setLabel("Duration (s)")
-        bars_plot.getAxis("left").enableAutoSIPrefix(False)
-        bars_plot.getAxis("bottom").setTicks([[(i, SHORT_LABELS[r]) for i, r in enumerate(ROWS)]])
-        bars_plot.showGrid(y=True, alpha=0.2)
+        setup_grouped_bars(self.bars.getPlotItem())
         # The legend sits above the charts: inside, it would cover the tallest bars.
         self.legend = QLabel()
         self.legend.setWordWrap(True)
         self.memory = pg.PlotWidget(background="w")
         self.memory.setMenuEnabled(False)
-        memory_plot = self.memory.getPlotItem()
-        for side, text in (("bottom", "Time since launch (s)"), ("left", "Memory (MiB)")):
-            memory_plot.getAxis(side).enableAutoSIPrefix(False)
-            memory_plot.getAxis(side).setLabel(text)
-        memory_plot.showGrid(x=True, y=True, alpha=0.2)
+        setup_memory_overlay(self.memory.getPlotItem())
         self.phases = _table()
         self.settings = _table()
 
@@ -111,28 +102,13 @@ class CompareView(QWidget):
         self._fill_settings()
 
     def _draw_bars(self) -> None:
-        plot = self.bars.getPlotItem()
-        for item in [i for i in plot.items if isinstance(i, pg.BarGraphItem)]:
-            plot.removeItem(item)
-        n = len(self.runs)
-        width = 0.8 / max(n, 1)
-        for i, record in enumerate(self.runs):
-            heights = [v if (v := (record.time_to_ready if r == "ready" else record.phases[r].duration)) else 0.0
-                       for r in ROWS]
-            x = np.arange(len(ROWS)) - 0.4 + width * (i + 0.5)
-            plot.addItem(pg.BarGraphItem(x=x, height=heights, width=width * 0.9,
-                                         brush=RUN_COLORS[i % len(RUN_COLORS)], pen=pg.mkPen(None)))
+        draw_grouped_bars(self.bars.getPlotItem(), [r.offsets() for r in self.runs])
         self.legend.setText("&nbsp;&nbsp;&nbsp;".join(
-            f'<span style="color:{RUN_COLORS[i % len(RUN_COLORS)]}">■</span> {html.escape(run_label(r, i))}'
+            f'<span style="color:{run_color(i)}">■</span> {html.escape(run_label(r, i))}'
             for i, r in enumerate(self.runs)))
 
     def _draw_memory(self) -> None:
-        plot = self.memory.getPlotItem()
-        plot.clear()
-        for i, record in enumerate(self.runs):
-            if record.samples:
-                t, rss = zip(*record.samples)
-                plot.plot(t, np.array(rss) / MIB, pen=pg.mkPen(RUN_COLORS[i % len(RUN_COLORS)], width=2))
+        draw_memory_overlay(self.memory.getPlotItem(), [r.samples for r in self.runs])
 
     def _fill_phases(self, base: int) -> None:
         table = self.phases

@@ -103,27 +103,35 @@ class MemoryPlot(pg.PlotWidget):
 
     def show_record(self, record: RunRecord) -> None:
         """Redraw everything from a record: a finished run, or one chosen from the list."""
+        peak = record.peak_rss if record.finished_at is not None else None
+        self.show_series(record.samples, record.offsets(), peak)
+
+    def show_series(self, samples: list[tuple[float, int]], spans: dict[str, tuple[float, float]],
+                    peak: int | None) -> None:
+        """A whole run at once: its samples, its phases as bands, and its peak if known."""
         self._n = 0
-        for t, rss in record.samples:
+        for t, rss in samples:
             self._append(t, rss)
         self._curve.setData(self._t[: self._n], self._mib[: self._n])
         if self._n:  # a finished run fits its data exactly
             self.getPlotItem().setXRange(0, float(self._t[self._n - 1]), padding=0.02)
-        self.show_phases(record)
-        if record.finished_at is not None and record.peak_rss:
-            peak = record.peak_rss / MIB
-            self._peak.setValue(peak)
+        self._show_spans(spans)
+        if peak:
+            mib = peak / MIB
+            self._peak.setValue(mib)
             # Under the line half-way along: start-up memory mostly rises, so the curve
             # reaches the peak late and leaves the middle of the line clear.
-            end = max([s + d for s, d in record.offsets().values()] + [float(self._t[self._n - 1]) if self._n else 0.0])
-            self._peak_label.setText(f"peak {format_bytes(record.peak_rss)}")
-            self._peak_label.setPos(end / 2, peak)
+            end = max([s + d for s, d in spans.values()] + [float(self._t[self._n - 1]) if self._n else 0.0])
+            self._peak_label.setText(f"peak {format_bytes(peak)}")
+            self._peak_label.setPos(end / 2, mib)
             self._peak.show()
             self._peak_label.show()
-            self.getPlotItem().setYRange(0, peak * 1.15, padding=0)
+            self.getPlotItem().setYRange(0, mib * 1.15, padding=0)
 
     def show_phases(self, record: RunRecord) -> None:
-        spans = record.offsets()
+        self._show_spans(record.offsets())
+
+    def _show_spans(self, spans: dict[str, tuple[float, float]]) -> None:
         end = max([s + d for s, d in spans.values()] + [float(self._t[self._n - 1]) if self._n else 0.0])
         end = max(end, 1e-3)
         if not self._n:  # a run that died before the first sample: fit the axis to its phases

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import html
 
-import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QColor
@@ -15,7 +14,9 @@ from PySide6.QtWidgets import (
 
 from tflaunch.core.config import LaunchConfig
 from tflaunch.core.sweep import OBJECTIVES, PlanError, Sweep, SweepPlan, format_objective, verdict
-from tflaunch.core.units import MIB, format_duration
+from tflaunch.core.units import format_duration
+
+from .charts import draw_strips
 
 # Axis, default values, what it sets.
 AXES: tuple[tuple[str, str, str], ...] = (
@@ -124,9 +125,6 @@ class SweepView(QWidget):
         self.chart = pg.PlotWidget(background="w")
         self.chart.setMenuEnabled(False)
         self.chart.setMouseEnabled(x=False, y=False)
-        self.chart.getPlotItem().showGrid(y=True, alpha=0.2)
-        self.chart.getPlotItem().getAxis("left").enableAutoSIPrefix(False)
-        self.chart.getPlotItem().getAxis("bottom").setLabel("Setting (# in the table)")
         results = QSplitter(Qt.Orientation.Horizontal)
         results.addWidget(self.table)
         results.addWidget(self.chart)
@@ -222,28 +220,10 @@ class SweepView(QWidget):
                 self.table.setItem(row, col, item)
         # The figures come first: the table takes the width its columns need, the chart the rest.
         self.table.setMinimumWidth(min(self.table.horizontalHeader().length() + 2 * self.table.frameWidth(), 900))
-        self._draw_strips(results, objective)
+        draw_strips(self.chart.getPlotItem(), [(r.candidate.key, r.values, r.stopped is not None) for r in results],
+                    objective)
         leader = sweep.leader()
         self.verdict.setText(html.escape("Leader: " + verdict(leader, objective)) if leader else "")
-
-    def _draw_strips(self, results, objective: str) -> None:
-        """Every measured trial as a dot, the median as a bar: spread in plain sight."""
-        plot = self.chart.getPlotItem()
-        plot.clear()
-        scale, unit = (1 / MIB, "MiB") if objective == "peak" else (1.0, "s")
-        plot.getAxis("left").setLabel(f"{OBJECTIVES[objective].capitalize()} ({unit})")
-        plot.getAxis("bottom").setTicks([[(i + 1, f"#{i + 1}") for i in range(len(results))]])
-        jitter = np.random.default_rng(0)  # fixed: the same results always look the same
-        for i, result in enumerate(results):
-            if not result.values:
-                continue
-            values = np.array(result.values) * scale
-            x = i + 1 + jitter.uniform(-0.15, 0.15, len(values))
-            color = "#9e9e9e" if result.stopped else "#0b57d0"
-            plot.addItem(pg.ScatterPlotItem(x=x, y=values, size=7, brush=pg.mkBrush(color), pen=None))
-            median = float(np.median(values))
-            plot.plot([i + 0.7, i + 1.3], [median, median], pen=pg.mkPen("#b3261e", width=2))
-        plot.setXRange(0.4, len(results) + 0.6, padding=0)
 
     def finish(self, sweep: Sweep, status: str) -> None:
         self.set_running(False)

@@ -34,6 +34,10 @@ class Waterfall(pg.PlotWidget):
         self.setMinimumHeight(190)
 
     def show_record(self, record: RunRecord | None) -> None:
+        self.show_spans(record.offsets() if record else {}, script=record is not None and record.is_script)
+
+    def show_spans(self, spans: dict[str, tuple[float, float]], script: bool = False) -> None:
+        """Bars for {phase: (start s, duration s)}, each with its duration written after it."""
         plot = self.getPlotItem()
         if self._bars is not None:
             plot.removeItem(self._bars)
@@ -41,8 +45,7 @@ class Waterfall(pg.PlotWidget):
         for label in self._labels:
             plot.removeItem(label)
         self._labels = []
-        spans = record.offsets() if record else {}
-        order = ("script",) if record is not None and record.is_script else PHASES
+        order = ("script",) if script else PHASES
         self._set_rows(order)
         if not spans:
             plot.setXRange(0, 1, padding=0)

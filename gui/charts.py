@@ -1,0 +1,79 @@
+"""Chart drawing shared by the live views and the review images, so both look the same."""
+
+from __future__ import annotations
+
+import numpy as np
+import pyqtgraph as pg
+
+from tflaunch.core.compare import ROWS, SHORT_LABELS
+from tflaunch.core.phases import READY_PHASES
+from tflaunch.core.sweep import OBJECTIVES
+from tflaunch.core.units import MIB
+
+# One colour per run (Tableau 10, print-safe), distinct from the phase colours' role.
+RUN_COLORS = ("#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#76b7b2", "#edc948", "#b07aa1", "#9c755f")
+
+
+def run_color(index: int) -> str:
+    return RUN_COLORS[index % len(RUN_COLORS)]
+
+
+def row_heights(spans: dict[str, tuple[float, float]]) -> list[float]:
+    """Durations per comparison row (the phases, then time to ready) from phase spans."""
+    ready = sum(spans[p][1] for p in READY_PHASES) if all(p in spans for p in READY_PHASES) else 0.0
+    return [ready if row == "ready" else spans.get(row, (0.0, 0.0))[1] for row in ROWS]
+
+
+def setup_grouped_bars(plot: pg.PlotItem) -> None:
+    plot.getAxis("left").setLabel("Duration (s)")
+    plot.getAxis("left").enableAutoSIPrefix(False)
+    plot.getAxis("bottom").setTicks([[(i, SHORT_LABELS[r]) for i, r in enumerate(ROWS)]])
+    plot.showGrid(y=True, alpha=0.2)
+
+
+def draw_grouped_bars(plot: pg.PlotItem, runs: list[dict[str, tuple[float, float]]]) -> None:
+    """One group per phase (and time to ready), one bar per run."""
+    for item in [i for i in plot.items if isinstance(i, pg.BarGraphItem)]:
+        plot.removeItem(item)
+    width = 0.8 / max(len(runs), 1)
+    for i, spans in enumerate(runs):
+        x = np.arange(len(ROWS)) - 0.4 + width * (i + 0.5)
+        plot.addItem(pg.BarGraphItem(x=x, height=row_heights(spans), width=width * 0.9, brush=run_color(i),
+                                     pen=pg.mkPen(None)))
+
+
+def setup_memory_overlay(plot: pg.PlotItem) -> None:
+    for side, text in (("bottom", "Time since launch (s)"), ("left", "Memory (MiB)")):
+        plot.getAxis(side).enableAutoSIPrefix(False)
+        plot.getAxis(side).setLabel(text)
+    plot.showGrid(x=True, y=True, alpha=0.2)
+
+
+def draw_memory_overlay(plot: pg.PlotItem, runs: list[list[tuple[float, int]]]) -> None:
+    plot.clear()
+    for i, samples in enumerate(runs):
+        if samples:
+            t, rss = zip(*samples)
+            plot.plot(t, np.array(rss) / MIB, pen=pg.mkPen(run_color(i), width=2))
+
+
+def draw_strips(plot: pg.PlotItem, distributions: list[tuple[str, list[float], bool]], objective: str) -> None:
+    """Every measured trial as a dot, the median as a bar: spread in plain sight."""
+    plot.clear()
+    scale, unit = (1 / MIB, "MiB") if objective == "peak" else (1.0, "s")
+    plot.getAxis("left").enableAutoSIPrefix(False)
+    plot.getAxis("left").setLabel(f"{OBJECTIVES[objective].capitalize()} ({unit})")
+    plot.getAxis("bottom").setLabel("Setting (# in the table)")
+    plot.getAxis("bottom").setTicks([[(i + 1, f"#{i + 1}") for i in range(len(distributions))]])
+    plot.showGrid(y=True, alpha=0.2)
+    jitter = np.random.default_rng(0)  # fixed: the same results always look the same
+    for i, (_name, values, stopped) in enumerate(distributions):
+        if not values:
+            continue
+        ys = np.array(values) * scale
+        xs = i + 1 + jitter.uniform(-0.15, 0.15, len(ys))
+        plot.addItem(pg.ScatterPlotItem(x=xs, y=ys, size=7, brush=pg.mkBrush("#9e9e9e" if stopped else "#0b57d0"),
+                                        pen=None))
+        median = float(np.median(ys))
+        plot.plot([i + 0.7, i + 1.3], [median, median], pen=pg.mkPen("#b3261e", width=2))
+    plot.setXRange(0.4, len(distributions) + 0.6, padding=0)
