@@ -13,7 +13,7 @@ import sys
 import time
 from typing import Callable, Sequence
 
-from . import events, profile_commands, sweep_command
+from . import events, profile_commands, report_command, sweep_command
 from .config import DEFAULT_TIMEOUT_S, PROBE_PATH, SAMPLE_MODELS, LaunchConfig
 from .history import HistoryError, default_history
 from .paths import profiles_dir
@@ -95,6 +95,7 @@ def build_parser() -> argparse.ArgumentParser:
     sample.add_argument("--python", default=sys.executable)
     profile_commands.add_arguments(sub)
     sweep_command.add_arguments(sub, add_config_arguments)
+    report_command.add_arguments(sub)
     gui = sub.add_parser("gui", help="open the app (default when no command is given)")
     add_config_arguments(gui, model_required=False)
     gui.add_argument("--run", action="store_true", help="start a run as soon as the window opens")
@@ -219,7 +220,8 @@ def save_sample(args: argparse.Namespace) -> int:
     return code or (1 if done.returncode else 0)
 
 
-def main(argv: Sequence[str] | None = None, gui_launcher: GuiLauncher | None = None) -> int:
+def main(argv: Sequence[str] | None = None, gui_launcher: GuiLauncher | None = None,
+         review_renderer: report_command.Renderer | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser()
     args = parser.parse_args(argv or ["gui"])
@@ -233,6 +235,8 @@ def main(argv: Sequence[str] | None = None, gui_launcher: GuiLauncher | None = N
         return profile_commands.profiles_command(args)
     if args.command == "sweep":
         return sweep_command.run(args, config_from_args(args))
+    if args.command == "report":
+        return report_command.run(args, review_renderer)
     if gui_launcher is None:
         print("tflaunch: the GUI is not available here; install tflaunch with PySide6, "
               "or use `tflaunch bench`.", file=sys.stderr)

@@ -133,12 +133,12 @@ class History:
             self._db.execute("PRAGMA foreign_keys = ON")
             self._db.execute("PRAGMA journal_mode = WAL")
             self._migrate()
+            self.interrupted_on_open = self.mark_interrupted()
         except sqlite3.DatabaseError as exc:
             raise HistoryError(
                 f"The run history {self.path} cannot be read ({exc}). Move it aside to start a new one; "
                 "tflaunch leaves it untouched."
             ) from exc
-        self.interrupted_on_open = self.mark_interrupted()
 
     def close(self) -> None:
         self._db.close()

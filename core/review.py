@@ -12,7 +12,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Sequence
 
-from .compare import ROW_LABELS, ROWS, deltas
+from .compare import ROW_LABELS, ROWS, deltas, differing_settings
 from .config import LaunchConfig
 from .phases import LABELS, PHASES
 from .run import RunRecord
@@ -76,9 +76,14 @@ def environment_line(record: RunRecord) -> str:
     if not env:
         return "not reported (the run ended before the probe described it)"
     gpus = ", ".join(g.get("model") or g.get("name", "") for g in env.get("gpus", [])) or "no GPU"
-    driver = f", driver {env['driver']}" if env.get("driver") else ""
-    return (f"TensorFlow {env.get('tensorflow')}, Keras {env.get('keras')}, Python {env.get('python')}, "
-            f"{env.get('cpu')} ({env.get('cores')} cores), {gpus}{driver}")
+    parts = [f"{name} {env[key]}" for name, key in (("TensorFlow", "tensorflow"), ("Keras", "keras"),
+                                                     ("Python", "python")) if env.get(key)]
+    if env.get("cpu"):
+        parts.append(f"{env['cpu']} ({env['cores']} cores)" if env.get("cores") else env["cpu"])
+    parts.append(gpus)
+    if env.get("driver"):
+        parts.append(f"driver {env['driver']}")
+    return ", ".join(parts)
 
 
 def settings_line(config: LaunchConfig) -> str:
@@ -93,6 +98,9 @@ def run_review(record: RunRecord, profile: str | None = None) -> Review:
     ident = f"run #{record.history_id}" if record.history_id is not None else "run"
     title = f"{record.subject}: {record.status_line}"
     facts = [("Settings", settings_line(record.config)), ("Environment", environment_line(record))]
+    if record.model.get("params") is not None:
+        size = f", {format_bytes(record.model['bytes_on_disk'])} on disk" if record.model.get("bytes_on_disk") else ""
+        facts.insert(0, ("Model", f"{record.model.get('format', '')} with {record.model['params']:,} parameters{size}"))
     if profile:
         facts.insert(0, ("Profile", profile))
     if not record.is_script:
@@ -127,10 +135,16 @@ def comparison_review(records: Sequence[RunRecord], baseline: int = 0) -> Review
     headline = (f"Fastest to ready: {labels[best]} {records[best].config.summary()}, "
                 f"{format_duration(records[best].time_to_ready)}"
                 + (f", {ratio:.2f}× the baseline" if ratio and best != baseline else " (the baseline)"))
-    facts = [("Model", base.subject), ("Environment", environment_line(base)), ("Runs compared", str(len(records)))]
+    differing = differing_settings([r.config for r in records])
+    facts = [("Model", base.subject), ("Environment", environment_line(base)), ("Runs compared", str(len(records))),
+             ("Settings that differ", "; ".join(
+                 f"{name}: " + " / ".join(str(getattr(r.config, name)) for r in records) for name in differing)
+              or "none (the same settings, run again)")]
+    first, last = _date(min(r.launched_at for r in records)), _date(max(r.launched_at for r in records))
     return Review("comparison", f"{base.subject}: {len(records)} runs compared",
-                  f"{_date(min(r.launched_at for r in records))} to {_date(max(r.launched_at for r in records))}",
-                  facts, [series(r, label) for r, label in zip(records, labels)], (header, rows), headline)
+                  first if first == last else f"{first} to {last}", facts,
+                  [series(r, f"{label}: {r.config.summary()}") for r, label in zip(records, labels)],
+                  (header, rows), headline)
 
 
 def sweep_review(sweep: Sweep, example: RunRecord | None, sweep_id: int | None = None) -> Review:
@@ -154,6 +168,8 @@ def sweep_review(sweep: Sweep, example: RunRecord | None, sweep_id: int | None =
     if example is not None:
         facts.append(("Environment", environment_line(example)))
     ident = f"sweep #{sweep_id}" if sweep_id is not None else "sweep"
+    if example is not None:
+        ident += f", {_date(example.launched_at)}"
     return Review("sweep", f"{sweep.plan.base.model}: which settings start it fastest", ident, facts,
                   [], (header, rows), ("Winner: " + verdict(leader, objective)) if leader else "No setting succeeded",
                   [(r.candidate.key, list(r.values), r.stopped is not None) for r in results], objective)

@@ -82,3 +82,28 @@ def winner_profile(name: str, sweep: Sweep, history: History, sweep_id: int) -> 
     evidence["sweep"] = {"id": sweep_id, "objective": sweep.plan.objective, "trials": sweep.trials_run,
                          "verdict": verdict(sweep.leader(), sweep.plan.objective)}
     return Profile(name, winner.config, evidence)
+
+
+def restore_sweep(history: History, sweep_id: int) -> tuple[Sweep, RunRecord | None]:
+    """A stored sweep rebuilt by replaying its trials in order: the same values, the same
+    racing decisions. Also one of its runs, for the environment it ran in."""
+    plan = SweepPlan.from_dict(history.sweep_plan(sweep_id))
+    trials = history.sweep_trials(sweep_id)
+    models = {}
+    for trial, record in trials:
+        for part in trial["candidate"].replace(" (baseline)", "").split():
+            if part.startswith("format="):
+                models[part[len("format="):]] = record.config.model
+    candidates = plan.candidates(lambda fmt: models.get(fmt, f"(not run in {fmt})"))
+    by_key = {c.key: c for c in candidates}
+    sweep = Sweep(plan, candidates)
+    grouped: dict[int, list] = {}
+    for trial, record in trials:
+        grouped.setdefault(trial["number"], []).append((trial, record))
+    for number in sorted(grouped):
+        trial, _ = grouped[number][0]
+        candidate = by_key.get(trial["candidate"])
+        if candidate is not None:
+            value = trial_value([r for _, r in grouped[number]], plan.objective)
+            sweep.report(Trial(number, candidate, trial["warmup"]), value)
+    return sweep, (trials[-1][1] if trials else None)

@@ -7,7 +7,9 @@ node without a display.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
+from pathlib import Path
 
 from tflaunch.core import cli
 
@@ -18,8 +20,18 @@ def launch_gui(args: argparse.Namespace) -> int:
     return run_app(args)
 
 
+def render_review(review, path: Path, fmt: str, scale: int) -> None:
+    """Draw a review image without a display, on a cluster node or in CI alike."""
+    os.environ["QT_QPA_PLATFORM"] = "offscreen"
+    from tflaunch.gui.app import create_app
+    from tflaunch.gui.review_image import write
+
+    create_app()
+    write(review, path, fmt, scale)
+
+
 def main(argv: list[str] | None = None) -> int:
-    return cli.main(argv, gui_launcher=launch_gui)
+    return cli.main(argv, gui_launcher=launch_gui, review_renderer=render_review)
 
 
 def gui_main() -> int:

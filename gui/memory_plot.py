@@ -44,7 +44,7 @@ class MemoryPlot(pg.PlotWidget):
         plot.showGrid(x=True, y=True, alpha=0.2)
         plot.setClipToView(True)
         plot.setDownsampling(mode="peak")
-        plot.addLegend(offset=(-10, -10))  # bottom right: the curve rises away from it
+        plot.addLegend(offset=(-10, -10), labelTextColor="#202124")  # bottom right: the curve rises away from it
         self._curve = plot.plot(pen=pg.mkPen(RSS_COLOR, width=2), name="RSS of process tree")
         # The peak is the run's high-water mark (the probe's VmHWM or the sampled tree,
         # whichever is higher), the same figure the summary shows: samples can miss a spike.

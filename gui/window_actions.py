@@ -6,6 +6,8 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QMainWindow, QMessageBox
 
+from . import review_actions
+
 TABS = ("Run", "History", "Compare", "Profiles", "Sweep")
 
 
@@ -24,6 +26,11 @@ class WindowActions:
         open_dir = QAction("Open &SavedModel folder…", w, shortcut=QKeySequence("Ctrl+Shift+O"),
                            triggered=w.panel.browse_model_dir)
         quit_action = QAction("&Quit", w, shortcut=QKeySequence.StandardKey.Quit, triggered=w.close)
+        export_review = QAction("&Export review image…", w, shortcut=QKeySequence("Ctrl+Shift+E"),
+                                triggered=lambda: review_actions.export_review(w))
+        export_review.setToolTip("One self-explanatory image (or SVG, Markdown, CSV) of what this tab shows")
+        copy_review = QAction("&Copy review image", w, shortcut=QKeySequence("Ctrl+Shift+C"),
+                              triggered=lambda: review_actions.copy_review(w))
         toggle_log = w.log_dock.toggleViewAction()
         toggle_log.setShortcut(QKeySequence("Ctrl+L"))
         toggle_runs = w.runs_dock.toggleViewAction()
@@ -45,6 +52,9 @@ class WindowActions:
         file_menu = menu.addMenu("&File")
         for action in (open_file, open_dir):
             file_menu.addAction(action)
+        file_menu.addSeparator()
+        file_menu.addAction(export_review)
+        file_menu.addAction(copy_review)
         file_menu.addSeparator()
         file_menu.addAction(quit_action)
         run_menu = menu.addMenu("&Run")

@@ -1,0 +1,217 @@
+"""Review images: one composed picture of a run, a comparison or a sweep.
+
+Drawn on a fixed 1600×900 canvas in a light theme, never captured from the live window,
+so it is the same whatever the window's size. The charts are the app's own plot classes,
+rendered through pyqtgraph's exporter machinery onto our painter; the same painting code
+writes PNG (a QImage) and SVG (a QSvgGenerator, where text stays text).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pyqtgraph as pg
+from pyqtgraph.exporters import ImageExporter
+from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QRectF, QSize, Qt
+from PySide6.QtGui import QColor, QFont, QFontMetricsF, QImage, QPainter, QPen
+from PySide6.QtSvg import QSvgGenerator
+
+from tflaunch.core.review import Review
+
+from .charts import (
+    draw_grouped_bars, draw_memory_overlay, draw_strips, run_color, setup_grouped_bars, setup_memory_overlay,
+)
+from .memory_plot import MemoryPlot
+from .waterfall import Waterfall
+
+WIDTH, HEIGHT = 1600, 900
+MARGIN = 40
+INK, MUTED, RULE, ACCENT, ZEBRA = "#202124", "#5f6368", "#dadce0", "#0b57d0", "#f5f7fa"
+
+
+def _font(pixels: int, bold: bool = False) -> QFont:
+    font = QFont("DejaVu Sans")
+    font.setPixelSize(pixels)  # pixels, not points: the same size on every screen and DPI
+    font.setBold(bold)
+    return font
+
+
+class _Canvas:
+    """Painting helpers on a logical 1600×900 page."""
+
+    def __init__(self, painter: QPainter) -> None:
+        self.p = painter
+
+    def text(self, rect: QRectF, text: str, size: int, bold: bool = False, color: str = INK,
+             flags=Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop) -> float:
+        """Wrapped text in rect; returns the height it took."""
+        self.p.setFont(_font(size, bold))
+        self.p.setPen(QColor(color))
+        bounds = self.p.boundingRect(rect, int(flags) | int(Qt.TextFlag.TextWordWrap), text)
+        self.p.drawText(rect, int(flags) | int(Qt.TextFlag.TextWordWrap), text)
+        return min(bounds.height(), rect.height())
+
+    def facts(self, rect: QRectF, facts: list[tuple[str, str]]) -> float:
+        y = rect.top()
+        for label, value in facts:
+            if y > rect.bottom() - 18:
+                break
+            label_h = self.text(QRectF(rect.left(), y, 200, 60), label, 15, bold=True, color=MUTED)
+            value_h = self.text(QRectF(rect.left() + 215, y, rect.width() - 215, rect.bottom() - y), value, 15)
+            y += max(label_h, value_h) + 8
+        return y - rect.top()
+
+    def table(self, rect: QRectF, header: list[str], rows: list[list[str]], size: int = 14) -> None:
+        """A table that fits rect: columns sized to their text, the widest shrunk and elided."""
+        metrics = QFontMetricsF(_font(size, True))
+        pad = 10
+        widths = [max([metrics.horizontalAdvance(h)] + [metrics.horizontalAdvance(r[i]) for r in rows]) + 2 * pad
+                  for i, h in enumerate(header)]
+        excess = sum(widths) - rect.width()
+        if excess > 0:  # shrink the widest column (the setting names) to fit, eliding its text
+            widest = widths.index(max(widths))
+            widths[widest] = max(80.0, widths[widest] - excess)
+        row_h = size + 14
+        self.p.fillRect(QRectF(rect.left(), rect.top(), sum(widths), row_h), QColor("#e8eaed"))
+        for r, cells in enumerate([header, *rows]):
+            y = rect.top() + r * row_h
+            if y + row_h > rect.bottom():
+                self.text(QRectF(rect.left(), y, rect.width(), row_h), f"… and {len(rows) - r + 1} more rows", size,
+                          color=MUTED)
+                break
+            if r > 0 and r % 2 == 0:
+                self.p.fillRect(QRectF(rect.left(), y, sum(widths), row_h), QColor(ZEBRA))
+            x = rect.left()
+            for i, cell in enumerate(cells):
+                self.p.setFont(_font(size, bold=(r == 0)))
+                self.p.setPen(QColor(INK if r else MUTED))
+                shown = QFontMetricsF(self.p.font()).elidedText(cell, Qt.TextElideMode.ElideRight, widths[i] - 2 * pad)
+                numeric = r > 0 and i > 0 and cell[:1].isdigit()
+                align = (Qt.AlignmentFlag.AlignRight if numeric else Qt.AlignmentFlag.AlignLeft) | Qt.AlignmentFlag.AlignVCenter
+                self.p.drawText(QRectF(x + pad, y, widths[i] - 2 * pad, row_h), int(align), shown)
+                x += widths[i]
+        self.p.setPen(QPen(QColor(RULE), 1))
+        self.p.drawLine(rect.left(), rect.top() + row_h, rect.left() + sum(widths), rect.top() + row_h)
+
+    def plot(self, rect: QRectF, widget: pg.PlotWidget) -> None:
+        """Render a plot widget's PlotItem into rect through pyqtgraph's export mode."""
+        item = widget.getPlotItem()
+        for side in ("left", "bottom"):
+            axis = item.getAxis(side)
+            axis.setPen(pg.mkPen(MUTED))
+            axis.setTextPen(pg.mkPen(INK))
+        item.setGeometry(QRectF(0, 0, rect.width(), rect.height()))
+        item.layout.activate()
+        widget.scene().prepareForPaint()
+        exporter = ImageExporter(item)
+        exporter.setExportMode(True, {"antialias": True, "background": QColor("white"), "painter": self.p,
+                                      "resolutionScale": 1.0})
+        try:
+            widget.scene().render(self.p, rect, item.sceneBoundingRect())
+        finally:
+            exporter.setExportMode(False)
+
+
+def _paint(painter: QPainter, review: Review) -> None:
+    painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+    painter.setRenderHint(QPainter.RenderHint.TextAntialiasing)
+    painter.fillRect(QRectF(0, 0, WIDTH, HEIGHT), QColor("white"))
+    c = _Canvas(painter)
+    painter.fillRect(QRectF(0, 0, WIDTH, 6), QColor(ACCENT))
+    c.text(QRectF(MARGIN, 22, WIDTH - 2 * MARGIN - 160, 44), review.title, 30, bold=True)
+    c.text(QRectF(MARGIN, 62, WIDTH - 2 * MARGIN, 24), review.subtitle, 16, color=MUTED)
+    c.text(QRectF(WIDTH - MARGIN - 150, 26, 150, 24), "tflaunch", 16, bold=True, color=ACCENT,
+           flags=Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignTop)
+    top = 100.0
+    if review.headline:
+        top += c.text(QRectF(MARGIN, top, WIDTH - 2 * MARGIN, 56), review.headline, 19, bold=True, color=ACCENT) + 10
+    left = QRectF(MARGIN, top, 700, 420 - top + 100)
+    right = QRectF(780, top, WIDTH - 780 - MARGIN, 360)
+    bottom = QRectF(MARGIN, 500, WIDTH - 2 * MARGIN, HEIGHT - 500 - MARGIN)
+    c.facts(left, review.facts)
+    header, rows = review.table or ([], [])
+    if review.kind in ("run", "profile"):
+        waterfall = Waterfall()
+        waterfall.show_spans(review.series[0].spans, script="script" in review.series[0].spans)
+        c.plot(right, waterfall)
+        if review.kind == "run" and review.series[0].samples:
+            memory = MemoryPlot()
+            first = review.series[0]
+            memory.show_series(first.samples, first.spans, first.peak)
+            c.plot(QRectF(bottom.left(), bottom.top(), 960, bottom.height()), memory)
+            c.table(QRectF(bottom.left() + 990, bottom.top(), bottom.width() - 990, bottom.height()), header, rows)
+        else:
+            c.table(bottom, header, rows)
+    elif review.kind == "comparison":
+        bars = pg.PlotWidget(background="w")
+        setup_grouped_bars(bars.getPlotItem())
+        draw_grouped_bars(bars.getPlotItem(), [s.spans for s in review.series])
+        c.plot(QRectF(right.left(), right.top() + 30, right.width(), right.height() - 30), bars)
+        _legend(c, QRectF(right.left(), right.top(), right.width(), 26), [s.label for s in review.series])
+        memory = pg.PlotWidget(background="w")
+        setup_memory_overlay(memory.getPlotItem())
+        draw_memory_overlay(memory.getPlotItem(), [s.samples for s in review.series])
+        c.plot(QRectF(bottom.left(), bottom.top(), 560, bottom.height()), memory)
+        c.table(QRectF(bottom.left() + 590, bottom.top(), bottom.width() - 590, bottom.height()), header, rows, 13)
+    else:  # sweep
+        strips = pg.PlotWidget(background="w")
+        draw_strips(strips.getPlotItem(), review.distributions, review.objective)
+        c.plot(right, strips)
+        c.table(bottom, header, rows, 13)
+
+
+def _legend(c: _Canvas, rect: QRectF, labels: list[str]) -> None:
+    x = rect.left()
+    for i, label in enumerate(labels):
+        c.p.fillRect(QRectF(x, rect.top() + 6, 14, 14), QColor(run_color(i)))
+        width = QFontMetricsF(_font(14)).horizontalAdvance(label)
+        c.text(QRectF(x + 20, rect.top() + 3, width + 4, 22), label, 14)
+        x += width + 44
+
+
+def render_image(review: Review, scale: int = 1) -> QImage:
+    image = QImage(WIDTH * scale, HEIGHT * scale, QImage.Format.Format_ARGB32)
+    image.fill(QColor("white"))
+    painter = QPainter(image)
+    painter.scale(scale, scale)
+    try:
+        _paint(painter, review)
+    finally:
+        painter.end()
+    return image
+
+
+def render_svg(review: Review) -> bytes:
+    buffer = QBuffer()
+    buffer.open(QIODevice.OpenModeFlag.WriteOnly)
+    generator = QSvgGenerator()
+    generator.setOutputDevice(buffer)
+    generator.setSize(QSize(WIDTH, HEIGHT))
+    generator.setViewBox(QRectF(0, 0, WIDTH, HEIGHT))
+    generator.setTitle(review.title)
+    generator.setDescription("tflaunch review")
+    painter = QPainter(generator)
+    try:
+        _paint(painter, review)
+    finally:
+        painter.end()
+    return bytes(buffer.data())
+
+
+def png_bytes(review: Review, scale: int = 1) -> bytes:
+    data = QByteArray()
+    buffer = QBuffer(data)
+    buffer.open(QIODevice.OpenModeFlag.WriteOnly)
+    render_image(review, scale).save(buffer, "PNG")
+    return bytes(data)
+
+
+def write(review: Review, path: Path, fmt: str | None = None, scale: int = 1) -> Path:
+    """Write the review as png, svg, md or csv (from the file's extension by default)."""
+    fmt = (fmt or Path(path).suffix.lstrip(".") or "png").lower()
+    data = {"png": lambda: png_bytes(review, scale), "svg": lambda: render_svg(review),
+            "md": lambda: review.markdown().encode(), "csv": lambda: review.csv().encode()}
+    if fmt not in data:
+        raise ValueError(f"Cannot write a review as '{fmt}': use png, svg, md or csv.")
+    Path(path).write_bytes(data[fmt]())
+    return Path(path)
