@@ -45,7 +45,7 @@ def test_a_sweep_review_carries_the_verdict_and_the_distributions():
         sweep.report(trial, rng.gauss(1.0 if trial.candidate.key == "intra=2" else 1.3, 0.01))
     review = sweep_review(sweep, finished_record(), sweep_id=7)
     assert review.headline.startswith("Winner: intra=2: 1.3") and "95% CI" in review.headline
-    assert review.subtitle == "sweep #7"
+    assert review.subtitle.startswith("sweep #7, ")  # and the date it ran
     assert [d[0] for d in review.distributions] == ["intra=2", "baseline"]
     assert review.table[1][0][:3] == ["1", "intra=2", review.table[1][0][2]]
 
