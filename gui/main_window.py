@@ -262,19 +262,12 @@ class MainWindow(QMainWindow):
     def _save_sweep_winner(self) -> None:
         if self.sweeper.sweep is None or self.history is None or self.sweeper.sweep_id is None:
             return
-        name, ok = QInputDialog.getText(self, "Save the winner as a profile", "Profile name:")
-        if ok and name.strip():
-            self.save_sweep_winner(name.strip())
+        name = self._ask_profile_name("Save the winner as a profile")
+        if name:
+            self.save_sweep_winner(name)
 
     def save_sweep_winner(self, name: str) -> bool:
-        try:
-            path = self.profiles.save(winner_profile(name, self.sweeper.sweep, self.history, self.sweeper.sweep_id))
-        except ProfileError as exc:
-            self.statusBar().showMessage(f"Profile not saved: {exc}")
-            return False
-        self.profiles_view.refresh()
-        self.statusBar().showMessage(f"Saved the sweep's winner as {name} ({path})")
-        return True
+        return self._store_profile(lambda: winner_profile(name, self.sweeper.sweep, self.history, self.sweeper.sweep_id))
 
     def _set_busy(self, busy: bool) -> None:
         for action in (self.run_action, self.script_action):
@@ -312,20 +305,28 @@ class MainWindow(QMainWindow):
         self.ask_profile_name([best], [runs[baseline]])
 
     def ask_profile_name(self, runs: list[RunRecord], baseline: list[RunRecord] = ()) -> None:
-        name, ok = QInputDialog.getText(self, "Save as profile", "Profile name:")
-        if ok and name.strip():
-            self.save_profile(name.strip(), runs, baseline)
+        name = self._ask_profile_name("Save as profile")
+        if name:
+            self.save_profile(name, runs, baseline)
 
     def save_profile(self, name: str, runs: list[RunRecord], baseline: list[RunRecord] = ()) -> bool:
-        """Store runs' settings as a profile; a problem is shown in the status bar."""
+        """Store runs' settings as a profile, with them as evidence."""
+        return self._store_profile(lambda: Profile(name, runs[-1].config, evidence_from_runs(runs, baseline)))
+
+    def _ask_profile_name(self, title: str) -> str | None:
+        name, ok = QInputDialog.getText(self, title, "Profile name:")
+        return name.strip() if ok and name.strip() else None
+
+    def _store_profile(self, make_profile) -> bool:
+        """Build and save a profile; a problem is shown in the status bar, never raised."""
         try:
-            profile = Profile(name, runs[-1].config, evidence_from_runs(runs, baseline))
+            profile = make_profile()
             path = self.profiles.save(profile)
         except ProfileError as exc:
             self.statusBar().showMessage(f"Profile not saved: {exc}")
             return False
         self.profiles_view.refresh()
-        self.statusBar().showMessage(f"Saved profile {name} to {path}")
+        self.statusBar().showMessage(f"Saved profile {profile.name} to {path}")
         return True
 
     def apply_profile(self, config: LaunchConfig) -> None:
