@@ -6,9 +6,14 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QMainWindow, QMessageBox
 
-from . import review_actions
-
 TABS = ("Run", "History", "Compare", "Profiles", "Sweep")
+
+
+def _review_actions():
+    """Imported on first use: review rendering (QtSvg, exporters) stays off the start-up path."""
+    from . import review_actions
+
+    return review_actions
 
 
 class WindowActions:
@@ -27,10 +32,10 @@ class WindowActions:
                            triggered=w.panel.browse_model_dir)
         quit_action = QAction("&Quit", w, shortcut=QKeySequence.StandardKey.Quit, triggered=w.close)
         export_review = QAction("&Export review image…", w, shortcut=QKeySequence("Ctrl+Shift+E"),
-                                triggered=lambda: review_actions.export_review(w))
+                                triggered=lambda: _review_actions().export_review(w))
         export_review.setToolTip("One self-explanatory image (or SVG, Markdown, CSV) of what this tab shows")
         copy_review = QAction("&Copy review image", w, shortcut=QKeySequence("Ctrl+Shift+C"),
-                              triggered=lambda: review_actions.copy_review(w))
+                              triggered=lambda: _review_actions().copy_review(w))
         toggle_log = w.log_dock.toggleViewAction()
         toggle_log.setShortcut(QKeySequence("Ctrl+L"))
         toggle_runs = w.runs_dock.toggleViewAction()
