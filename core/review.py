@@ -16,7 +16,8 @@ from .compare import ROW_LABELS, ROWS, deltas, differing_settings
 from .config import LaunchConfig
 from .phases import LABELS, PHASES
 from .run import RunRecord
-from .sweep import OBJECTIVES, Sweep, format_objective, verdict
+from .sweep import Sweep, leader_of, verdict
+from .sweep_report import result_rows
 from .units import format_bytes, format_duration
 
 
@@ -71,25 +72,6 @@ def _date(ts: float) -> str:
     return time.strftime("%Y-%m-%d %H:%M", time.localtime(ts))
 
 
-def environment_line(record: RunRecord) -> str:
-    env = record.environment
-    if not env:
-        return "not reported (the run ended before the probe described it)"
-    gpus = ", ".join(g.get("model") or g.get("name", "") for g in env.get("gpus", [])) or "no GPU"
-    parts = [f"{name} {env[key]}" for name, key in (("TensorFlow", "tensorflow"), ("Keras", "keras"),
-                                                     ("Python", "python")) if env.get(key)]
-    if env.get("cpu"):
-        parts.append(f"{env['cpu']} ({env['cores']} cores)" if env.get("cores") else env["cpu"])
-    parts.append(gpus)
-    if env.get("driver"):
-        parts.append(f"driver {env['driver']}")
-    return ", ".join(parts)
-
-
-def settings_line(config: LaunchConfig) -> str:
-    return config.summary()
-
-
 def series(record: RunRecord, label: str) -> Series:
     return Series(label, record.offsets(), list(record.samples), record.peak_rss)
 
@@ -97,7 +79,7 @@ def series(record: RunRecord, label: str) -> Series:
 def run_review(record: RunRecord, profile: str | None = None) -> Review:
     ident = f"run #{record.history_id}" if record.history_id is not None else "run"
     title = f"{record.subject}: {record.status_line}"
-    facts = [("Settings", settings_line(record.config)), ("Environment", environment_line(record))]
+    facts = [("Settings", record.config.summary()), ("Environment", record.environment_line)]
     if record.model.get("params") is not None:
         size = f", {format_bytes(record.model['bytes_on_disk'])} on disk" if record.model.get("bytes_on_disk") else ""
         facts.insert(0, ("Model", f"{record.model.get('format', '')} with {record.model['params']:,} parameters{size}"))
@@ -136,7 +118,7 @@ def comparison_review(records: Sequence[RunRecord], baseline: int = 0) -> Review
                 f"{format_duration(records[best].time_to_ready)}"
                 + (f", {ratio:.2f}× the baseline" if ratio and best != baseline else " (the baseline)"))
     differing = differing_settings([r.config for r in records])
-    facts = [("Model", base.subject), ("Environment", environment_line(base)), ("Runs compared", str(len(records))),
+    facts = [("Model", base.subject), ("Environment", base.environment_line), ("Runs compared", str(len(records))),
              ("Settings that differ", "; ".join(
                  f"{name}: " + " / ".join(str(getattr(r.config, name)) for r in records) for name in differing)
               or "none (the same settings, run again)")]
@@ -150,28 +132,17 @@ def comparison_review(records: Sequence[RunRecord], baseline: int = 0) -> Review
 def sweep_review(sweep: Sweep, example: RunRecord | None, sweep_id: int | None = None) -> Review:
     objective = sweep.plan.objective
     results = sweep.results()
-    rows = []
-    for rank, r in enumerate(results, start=1):
-        s, q = r.spread, r.ratio
-        rows.append([str(rank), r.candidate.key,
-                     format_objective(objective, s.median) if s else "–",
-                     f"{format_objective(objective, s.low)} – {format_objective(objective, s.high)}" if s else "–",
-                     format_objective(objective, s.iqr) if s else "–",
-                     f"{q.estimate:.2f}× ({q.low:.2f}–{q.high:.2f})" if q else "–",
-                     str(s.n if s else 0),
-                     (r.stopped.split(":")[0] if r.stopped else "") or ("noisy" if r.noisy else "")])
-    header = ["#", "Setting", f"Median {OBJECTIVES[objective]}", "Min – max", "IQR", "vs baseline (95% CI)", "Runs",
-              "Note"]
-    leader = sweep.leader()
+    leader = leader_of(results)
     facts = [("Model", sweep.plan.base.model), ("Plan", sweep.plan.describe(len(sweep.candidates))),
              ("Trials run", f"{sweep.trials_run} (all {sweep.planned_without_racing} without racing)")]
     if example is not None:
-        facts.append(("Environment", environment_line(example)))
+        facts.append(("Environment", example.environment_line))
     ident = f"sweep #{sweep_id}" if sweep_id is not None else "sweep"
     if example is not None:
         ident += f", {_date(example.launched_at)}"
     return Review("sweep", f"{sweep.plan.base.model}: which settings start it fastest", ident, facts,
-                  [], (header, rows), ("Winner: " + verdict(leader, objective)) if leader else "No setting succeeded",
+                  [], result_rows(results, objective),
+                  ("Winner: " + verdict(leader, objective)) if leader else "No setting succeeded",
                   [(r.candidate.key, list(r.values), r.stopped is not None) for r in results], objective)
 
 
@@ -184,7 +155,7 @@ def profile_review(name: str, evidence: dict, config: LaunchConfig) -> Review:
         if phase in phases:
             spans[phase] = (start, phases[phase]["median"])
             start += phases[phase]["median"] if phase != "steady" else 0.0
-    facts = [("Settings", settings_line(config))] + [("Evidence", line) for line in describe_evidence(evidence)]
+    facts = [("Settings", config.summary())] + [("Evidence", line) for line in describe_evidence(evidence)]
     rows = [[LABELS[p], format_duration(v.get("median")), format_duration(v.get("min")), format_duration(v.get("max"))]
             for p, v in phases.items() if p in LABELS]
     return Review("profile", f"Launch profile {name}", f"{evidence.get('model', config.model)}, {evidence.get('date', '')}",

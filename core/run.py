@@ -237,6 +237,22 @@ class RunRecord:
                 }.get(self.status, "Script failed")
 
     @property
+    def environment_line(self) -> str:
+        """TensorFlow, Python, CPU, GPUs and driver in one line; what is unknown is left out."""
+        env = self.environment
+        if not env:
+            return "not reported (the run ended before the probe described it)"
+        gpus = ", ".join(g.get("model") or g.get("name", "") for g in env.get("gpus", [])) or "no GPU"
+        parts = [f"{name} {env[key]}" for name, key in (("TensorFlow", "tensorflow"), ("Keras", "keras"),
+                                                         ("Python", "python")) if env.get(key)]
+        if env.get("cpu"):
+            parts.append(f"{env['cpu']} ({env['cores']} cores)" if env.get("cores") else env["cpu"])
+        parts.append(gpus)
+        if env.get("driver"):
+            parts.append(f"driver {env['driver']}")
+        return ", ".join(parts)
+
+    @property
     def headline(self) -> str:
         """One line a user can act on: how the run ended and, if it failed, why."""
         if self.failure is not None and self.status in (RunStatus.FAILED, RunStatus.TIMED_OUT):

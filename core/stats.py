@@ -1,26 +1,42 @@
-"""Summaries of repeated measurements."""
+"""Summaries of repeated measurements: medians and percentiles, which skewed start-up
+times (a slow first read, a busy neighbour) do not pull around as means would."""
 
 from __future__ import annotations
 
 import statistics
 from dataclasses import dataclass
-from typing import Iterable
+from typing import Iterable, Sequence
 
 
 @dataclass(frozen=True)
-class Summary:
+class Spread:
     n: int
     median: float
     low: float
     high: float
+    q1: float
+    q3: float
+
+    @property
+    def iqr(self) -> float:
+        return self.q3 - self.q1
 
     def to_dict(self) -> dict[str, float]:
         return {"n": self.n, "median": self.median, "min": self.low, "max": self.high}
 
 
-def summarize(values: Iterable[float | None]) -> Summary | None:
-    """Median and min–max of the values that exist; None when there are none."""
+def spread(values: Sequence[float]) -> Spread:
+    if not values:
+        raise ValueError("no values")
+    ordered = sorted(values)
+    if len(ordered) == 1:
+        q1 = q3 = ordered[0]
+    else:
+        q1, _, q3 = statistics.quantiles(ordered, n=4, method="inclusive")
+    return Spread(len(ordered), statistics.median(ordered), ordered[0], ordered[-1], q1, q3)
+
+
+def summarize(values: Iterable[float | None]) -> Spread | None:
+    """The spread of the values that exist; None when there are none."""
     present = [v for v in values if v is not None]
-    if not present:
-        return None
-    return Summary(len(present), statistics.median(present), min(present), max(present))
+    return spread(present) if present else None

@@ -24,7 +24,8 @@ from typing import Callable, Sequence
 
 from .config import LaunchConfig
 from .run import RunRecord, RunStatus
-from .sweep_stats import CONFIDENCE, Ratio, Spread, is_noisy, ratio_to_baseline, spread
+from .stats import Spread, spread
+from .sweep_stats import CONFIDENCE, Ratio, is_noisy, ratio_to_baseline
 from .units import format_bytes, format_duration
 
 MIN_TRIALS = 3
@@ -145,7 +146,7 @@ class SweepPlan:
             for axis, text in combo:
                 try:
                     config = _apply(config, axis, text, model_for_format)
-                except PlanError:
+                except PlanError:  # already says what to do; it is a ValueError too, so let it through first
                     raise
                 except ValueError as exc:
                     raise PlanError(f"'{text}' is not a value for {axis}: {exc}.") from None
@@ -262,8 +263,12 @@ class Sweep:
         return sorted(out, key=lambda r: r.spread.median if r.spread else float("inf"))
 
     def leader(self) -> CandidateResult | None:
-        ranked = [r for r in self.results() if r.spread]
-        return ranked[0] if ranked else None
+        return leader_of(self.results())
+
+
+def leader_of(results: Sequence[CandidateResult]) -> CandidateResult | None:
+    """The best setting of already computed results (results() bootstraps every setting)."""
+    return next((r for r in results if r.spread), None)
 
 
 def verdict(result: CandidateResult, objective: str) -> str:

@@ -1,19 +1,23 @@
-"""A sweep's results as text and JSON for the terminal."""
+"""A sweep's results as rows, text and JSON."""
 
 from __future__ import annotations
 
-from .sweep import OBJECTIVES, Sweep, format_objective, verdict
+from typing import Sequence
+
+from .sweep import OBJECTIVES, CandidateResult, Sweep, format_objective, leader_of, verdict
 from .table import grid
 
 
-def results_table(sweep: Sweep) -> str:
-    objective = sweep.plan.objective
+def result_rows(results: Sequence[CandidateResult], objective: str) -> tuple[list[str], list[list[str]]]:
+    """(header, rows) of a sweep's results, best first: the one table the terminal, the
+    app and the review images all show."""
     rows = []
-    for result in sweep.results():
+    for rank, result in enumerate(results, start=1):
         s, r = result.spread, result.ratio
         # The full reason is in the JSON and the app's tooltip; a table cell gets its gist.
         note = (result.stopped.split(":")[0] if result.stopped else "") or ("noisy" if result.noisy else "")
         rows.append([
+            str(rank),
             result.candidate.key,
             format_objective(objective, s.median) if s else "–",
             f"{format_objective(objective, s.low)} – {format_objective(objective, s.high)}" if s else "–",
@@ -22,16 +26,24 @@ def results_table(sweep: Sweep) -> str:
             str(s.n if s else 0),
             note,
         ])
-    header = ["Setting", f"Median {OBJECTIVES[objective]}", "Min – max", "IQR", "vs baseline (95% CI)", "Runs", "Note"]
-    leader = sweep.leader()
+    header = ["#", "Setting", f"Median {OBJECTIVES[objective]}", "Min – max", "IQR", "vs baseline (95% CI)", "Runs",
+              "Note"]
+    return header, rows
+
+
+def results_table(sweep: Sweep) -> str:
+    objective = sweep.plan.objective
+    results = sweep.results()
+    leader = leader_of(results)
     footer = [f"Trials run: {sweep.trials_run} (all {sweep.planned_without_racing} without racing)"]
     if leader:
         footer.append("Winner: " + verdict(leader, objective))
-    return "\n".join([grid(header, rows), "", *footer])
+    return "\n".join([grid(*result_rows(results, objective)), "", *footer])
 
 
 def results_json(sweep: Sweep, sweep_id: int | None, status: str) -> dict:
-    leader = sweep.leader()
+    results = sweep.results()
+    leader = leader_of(results)
     return {
         "sweep_id": sweep_id, "status": status, "plan": sweep.plan.to_dict(),
         "trials_run": sweep.trials_run, "trials_without_racing": sweep.planned_without_racing,
@@ -44,5 +56,5 @@ def results_json(sweep: Sweep, sweep_id: int | None, status: str) -> dict:
             "ratio": r.ratio.estimate if r.ratio else None,
             "ratio_ci": [r.ratio.low, r.ratio.high] if r.ratio else None,
             "noisy": r.noisy, "stopped": r.stopped, "failures": r.failures,
-        } for r in sweep.results()],
+        } for r in results],
     }

@@ -74,13 +74,14 @@ def run_sweep(plan: SweepPlan, history: History | None, on_trial: TrialCallback 
 def winner_profile(name: str, sweep: Sweep, history: History, sweep_id: int) -> Profile:
     """The winner's settings, with its measured trials and the baseline's as evidence."""
     trials = [(t, r) for t, r in history.sweep_trials(sweep_id) if not t["warmup"]]
-    winner = sweep.leader().candidate
+    leader = sweep.leader()
+    winner = leader.candidate
     base = sweep.candidates[0].key
     runs = [r for t, r in trials if t["candidate"] == winner.key]
     baseline = [r for t, r in trials if t["candidate"] == base] if winner.key != base else []
     evidence = evidence_from_runs(runs, baseline)
     evidence["sweep"] = {"id": sweep_id, "objective": sweep.plan.objective, "trials": sweep.trials_run,
-                         "verdict": verdict(sweep.leader(), sweep.plan.objective)}
+                         "verdict": verdict(leader, sweep.plan.objective)}
     return Profile(name, winner.config, evidence)
 
 

@@ -1,8 +1,7 @@
-"""Statistics for sweeps: spread per setting and how sure a ratio to the baseline is.
+"""Statistics for sweeps: how sure a ratio to the baseline is, and when spread hides it.
 
-Start-up times are skewed (a slow first read, a busy neighbour), so everything here is
-built on medians and percentiles, and the confidence interval of a ratio of medians comes
-from a bootstrap, which assumes no particular distribution.
+The confidence interval of a ratio of medians comes from a bootstrap, which assumes no
+particular distribution (start-up times are skewed).
 """
 
 from __future__ import annotations
@@ -12,33 +11,10 @@ import statistics
 from dataclasses import dataclass
 from typing import Sequence
 
+from .stats import Spread
+
 BOOTSTRAP_RESAMPLES = 2000
 CONFIDENCE = 0.95
-
-
-@dataclass(frozen=True)
-class Spread:
-    n: int
-    median: float
-    low: float
-    high: float
-    q1: float
-    q3: float
-
-    @property
-    def iqr(self) -> float:
-        return self.q3 - self.q1
-
-
-def spread(values: Sequence[float]) -> Spread:
-    if not values:
-        raise ValueError("no values")
-    ordered = sorted(values)
-    if len(ordered) == 1:
-        q1 = q3 = ordered[0]
-    else:
-        q1, _, q3 = statistics.quantiles(ordered, n=4, method="inclusive")
-    return Spread(len(ordered), statistics.median(ordered), ordered[0], ordered[-1], q1, q3)
 
 
 @dataclass(frozen=True)

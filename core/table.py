@@ -24,19 +24,15 @@ def grid(header: Sequence[str], rows: list[Sequence[str]]) -> str:
 
 
 def describe_run(record: RunRecord) -> str:
-    env, model = record.environment, record.model
+    model = record.model
     parts = [f"model {record.config.model}"]
     if model.get("params") is not None:
         parts.append(f"{model['params']:,} parameters")
     if model.get("bytes_on_disk"):
         parts.append(f"{format_bytes(model['bytes_on_disk'])} on disk")
     lines = [", ".join(parts), f"settings: {record.config.summary()}"]
-    if env:
-        gpus = ", ".join(g.get("model") or g.get("name", "") for g in env.get("gpus", [])) or "no GPU"
-        lines.append(
-            f"TensorFlow {env.get('tensorflow')}, Keras {env.get('keras')}, Python {env.get('python')}, "
-            f"{env.get('cpu')} ({env.get('cores')} cores), {gpus}"
-        )
+    if record.environment:
+        lines.append(record.environment_line)
     return "\n".join(lines)
 
 

@@ -133,14 +133,22 @@ class MainWindow(QMainWindow):
     def running(self) -> bool:
         return (self.process is not None and self.process.running) or self.sweeper.running
 
+    def _checked_config(self, report, ignore: tuple[str, ...] = ()) -> LaunchConfig | None:
+        """The panel's settings, or None with the reasons shown next to the controls and the
+        first one handed to `report`."""
+        config = self.panel.config()
+        problems = [p for p in config.validate() if p.field not in ignore]
+        self.panel.show_problems(problems)
+        if problems:
+            report(problems[0].message)
+            return None
+        return config
+
     def start_run(self) -> None:
         if self.running:
             return
-        config = self.panel.config()
-        problems = config.validate()
-        self.panel.show_problems(problems)
-        if problems:
-            self.statusBar().showMessage(f"Cannot run: {problems[0].message}")
+        config = self._checked_config(lambda why: self.statusBar().showMessage(f"Cannot run: {why}"))
+        if config is None:
             return
         self._remember_model(config.model)
         self.state.save_config(config)
@@ -155,11 +163,9 @@ class MainWindow(QMainWindow):
         """Run a user's script with the panel's settings applied, recorded as one span."""
         if self.running:
             return
-        config = self.panel.config()
-        problems = [p for p in config.validate() if p.field != "model"]  # a script brings its own model
-        self.panel.show_problems(problems)
-        if problems:
-            self.statusBar().showMessage(f"Cannot launch: {problems[0].message}")
+        config = self._checked_config(lambda why: self.statusBar().showMessage(f"Cannot launch: {why}"),
+                                      ignore=("model",))  # a script brings its own model
+        if config is None:
             return
         process = ProbeProcess(config, self, gpu_sampler=self._gpu_sampler, script=argv)
         self._launch(process, " ".join(argv[1:]) + f" with {config.summary()}")
@@ -230,16 +236,15 @@ class MainWindow(QMainWindow):
     def start_sweep(self) -> None:
         if self.running:
             return
-        base = self.panel.config()
-        problems = base.validate()
-        self.panel.show_problems(problems)
+        refuse = lambda why: self.sweep_view.status.setText(f"Cannot start: {why}")  # noqa: E731
+        base = self._checked_config(refuse)
+        if base is None:
+            return
         try:
-            if problems:
-                raise PlanError(problems[0].message)
             plan = self.sweep_view.plan(base)
             plan.candidates()  # check the plan before anything starts (formats are checked while preparing)
         except PlanError as exc:
-            self.sweep_view.status.setText(f"Cannot start: {exc}")
+            refuse(exc)
             return
         if self.run_view.record is not None and self.run_view.record.time_to_ready:
             self.sweep_view.trial_seconds = self.run_view.record.time_to_ready + 0.5

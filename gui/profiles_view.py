@@ -26,7 +26,7 @@ class ProfilesView(QWidget):
         self.list = QListWidget()
         self.list.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
         self.list.itemSelectionChanged.connect(self._on_selection)
-        self.list.itemDoubleClicked.connect(lambda _item: self.apply_selected())
+        self.list.itemDoubleClicked.connect(lambda _item: self.applyselected_entries())
         self.detail = QTextBrowser()
         self.detail.setOpenLinks(False)
         self.buttons: dict[str, QPushButton] = {}
@@ -72,11 +72,15 @@ class ProfilesView(QWidget):
         self.folder.setText(f"Profiles are TOML files in {self.store.folder}")
         self._on_selection()
 
-    def _selected(self):
+    def selected_entries(self):
         return [item.data(Qt.ItemDataRole.UserRole) for item in self.list.selectedItems()]
 
+    def usable_entries(self):
+        """The selected profiles that could be read (broken files are listed but not usable)."""
+        return [e for e in self.selected_entries() if e.profile is not None]
+
     def _on_selection(self) -> None:
-        entries = self._selected()
+        entries = self.selected_entries()
         usable = [e for e in entries if e.profile is not None]
         for name, enabled in (("Apply", len(usable) == 1 and len(entries) == 1), ("Rename…", len(usable) == 1),
                               ("Duplicate…", len(usable) == 1), ("Delete", len(entries) >= 1),
@@ -103,13 +107,13 @@ class ProfilesView(QWidget):
             item.setSelected(item.data(Qt.ItemDataRole.UserRole).name == name)
 
     def apply_selected(self) -> None:
-        entries = [e for e in self._selected() if e.profile is not None]
+        entries = self.usable_entries()
         if len(entries) == 1:
             config: LaunchConfig = entries[0].profile.config
             self.apply_requested.emit(config)
 
     def diff_selected(self) -> None:
-        entries = [e for e in self._selected() if e.profile is not None]
+        entries = self.usable_entries()
         if len(entries) != 2:
             return
         a, b = entries
@@ -127,7 +131,7 @@ class ProfilesView(QWidget):
         self._with_new_name("Duplicate profile", self.store.duplicate)
 
     def _with_new_name(self, title: str, action) -> None:
-        entries = [e for e in self._selected() if e.profile is not None]
+        entries = self.usable_entries()
         if len(entries) != 1:
             return
         name, ok = QInputDialog.getText(self, title, "New name:", text=entries[0].name)
@@ -136,7 +140,7 @@ class ProfilesView(QWidget):
             self.select(name)
 
     def delete_selected(self) -> None:
-        entries = self._selected()
+        entries = self.selected_entries()
         if not entries:
             return
         names = ", ".join(e.name for e in entries)
@@ -151,7 +155,7 @@ class ProfilesView(QWidget):
             self._guard(lambda: self.store.import_file(path))
 
     def export_selected(self) -> None:
-        entries = [e for e in self._selected() if e.profile is not None]
+        entries = self.usable_entries()
         if len(entries) != 1:
             return
         path, _ = QFileDialog.getSaveFileName(self, "Export the profile", f"{entries[0].name}.toml", "Profiles (*.toml)")

@@ -29,7 +29,7 @@ def current_review(window: QMainWindow) -> Review | None:
         if len(records) > 1:
             return comparison_review(records)
     if tab is window.profiles_view:
-        entries = [e for e in window.profiles_view._selected() if e.profile is not None]
+        entries = window.profiles_view.usable_entries()
         if len(entries) == 1:
             return profile_review(entries[0].name, entries[0].profile.evidence, entries[0].profile.config)
     record = window.run_view.record

@@ -13,7 +13,8 @@ from PySide6.QtWidgets import (
 )
 
 from tflaunch.core.config import LaunchConfig
-from tflaunch.core.sweep import OBJECTIVES, PlanError, Sweep, SweepPlan, format_objective, verdict
+from tflaunch.core.sweep import OBJECTIVES, PlanError, Sweep, SweepPlan, format_objective, leader_of, verdict
+from tflaunch.core.sweep_report import result_rows
 from tflaunch.core.units import format_duration
 
 from .charts import draw_strips
@@ -29,7 +30,6 @@ AXES: tuple[tuple[str, str, str], ...] = (
     ("batch", "1,8", "batch size"),
     ("format", "savedmodel,keras,h5", "model format (converted once, cached)"),
 )
-COLUMNS = ("#", "Setting", "Median", "Min – max", "IQR", "vs baseline (95% CI)", "Runs", "Note")
 WINNER = QColor("#e6f4ea")
 
 
@@ -106,6 +106,8 @@ class SweepView(QWidget):
         self.verdict.setObjectName("headline")
         self.verdict.setWordWrap(True)
         self.verdict.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        # Two lines kept free: the results table below stretches and would clip a wrapped verdict.
+        self.verdict.setMinimumHeight(2 * self.verdict.fontMetrics().lineSpacing() + 6)
 
         buttons = QHBoxLayout()
         for button in (self.start_button, self.cancel_button, self.save_button):
@@ -114,8 +116,9 @@ class SweepView(QWidget):
         top.addWidget(vary, 3)
         top.addWidget(how_box, 2)
 
-        self.table = QTableWidget(0, len(COLUMNS))
-        self.table.setHorizontalHeaderLabels(COLUMNS)
+        header, _ = result_rows([], "ready")  # the same columns as the terminal and the review images
+        self.table = QTableWidget(0, len(header))
+        self.table.setHorizontalHeaderLabels(header)
         self.table.verticalHeader().hide()
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.NoSelection)
@@ -183,9 +186,11 @@ class SweepView(QWidget):
             self.save_button.setEnabled(False)
 
     def show_progress(self, sweep: Sweep, seconds_left: float | None) -> None:
+        """After each trial: one pass of the statistics feeds the status, table and chart."""
         self.progress.setMaximum(sweep.planned_without_racing)
         self.progress.setValue(sweep.trials_run)
-        leader = sweep.leader()
+        results = sweep.results()
+        leader = leader_of(results)
         parts = [f"{sweep.trials_run} trials done"]
         if seconds_left is not None:
             parts.append(f"at most {format_duration(seconds_left)} left")
@@ -193,21 +198,15 @@ class SweepView(QWidget):
             parts.append(f"leader {leader.candidate.key} "
                          f"({format_objective(sweep.plan.objective, leader.spread.median)})")
         self.status.setText(" · ".join(parts))
-        self.show_results(sweep)
+        self.show_results(sweep, results)
 
-    def show_results(self, sweep: Sweep) -> None:
+    def show_results(self, sweep: Sweep, results: list | None = None) -> None:
         objective = sweep.plan.objective
-        results = sweep.results()
+        results = sweep.results() if results is None else results
+        header, rows = result_rows(results, objective)
+        self.table.setHorizontalHeaderLabels(header)
         self.table.setRowCount(len(results))
-        for row, result in enumerate(results):
-            s, r = result.spread, result.ratio
-            note = (result.stopped.split(":")[0] if result.stopped else "") or ("noisy" if result.noisy else "")
-            cells = (str(row + 1), result.candidate.key,
-                     format_objective(objective, s.median) if s else "–",
-                     f"{format_objective(objective, s.low)} – {format_objective(objective, s.high)}" if s else "–",
-                     format_objective(objective, s.iqr) if s else "–",
-                     f"{r.estimate:.2f}× ({r.low:.2f}–{r.high:.2f})" if r else "–",
-                     str(s.n if s else 0), note)
+        for row, (result, cells) in enumerate(zip(results, rows)):
             for col, text in enumerate(cells):
                 item = QTableWidgetItem(text)
                 if col in (0, 2, 3, 4, 5, 6):
@@ -215,20 +214,21 @@ class SweepView(QWidget):
                 if result.stopped:
                     item.setToolTip(result.stopped)
                     item.setForeground(QColor("#7a7a7a"))
-                if row == 0 and s:
+                if row == 0 and result.spread:
                     item.setBackground(WINNER)
                 self.table.setItem(row, col, item)
         # The figures come first: the table takes the width its columns need, the chart the rest.
         self.table.setMinimumWidth(min(self.table.horizontalHeader().length() + 2 * self.table.frameWidth(), 900))
         draw_strips(self.chart.getPlotItem(), [(r.candidate.key, r.values, r.stopped is not None) for r in results],
                     objective)
-        leader = sweep.leader()
+        leader = leader_of(results)
         self.verdict.setText(html.escape("Leader: " + verdict(leader, objective)) if leader else "")
 
     def finish(self, sweep: Sweep, status: str) -> None:
         self.set_running(False)
-        self.show_results(sweep)
-        leader = sweep.leader()
+        results = sweep.results()
+        self.show_results(sweep, results)
+        leader = leader_of(results)
         self.save_button.setEnabled(leader is not None and status == "done")
         done = "Sweep cancelled; its finished trials are in History." if status == "cancelled" else "Sweep done."
         self.status.setText(f"{done} {sweep.trials_run} trials run "

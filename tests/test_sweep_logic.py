@@ -9,7 +9,8 @@ import pytest
 
 from tflaunch.core.config import LaunchConfig
 from tflaunch.core.sweep import PlanError, Sweep, SweepPlan, verdict
-from tflaunch.core.sweep_stats import is_noisy, ratio_to_baseline, spread
+from tflaunch.core.stats import spread
+from tflaunch.core.sweep_stats import is_noisy, ratio_to_baseline
 
 
 def test_spread_of_known_values():
