@@ -9,11 +9,11 @@ import sys
 from PySide6.QtCore import QEvent, QObject, QSettings, QTimer
 from PySide6.QtWidgets import QApplication
 
-from tflaunch.core.cli import config_from_args
-from tflaunch.core.history import HistoryError, default_history
+from tflaunch.core.cli.main import config_from_args
+from tflaunch.core.store.history import HistoryError, default_history
 from tflaunch.core.paths import profiles_dir
-from tflaunch.core.probe import process_age
-from tflaunch.core.profiles import ProfileStore
+from tflaunch.core.probe.process import process_age
+from tflaunch.core.store.profiles import ProfileStore
 from tflaunch.resources import RESOURCES
 
 from .main_window import MainWindow

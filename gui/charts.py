@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pyqtgraph as pg
 
-from tflaunch.core.compare import ROWS, SHORT_LABELS
+from tflaunch.core.report.compare import ROWS, SHORT_LABELS
 from tflaunch.core.phases import READY_PHASES
-from tflaunch.core.sweep import OBJECTIVES
+from tflaunch.core.sweep.plan import OBJECTIVES
 from tflaunch.core.units import MIB
 
 # One colour per run (Tableau 10, print-safe), distinct from the phase colours' role.

@@ -13,9 +13,10 @@ from PySide6.QtWidgets import (
     QTableWidgetItem, QVBoxLayout, QWidget,
 )
 
-from tflaunch.core.compare import ROW_LABELS, ROWS, deltas, differing_settings
-from tflaunch.core.config import LaunchConfig
-from tflaunch.core.run import RunRecord
+from tflaunch.core.report.review import Review, comparison_review
+from tflaunch.core.report.compare import ROW_LABELS, ROWS, deltas, differing_settings
+from tflaunch.core.settings.config import LaunchConfig
+from tflaunch.core.run.record import RunRecord
 from tflaunch.core.units import format_bytes
 
 from .charts import draw_grouped_bars, draw_memory_overlay, run_color, setup_grouped_bars, setup_memory_overlay
@@ -82,6 +83,11 @@ class CompareView(QWidget):
         layout.addWidget(self.legend)
         layout.addWidget(body, 1)
         self.show_runs([])
+
+    def review(self) -> Review | None:
+        if len(self.runs) < 2:
+            return None
+        return comparison_review(self.runs, max(self.baseline.currentIndex(), 0))
 
     def show_runs(self, runs: list[RunRecord], baseline: int = 0) -> None:
         self.runs = list(runs)

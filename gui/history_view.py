@@ -10,7 +10,8 @@ from PySide6.QtWidgets import (
     QAbstractItemView, QHBoxLayout, QHeaderView, QLabel, QLineEdit, QPushButton, QTableView, QVBoxLayout, QWidget,
 )
 
-from tflaunch.core.history import History, RunSummary
+from tflaunch.core.report.review import Review, comparison_review, run_review
+from tflaunch.core.store.history import History, RunSummary
 from tflaunch.core.units import format_bytes, format_duration
 
 from .palette import STATUS_COLORS
@@ -112,6 +113,14 @@ class HistoryView(QWidget):
         cells[0].setData(run.id, Qt.ItemDataRole.UserRole)
         cells[5].setForeground(QColor(STATUS_COLORS.get(run.status, "#202124")))
         return cells
+
+    def review(self) -> Review | None:
+        if self.history is None:
+            return None
+        records = [self.history.load(i) for i in self.selected_ids()]
+        if len(records) == 1:
+            return run_review(records[0])
+        return comparison_review(records) if records else None
 
     def selected_ids(self) -> list[int]:
         rows = sorted({index.row() for index in self.table.selectionModel().selectedRows()})

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from PySide6.QtCore import QObject, QProcess, Signal
 
-from tflaunch.core.interpreter import InterpreterInfo, check_command, interpret_check
+from tflaunch.core.run.interpreter import InterpreterInfo, check_command, interpret_check
+from tflaunch.core.run.launch_check import known_flags_command
 
 
 class InterpreterCheck(QObject):
@@ -15,6 +16,7 @@ class InterpreterCheck(QObject):
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self._process: QProcess | None = None
+        self._flags: QProcess | None = None
 
     def check(self, python: str) -> None:
         self._abandon()
@@ -32,7 +34,26 @@ class InterpreterCheck(QObject):
         err = process.readAllStandardError().data().decode("utf-8", "replace")
         self._process = None
         process.deleteLater()
-        self.checked.emit(interpret_check(python, code, out, err))
+        info = interpret_check(python, code, out, err)
+        if info.ok:
+            self._learn_xla_flags(python)
+        self.checked.emit(info)
+
+    def _learn_xla_flags(self, python: str) -> None:
+        """Let the interpreter note which TF_XLA_FLAGS its TensorFlow knows (a scan of
+        seconds, once per TensorFlow install), so launch checks never wait for it."""
+        self._stop_flags()
+        flags = QProcess(self)
+        self._flags = flags
+        flags.finished.connect(flags.deleteLater)
+        command = known_flags_command(python)
+        flags.start(command[0], command[1:])
+
+    def _stop_flags(self) -> None:
+        if self._flags is not None:
+            old, self._flags = self._flags, None
+            if old.state() != QProcess.ProcessState.NotRunning:
+                old.kill()
 
     def _on_error(self, process: QProcess, python: str, error: QProcess.ProcessError) -> None:
         if process is not self._process or error is not QProcess.ProcessError.FailedToStart:
@@ -44,6 +65,7 @@ class InterpreterCheck(QObject):
     def stop(self) -> None:
         """Abandon the question in flight; nothing will be emitted for it."""
         self._abandon()
+        self._stop_flags()
 
     def _abandon(self) -> None:
         if self._process is not None:

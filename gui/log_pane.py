@@ -8,7 +8,7 @@ from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QKeySequence, QShortcut, QTextDocument
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QLineEdit, QPlainTextEdit, QToolButton, QVBoxLayout, QWidget
 
-from tflaunch.core.run import RunRecord
+from tflaunch.core.run.record import RunRecord
 
 MAX_LINES = 20000
 FLUSH_MS = 100

@@ -11,7 +11,7 @@ import os
 import sys
 from pathlib import Path
 
-from tflaunch.core import cli
+from tflaunch.core.cli import main as cli
 
 
 def launch_gui(args: argparse.Namespace) -> int:

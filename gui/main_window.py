@@ -1,41 +1,46 @@
-"""MainWindow: settings on the left, the run in the middle, runs and log in docks."""
+"""MainWindow: the mediator between the settings, the controllers and the tabs.
+
+It owns no logic of its own: runs belong to the RunController, sweeps to the
+SweepController, profile saving to the ProfileSaver; each tab says itself what it would
+export. The window connects their intents and keeps the status bar.
+"""
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Callable, Sequence
 
 from PySide6.QtCore import QSettings, Qt, QTimer, Signal
 from PySide6.QtGui import QCloseEvent, QDragEnterEvent, QDropEvent
-from PySide6.QtWidgets import (
-    QDockWidget, QInputDialog, QMainWindow, QScrollArea, QSplitter, QTabWidget, QWidget,
-)
+from PySide6.QtWidgets import QDockWidget, QMainWindow, QScrollArea, QSplitter, QTabWidget, QWidget
 
-from tflaunch.core import gpus
-from tflaunch.core.config import LaunchConfig
-from tflaunch.core.history import History
 from tflaunch.core.phases import LABELS
-from tflaunch.core.profiles import Profile, ProfileError, ProfileStore, evidence_from_runs
-from tflaunch.core.run import RunRecord, RunStatus
-from tflaunch.core.sweep import PlanError, Sweep
-from tflaunch.core.sweep_runner import winner_profile
+from tflaunch.core.report.review import Review
+from tflaunch.core.run import gpus
+from tflaunch.core.run.record import RunRecord, RunStatus
+from tflaunch.core.settings.config import LaunchConfig
+from tflaunch.core.store.history import History
+from tflaunch.core.store.profiles import ProfileStore
+from tflaunch.core.sweep.plan import PlanError, Sweep
+from tflaunch.core.sweep.stored import winner_profile
 
 from .compare_view import CompareView
 from .history_view import HistoryView
 from .interpreter_check import InterpreterCheck
 from .log_pane import LogPane
-from .probe_process import ProbeProcess
+from .profile_saver import ProfileSaver
 from .profiles_view import ProfilesView
+from .run_controller import RunController
 from .run_list import RunList
 from .run_view import RunView
 from .script_dialog import ScriptDialog
+from .settings_panel import SettingsPanel
 from .sweep_controller import SweepController
 from .sweep_view import SweepView
 from .window_actions import WindowActions
 from .window_state import WindowState
-from .settings_panel import SettingsPanel
 
 TICK_MS = 100
-STORE_MS = 1000  # samples reach the history file at least this often: a crash loses at most this much
 
 
 class MainWindow(QMainWindow):
@@ -43,19 +48,17 @@ class MainWindow(QMainWindow):
     run_finished = Signal(object)  # RunRecord
 
     def __init__(self, settings: QSettings, history: History | None, profiles: ProfileStore,
-                 gpu_inventory=gpus.inventory, history_problem: str | None = None,
-                 parent: QWidget | None = None) -> None:
+                 gpu_inventory: Callable[[], gpus.GpuInventory] = gpus.inventory,
+                 history_problem: str | None = None, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.history = history
         self.profiles = profiles
-        self._history_id: int | None = None
-        self._samples_stored = 0
         self.setWindowTitle("tflaunch")
         self.setAcceptDrops(True)
         self.state = WindowState(settings)
         self._gpu_inventory = gpu_inventory
         self._gpu_sampler: gpus.GpuMemorySampler | None = None
-        self.process: ProbeProcess | None = None
+        self._config_to_restore: LaunchConfig | None = None
 
         self.panel = SettingsPanel()
         self.run_view = RunView()
@@ -65,12 +68,28 @@ class MainWindow(QMainWindow):
         self.compare_view = CompareView()
         self.profiles_view = ProfilesView(profiles)
         self.sweep_view = SweepView()
+        self.runner = RunController(history, self)
         self.sweeper = SweepController(history, self)
+        self.saver = ProfileSaver(profiles, self)
         self.tabs = QTabWidget()
-        for widget, title in ((self.run_view, "&Run"), (self.history_view, "&History"),
-                              (self.compare_view, "&Compare"), (self.profiles_view, "&Profiles"),
-                              (self.sweep_view, "&Sweep")):
-            self.tabs.addTab(widget, title.replace("&", ""))
+        for widget, title in ((self.run_view, "Run"), (self.history_view, "History"),
+                              (self.compare_view, "Compare"), (self.profiles_view, "Profiles"),
+                              (self.sweep_view, "Sweep")):
+            self.tabs.addTab(widget, title)
+        self._build_layout()
+        self.window_actions = WindowActions(self)
+        self.checker = InterpreterCheck(self)
+        self._connect()
+        self._tick = QTimer(self)
+        self._tick.setInterval(TICK_MS)
+        self._tick.timeout.connect(self.run_view.refresh)
+        self.statusBar().showMessage(history_problem or "Ready. Ctrl+R runs the model, Esc cancels.")
+        self._restore()
+        # After the first paint: the window appears before any slow discovery work.
+        QTimer.singleShot(0, self._discover)
+
+    # -- construction ------------------------------------------------------------------
+    def _build_layout(self) -> None:
         scroll = QScrollArea()
         scroll.setWidget(self.panel)
         scroll.setWidgetResizable(True)
@@ -87,40 +106,6 @@ class MainWindow(QMainWindow):
         self.tabifyDockWidget(self.runs_dock, self.log_dock)
         self.runs_dock.raise_()
 
-        self.actions = WindowActions(self)
-        self.run_action, self.cancel_action = self.actions.run, self.actions.cancel
-        self.script_action, self.save_profile_action = self.actions.script, self.actions.save_profile
-        self.toolbar = self.actions.toolbar
-        self.checker = InterpreterCheck(self)
-        self.checker.checked.connect(self.panel.set_interpreter_info)
-        self.panel.python_changed.connect(self.checker.check)
-        self.run_list.run_selected.connect(self._on_run_selected)
-        self.history_view.show_requested.connect(self._show_stored_run)
-        self.history_view.rerun_requested.connect(self._rerun_stored)
-        self.history_view.compare_requested.connect(self._compare_stored)
-        self.history_view.save_profile_requested.connect(
-            lambda ids: self.ask_profile_name([self.history.load(i) for i in ids]))
-        self.compare_view.save_profile_requested.connect(self._save_best_of_comparison)
-        self.profiles_view.apply_requested.connect(self.apply_profile)
-        self.sweep_view.start_requested.connect(lambda _plan: self.start_sweep())
-        self.sweep_view.cancel_requested.connect(self.sweeper.cancel)
-        self.sweep_view.save_winner_requested.connect(self._save_sweep_winner)
-        self.sweeper.preparing.connect(self.sweep_view.status.setText)
-        self.sweeper.failed_to_start.connect(self._on_sweep_failed_to_start)
-        self.sweeper.progressed.connect(lambda sweep, _t: self.sweep_view.show_progress(sweep, self.sweeper.seconds_left()))
-        self.sweeper.finished.connect(self._on_sweep_finished)
-        self._tick = QTimer(self)
-        self._tick.setInterval(TICK_MS)
-        self._tick.timeout.connect(self.run_view.refresh)
-        self._store_tick = QTimer(self)
-        self._store_tick.setInterval(STORE_MS)
-        self._store_tick.timeout.connect(self._store_samples)
-        self.statusBar().showMessage(history_problem or "Ready. Ctrl+R runs the model, Esc cancels.")
-        self._restore()
-        # After the first paint: the window appears before any slow discovery work.
-        QTimer.singleShot(0, self._discover)
-
-    # -- construction ------------------------------------------------------------------
     def _dock(self, title: str, widget: QWidget, area: Qt.DockWidgetArea) -> QDockWidget:
         dock = QDockWidget(title, self)
         dock.setObjectName(title.replace(" ", "_"))
@@ -128,16 +113,47 @@ class MainWindow(QMainWindow):
         self.addDockWidget(area, dock)
         return dock
 
+    def _connect(self) -> None:
+        self.checker.checked.connect(self.panel.set_interpreter_info)
+        self.panel.python_changed.connect(self.checker.check)
+        self.runner.phase_changed.connect(lambda _r: self.run_view.on_phase_change())
+        self.runner.sampled.connect(lambda t, rss, _gpu: self.run_view.memory.add_sample(t, rss))
+        self.runner.log_lines.connect(self.log.append_lines)
+        self.runner.run_finished.connect(self._on_finished)
+        self.runner.history_problem.connect(self._say)
+        self.run_list.run_selected.connect(self._on_run_selected)
+        self.history_view.show_requested.connect(self._show_stored_run)
+        self.history_view.rerun_requested.connect(self._rerun_stored)
+        self.history_view.compare_requested.connect(self._compare_stored)
+        self.history_view.save_profile_requested.connect(self._save_stored_runs)
+        self.compare_view.save_profile_requested.connect(self._save_best_of_comparison)
+        self.profiles_view.apply_requested.connect(self.apply_profile)
+        self.saver.saved.connect(lambda _name: self.profiles_view.refresh())
+        self.saver.message.connect(self._say)
+        self.sweep_view.start_requested.connect(lambda _plan: self.start_sweep())
+        self.sweep_view.cancel_requested.connect(self.sweeper.cancel)
+        self.sweep_view.save_winner_requested.connect(self._save_sweep_winner)
+        self.sweeper.preparing.connect(self.sweep_view.show_message)
+        self.sweeper.failed_to_start.connect(self._on_sweep_failed_to_start)
+        self.sweeper.trial_started.connect(lambda _t, record: self.sweep_view.set_example(record))
+        self.sweeper.progressed.connect(
+            lambda sweep, _t: self.sweep_view.show_progress(sweep, self.sweeper.seconds_left()))
+        self.sweeper.finished.connect(self._on_sweep_finished)
+        self.sweeper.history_problem.connect(self._say)
+
+    def _say(self, message: str) -> None:
+        self.statusBar().showMessage(message)
+
     # -- running -----------------------------------------------------------------------
     @property
     def running(self) -> bool:
-        return (self.process is not None and self.process.running) or self.sweeper.running
+        return self.runner.running or self.sweeper.running
 
-    def _checked_config(self, report, ignore: tuple[str, ...] = ()) -> LaunchConfig | None:
+    def _checked_config(self, report: Callable[[str], None], script: bool = False) -> LaunchConfig | None:
         """The panel's settings, or None with the reasons shown next to the controls and the
         first one handed to `report`."""
         config = self.panel.config()
-        problems = [p for p in config.validate() if p.field not in ignore]
+        problems = self.runner.check(config, script=script)
         self.panel.show_problems(problems)
         if problems:
             report(problems[0].message)
@@ -147,73 +163,54 @@ class MainWindow(QMainWindow):
     def start_run(self) -> None:
         if self.running:
             return
-        config = self._checked_config(lambda why: self.statusBar().showMessage(f"Cannot run: {why}"))
+        config = self._checked_config(lambda why: self._say(f"Cannot run: {why}"))
         if config is None:
             return
         self._remember_model(config.model)
         self.state.save_config(config)
-        self._launch(ProbeProcess(config, self, gpu_sampler=self._gpu_sampler), f"{config.model}: {config.summary()}")
+        self._launch(config, None, f"{config.model}: {config.summary()}")
 
     def ask_script(self) -> None:
         dialog = ScriptDialog(self.panel.python.text(), self)
         if dialog.exec() == ScriptDialog.DialogCode.Accepted:
-            self.start_script(dialog.argv())
+            argv = dialog.argv()
+            if argv:
+                self.start_script(argv)
 
     def start_script(self, argv: list[str]) -> None:
         """Run a user's script with the panel's settings applied, recorded as one span."""
         if self.running:
             return
-        config = self._checked_config(lambda why: self.statusBar().showMessage(f"Cannot launch: {why}"),
-                                      ignore=("model",))  # a script brings its own model
-        if config is None:
-            return
-        process = ProbeProcess(config, self, gpu_sampler=self._gpu_sampler, script=argv)
-        self._launch(process, " ".join(argv[1:]) + f" with {config.summary()}")
+        config = self._checked_config(lambda why: self._say(f"Cannot launch: {why}"), script=True)
+        if config is not None:
+            self._launch(config, argv, " ".join(argv[1:]) + f" with {config.summary()}")
 
-    def _launch(self, process: ProbeProcess, title: str) -> None:
-        process.event_applied.connect(lambda _r: self.run_view.on_phase_change())
-        process.sampled.connect(lambda t, rss, _gpu: self.run_view.memory.add_sample(t, rss))
-        process.log_lines.connect(self.log.append_lines)
-        process.finished.connect(self._on_finished)
-        self.process = process
+    def _launch(self, config: LaunchConfig, script: list[str] | None, title: str) -> None:
         self.tabs.setCurrentWidget(self.run_view)
-        self.run_view.begin(process.record)
         self.log.begin(title)
         self._set_busy(True)
-        self.statusBar().showMessage(f"Running {title}…")
-        self._tick.start()
-        process.start()
-        self._begin_storing(process.record)
-        self.run_started.emit(process.record)
+        self._say(f"Running {title}…")
+        record = self.runner.start(config, script)
+        if record is None:
+            return
+        if record.finished_at is None:
+            self.run_view.begin(record)
+            self._tick.start()
+            self.run_started.emit(record)
 
     def cancel_run(self) -> None:
         if self.sweeper.running:
-            self.statusBar().showMessage("Cancelling the sweep…")
+            self._say("Cancelling the sweep…")
             self.sweeper.cancel()
             return
-        if self.running:
-            phase = self.process.record.current_phase or "spawn"
-            self.statusBar().showMessage(f"Cancelling during {LABELS[phase]}…")
-            self.process.cancel()
-
-    def _begin_storing(self, record: RunRecord) -> None:
-        self._history_id, self._samples_stored = None, 0
-        if self.history is not None:
-            self._history_id = record.history_id = self.history.begin(record, "gui")
-            self._store_tick.start()
-
-    def _store_samples(self) -> None:
-        if self.history is not None and self._history_id is not None and self.process is not None:
-            new = self.process.record.samples[self._samples_stored:]
-            self.history.add_samples(self._history_id, new)
-            self._samples_stored += len(new)
+        record = self.runner.record
+        if self.runner.running and record is not None:
+            self._say(f"Cancelling during {LABELS[record.current_phase or 'spawn']}…")
+            self.runner.cancel()
 
     def _on_finished(self, record: RunRecord) -> None:
         self._tick.stop()
-        self._store_tick.stop()
-        if self.history is not None and self._history_id is not None:
-            self.history.finish(self._history_id, record, self._samples_stored)
-            self.history_view.refresh()
+        self.history_view.refresh()
         self.run_view.show_record(record)
         self.log.show_end(record)
         self.run_list.add_record(record)
@@ -221,9 +218,7 @@ class MainWindow(QMainWindow):
             self.log_dock.show()
             self.log_dock.raise_()
         self._set_busy(False)
-        self.statusBar().showMessage(record.headline)
-        self.process.deleteLater()
-        self.process = None
+        self._say(record.headline)
         self.run_finished.emit(record)
 
     def _on_run_selected(self, record: RunRecord) -> None:
@@ -232,11 +227,14 @@ class MainWindow(QMainWindow):
         self.run_view.show_record(record)
         self.log.show_record(record)
 
+    def _set_busy(self, busy: bool) -> None:
+        self.window_actions.set_busy(busy)
+
     # -- sweeps ------------------------------------------------------------------------
     def start_sweep(self) -> None:
         if self.running:
             return
-        refuse = lambda why: self.sweep_view.status.setText(f"Cannot start: {why}")  # noqa: E731
+        refuse = lambda why: self.sweep_view.show_message(f"Cannot start: {why}")  # noqa: E731
         base = self._checked_config(refuse)
         if base is None:
             return
@@ -244,95 +242,83 @@ class MainWindow(QMainWindow):
             plan = self.sweep_view.plan(base)
             plan.candidates()  # check the plan before anything starts (formats are checked while preparing)
         except PlanError as exc:
-            refuse(exc)
+            refuse(str(exc))
             return
-        if self.run_view.record is not None and self.run_view.record.time_to_ready:
-            self.sweep_view.trial_seconds = self.run_view.record.time_to_ready + 0.5
         self._set_busy(True)
         self.sweep_view.set_running(True)
         self.tabs.setCurrentWidget(self.sweep_view)
-        self.sweeper.start(plan)
+        self.sweeper.gpu_sampler = self._gpu_sampler
+        self.sweeper.start(plan, self._check_candidates)
+
+    def _check_candidates(self, candidates: Sequence) -> str | None:  # type: ignore[type-arg]
+        for candidate in candidates:
+            problems = self.runner.check(candidate.config)
+            if problems:
+                return f"the setting {candidate.key} cannot run: {problems[0].message}"
+        return None
 
     def _on_sweep_failed_to_start(self, reason: str) -> None:
         self._set_busy(False)
         self.sweep_view.set_running(False)
-        self.sweep_view.status.setText(f"Cannot start: {reason}")
+        self.sweep_view.show_message(f"Cannot start: {reason}")
 
     def _on_sweep_finished(self, sweep: Sweep, status: str) -> None:
         self._set_busy(False)
-        self.sweep_view.finish(sweep, status)
+        self.sweep_view.finish(sweep, status, self.sweeper.sweep_id)
         self.history_view.refresh()
-        self.statusBar().showMessage(f"Sweep {status}: {sweep.trials_run} trials")
+        self._say(f"Sweep {status}: {sweep.trials_run} trials")
 
     def _save_sweep_winner(self) -> None:
-        if self.sweeper.sweep is None or self.history is None or self.sweeper.sweep_id is None:
-            return
-        name = self._ask_profile_name("Save the winner as a profile")
+        name = self.saver.ask_name("Save the winner as a profile")
         if name:
             self.save_sweep_winner(name)
 
     def save_sweep_winner(self, name: str) -> bool:
-        return self._store_profile(lambda: winner_profile(name, self.sweeper.sweep, self.history, self.sweeper.sweep_id))
-
-    def _set_busy(self, busy: bool) -> None:
-        for action in (self.run_action, self.script_action):
-            action.setEnabled(not busy)
-        self.cancel_action.setEnabled(busy)
+        sweep, sweep_id, history = self.sweeper.sweep, self.sweeper.sweep_id, self.history
+        if sweep is None or sweep_id is None or history is None:
+            self._say("The winner cannot be saved without the run history.")
+            return False
+        return self.saver.save(lambda: winner_profile(name, sweep, history, sweep_id))
 
     # -- history, comparison and profiles ----------------------------------------------
+    def _load(self, run_ids: Sequence[int]) -> list[RunRecord]:
+        return [self.history.load(i) for i in run_ids] if self.history is not None else []
+
     def _show_stored_run(self, run_id: int) -> None:
-        record = self.history.load(run_id)
-        self.run_view.show_record(record)
-        self.log.show_record(record)
-        self.tabs.setCurrentWidget(self.run_view)
+        for record in self._load([run_id]):
+            self.run_view.show_record(record)
+            self.log.show_record(record)
+            self.tabs.setCurrentWidget(self.run_view)
 
     def _rerun_stored(self, run_id: int) -> None:
-        self.use_config(self.history.load(run_id).config)
-        self.start_run()
+        for record in self._load([run_id]):
+            self.use_config(record.config)
+            self.start_run()
 
     def _compare_stored(self, run_ids: list[int]) -> None:
-        self.compare_view.show_runs([self.history.load(i) for i in run_ids])
+        self.compare_view.show_runs(self._load(run_ids))
         self.tabs.setCurrentWidget(self.compare_view)
+
+    def _save_stored_runs(self, run_ids: list[int]) -> None:
+        self.saver.ask_and_save_runs(self._load(run_ids))
 
     def save_shown_run_as_profile(self) -> None:
         record = self.run_view.record
         if record is None or record.status is not RunStatus.OK:
-            self.statusBar().showMessage("Save as profile needs a finished, successful run.")
+            self._say("Save as profile needs a finished, successful run.")
             return
-        self.ask_profile_name([record])
+        self.saver.ask_and_save_runs([record])
 
     def _save_best_of_comparison(self, runs: list[RunRecord], baseline: int) -> None:
         contenders = [r for i, r in enumerate(runs) if i != baseline and r.status is RunStatus.OK]
         if not contenders:
-            self.statusBar().showMessage("No successful run besides the baseline to save.")
+            self._say("No successful run besides the baseline to save.")
             return
         best = min(contenders, key=lambda r: r.time_to_ready or float("inf"))
-        self.ask_profile_name([best], [runs[baseline]])
+        self.saver.ask_and_save_runs([best], [runs[baseline]])
 
-    def ask_profile_name(self, runs: list[RunRecord], baseline: list[RunRecord] = ()) -> None:
-        name = self._ask_profile_name("Save as profile")
-        if name:
-            self.save_profile(name, runs, baseline)
-
-    def save_profile(self, name: str, runs: list[RunRecord], baseline: list[RunRecord] = ()) -> bool:
-        """Store runs' settings as a profile, with them as evidence."""
-        return self._store_profile(lambda: Profile(name, runs[-1].config, evidence_from_runs(runs, baseline)))
-
-    def _ask_profile_name(self, title: str) -> str | None:
-        name, ok = QInputDialog.getText(self, title, "Profile name:")
-        return name.strip() if ok and name.strip() else None
-
-    def _store_profile(self, make_profile) -> bool:
-        """Build and save a profile; a problem is shown in the status bar, never raised."""
-        try:
-            profile = make_profile()
-            path = self.profiles.save(profile)
-        except ProfileError as exc:
-            self.statusBar().showMessage(f"Profile not saved: {exc}")
-            return False
-        self.profiles_view.refresh()
-        self.statusBar().showMessage(f"Saved profile {profile.name} to {path}")
-        return True
+    def save_profile(self, name: str, runs: list[RunRecord], baseline: Sequence[RunRecord] = ()) -> bool:
+        return self.saver.save_runs(name, runs, baseline)
 
     def apply_profile(self, config: LaunchConfig) -> None:
         """Fill the settings panel; an interpreter from another machine is not taken over."""
@@ -340,7 +326,13 @@ class MainWindow(QMainWindow):
             config = config.replace(python=self.panel.python.text())
         self.use_config(config)
         self.panel.show_problems(config.validate())
-        self.statusBar().showMessage(f"Applied profile settings: {config.summary()}")
+        self._say(f"Applied profile settings: {config.summary()}")
+
+    def current_review(self) -> Review | None:
+        """What the current tab would export, if it shows something finished."""
+        tab = self.tabs.currentWidget()
+        review = getattr(tab, "review", None)
+        return review() if callable(review) else None
 
     # -- discovery and persistence -----------------------------------------------------
     def _discover(self) -> None:
@@ -349,6 +341,7 @@ class MainWindow(QMainWindow):
         self.panel.set_config(self._config_to_restore or self.panel.config())
         if inventory.available:
             self._gpu_sampler = gpus.GpuMemorySampler()
+            self.runner.gpu_sampler = self._gpu_sampler
         self.checker.check(self.panel.python.text())
 
     def _restore(self) -> None:
@@ -373,8 +366,8 @@ class MainWindow(QMainWindow):
     def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 (Qt's name)
         if self.sweeper.running:
             self.sweeper.cancel()  # never leave a probe behind
-        elif self.running:
-            self.process.cancel()
+        elif self.runner.running:
+            self.runner.cancel()
         self.checker.stop()
         self.state.save_layout(self)
         self.state.save_config(self.panel.config())
@@ -393,5 +386,5 @@ class MainWindow(QMainWindow):
         path = Path(event.mimeData().urls()[0].toLocalFile())
         self.panel.model.setCurrentText(str(path))
         self.panel.show_problems(self.panel.config().validate())
-        self.statusBar().showMessage(f"Model: {path}")
+        self._say(f"Model: {path}")
         event.acceptProposedAction()

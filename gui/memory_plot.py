@@ -9,7 +9,7 @@ from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QWidget
 
 from tflaunch.core.phases import LABELS
-from tflaunch.core.run import RunRecord
+from tflaunch.core.run.record import RunRecord
 from tflaunch.core.units import MIB, format_bytes
 
 from .palette import PEAK_COLOR, PHASE_COLORS, RSS_COLOR

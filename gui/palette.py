@@ -24,6 +24,7 @@ STATE_COLORS: dict[str, str] = {
 
 RSS_COLOR = "#0b57d0"
 PEAK_COLOR = "#b3261e"
+ERROR_COLOR = "#b3261e"  # the reason next to a setting that cannot be used
 
 # How a run stands (RunStatus values), in the same colours as phase states.
 STATUS_COLORS: dict[str, str] = {

@@ -9,7 +9,7 @@ from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableWidget, QTableWidgetItem, QWidget
 
 from tflaunch.core.phases import DESCRIPTIONS, LABELS, PHASES
-from tflaunch.core.run import PhaseState, RunRecord
+from tflaunch.core.run.record import PhaseState, RunRecord
 from tflaunch.core.units import format_bytes, format_duration
 
 from .palette import PHASE_COLORS, STATE_COLORS

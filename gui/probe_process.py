@@ -1,8 +1,9 @@
-"""ProbeProcess: one probe run in a QProcess, turned into RunRecord updates.
+"""ProbeProcess: the app's driver of a ProbeSession, a QProcess and a sampling QTimer.
 
-The adapter only moves bytes: lines are split by core's LineBuffer, parsed by core's
-EventParser and folded into core's RunRecord, so all of that is tested without Qt.
-Nothing here blocks: it reacts to QProcess signals and a sampling QTimer.
+Only I/O lives here: bytes from the QProcess go to core's ProbeSession, which parses and
+folds them into the RunRecord exactly as the command line's driver does; the clock and
+the exit are reported to the same session. Nothing blocks: it reacts to QProcess
+signals and timers. Watchers (the recorder that stores the run) hear what the CLI's hear.
 """
 
 from __future__ import annotations
@@ -11,151 +12,125 @@ import time
 
 from PySide6.QtCore import QObject, QProcess, QProcessEnvironment, QTimer, Signal
 
-from tflaunch.core.config import LaunchConfig
-from tflaunch.core.events import EventParser, LineBuffer
-from tflaunch.core.gpus import GpuMemorySampler
-from tflaunch.core.launch import profile_environment
-from tflaunch.core.process_tree import TreeSampler, kill_tree
-from tflaunch.core.run import Failure, RunRecord
-
-SAMPLE_HZ = 15
+from tflaunch.core.run.driver import Watcher
+from tflaunch.core.run.gpus import GpuMemorySampler
+from tflaunch.core.run.process_tree import end_group
+from tflaunch.core.run.record import RunRecord
+from tflaunch.core.run.sampling import ResourceSampler
+from tflaunch.core.run.session import SAMPLE_INTERVAL_S, Output, ProbeSession
 
 
 class ProbeProcess(QObject):
-    """Runs one LaunchConfig; emits the record as it grows and when it is done."""
+    """Runs one ProbeSession; emits the record as it grows and when it is done."""
 
     event_applied = Signal(object)  # RunRecord
     sampled = Signal(float, int, object)  # seconds since launch, RSS bytes, {gpu: bytes}
     log_lines = Signal(list)  # the child's stderr; for a script, its stdout too
     finished = Signal(object)  # RunRecord
 
-    def __init__(self, config: LaunchConfig, parent: QObject | None = None,
-                 gpu_sampler: GpuMemorySampler | None = None, command: list[str] | None = None,
-                 script: list[str] | None = None) -> None:
-        """`script`: run this argv instead of the probe, with the settings applied as
-        `tflaunch run --profile` does. `command`: replace the probe's argv (tests)."""
+    def __init__(self, session: ProbeSession, parent: QObject | None = None,
+                 gpu_sampler: GpuMemorySampler | None = None, watcher: Watcher | None = None) -> None:
         super().__init__(parent)
-        self.record = RunRecord(config, command=script)
-        self._command = command or script
-        self._parser = EventParser()
-        self._stdout, self._stderr = LineBuffer(), LineBuffer()
-        self._cancelled = self._timed_out = False
-        self._tree: TreeSampler | None = None
+        self.session = session
+        self.record: RunRecord = session.record
+        self._watcher = watcher or Watcher()
         self._gpu = gpu_sampler
+        self._resources: ResourceSampler | None = None
         self._process = QProcess(self)
         self._process.setProcessChannelMode(QProcess.ProcessChannelMode.SeparateChannels)
-        if script is not None:
-            environment = QProcessEnvironment()
-            for name, value in profile_environment(config).items():
-                environment.insert(name, value)
-            self._process.setProcessEnvironment(environment)
+        # Its own process group, as the CLI's child: cancel and timeout end the whole group.
+        self._process.setUnixProcessParameters(QProcess.UnixProcessFlag.CreateNewSession)
         self._process.readyReadStandardOutput.connect(self._on_stdout)
         self._process.readyReadStandardError.connect(self._on_stderr)
         self._process.started.connect(self._on_started)
         self._process.errorOccurred.connect(self._on_error)
         self._process.finished.connect(self._on_finished)
         self._sampler = QTimer(self)
-        self._sampler.setInterval(1000 // SAMPLE_HZ)
-        self._sampler.timeout.connect(self._on_sample)
-        self._deadline = QTimer(self)
-        self._deadline.setSingleShot(True)
-        self._deadline.timeout.connect(self._on_deadline)
+        self._sampler.setInterval(round(SAMPLE_INTERVAL_S * 1000))
+        self._sampler.timeout.connect(self._on_tick)
 
     @property
     def running(self) -> bool:
-        return self._process.state() != QProcess.ProcessState.NotRunning
+        return not self.session.done and self._process.state() != QProcess.ProcessState.NotRunning
 
     def start(self) -> None:
-        command = self._command or self.record.config.command()
-        self.record.launched_at = time.time()
-        self.record.phases["spawn"].started = self.record.launched_at
-        self._deadline.start(int(self.record.config.timeout * 1000))
-        self._process.start(command[0], command[1:])
+        if self.session.done:  # refused by the launch check
+            self._watcher.ended(self.record)
+            self.finished.emit(self.record)
+            return
+        argv, env = self.session.launch(time.time(), time.monotonic())
+        environment = QProcessEnvironment()
+        for name, value in env.items():
+            environment.insert(name, value)
+        self._process.setProcessEnvironment(environment)
+        self._watcher.started(self.record)
+        self._sampler.start()  # the deadline is checked on the same tick
+        self._process.start(argv[0], argv[1:])
 
     def cancel(self) -> None:
         """Stop the child and everything it started, now; the run ends as cancelled."""
-        if self.running:
-            self._cancelled = True
+        if self.running and self.session.cancel():
             self._kill()
 
     # -- slots -------------------------------------------------------------------------
     def _on_started(self) -> None:
-        self._tree = TreeSampler(self._process.processId())
-        self._sampler.start()
+        pid = self._process.processId()
+        self.session.started(pid)
+        self._resources = ResourceSampler(pid, self._gpu)
 
     def _on_stdout(self) -> None:
-        data = self._process.readAllStandardOutput().data()
-        self._handle_stdout(self._stdout.feed(data))
+        self._deliver(self.session.stdout(self._process.readAllStandardOutput().data()))
 
     def _on_stderr(self) -> None:
-        lines = self._stderr.feed(self._process.readAllStandardError().data())
-        self._handle_stderr(lines)
+        self._deliver(self.session.stderr(self._process.readAllStandardError().data()))
 
-    def _handle_stdout(self, lines: list[str]) -> None:
-        if self.record.is_script:  # a script's stdout is its own output, not events
-            self._handle_stderr(lines)
-            return
-        changed = False
-        for line in lines:
-            event = self._parser.parse(line)
-            if event is not None:
-                self.record.apply(event)
-                changed = True
-        if changed:
+    def _deliver(self, output: Output) -> None:
+        if output.log:
+            self.log_lines.emit(output.log)
+        if output.events or output.log:
+            self._watcher.changed(self.record, output)
+        if output.events:
             self.event_applied.emit(self.record)
 
-    def _handle_stderr(self, lines: list[str]) -> None:
-        if lines:
-            for line in lines:
-                self.record.add_stderr(line)
-            self.log_lines.emit(lines)
-
-    def _on_sample(self) -> None:
-        if self._tree is None:
+    def _on_tick(self) -> None:
+        if self.session.expired(time.monotonic()):
+            self._kill()
             return
-        rss = self._tree.rss(time.monotonic())
-        if rss is None:
+        sample = self._resources.sample() if self._resources is not None else None
+        if sample is None:
             return
         now = time.time()
-        gpu = self._gpu.sample([self._process.processId()]) if self._gpu and self._gpu.available else {}
-        self.record.add_sample(now, rss)
-        self.sampled.emit(now - self.record.launched_at, rss, gpu)
-
-    def _on_deadline(self) -> None:
-        if self.running:
-            self._timed_out = True
-            self._kill()
+        self.session.sample(now, *sample)
+        self._watcher.changed(self.record, None)
+        self.sampled.emit(now - self.record.launched_at, sample[0], sample[1])
 
     def _on_error(self, error: QProcess.ProcessError) -> None:
-        if error is QProcess.ProcessError.FailedToStart:
-            python = self.record.config.python
-            self.record.failure = Failure(
-                "spawn_failed", f"Could not start {python}: {self._process.errorString()}."
-            )
-            self.record.failed_phase = "spawn"
-            self._finish(None, None)
+        if error is QProcess.ProcessError.FailedToStart and not self.session.done:
+            self._sampler.stop()
+            self.session.failed_to_start(f"Could not start {self.record.config.python}: "
+                                         f"{self._process.errorString()}.")
+            self._end()
 
     def _on_finished(self, exit_code: int, status: QProcess.ExitStatus) -> None:
         self._on_stdout()
         self._on_stderr()
-        self._handle_stdout(self._stdout.flush())
-        self._handle_stderr(self._stderr.flush())
+        self._sampler.stop()
+        pid = self.record.pid or 0
+        if pid:
+            end_group(pid, tree=False)  # a descendant may still run in the child's group
         crashed = status is QProcess.ExitStatus.CrashExit
         # On a crash Qt 6 reports the terminating signal's number as the exit code.
-        self._finish(None if crashed else exit_code, exit_code if crashed else None)
+        _record, output = self.session.exited(None if crashed else exit_code, exit_code if crashed else None)
+        self._deliver(output)
+        self._end()
 
     def _kill(self) -> None:
-        pid = self._process.processId()
+        pid = int(self._process.processId())
         if pid:
-            kill_tree(pid)
-        else:
+            end_group(pid)
+        elif self._process.state() != QProcess.ProcessState.NotRunning:
             self._process.kill()
 
-    def _finish(self, exit_code: int | None, exit_signal: int | None) -> None:
-        if self.record.finished_at is not None:
-            return
-        self._sampler.stop()
-        self._deadline.stop()
-        self.record.malformed_lines = self._parser.malformed + self._parser.unknown
-        self.record.finish(exit_code, exit_signal, cancelled=self._cancelled, timed_out=self._timed_out)
+    def _end(self) -> None:
+        self._watcher.ended(self.record)
         self.finished.emit(self.record)

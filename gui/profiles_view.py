@@ -11,8 +11,9 @@ from PySide6.QtWidgets import (
     QMessageBox, QPushButton, QSplitter, QTextBrowser, QVBoxLayout, QWidget,
 )
 
-from tflaunch.core.config import LaunchConfig
-from tflaunch.core.profiles import ProfileError, ProfileStore, describe_evidence, diff
+from tflaunch.core.settings.config import LaunchConfig
+from tflaunch.core.report.review import Review, profile_review
+from tflaunch.core.store.profiles import ProfileError, ProfileStore, describe_evidence, diff
 
 from .palette import STATE_COLORS
 
@@ -26,7 +27,7 @@ class ProfilesView(QWidget):
         self.list = QListWidget()
         self.list.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
         self.list.itemSelectionChanged.connect(self._on_selection)
-        self.list.itemDoubleClicked.connect(lambda _item: self.applyselected_entries())
+        self.list.itemDoubleClicked.connect(lambda _item: self.apply_selected())
         self.detail = QTextBrowser()
         self.detail.setOpenLinks(False)
         self.buttons: dict[str, QPushButton] = {}
@@ -105,6 +106,13 @@ class ProfilesView(QWidget):
         for row in range(self.list.count()):
             item = self.list.item(row)
             item.setSelected(item.data(Qt.ItemDataRole.UserRole).name == name)
+
+    def review(self) -> Review | None:
+        entries = self.usable_entries()
+        if len(entries) != 1 or entries[0].profile is None:
+            return None
+        profile = entries[0].profile
+        return profile_review(entries[0].name, profile.evidence, profile.config)
 
     def apply_selected(self) -> None:
         entries = self.usable_entries()

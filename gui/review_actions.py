@@ -6,7 +6,7 @@ from pathlib import Path
 
 from PySide6.QtWidgets import QApplication, QFileDialog, QMainWindow
 
-from tflaunch.core.review import Review, comparison_review, profile_review, run_review, sweep_review
+from tflaunch.core.report.review import Review
 
 from .review_image import render_image, write
 
@@ -17,25 +17,7 @@ FILTERS = (("PNG image, 1600×900 (*.png)", "png", 1), ("PNG image at 2×, 3200�
 
 def current_review(window: QMainWindow) -> Review | None:
     """The run, comparison, sweep or profile on the current tab, or None if it shows none."""
-    tab = window.tabs.currentWidget()
-    if tab is window.compare_view and len(window.compare_view.runs) >= 2:
-        return comparison_review(window.compare_view.runs, max(window.compare_view.baseline.currentIndex(), 0))
-    if tab is window.sweep_view and window.sweeper.sweep is not None and window.sweeper.sweep.trials_run:
-        return sweep_review(window.sweeper.sweep, window.run_view.record, window.sweeper.sweep_id)
-    if tab is window.history_view and window.history is not None:
-        records = [window.history.load(i) for i in window.history_view.selected_ids()]
-        if len(records) == 1:
-            return run_review(records[0])
-        if len(records) > 1:
-            return comparison_review(records)
-    if tab is window.profiles_view:
-        entries = window.profiles_view.usable_entries()
-        if len(entries) == 1:
-            return profile_review(entries[0].name, entries[0].profile.evidence, entries[0].profile.config)
-    record = window.run_view.record
-    if tab is window.run_view and record is not None and record.finished_at is not None:
-        return run_review(record)
-    return None
+    return window.current_review()  # type: ignore[attr-defined, no-any-return]
 
 
 def export_review(window: QMainWindow) -> None:

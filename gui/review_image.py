@@ -16,7 +16,7 @@ from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QRectF, QSize, Qt
 from PySide6.QtGui import QColor, QFont, QFontMetricsF, QImage, QPainter, QPen
 from PySide6.QtSvg import QSvgGenerator
 
-from tflaunch.core.review import Review
+from tflaunch.core.report.review import Review
 
 from .charts import (
     draw_grouped_bars, draw_memory_overlay, draw_strips, run_color, setup_grouped_bars, setup_memory_overlay,

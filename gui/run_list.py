@@ -6,7 +6,7 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableWidget, QTableWidgetItem, QWidget
 
-from tflaunch.core.run import RunRecord
+from tflaunch.core.run.record import RunRecord
 from tflaunch.core.units import format_bytes, format_duration
 
 from .palette import STATUS_COLORS

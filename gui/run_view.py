@@ -7,7 +7,8 @@ import time
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QFrame, QGridLayout, QHBoxLayout, QLabel, QSplitter, QVBoxLayout, QWidget
 
-from tflaunch.core.run import RunRecord, RunStatus
+from tflaunch.core.report.review import Review, run_review
+from tflaunch.core.run.record import RunRecord, RunStatus
 from tflaunch.core.units import format_bytes, format_duration
 
 from .memory_plot import MemoryPlot
@@ -133,6 +134,10 @@ class RunView(QWidget):
         if self.record is not None:
             self.waterfall.show_record(self.record)
             self.memory.show_phases(self.record)
+
+    def review(self) -> Review | None:
+        record = self.record
+        return run_review(record) if record is not None and record.finished_at is not None else None
 
     def show_record(self, record: RunRecord) -> None:
         """A finished run, complete."""

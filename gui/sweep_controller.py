@@ -1,8 +1,7 @@
-"""SweepController: runs a sweep's trials as ProbeProcesses, one trial at a time.
+"""SweepController: the app's driver of a SweepSession, one trial's ProbeProcesses at a time.
 
-The decisions (order, racing, statistics) are core's Sweep; this only starts processes
-when a trial is due and reports what they measured. Every trial is stored in the history
-as it ends, so a cancelled sweep or a closed app keeps what it finished.
+The decisions and the storing are core's SweepSession, the same one `tflaunch sweep`
+drives; this only prepares it off the GUI thread and starts processes when a trial is due.
 """
 
 from __future__ import annotations
@@ -12,11 +11,12 @@ import time
 
 from PySide6.QtCore import QObject, Signal
 
-from tflaunch.core.history import History
-from tflaunch.core.model_formats import ConversionError
-from tflaunch.core.run import RunRecord, RunStatus
-from tflaunch.core.sweep import PlanError, Sweep, SweepPlan, Trial, verdict
-from tflaunch.core.sweep_runner import prepare, trial_info, trial_value
+from tflaunch.core.run.formats import ConversionError
+from tflaunch.core.run.gpus import GpuMemorySampler
+from tflaunch.core.run.record import RunRecord
+from tflaunch.core.store.history import History
+from tflaunch.core.sweep.plan import Candidate, PlanError, Sweep, SweepPlan, Trial
+from tflaunch.core.sweep.session import SweepSession, prepare
 
 from .probe_process import ProbeProcess
 
@@ -27,13 +27,15 @@ class SweepController(QObject):
     progressed = Signal(object, object)  # Sweep, the Trial that just ended
     trial_started = Signal(object, object)  # Trial, its first RunRecord
     finished = Signal(object, str)  # Sweep, status: done or cancelled
+    history_problem = Signal(str)
     _prepared = Signal(object, object)  # candidates or an error message, plan (from the worker thread)
 
-    def __init__(self, history: History | None, parent: QObject | None = None) -> None:
+    def __init__(self, history: History | None, parent: QObject | None = None,
+                 gpu_sampler: GpuMemorySampler | None = None) -> None:
         super().__init__(parent)
         self.history = history
-        self.sweep: Sweep | None = None
-        self.sweep_id: int | None = None
+        self.gpu_sampler = gpu_sampler
+        self.session: SweepSession | None = None
         self.started_at = 0.0
         self._trial: Trial | None = None
         self._processes: list[ProbeProcess] = []
@@ -41,12 +43,23 @@ class SweepController(QObject):
         self._prepared.connect(self._on_prepared)
 
     @property
-    def running(self) -> bool:
-        return self.sweep is not None and (self._trial is not None or bool(self._processes))
+    def sweep(self) -> Sweep | None:
+        return self.session.sweep if self.session else None
 
-    def start(self, plan: SweepPlan) -> None:
-        """Prepare (converting the model if format varies) off the GUI thread, then run."""
+    @property
+    def sweep_id(self) -> int | None:
+        return self.session.sweep_id if self.session else None
+
+    @property
+    def running(self) -> bool:
+        return self.session is not None and self.session.status == "running"
+
+    def start(self, plan: SweepPlan, check=None) -> None:  # type: ignore[no-untyped-def]
+        """Prepare (converting the model if format varies) off the GUI thread, then run.
+        `check(candidates)` returns a reason to refuse, or None."""
         self._cancelled = False
+        self._check = check
+        self.session = None
         self.preparing.emit("Preparing: converting the model into each format…" if "format" in plan.axes
                             else "Preparing…")
 
@@ -62,62 +75,63 @@ class SweepController(QObject):
         self._cancelled = True
         for process in self._processes:
             process.cancel()
-        if not self._processes and self.sweep is not None:
+        if not self._processes and self.running:
             self._end("cancelled")
 
-    def _on_prepared(self, candidates, plan: SweepPlan) -> None:
+    def _on_prepared(self, candidates: list[Candidate] | str, plan: SweepPlan) -> None:
         if isinstance(candidates, str):
             self.failed_to_start.emit(candidates)
             return
-        if self._cancelled:
+        refusal = self._check(candidates) if self._check else None
+        if refusal:
+            self.failed_to_start.emit(refusal)
             return
-        self.sweep = Sweep(plan, candidates)
-        self.sweep_id = self.history.create_sweep(plan.base.model, plan.to_dict()) if self.history else None
+        if self._cancelled:
+            self.failed_to_start.emit("cancelled before the first trial")
+            return
+        self.session = SweepSession(plan, candidates, self.history, self.history_problem.emit)
         self.started_at = time.monotonic()
         self._next()
 
     def _next(self) -> None:
-        trial = self.sweep.next_trial()
-        if trial is None:
+        assert self.session is not None
+        due = self.session.next_trial()
+        if due is None:
             self._end("done")
             return
-        self._trial = trial
-        self._processes = [ProbeProcess(trial.candidate.config, self) for _ in range(self.sweep.plan.instances)]
+        self._trial, sessions = due
+        self._processes = [ProbeProcess(s, self, self.gpu_sampler, self.session.recorder) for s in sessions]
         for process in self._processes:
             process.finished.connect(self._on_instance_finished)
         for process in self._processes:  # started together: the contention N processes see
             process.start()
-        self.trial_started.emit(trial, self._processes[0].record)
+        self.trial_started.emit(self._trial, self._processes[0].record)
 
     def _on_instance_finished(self, _record: RunRecord) -> None:
-        if any(p.running for p in self._processes):
+        if any(p.running for p in self._processes) or self.session is None or self._trial is None:
             return
         records = [p.record for p in self._processes]
         for process in self._processes:
             process.deleteLater()
         self._processes = []
         trial, self._trial = self._trial, None
-        if self._cancelled or any(r.status is RunStatus.CANCELLED for r in records):
+        if self._cancelled or any(r.status.value == "cancelled" for r in records):
             self._end("cancelled")
             return
-        if self.history:
-            for i, record in enumerate(records):
-                record.history_id = self.history.record(record, "sweep", self.sweep_id, trial_info(trial, i))
-        self.sweep.report(trial, trial_value(records, self.sweep.plan.objective))
-        self.progressed.emit(self.sweep, trial)
+        self.session.trial_done(trial, records)
+        self.progressed.emit(self.session.sweep, trial)
         self._next()
 
     def _end(self, status: str) -> None:
-        sweep, self._trial = self.sweep, None
-        if self.history and self.sweep_id is not None:
-            leader = sweep.leader()
-            self.history.finish_sweep(self.sweep_id, status,
-                                      verdict(leader, sweep.plan.objective) if leader else "no result")
-        self.finished.emit(sweep, status)
+        assert self.session is not None
+        self._trial = None
+        self.session.end(status)
+        self.finished.emit(self.session.sweep, status)
 
     def seconds_left(self) -> float | None:
         """Time left if every remaining trial runs (racing may end sooner)."""
-        if not self.sweep or not self.sweep.trials_run:
+        sweep = self.sweep
+        if not sweep or not sweep.trials_run:
             return None
-        per_trial = (time.monotonic() - self.started_at) / self.sweep.trials_run
-        return per_trial * max(0, self.sweep.planned_without_racing - self.sweep.trials_run)
+        per_trial = (time.monotonic() - self.started_at) / sweep.trials_run
+        return per_trial * max(0, sweep.planned_without_racing - sweep.trials_run)

@@ -12,24 +12,19 @@ from PySide6.QtWidgets import (
     QLineEdit, QProgressBar, QPushButton, QSpinBox, QSplitter, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget,
 )
 
-from tflaunch.core.config import LaunchConfig
-from tflaunch.core.sweep import OBJECTIVES, PlanError, Sweep, SweepPlan, format_objective, leader_of, verdict
-from tflaunch.core.sweep_report import result_rows
+from tflaunch.core.report.review import Review, sweep_review
+from tflaunch.core.run.record import RunRecord
+from tflaunch.core.settings.config import LaunchConfig
+from tflaunch.core.sweep.plan import AXES as CORE_AXES
+from tflaunch.core.sweep.plan import OBJECTIVES, PlanError, Sweep, SweepPlan, format_objective, leader_of, verdict
+from tflaunch.core.sweep.report import result_rows
 from tflaunch.core.units import format_duration
 
 from .charts import draw_strips
 
-# Axis, default values, what it sets.
-AXES: tuple[tuple[str, str, str], ...] = (
-    ("intra", "1,2", "intra-op threads"),
-    ("inter", "1,2", "inter-op threads"),
-    ("xla", "off,on", "XLA JIT"),
-    ("onednn", "default,off", "oneDNN (default, on, off)"),
-    ("memory_growth", "off,on", "GPU memory growth"),
-    ("gpus", "all", "visible GPUs: all, 0, 0+1 …"),
-    ("batch", "1,8", "batch size"),
-    ("format", "savedmodel,keras,h5", "model format (converted once, cached)"),
-)
+# Axis, default values, what it sets: core's table of axes (env.NAME is typed by hand).
+AXES: tuple[tuple[str, str, str], ...] = tuple(
+    (name, default, text) for name, (text, default) in CORE_AXES.items() if "." not in name)
 WINNER = QColor("#e6f4ea")
 
 
@@ -40,6 +35,9 @@ class SweepView(QWidget):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
+        self._sweep: Sweep | None = None
+        self._sweep_id: int | None = None
+        self._example: RunRecord | None = None
         self.trial_seconds = 3.0  # until a trial has run, a guess for the estimate
         self._axes: dict[str, tuple[QCheckBox, QLineEdit]] = {}
         grid = QGridLayout()
@@ -179,7 +177,24 @@ class SweepView(QWidget):
         self.start_requested.emit(None)
 
     # -- following and results -----------------------------------------------------------
+    def show_message(self, text: str) -> None:
+        self.status.setText(text)
+
+    def set_example(self, record: RunRecord) -> None:
+        """A run of this sweep: reviews take its date and environment from it."""
+        self._example = record
+
+    def review(self) -> Review | None:
+        if self._sweep is None or not self._sweep.trials_run:
+            return None
+        return sweep_review(self._sweep, self._example, self._sweep_id)
+
     def set_running(self, running: bool) -> None:
+        if running:  # a new sweep: nothing of the previous one stays on show
+            self._sweep, self._example, self._sweep_id = None, None, None
+            self.table.setRowCount(0)
+            self.verdict.setText("")
+            self.progress.setValue(0)
         self.start_button.setEnabled(not running)
         self.cancel_button.setEnabled(running)
         if running:
@@ -187,6 +202,7 @@ class SweepView(QWidget):
 
     def show_progress(self, sweep: Sweep, seconds_left: float | None) -> None:
         """After each trial: one pass of the statistics feeds the status, table and chart."""
+        self._sweep = sweep
         self.progress.setMaximum(sweep.planned_without_racing)
         self.progress.setValue(sweep.trials_run)
         results = sweep.results()
@@ -224,7 +240,8 @@ class SweepView(QWidget):
         leader = leader_of(results)
         self.verdict.setText(html.escape("Leader: " + verdict(leader, objective)) if leader else "")
 
-    def finish(self, sweep: Sweep, status: str) -> None:
+    def finish(self, sweep: Sweep, status: str, sweep_id: int | None = None) -> None:
+        self._sweep, self._sweep_id = sweep, sweep_id
         self.set_running(False)
         results = sweep.results()
         self.show_results(sweep, results)

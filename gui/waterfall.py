@@ -6,7 +6,7 @@ import pyqtgraph as pg
 from PySide6.QtWidgets import QWidget
 
 from tflaunch.core.phases import LABELS, PHASES
-from tflaunch.core.run import RunRecord
+from tflaunch.core.run.record import RunRecord
 from tflaunch.core.units import format_duration
 
 from .palette import PHASE_COLORS

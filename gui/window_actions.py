@@ -85,6 +85,12 @@ class WindowActions:
         self.toolbar.addSeparator()
         self.toolbar.addAction(toggle_log)
 
+    def set_busy(self, busy: bool) -> None:
+        """While a run or sweep goes on, only Cancel starts nothing new."""
+        for action in (self.run, self.script):
+            action.setEnabled(not busy)
+        self.cancel.setEnabled(busy)
+
     def _about(self) -> None:
         QMessageBox.about(self.window, "About tflaunch",
                           "<b>tflaunch</b><br>Measure and tune how TensorFlow models start.")

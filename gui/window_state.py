@@ -11,7 +11,7 @@ import json
 from PySide6.QtCore import QByteArray, QSettings
 from PySide6.QtWidgets import QMainWindow
 
-from tflaunch.core.config import LaunchConfig
+from tflaunch.core.settings.config import LaunchConfig
 
 RECENT_LIMIT = 10
 

@@ -16,24 +16,10 @@ if os.environ.get("QT_QPA_PLATFORM", "offscreen") == "offscreen":
 
 import pytest
 
-from tflaunch.core.config import PROBE_PATH, LaunchConfig
+from tflaunch.core.settings.config import LaunchConfig
 
-FORMATS = ("keras", "h5", "savedmodel")
+from .builders import save_sample
 
-
-def save_sample(name: str, out: Path, formats=FORMATS) -> dict[str, Path]:
-    """Build a sample from code in a child process and save it; {format: path}."""
-    command = [sys.executable, str(PROBE_PATH), "--save-sample", name, "--out", str(out)]
-    for fmt in formats:
-        command += ["--format", fmt]
-    done = subprocess.run(command, capture_output=True, text=True, timeout=300)
-    saved = {}
-    for line in done.stdout.splitlines():
-        event = json.loads(line)
-        assert event["event"] == "saved", (event, done.stderr[-2000:])
-        saved[event["format"]] = Path(event["path"])
-    assert set(saved) == set(formats), done.stderr[-2000:]
-    return saved
 
 
 @pytest.fixture(scope="session")

@@ -8,9 +8,10 @@ import time
 import psutil
 import pytest
 
-from tflaunch.core.config import LaunchConfig
-from tflaunch.core.run import PhaseState, RunStatus
-from tflaunch.core.runner import run_probe
+from tflaunch.core.settings.config import LaunchConfig
+from tflaunch.core.run.record import PhaseState, RunStatus
+from tflaunch.core.run.driver import Watcher, run_probe, run_sessions
+from tflaunch.core.run.session import ProbeSession
 
 
 def failed(record, phase):
@@ -50,8 +51,9 @@ def test_mislabelled_h5_is_caught_inside_the_probe(models, tmp_path):
     path = tmp_path / "really_keras.h5"
     path.write_bytes(models["mlp"]["keras"].read_bytes())
     config = LaunchConfig(model=str(path), timeout=120)
-    record = run_probe(config, command=config.command())
+    record = run_sessions([ProbeSession(config)])[0]  # no launch check: straight to the child
     assert "not an HDF5 file" in failed(record, "load")
+    assert record.failure.kind == "corrupt_model" and record.pid is not None, "the child itself said so"
 
 
 def test_interpreter_that_does_not_exist(tmp_path):
@@ -96,11 +98,12 @@ def test_child_that_exits_mid_phase_reports_phase_code_and_stderr(quick_config):
 def test_child_killed_mid_phase_reports_the_signal(big_models):
     config = LaunchConfig(model=str(big_models["wide"]["keras"]), timeout=120)
 
-    def kill_when_loading(record):
-        if record.current_phase == "load" and record.phases["load"].state is PhaseState.RUNNING:
-            psutil.Process(record.pid).kill()
+    class KillWhenLoading(Watcher):
+        def changed(self, record, output):
+            if record.current_phase == "load" and record.phases["load"].state is PhaseState.RUNNING:
+                psutil.Process(record.pid).kill()
 
-    record = run_probe(config, on_update=kill_when_loading)
+    record = run_probe(config, KillWhenLoading())
     assert "killed by SIGKILL" in failed(record, "load")
 
 

@@ -8,14 +8,15 @@ import sys
 
 import pytest
 
-from tflaunch.core.config import PROBE_PATH
+import shutil
+
+from tflaunch.core.settings.child import PROBE_DIR
 from tflaunch.core.phases import LABELS, PHASES
 
-TFLAUNCH = [sys.executable, "-m", "tflaunch.gui.main"]
+from .builders import TFLAUNCH, tflaunch
 
 
-def tflaunch(*args, timeout=300):
-    return subprocess.run([*TFLAUNCH, *args], capture_output=True, text=True, timeout=timeout)
+
 
 
 def test_bench_prints_a_phase_table_with_units():
@@ -78,10 +79,11 @@ def test_sample_command_saves_formats(tmp_path):
 
 
 def test_probe_runs_where_tflaunch_is_not_importable(tmp_path):
-    """The probe is standalone: run it by path with tflaunch's folders off sys.path."""
-    script = tmp_path / "probe.py"
-    script.write_text(PROBE_PATH.read_text())
-    done = subprocess.run([sys.executable, "-I", str(script), '{"model": "sample:mlp", "steady": 1}'],
+    """The probe is standalone: a copy of its folder, run by path in isolated mode (no
+    site-packages of tflaunch's, no PYTHONPATH), still measures."""
+    probe = tmp_path / "probe"
+    shutil.copytree(PROBE_DIR, probe, ignore=shutil.ignore_patterns("__pycache__"))
+    done = subprocess.run([sys.executable, "-I", str(probe), '{"model": "sample:mlp", "steady": 1}'],
                           capture_output=True, text=True, timeout=300, cwd=tmp_path)
     kinds = [json.loads(line)["event"] for line in done.stdout.splitlines()]
     assert kinds[0] == "hello" and kinds[-1] == "result"

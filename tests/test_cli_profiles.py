@@ -5,14 +5,13 @@ from __future__ import annotations
 import subprocess
 import sys
 
-from tflaunch.core.history import History
+from tflaunch.core.store.history import History
 from tflaunch.core.paths import history_path, profiles_dir
 
-TFLAUNCH = [sys.executable, "-m", "tflaunch.gui.main"]
+from .builders import TFLAUNCH, tflaunch
 
 
-def tflaunch(*args, timeout=300):
-    return subprocess.run([*TFLAUNCH, *args], capture_output=True, text=True, timeout=timeout)
+
 
 
 def test_bench_saves_a_profile_from_the_median_of_its_repeats_and_stores_its_runs():

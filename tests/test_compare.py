@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from tflaunch.core.compare import Delta, deltas, differing_settings
-from tflaunch.core.config import LaunchConfig
+from tflaunch.core.report.compare import Delta, deltas, differing_settings
+from tflaunch.core.settings.config import LaunchConfig
 
-from .test_history import finished_record
+from .builders import finished_record
 
 
 def test_deltas_against_the_chosen_baseline():
@@ -27,5 +27,5 @@ def test_delta_text_has_units_and_direction():
 
 
 def test_differing_settings():
-    assert differing_settings([LaunchConfig(intra=1), LaunchConfig(intra=2, xla=True), LaunchConfig(intra=1)]) == ["intra", "xla"]
+    assert differing_settings([LaunchConfig(intra=1), LaunchConfig(intra=2, jit_compile=True), LaunchConfig(intra=1)]) == ["intra", "jit_compile"]
     assert differing_settings([LaunchConfig(), LaunchConfig()]) == []

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import json
 
-from tflaunch.core import probe
-from tflaunch.core.config import SAMPLE_MODELS, LaunchConfig
+from tflaunch.core.probe.samples import SAMPLES
+from tflaunch.core.settings.child import probe_command
+from tflaunch.core.settings.config import LaunchConfig
+from tflaunch.core.settings.vocabulary import SAMPLE_MODELS
 
 
 def fields_of(config: LaunchConfig) -> dict[str, str]:
@@ -17,7 +19,7 @@ def test_defaults_are_valid():
 
 
 def test_probe_and_launcher_know_the_same_samples():
-    assert tuple(SAMPLE_MODELS) == probe.SAMPLES
+    assert SAMPLE_MODELS == SAMPLES
 
 
 def test_each_bad_setting_is_named_with_what_to_do(tmp_path):
@@ -49,7 +51,7 @@ def test_model_paths_are_checked_before_launch(tmp_path):
 
 def test_probe_config_round_trips_through_json():
     config = LaunchConfig(visible_gpus=(0, 2), extra_env={"A": "1"}, intra=2)
-    sent = json.loads(config.command()[-1])
+    sent = json.loads(probe_command(config)[-1])
     assert sent["visible_gpus"] == [0, 2] and sent["intra"] == 2 and "python" not in sent
     assert LaunchConfig.from_dict(config.to_dict()) == config
     assert LaunchConfig.from_dict({**config.to_dict(), "future_setting": 1}) == config
@@ -57,4 +59,4 @@ def test_probe_config_round_trips_through_json():
 
 def test_summary_lists_only_changed_settings():
     assert LaunchConfig().summary() == "defaults"
-    assert LaunchConfig(intra=2, xla=True).summary() == "intra=2 xla=on"
+    assert LaunchConfig(intra=2, xla_auto=True).summary() == "intra=2 xla_auto=on"

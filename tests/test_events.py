@@ -7,7 +7,7 @@ import json
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tflaunch.core import events as ev
+from tflaunch.core.run import events as ev
 from tflaunch.core.phases import PHASES
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
-from tflaunch.core import gpus
+from tflaunch.core.run import gpus
 
 
 class FakeNvml:

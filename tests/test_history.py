@@ -10,28 +10,14 @@ import textwrap
 
 import pytest
 
-from tflaunch.core import events as ev
-from tflaunch.core.config import LaunchConfig
-from tflaunch.core.history import SCHEMA_VERSION, History, HistoryError
-from tflaunch.core.run import RunRecord, RunStatus
+from tflaunch.core.run import events as ev
+from tflaunch.core.settings.config import LaunchConfig
+
+from .builders import finished_record
+from tflaunch.core.store.history import SCHEMA_VERSION, History, HistoryError
+from tflaunch.core.run.record import RunRecord, RunStatus
 
 
-def finished_record(model="sample:mlp", ready_s=1.0, intra=0, at=1000.0) -> RunRecord:
-    record = RunRecord(LaunchConfig(model=model, intra=intra), launched_at=at)
-    record.apply(ev.Hello(at + 0.02, "spawn", 7, 0.02, "python"))
-    record.apply(ev.PhaseEnd(at + 0.02, "spawn", 0.02, 10, 10))
-    t = at + 0.02
-    for name in ("import", "devices", "load", "trace", "first", "steady"):
-        record.apply(ev.PhaseStart(t, name))
-        t += ready_s / 5
-        record.apply(ev.PhaseEnd(t, name, ready_s / 5, 100, 200, {"n": 3, "median": 0.001} if name == "steady" else {}))
-    record.apply(ev.SettingsApplied(t, "devices", {"intra_op_threads": intra}))
-    record.apply(ev.Result(t, "steady", {"tensorflow": "2.21.0"}, {"name": "mlp", "params": 5}))
-    record.add_stderr("I0000 a log line")
-    record.add_sample(at + 0.5, 300)
-    record.add_sample(at + 1.0, 400)
-    record.finish(0)
-    return record
 
 
 def test_a_run_round_trips_through_the_file(tmp_path):
@@ -73,9 +59,9 @@ def test_a_failed_run_keeps_its_failure(tmp_path):
 
 WRITER = textwrap.dedent("""
     import sys, time
-    from tflaunch.core.config import LaunchConfig
-    from tflaunch.core.history import History
-    from tflaunch.core.run import RunRecord
+    from tflaunch.core.settings.config import LaunchConfig
+    from tflaunch.core.store.history import History
+    from tflaunch.core.run.record import RunRecord
     history = History(sys.argv[1])
     record = RunRecord(LaunchConfig())
     run_id = history.begin(record, "gui")
@@ -123,7 +109,7 @@ def test_a_newer_schema_is_refused(tmp_path):
 
 SCHEMA_1 = textwrap.dedent("""
     import sqlite3, sys
-    from tflaunch.core import history
+    from tflaunch.core.store import history
     db = sqlite3.connect(sys.argv[1], isolation_level=None)
     for statement in history.MIGRATIONS[0].split(";"):
         if statement.strip():
@@ -156,7 +142,7 @@ def test_a_script_run_round_trips_with_its_command(tmp_path):
 
 SWEEP_WRITER = textwrap.dedent("""
     import sys, time
-    from tflaunch.core.history import History
+    from tflaunch.core.store.history import History
     history = History(sys.argv[1])
     print(history.create_sweep("sample:mlp", {"axes": {}}), flush=True)
     time.sleep(600)

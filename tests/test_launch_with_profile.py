@@ -7,11 +7,12 @@ import subprocess
 import sys
 import textwrap
 
-from tflaunch.core.config import LaunchConfig
+from tflaunch.core.settings.config import LaunchConfig
 from tflaunch.core.paths import profiles_dir
-from tflaunch.core.profiles import Profile, ProfileStore
+from tflaunch.core.store.profiles import Profile, ProfileStore
 
-TFLAUNCH = [sys.executable, "-m", "tflaunch.gui.main"]
+from .builders import TFLAUNCH
+
 
 READ_BACK = textwrap.dedent("""
     import json, os, sys
@@ -20,7 +21,7 @@ READ_BACK = textwrap.dedent("""
     print("READBACK " + json.dumps({
         "intra": tf.config.threading.get_intra_op_parallelism_threads(),
         "inter": tf.config.threading.get_inter_op_parallelism_threads(),
-        "jit": tf.config.optimizer.get_jit(),
+        "xla_flags": os.environ.get("TF_XLA_FLAGS"),
         "onednn": os.environ.get("TF_ENABLE_ONEDNN_OPTS"),
         "log_level": os.environ.get("TF_CPP_MIN_LOG_LEVEL"),
         "visible": os.environ.get("CUDA_VISIBLE_DEVICES"),
@@ -49,12 +50,13 @@ def readback(done) -> dict:
 def test_every_setting_reaches_the_script_and_the_exit_code_comes_back(tmp_path):
     script = tmp_path / "train.py"
     script.write_text(READ_BACK)
-    save("tuned", LaunchConfig(intra=3, inter=2, xla=True, onednn=False, log_level=2, visible_gpus=(0,),
+    save("tuned", LaunchConfig(intra=3, inter=2, xla_auto=True, onednn=False, log_level=2, visible_gpus=(0,),
                                memory_growth=True, extra_env={"MY_SETTING": "on"}))
     done = run("run", "--profile", "tuned", "--", sys.executable, str(script), "7", "--epochs", "3")
     assert done.returncode == 7, done.stderr
     seen = readback(done)
-    assert seen["intra"] == 3 and seen["inter"] == 2 and seen["jit"] == "autoclustering"
+    assert seen["intra"] == 3 and seen["inter"] == 2
+    assert seen["xla_flags"] == "--tf_xla_auto_jit=2 --tf_xla_cpu_global_jit"
     assert seen["onednn"] == "0" and seen["log_level"] == "2"
     assert seen["visible"] == "0" and seen["growth_env"] == "true" and seen["extra"] == "on"
     assert seen["growth"] == [], "no GPU here: nothing to set, and nothing breaks"
@@ -67,7 +69,7 @@ def test_a_profile_without_threads_leaves_tensorflow_defaults(tmp_path):
     save("plain", LaunchConfig())
     done = run("run", "--profile", "plain", "--", sys.executable, str(script), "0")
     assert done.returncode == 0, done.stderr
-    assert readback(done)["intra"] == 0 and readback(done)["jit"] == ""
+    assert readback(done)["intra"] == 0 and readback(done)["xla_flags"] is None
 
 
 def test_the_environments_own_sitecustomize_still_runs(tmp_path):

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from tflaunch.core.config import LaunchConfig
+from tflaunch.core.settings.config import LaunchConfig
 from tflaunch.core.phases import PHASES
-from tflaunch.core.run import PhaseState, RunStatus
-from tflaunch.core.runner import run_probe
+from tflaunch.core.run.record import PhaseState, RunStatus
+from tflaunch.core.run.driver import run_probe
 
-from .conftest import FORMATS
+from tflaunch.core.run.formats import FORMATS
 
 
 def assert_complete(record, params=None):

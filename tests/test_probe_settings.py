@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from tflaunch.core.config import LaunchConfig
-from tflaunch.core.run import RunStatus
-from tflaunch.core.runner import run_probe
+from tflaunch.core.settings.config import LaunchConfig
+from tflaunch.core.run.record import RunStatus
+from tflaunch.core.run.driver import run_probe
 
 
 def run_ok(**settings):
@@ -14,11 +14,12 @@ def run_ok(**settings):
 
 
 def test_cpu_settings_are_read_back_in_the_child():
-    applied = run_ok(intra=2, inter=1, xla=True, onednn=False, log_level=2,
+    applied = run_ok(intra=2, inter=1, xla_auto=True, jit_compile=True, onednn=False, log_level=2,
                      extra_env={"TFLAUNCH_TEST_VAR": "hello", "TF_NUM_INTEROP_THREADS": "1"})
     assert applied["intra_op_threads"] == 2
     assert applied["inter_op_threads"] == 1
-    assert applied["xla_jit"] == "autoclustering"
+    assert applied["xla_flags"] == "--tf_xla_auto_jit=2 --tf_xla_cpu_global_jit"
+    assert applied["jit_compile"] is True
     assert applied["onednn"] == "0"
     assert applied["log_level"] == "2"
     assert applied["extra_env"] == {"TFLAUNCH_TEST_VAR": "hello", "TF_NUM_INTEROP_THREADS": "1"}
@@ -27,7 +28,8 @@ def test_cpu_settings_are_read_back_in_the_child():
 def test_defaults_are_reported_as_defaults():
     applied = run_ok()
     assert applied["intra_op_threads"] == 0 and applied["inter_op_threads"] == 0
-    assert applied["xla_jit"] == "off" and applied["onednn"] == "default"
+    assert applied["xla_flags"] == "none" and applied["jit_compile"] is False
+    assert applied["onednn"] == "default"
     assert "/device:CPU:0" in applied["logical_devices"]
 
 

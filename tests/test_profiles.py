@@ -10,10 +10,10 @@ import tomllib
 
 import pytest
 
-from tflaunch.core.config import LaunchConfig
-from tflaunch.core.profiles import Profile, ProfileError, ProfileStore, describe_evidence, diff, evidence_from_runs
+from tflaunch.core.settings.config import LaunchConfig
+from tflaunch.core.store.profiles import Profile, ProfileError, ProfileStore, describe_evidence, diff, evidence_from_runs
 
-from .test_history import finished_record
+from .builders import finished_record
 
 
 @pytest.fixture
@@ -86,8 +86,8 @@ def test_evidence_needs_a_successful_run():
 
 SLOW_WRITER = textwrap.dedent("""
     import os, sys, time
-    from tflaunch.core import profiles
-    from tflaunch.core.config import LaunchConfig
+    from tflaunch.core.store import profiles
+    from tflaunch.core.settings.config import LaunchConfig
     real_fsync = os.fsync
     def stuck_fsync(fd):
         print("writing", flush=True)

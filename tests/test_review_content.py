@@ -6,12 +6,12 @@ import csv
 import io
 import random
 
-from tflaunch.core.config import LaunchConfig
-from tflaunch.core.profiles import evidence_from_runs
-from tflaunch.core.review import comparison_review, profile_review, run_review, sweep_review
-from tflaunch.core.sweep import Sweep, SweepPlan
+from tflaunch.core.settings.config import LaunchConfig
+from tflaunch.core.store.profiles import evidence_from_runs
+from tflaunch.core.report.review import comparison_review, profile_review, run_review, sweep_review
+from tflaunch.core.sweep.plan import Sweep, SweepPlan
 
-from .test_history import finished_record
+from .builders import finished_record
 
 
 def test_a_run_review_has_every_number_with_its_unit():

@@ -6,21 +6,13 @@ import signal
 
 import pytest
 
-from tflaunch.core import events as ev
-from tflaunch.core.config import LaunchConfig
-from tflaunch.core.run import PhaseState, RunRecord, RunStatus
+from tflaunch.core.run import events as ev
+from tflaunch.core.settings.config import LaunchConfig
+from tflaunch.core.run.record import PhaseState, RunRecord, RunStatus
+
+from .builders import record_through
 
 
-def record_through(phase_names, launched=100.0) -> RunRecord:
-    record = RunRecord(LaunchConfig(), launched_at=launched)
-    t = launched + 0.05
-    record.apply(ev.Hello(t, "spawn", 42, 0.05, "python"))
-    record.apply(ev.PhaseEnd(t, "spawn", 0.05, 1, 1))
-    for name in phase_names:
-        record.apply(ev.PhaseStart(t, name))
-        t += 1.0
-        record.apply(ev.PhaseEnd(t, name, 1.0, 10, 20))
-    return record
 
 
 def test_a_full_run_is_ok_with_time_to_ready_through_first():

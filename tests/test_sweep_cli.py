@@ -6,9 +6,9 @@ import json
 import subprocess
 import sys
 
-from tflaunch.core.history import History
+from tflaunch.core.store.history import History
 from tflaunch.core.paths import history_path
-from tflaunch.core.profiles import ProfileStore
+from tflaunch.core.store.profiles import ProfileStore
 from tflaunch.core.paths import profiles_dir
 
 TFLAUNCH = [sys.executable, "-m", "tflaunch.gui.main"]

@@ -7,10 +7,10 @@ import statistics
 
 import pytest
 
-from tflaunch.core.config import LaunchConfig
-from tflaunch.core.sweep import PlanError, Sweep, SweepPlan, verdict
+from tflaunch.core.settings.config import LaunchConfig
+from tflaunch.core.sweep.plan import PlanError, Sweep, SweepPlan, verdict
 from tflaunch.core.stats import spread
-from tflaunch.core.sweep_stats import is_noisy, ratio_to_baseline
+from tflaunch.core.sweep.stats import is_noisy, ratio_to_baseline
 
 
 def test_spread_of_known_values():

@@ -18,9 +18,9 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 from PySide6.QtCore import QSettings, Qt, QTimer  # noqa: E402
 
 from tests.benchmarks.common import report  # noqa: E402
-from tflaunch.core.config import LaunchConfig  # noqa: E402
-from tflaunch.core.history import History  # noqa: E402
-from tflaunch.core.profiles import ProfileStore  # noqa: E402
+from tflaunch.core.settings.config import LaunchConfig  # noqa: E402
+from tflaunch.core.store.history import History  # noqa: E402
+from tflaunch.core.store.profiles import ProfileStore  # noqa: E402
 from tflaunch.gui.app import create_app  # noqa: E402
 from tflaunch.gui.main_window import MainWindow  # noqa: E402
 

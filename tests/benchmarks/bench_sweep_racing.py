@@ -11,9 +11,9 @@ import sys
 import time
 
 from tests.benchmarks.common import report
-from tflaunch.core.config import LaunchConfig
-from tflaunch.core.sweep import SweepPlan, verdict
-from tflaunch.core.sweep_runner import run_sweep
+from tflaunch.core.settings.config import LaunchConfig
+from tflaunch.core.sweep.plan import SweepPlan, verdict
+from tflaunch.core.sweep.session import SweepSession, prepare, run_headless
 
 AXES = {"batch": ["1", "512", "1024", "2048", "3072", "4096"]}
 
@@ -22,7 +22,9 @@ def run(racing: bool) -> dict:
     plan = SweepPlan(LaunchConfig(model="sample:mlp", steady=0), AXES, repeat=8, warmup=1,
                      objective="first", racing=racing)
     started = time.monotonic()
-    sweep, _, status = run_sweep(plan, history=None)
+    session = SweepSession(plan, prepare(plan), history=None)
+    status = run_headless(session)
+    sweep = session.sweep
     leader = sweep.leader()
     print(f"racing={racing}: {sweep.trials_run} trials, winner {leader.candidate.key}", file=sys.stderr)
     return {"status": status, "trials": sweep.trials_run, "winner": leader.candidate.key,

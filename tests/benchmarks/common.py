@@ -14,11 +14,9 @@ RESULTS = ROOT / "bench-results"
 
 
 def save_sample(name: str, fmt: str, out: Path) -> Path:
-    from tflaunch.core.config import PROBE_PATH
+    from tflaunch.core.run.formats import convert
 
-    done = subprocess.run([sys.executable, str(PROBE_PATH), "--save-sample", name, "--format", fmt,
-                           "--out", str(out)], capture_output=True, text=True, check=True)
-    return Path(json.loads(done.stdout.splitlines()[-1])["path"])
+    return convert(sys.executable, f"sample:{name}", [fmt], out)[fmt]
 
 
 def report(name: str, data: dict) -> None:

@@ -11,10 +11,10 @@ import time
 import psutil
 from PySide6.QtCore import Qt
 
-from tflaunch.core.config import LaunchConfig
-from tflaunch.core.history import History
+from tflaunch.core.settings.config import LaunchConfig
+from tflaunch.core.store.history import History
 from tflaunch.core.paths import history_path, profiles_dir
-from tflaunch.core.run import RunStatus
+from tflaunch.core.run.record import RunStatus
 
 RUN_TIMEOUT_MS = 180_000
 
@@ -74,7 +74,7 @@ def test_compare_two_runs_and_save_the_best_as_a_profile(qtbot, window, screensh
 
 
 def test_profiles_view_applies_lists_broken_files_and_diffs(qtbot, window, screenshot):
-    record = run(qtbot, window, LaunchConfig(model="sample:mlp", steady=2, intra=2, xla=True))
+    record = run(qtbot, window, LaunchConfig(model="sample:mlp", steady=2, intra=2, jit_compile=True))
     assert window.save_profile("two-threads", [record])
     assert not window.save_profile("two-threads", [record]), "an existing name is refused"
     assert "exists already" in window.statusBar().currentMessage()
@@ -98,7 +98,7 @@ def test_profiles_view_applies_lists_broken_files_and_diffs(qtbot, window, scree
     window.use_config(LaunchConfig())
     view.apply_selected()
     applied = window.panel.config()
-    assert applied.intra == 2 and applied.xla and applied.steady == 2
+    assert applied.intra == 2 and applied.jit_compile and applied.steady == 2
 
 
 APP_UNTIL_KILLED = [sys.executable, "-m", "tflaunch.gui.main", "gui", "--model", "sample:cnn", "--run"]

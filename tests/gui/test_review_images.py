@@ -13,14 +13,14 @@ import numpy as np
 from PySide6.QtGui import QColor, QImage
 from PySide6.QtWidgets import QApplication
 
-from tflaunch.core.config import LaunchConfig
-from tflaunch.core.review import comparison_review, run_review, sweep_review
-from tflaunch.core.sweep import Sweep, SweepPlan
+from tflaunch.core.settings.config import LaunchConfig
+from tflaunch.core.report.review import comparison_review, run_review, sweep_review
+from tflaunch.core.sweep.plan import Sweep, SweepPlan
 from tflaunch.gui import review_actions
 from tflaunch.gui.app import create_app
 from tflaunch.gui.review_image import png_bytes, render_image, render_svg, write
 
-from ..test_history import finished_record
+from ..builders import finished_record
 from .conftest import SCREENSHOT_COPY_ENV
 
 

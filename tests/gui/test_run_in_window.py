@@ -7,9 +7,9 @@ import sys
 import psutil
 from PySide6.QtCore import Qt
 
-from tflaunch.core.config import LaunchConfig
+from tflaunch.core.settings.config import LaunchConfig
 from tflaunch.core.phases import PHASES
-from tflaunch.core.run import PhaseState, RunStatus
+from tflaunch.core.run.record import PhaseState, RunStatus
 from tflaunch.core.units import format_bytes, format_duration
 
 RUN_TIMEOUT_MS = 180_000

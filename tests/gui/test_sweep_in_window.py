@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import psutil
 
-from tflaunch.core.config import LaunchConfig
-from tflaunch.core.history import History
+from tflaunch.core.settings.config import LaunchConfig
+from tflaunch.core.store.history import History
 from tflaunch.core.paths import history_path
 
 SWEEP_TIMEOUT_MS = 300_000

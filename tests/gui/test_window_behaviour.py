@@ -9,9 +9,9 @@ import sys
 from PySide6.QtCore import QMimeData, QPointF, Qt, QUrl
 from PySide6.QtGui import QDropEvent
 
-from tflaunch.core.config import LaunchConfig
-from tflaunch.core.gpus import Gpu, GpuInventory
-from tflaunch.core.run import RunStatus
+from tflaunch.core.settings.config import LaunchConfig
+from tflaunch.core.run.gpus import Gpu, GpuInventory
+from tflaunch.core.run.record import RunStatus
 from tflaunch.gui.log_pane import MAX_LINES
 from tflaunch.gui.probe_process import ProbeProcess
 
@@ -33,7 +33,7 @@ def test_invalid_settings_are_refused_with_the_reason_next_to_the_control(qtbot,
 
 
 def test_settings_round_trip_through_the_panel(window):
-    config = LaunchConfig(model="sample:wide", intra=2, inter=1, xla=True, onednn=False, log_level=3,
+    config = LaunchConfig(model="sample:wide", intra=2, inter=1, xla_auto=True, onednn=False, log_level=3,
                           batch=4, steady=7, timeout=90.0)
     window.use_config(config)
     assert window.panel.config() == config
@@ -41,7 +41,7 @@ def test_settings_round_trip_through_the_panel(window):
 
 def test_window_and_settings_survive_a_restart(make_window, settings_file):
     first = make_window()
-    config = LaunchConfig(model="sample:cnn", intra=3, steady=5, xla=True)
+    config = LaunchConfig(model="sample:cnn", intra=3, steady=5, jit_compile=True)
     first.use_config(config)
     first.resize(1200, 800)
     first.close()
@@ -87,9 +87,9 @@ def test_dropping_a_model_chooses_it(window, models):
 def test_every_control_says_what_it_maps_to(window):
     panel = window.panel
     for widget, api in ((panel.intra, "set_intra_op_parallelism_threads"), (panel.inter, "inter_op"),
-                        (panel.xla, "set_jit"), (panel.onednn, "TF_ENABLE_ONEDNN_OPTS"),
+                        (panel.xla_auto, "TF_XLA_FLAGS"), (panel.jit_compile, "jit_compile=True"), (panel.onednn, "TF_ENABLE_ONEDNN_OPTS"),
                         (panel.log_level, "TF_CPP_MIN_LOG_LEVEL"), (panel.memory_growth, "TF_FORCE_GPU_ALLOW_GROWTH"),
-                        (panel.memory_limit, "memory_limit")):
+                        (panel.memory_limit_mb, "memory_limit")):
         assert api in widget.toolTip()
     assert panel.intra.text() == "TensorFlow default"
 

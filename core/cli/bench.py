@@ -1,0 +1,105 @@
+"""`tflaunch bench`: measure a model's start-up headless, once or repeated."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+from .. import phases
+from ..report.table import repeat_table, run_table
+from ..run import events
+from ..run.driver import Watchers, run_sessions
+from ..run.launch_check import launch_check
+from ..run.record import RunRecord, RunStatus
+from ..run.session import ProbeSession
+from ..stats import summarize
+from ..store.history import HistoryError, default_history
+from ..store.profiles import Profile, ProfileError, ProfileStore, evidence_from_runs
+from ..store.recorder import RunRecorder
+from ..paths import profiles_dir
+from .arguments import add_config_arguments, config_from_args, positive_int, print_problems
+from .progress import Progress
+
+
+def add_arguments(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    bench = sub.add_parser("bench", help="run the probe headless and print a phase table")
+    add_config_arguments(bench, model_required=True)
+    bench.add_argument("--repeat", type=positive_int, default=1, help="fresh processes to run (median, min–max)")
+    bench.add_argument("--json", action="store_true", help="print machine-readable results on stdout")
+    bench.add_argument("--save-profile", metavar="NAME", help="save these settings and results as a launch profile")
+    bench.add_argument("--no-history", action="store_true", help="do not store the runs in the run history")
+
+
+def open_recorder(source: str, enabled: bool = True) -> RunRecorder:
+    """A recorder on the user's history; without one (disabled or unreadable), runs still run."""
+    history = None
+    if enabled:
+        try:
+            history = default_history()
+        except HistoryError as exc:
+            print(f"tflaunch: runs not stored: {exc}", file=sys.stderr)
+    return RunRecorder(history, source, lambda why: print(f"tflaunch: {why}", file=sys.stderr))
+
+
+def run(args: argparse.Namespace) -> int:
+    config = config_from_args(args)
+    problems = launch_check(config)
+    if problems:
+        print_problems(problems)
+        return 2
+    if args.save_profile:
+        try:  # a bad name is said now, not after minutes of runs
+            ProfileStore(profiles_dir()).path(args.save_profile)
+        except ProfileError as exc:
+            print(f"tflaunch: {exc}", file=sys.stderr)
+            return 2
+    recorder = open_recorder("cli", not args.no_history)
+    records: list[RunRecord] = []
+    for i in range(args.repeat):
+        prefix = f"[{i + 1}/{args.repeat}] " if args.repeat > 1 else ""
+        record = run_sessions([ProbeSession(config)], Watchers(recorder, Progress(prefix=prefix)))[0]
+        records.append(record)
+        if record.status is RunStatus.CANCELLED:
+            break
+    failed = [r for r in records if r.status is not RunStatus.OK]
+    if args.save_profile and not failed:
+        try:
+            path = ProfileStore(profiles_dir()).save(
+                Profile(args.save_profile, config, evidence_from_runs(records)), overwrite=True)
+            print(f"tflaunch: saved profile {args.save_profile} ({path})", file=sys.stderr)
+        except (ProfileError, OSError) as exc:
+            print(f"tflaunch: profile not saved: {exc}", file=sys.stderr)
+            return 1
+    if args.json:
+        print(json.dumps(json_result(records), indent=2))
+    elif len(records) == 1:
+        print(run_table(records[0]))
+    else:
+        print(repeat_table(records))
+    for record in failed:
+        excerpt = record.failure.detail if record.failure else ""
+        for line in excerpt.splitlines()[-8:]:
+            print(f"  | {line}", file=sys.stderr)
+        print(f"tflaunch: {record.headline}", file=sys.stderr)
+    if args.save_profile and failed:
+        print(f"tflaunch: profile {args.save_profile} not saved: not every run succeeded.", file=sys.stderr)
+    if any(r.status is RunStatus.CANCELLED for r in records):
+        return 130
+    return 1 if failed else 0
+
+
+def json_result(records: list[RunRecord]) -> dict[str, Any]:
+    ok = [r for r in records if r.status is RunStatus.OK]
+    by_phase = {}
+    for name in phases.PHASES:
+        summary = summarize(r.phases[name].duration for r in ok)
+        by_phase[name] = summary.to_dict() if summary else None
+    ready = summarize(r.time_to_ready for r in ok)
+    return {
+        "protocol": events.PROTOCOL_VERSION,
+        "runs": [r.to_dict() for r in records],
+        "summary": {"ok": len(ok), "runs": len(records), "phases": by_phase,
+                    "time_to_ready": ready.to_dict() if ready else None},
+    }

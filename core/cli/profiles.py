@@ -1,0 +1,94 @@
+"""`tflaunch profiles ...` and `tflaunch run --profile`: launch profiles from a terminal."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from ..paths import profiles_dir
+from ..run.launch_check import launch_check
+from ..run.script import run_with_profile
+from ..store.profiles import ProfileError, ProfileStore, diff
+from ..units import format_duration
+from .arguments import print_problems
+
+
+def add_arguments(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    run = sub.add_parser("run", help="start any command with a launch profile applied",
+                         usage="tflaunch run --profile NAME -- COMMAND [ARG ...]")
+    run.add_argument("--profile", required=True, help="name of a saved launch profile")
+    run.add_argument("argv", nargs=argparse.REMAINDER, metavar="COMMAND", help="the command, after --")
+    profiles = sub.add_parser("profiles", help="list, show, export, import, rename, delete or diff profiles")
+    actions = profiles.add_subparsers(dest="action", required=True)
+    actions.add_parser("list", help="all profiles, broken ones with the reason")
+    for name, text in (("show", "print a profile"), ("delete", "delete a profile")):
+        actions.add_parser(name, help=text).add_argument("name")
+    export = actions.add_parser("export", help="write a profile to a file")
+    export.add_argument("name")
+    export.add_argument("file")
+    imported = actions.add_parser("import", help="add a profile from a file")
+    imported.add_argument("file")
+    imported.add_argument("--name", help="name to give it (default: the file's name)")
+    imported.add_argument("--force", action="store_true", help="replace a profile of that name")
+    for name, first, second in (("rename", "name", "new_name"), ("diff", "a", "b")):
+        parser = actions.add_parser(name, help=f"{name} profiles")
+        parser.add_argument(first)
+        parser.add_argument(second)
+
+
+def run_command(args: argparse.Namespace) -> int:
+    command = args.argv[1:] if args.argv[:1] == ["--"] else args.argv
+    if not command:
+        print("tflaunch: run needs a command after --, e.g. tflaunch run --profile fast -- python train.py",
+              file=sys.stderr)
+        return 2
+    try:
+        profile = ProfileStore(profiles_dir()).load(args.profile)
+        problems = launch_check(profile.config, script=True)
+        if problems:
+            print(f"tflaunch: the profile {args.profile} cannot be applied:", file=sys.stderr)
+            print_problems(problems)
+            return 2
+        return run_with_profile(profile.config, command)
+    except (ProfileError, OSError) as exc:
+        print(f"tflaunch: {exc}", file=sys.stderr)
+        return 2
+
+
+def profiles_command(args: argparse.Namespace) -> int:
+    store = ProfileStore(profiles_dir())
+    try:
+        if args.action == "list":
+            return _list(store)
+        if args.action == "show":
+            print(store.load(args.name).to_toml(), end="")
+        elif args.action == "delete":
+            store.delete(args.name)
+        elif args.action == "export":
+            store.export(args.name, args.file)
+        elif args.action == "import":
+            print(store.import_file(args.file, args.name, overwrite=args.force).name)
+        elif args.action == "rename":
+            store.rename(args.name, args.new_name)
+        elif args.action == "diff":
+            for key, a, b in diff(store.load(args.a), store.load(args.b)):
+                print(f"{key}: {a!r} -> {b!r}")
+    except (ProfileError, OSError) as exc:
+        print(f"tflaunch: {exc}", file=sys.stderr)
+        return 1
+    return 0
+
+
+def _list(store: ProfileStore) -> int:
+    entries = store.entries()
+    if not entries:
+        print(f"No profiles yet in {store.folder}. Save one with: tflaunch bench --model M --save-profile NAME")
+    for entry in entries:
+        if entry.profile is None:
+            print(f"{entry.name}  BROKEN: {entry.problem}")
+            continue
+        ready = (entry.profile.evidence.get("time_to_ready") or {}).get("median")
+        runs = entry.profile.evidence.get("runs", 0)
+        print(f"{entry.name}  {entry.profile.config.model}  {entry.profile.config.summary()}  "
+              f"ready {format_duration(ready)} (median of {runs})")
+    return 1 if any(e.profile is None for e in entries) else 0

@@ -1,0 +1,48 @@
+"""Live phase progress on stderr: one rewritten line on a terminal, plain lines elsewhere."""
+
+from __future__ import annotations
+
+import sys
+import time
+from typing import TextIO
+
+from ..phases import LABELS
+from ..run.driver import Watcher
+from ..run.record import PhaseState, RunRecord, RunStatus
+from ..run.session import Output
+from ..units import format_bytes, format_duration
+
+
+class Progress(Watcher):
+    def __init__(self, stream: TextIO = sys.stderr, prefix: str = "") -> None:
+        self.stream, self.prefix = stream, prefix
+        self.live = stream.isatty()
+        self._reported: set[str] = set()
+        self._last_draw = 0.0
+
+    def changed(self, record: RunRecord, output: Output | None) -> None:
+        for name, phase in record.phases.items():
+            if phase.duration is not None and phase.state is PhaseState.DONE and name not in self._reported:
+                self._reported.add(name)
+                self._write(f"{self.prefix}{LABELS[name]:<16} {format_duration(phase.duration):>9}"
+                            f"   RSS {format_bytes(phase.rss)}", final=True)
+        now = time.monotonic()
+        if self.live and record.status is RunStatus.RUNNING and now - self._last_draw > 0.1:
+            self._last_draw = now
+            current = record.current_phase or "steady"
+            started = record.phases[current].started or record.launched_at
+            rss = record.samples[-1][1] if record.samples else None
+            self._write(f"{self.prefix}{LABELS[current]:<16} {format_duration(time.time() - started):>9}"
+                        f"   RSS {format_bytes(rss)} …", final=False)
+
+    def ended(self, record: RunRecord) -> None:
+        if self.live:
+            self.stream.write("\r\033[K")
+            self.stream.flush()
+
+    def _write(self, text: str, final: bool) -> None:
+        if self.live:
+            self.stream.write("\r\033[K" + text + ("\n" if final else ""))
+        elif final:
+            self.stream.write(text + "\n")
+        self.stream.flush()

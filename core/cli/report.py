@@ -1,0 +1,71 @@
+"""`tflaunch report`: a review of a run, a comparison, a sweep or a profile, as a file.
+
+Markdown and CSV are written here; PNG and SVG need Qt, so the GUI package hands in a
+renderer (core never imports Qt) that draws them offscreen, without a display.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Callable
+
+from ..paths import profiles_dir
+from ..report.review import Review, comparison_review, profile_review, run_review, sweep_review
+from ..store.history import HistoryError, default_history
+from ..store.profiles import ProfileError, ProfileStore
+from ..sweep.plan import PlanError
+from ..sweep.stored import restore_sweep
+
+Renderer = Callable[[Review, Path, str, int], None]
+
+
+def add_arguments(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    report = sub.add_parser("report", help="write a review image (or Markdown, CSV) of a run, comparison, sweep or profile")
+    report.add_argument("target", help="a run id (12), runs to compare (12,15,17), a sweep (sweep:3) or a profile name")
+    report.add_argument("-o", "--output", required=True, help="file to write")
+    report.add_argument("--format", choices=("png", "svg", "md", "csv"), help="default: from the file's extension")
+    report.add_argument("--scale", type=int, choices=(1, 2), default=1, help="2 for a high-DPI PNG (3200×1800)")
+    report.add_argument("--baseline", type=int, default=0, help="with several runs: the index of the baseline")
+
+
+def build(target: str, baseline: int = 0) -> Review:
+    """The review a target names; KeyError or ValueError with a message when it cannot."""
+    if target.startswith("sweep:"):
+        history = default_history()
+        sweep_id = int(target[len("sweep:"):])
+        sweep, example = restore_sweep(history, sweep_id)
+        return sweep_review(sweep, example, sweep_id)
+    ids = target.split(",")
+    if all(part.strip().isdigit() for part in ids):
+        history = default_history()
+        records = [history.load(int(part)) for part in ids]
+        return run_review(records[0]) if len(records) == 1 else comparison_review(records, baseline)
+    profile = ProfileStore(profiles_dir()).load(target)
+    return profile_review(profile.name, profile.evidence, profile.config)
+
+
+def run(args: argparse.Namespace, renderer: Renderer | None) -> int:
+    fmt = args.format or Path(args.output).suffix.lstrip(".").lower() or "png"
+    if fmt not in ("png", "svg", "md", "csv"):
+        print(f"tflaunch: cannot write '{fmt}': use --format png, svg, md or csv.", file=sys.stderr)
+        return 2
+    try:
+        review = build(args.target, args.baseline)
+    except (HistoryError, ProfileError, PlanError) as exc:
+        print(f"tflaunch: {exc}", file=sys.stderr)
+        return 1
+    except (KeyError, ValueError) as exc:
+        print(f"tflaunch: nothing to report for {args.target!r}: no such run or sweep ({exc}).", file=sys.stderr)
+        return 1
+    path = Path(args.output)
+    if fmt in ("md", "csv"):
+        path.write_text(review.markdown() if fmt == "md" else review.csv(), encoding="utf-8")
+    elif renderer is None:
+        print("tflaunch: PNG and SVG reviews need PySide6; write --format md or csv here.", file=sys.stderr)
+        return 2
+    else:
+        renderer(review, path, fmt, args.scale)
+    print(str(path))
+    return 0

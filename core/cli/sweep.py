@@ -1,0 +1,103 @@
+"""`tflaunch sweep`: try settings automatically from a terminal and crown a winner."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from ..paths import profiles_dir
+from ..run.formats import ConversionError
+from ..run.launch_check import launch_check
+from ..store.profiles import ProfileError, ProfileStore
+from ..sweep.plan import OBJECTIVES, PlanError, Sweep, SweepPlan, Trial, axes_help, format_objective
+from ..sweep.report import results_json, results_table
+from ..sweep.session import SweepSession, prepare, run_headless
+from ..sweep.stored import winner_profile
+from .arguments import add_config_arguments, config_from_args, print_problems
+from .bench import open_recorder
+
+
+def _vary(text: str) -> tuple[str, list[str]]:
+    name, sep, values = text.partition("=")
+    if not sep or not name or not values:
+        raise argparse.ArgumentTypeError(f"expected SETTING=V1,V2 (e.g. intra=1,2), not {text!r}")
+    return name, [v.strip() for v in values.split(",") if v.strip()]
+
+
+def add_arguments(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    sweep = sub.add_parser("sweep", help="try settings automatically, with statistics, and crown a winner")
+    add_config_arguments(sweep, model_required=True)
+    sweep.add_argument("--vary", type=_vary, action="append", required=True, metavar="SETTING=V1,V2",
+                       help="a setting and its values (repeatable): " + axes_help().replace("%", "%%"))
+    sweep.add_argument("--repeat", type=int, default=5, help="measured trials per setting (default 5)")
+    sweep.add_argument("--warmup", type=int, default=1, help="discarded warm-up rounds (default 1)")
+    sweep.add_argument("--objective", choices=OBJECTIVES, default="ready",
+                       help="what to minimise: " + ", ".join(f"{k} ({v})" for k, v in OBJECTIVES.items()))
+    sweep.add_argument("--no-racing", action="store_true", help="run every trial; do not stop clearly worse settings")
+    sweep.add_argument("--instances", type=int, default=1, help="probes started together per trial (default 1)")
+    sweep.add_argument("--seed", type=int, default=0, help="seed of the trial order and the bootstrap")
+    sweep.add_argument("--json", action="store_true", help="print machine-readable results on stdout")
+    sweep.add_argument("--save-winner", metavar="NAME", help="save the winning settings as a launch profile")
+
+
+def run(args: argparse.Namespace) -> int:
+    base = config_from_args(args)
+    plan = SweepPlan(base, dict(args.vary), args.repeat, args.warmup, args.objective, not args.no_racing,
+                     args.instances, args.seed)
+    if args.save_winner:
+        try:
+            ProfileStore(profiles_dir()).path(args.save_winner)
+        except ProfileError as exc:
+            print(f"tflaunch: {exc}", file=sys.stderr)
+            return 2
+    try:
+        candidates = prepare(plan)
+    except (PlanError, ConversionError) as exc:
+        print(f"tflaunch: {exc}", file=sys.stderr)
+        return 2
+    for candidate in candidates:  # every setting is checked before the first trial starts
+        problems = launch_check(candidate.config)
+        if problems:
+            print(f"tflaunch: setting {candidate.key} cannot run:", file=sys.stderr)
+            print_problems(problems)
+            return 2
+    recorder = open_recorder("sweep")
+    session = SweepSession(plan, candidates, recorder.history, recorder.on_problem)
+    print(f"tflaunch: sweep of {plan.describe(len(candidates))}", file=sys.stderr)
+    status = run_headless(session, _progress)
+    sweep = session.sweep
+    print(json.dumps(results_json(sweep, session.sweep_id, status), indent=2) if args.json else results_table(sweep))
+    if status == "cancelled":
+        print("tflaunch: sweep cancelled; the finished trials are in the history.", file=sys.stderr)
+        return 130
+    if sweep.leader() is None:
+        print("tflaunch: no setting ran successfully.", file=sys.stderr)
+        return 1
+    if args.save_winner:
+        return _save_winner(args.save_winner, session)
+    return 0
+
+
+def _progress(sweep: Sweep, trial: Trial, value: float | None) -> None:
+    leader = sweep.leader()
+    lead = f"leader {leader.candidate.key} ({format_objective(sweep.plan.objective, leader.spread.median)})" \
+        if leader and leader.spread else ""
+    shown = "failed" if value is None else format_objective(sweep.plan.objective, value)
+    kind = "warm-up" if trial.warmup else "trial"
+    print(f"[{sweep.trials_run}/≤{sweep.planned_without_racing}] {kind} {trial.candidate.key}: {shown}   {lead}",
+          file=sys.stderr, flush=True)
+
+
+def _save_winner(name: str, session: SweepSession) -> int:
+    if session.history is None or session.sweep_id is None:
+        print("tflaunch: the winner cannot be saved without the run history.", file=sys.stderr)
+        return 1
+    try:
+        profile = winner_profile(name, session.sweep, session.history, session.sweep_id)
+        path = ProfileStore(profiles_dir()).save(profile, overwrite=True)
+    except (ProfileError, OSError, ValueError) as exc:
+        print(f"tflaunch: profile not saved: {exc}", file=sys.stderr)
+        return 1
+    print(f"tflaunch: saved the winner as profile {name} ({path})", file=sys.stderr)
+    return 0

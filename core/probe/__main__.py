@@ -1,0 +1,33 @@
+"""Entry point of a child that runs this folder by path: ``python .../probe ARGS``.
+
+Running a folder puts it first on sys.path, where our module names (``channel``,
+``inputs``...) would shadow the user's own modules. So the folder is taken off again (what
+``python -P`` does on 3.11+, but the user's interpreter may be older) and the modules are
+loaded as a package from this location, under a name no user module has.
+"""
+
+import importlib.util
+import os
+import sys
+
+PACKAGE = "tflaunch_probe"
+_HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def load_package(name=PACKAGE, folder=_HERE):
+    """This folder as a package named `name`, found by location rather than on sys.path."""
+    if name in sys.modules:
+        return sys.modules[name]
+    spec = importlib.util.spec_from_file_location(
+        name, os.path.join(folder, "__init__.py"), submodule_search_locations=[folder])
+    package = importlib.util.module_from_spec(spec)
+    sys.modules[name] = package
+    spec.loader.exec_module(package)
+    return package
+
+
+if __name__ == "__main__":
+    if sys.path and os.path.abspath(sys.path[0] or ".") == _HERE:
+        del sys.path[0]
+    load_package()
+    importlib.import_module(PACKAGE + ".main").main()

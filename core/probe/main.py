@@ -1,0 +1,77 @@
+"""The probe's command line (the child's argv), for each of its modes::
+
+    python .../probe '{"model": "sample:mlp", "steady": 20}'
+    python .../probe --config run.json
+    python .../probe --convert model.keras --format h5 --format savedmodel --out /tmp/models
+    python .../probe --convert sample:wide --format keras --out /tmp/models
+    python .../probe --known-xla-flags [--cache FILE]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import traceback
+from typing import Optional, Sequence
+
+from .channel import Channel
+from .convert import convert
+from .failure import ProbeFailure
+from .model_files import FORMATS
+from .process import exit_with_parent
+from .runner import Probe
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="tflaunch-probe", description="tflaunch probe")
+    parser.add_argument("config", nargs="?", help="run configuration as JSON")
+    parser.add_argument("--config", dest="config_file", help="read the configuration from a file")
+    parser.add_argument("--convert", metavar="MODEL", help="save a model (or sample:NAME) in other formats")
+    parser.add_argument("--format", action="append", choices=FORMATS, help="format(s) to save")
+    parser.add_argument("--out", help="folder for --convert")
+    parser.add_argument("--known-xla-flags", action="store_true", help="print the TF_XLA_FLAGS names TensorFlow knows")
+    parser.add_argument("--cache", help="cache file for --known-xla-flags")
+    return parser
+
+
+def _read_config(args: argparse.Namespace) -> dict:
+    if args.config_file:
+        with open(args.config_file, encoding="utf-8") as f:
+            config = json.load(f)
+    else:
+        config = json.loads(args.config or "{}")
+    if not isinstance(config, dict) or not isinstance(config.get("model"), str):
+        raise ProbeFailure("bad_config", "The probe's configuration needs a 'model' string.")
+    return config
+
+
+def main(argv: Optional[Sequence[str]] = None) -> None:
+    args = _parser().parse_args(sys.argv[1:] if argv is None else argv)
+    if args.known_xla_flags:
+        from .xla_flags import known_flags
+
+        print(json.dumps({"flags": known_flags(args.cache)}), flush=True)
+        return
+    channel = Channel()
+    exit_with_parent()
+    probe = None
+    code = 0
+    try:
+        if args.convert:
+            convert(channel, args.convert, args.format or list(FORMATS), args.out or ".")
+        else:
+            probe = Probe(channel, _read_config(args))
+            probe.run()
+    except ProbeFailure as exc:
+        channel.emit("error", probe.current if probe else "load", kind=exc.kind, message=exc.message, detail="")
+        code = 2
+    except Exception as exc:
+        detail = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__)[-12:])
+        channel.emit("error", probe.current if probe else "load", kind="exception",
+                     message=f"{type(exc).__name__}: {exc}", detail=detail)
+        code = 3
+    sys.stderr.flush()
+    # Skip interpreter teardown: after TensorFlow it costs over half a second per run.
+    os._exit(code)

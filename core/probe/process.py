@@ -1,0 +1,77 @@
+"""This process as the OS sees it: its age, its memory, and its tie to the launcher."""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import os
+import signal
+import sys
+import threading
+import time
+from typing import Optional, Tuple
+
+_PR_SET_PDEATHSIG = 1
+
+
+def process_age() -> Optional[float]:
+    """Seconds since the OS started this process, or None where that cannot be read."""
+    try:
+        with open("/proc/self/stat") as f:
+            stat = f.read()
+        start_ticks = int(stat[stat.rindex(")") + 2 :].split()[19])
+        # /proc/stat's btime has whole-second resolution; CLOCK_BOOTTIME avoids that error.
+        return time.clock_gettime(time.CLOCK_BOOTTIME) - start_ticks / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError, AttributeError):
+        pass
+    try:
+        import psutil
+
+        return time.time() - float(psutil.Process().create_time())
+    except Exception:
+        return None
+
+
+def memory() -> Tuple[Optional[int], Optional[int]]:
+    """(rss, peak_rss) of this process in bytes; None where it cannot be read.
+
+    Linux keeps ru_maxrss across execve, so it would report the peak of whatever forked
+    the probe (a GUI holding hundreds of MiB); VmHWM belongs to this address space alone.
+    """
+    rss = peak = None
+    try:
+        with open("/proc/self/status") as f:
+            fields = dict(line.split(":", 1) for line in f if line.startswith(("VmRSS", "VmHWM")))
+        rss = int(fields["VmRSS"].split()[0]) * 1024
+        peak = int(fields["VmHWM"].split()[0]) * 1024
+    except (OSError, ValueError, KeyError):
+        try:
+            import psutil
+
+            info = psutil.Process().memory_info()
+            rss, peak = info.rss, getattr(info, "peak_wset", None)
+        except Exception:
+            pass
+    return rss, peak
+
+
+def exit_with_parent(poll_s: float = 0.5) -> None:
+    """Die with the launcher (a kill -9 of the app): an orphaned probe serves nobody.
+
+    On Linux the kernel does it (PR_SET_PDEATHSIG), even while the probe is busy in C
+    code; elsewhere a thread polls for a new parent.
+    """
+    parent = os.getppid()
+    if sys.platform.startswith("linux"):
+        with contextlib.suppress(OSError, AttributeError):
+            ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+            if os.getppid() != parent:  # the launcher died before prctl took effect
+                os._exit(4)
+            return
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(poll_s)
+        os._exit(4)
+
+    threading.Thread(target=watch, name="tflaunch-parent-watch", daemon=True).start()

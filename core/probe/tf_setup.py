@@ -1,0 +1,77 @@
+"""TensorFlow in the child: importing it, applying the tf.config settings, reading them back.
+
+The environment (TF_* variables, CUDA_VISIBLE_DEVICES, the user's extra variables) is
+built by the launcher before exec and is never changed here. What only code can set
+(threads, memory growth, memory limits) is applied by `apply_tf_config`, the same
+function `tflaunch run --profile` applies to a user's script through its launch hook.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import Any
+
+from .failure import ProbeFailure
+
+# The tf.config part of a configuration: the keys the launch hook receives.
+TF_CONFIG_KEYS = ("intra", "inter", "memory_growth", "memory_limit_mb")
+
+
+def import_tensorflow() -> tuple[Any, Any]:
+    try:
+        import tensorflow as tf
+    except ModuleNotFoundError as exc:
+        if exc.name not in ("tensorflow", None):
+            raise
+        raise ProbeFailure(
+            "no_tensorflow",
+            f"The interpreter {sys.executable} has no TensorFlow. Install it with: "
+            f"{sys.executable} -m pip install tensorflow") from None
+    except ImportError as exc:
+        raise ProbeFailure(
+            "tensorflow_broken",
+            f"TensorFlow is installed for {sys.executable} but fails to import ({exc}). "
+            "Reinstall it in that environment.") from None
+    try:
+        import keras
+    except ImportError:
+        keras = tf.keras
+    return tf, keras
+
+
+def apply_tf_config(tf: Any, cfg: dict[str, Any]) -> None:
+    """Apply the settings only code can make. Must run before TensorFlow initialises its
+    devices (the first op or list_logical_devices), as in the probe and the launch hook."""
+    if cfg.get("intra"):
+        tf.config.threading.set_intra_op_parallelism_threads(int(cfg["intra"]))
+    if cfg.get("inter"):
+        tf.config.threading.set_inter_op_parallelism_threads(int(cfg["inter"]))
+    for gpu in tf.config.list_physical_devices("GPU"):
+        if cfg.get("memory_growth"):
+            tf.config.experimental.set_memory_growth(gpu, True)
+        if cfg.get("memory_limit_mb"):
+            limit = tf.config.LogicalDeviceConfiguration(memory_limit=int(cfg["memory_limit_mb"]))
+            tf.config.set_logical_device_configuration(gpu, [limit])
+
+
+def read_back(tf: Any, cfg: dict[str, Any]) -> dict[str, Any]:
+    """Every setting as this process sees it, after TensorFlow initialised its devices."""
+    gpus = tf.config.list_physical_devices("GPU")
+    logical = tf.config.list_logical_devices()
+    limits = {g.name: [c.memory_limit for c in tf.config.get_logical_device_configuration(g) or []] for g in gpus}
+    env = os.environ
+    return {
+        "intra_op_threads": tf.config.threading.get_intra_op_parallelism_threads(),
+        "inter_op_threads": tf.config.threading.get_inter_op_parallelism_threads(),
+        "xla_flags": env.get("TF_XLA_FLAGS", "") or "none",
+        "jit_compile": bool(cfg.get("jit_compile")),
+        "onednn": env.get("TF_ENABLE_ONEDNN_OPTS", "default"),
+        "log_level": env.get("TF_CPP_MIN_LOG_LEVEL", "default"),
+        "visible_gpus": env.get("CUDA_VISIBLE_DEVICES", "all") if gpus else "no GPU",
+        "gpus": [g.name for g in gpus],
+        "memory_growth": {g.name: tf.config.experimental.get_memory_growth(g) for g in gpus} or "no GPU",
+        "memory_limit_mb": limits or "no GPU",
+        "extra_env": {k: env.get(k) for k in (cfg.get("extra_env") or {})},
+        "logical_devices": [d.name for d in logical],
+    }

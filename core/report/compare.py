@@ -1,0 +1,59 @@
+"""Runs side by side: per-phase differences against a baseline, and which settings differ."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+from typing import Sequence
+
+from ..phases import LABELS, PHASES
+from ..run.record import RunRecord
+from ..settings.config import LaunchConfig
+from ..units import format_duration
+
+# Rows of a comparison: the seven phases, then time to ready.
+ROWS: tuple[str, ...] = (*PHASES, "ready")
+ROW_LABELS: dict[str, str] = {**LABELS, "ready": "Time to ready"}
+# For chart axes, where eight long labels would run into each other.
+SHORT_LABELS: dict[str, str] = {**{p: LABELS[p].split()[0] for p in PHASES}, "ready": "Ready"}
+
+
+@dataclass(frozen=True)
+class Delta:
+    value: float | None
+    baseline: float | None
+
+    @property
+    def difference(self) -> float | None:
+        return None if self.value is None or self.baseline is None else self.value - self.baseline
+
+    @property
+    def ratio(self) -> float | None:
+        """How many times faster than the baseline (above 1 is better)."""
+        if self.value is None or self.baseline is None or self.value <= 0:
+            return None
+        return self.baseline / self.value
+
+    def describe(self) -> str:
+        if self.difference is None:
+            return format_duration(self.value)
+        sign = "+" if self.difference >= 0 else "−"
+        ratio = ""
+        if self.ratio:
+            ratio = f", {self.ratio:.2f}× faster" if self.ratio >= 1 else f", {1 / self.ratio:.2f}× slower"
+        return f"{format_duration(self.value)} ({sign}{format_duration(abs(self.difference))}{ratio})"
+
+
+def row_value(record: RunRecord, row: str) -> float | None:
+    return record.time_to_ready if row == "ready" else record.phases[row].duration
+
+
+def deltas(runs: Sequence[RunRecord], baseline: int = 0) -> list[dict[str, Delta]]:
+    """For each run, {row: Delta against runs[baseline]}."""
+    base = runs[baseline]
+    return [{row: Delta(row_value(r, row), row_value(base, row)) for row in ROWS} for r in runs]
+
+
+def differing_settings(configs: Sequence[LaunchConfig]) -> list[str]:
+    """Names of the settings that are not the same in every config, in declaration order."""
+    return [f.name for f in fields(LaunchConfig)
+            if len({repr(getattr(c, f.name)) for c in configs}) > 1]

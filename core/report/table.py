@@ -1,0 +1,78 @@
+"""Plain-text tables of runs for the terminal."""
+
+from __future__ import annotations
+
+from statistics import median
+from typing import Sequence
+
+from ..grid import grid
+from ..phases import LABELS, PHASES
+from ..run.record import RunRecord, RunStatus
+from ..stats import summarize
+from ..units import format_bytes, format_duration
+
+
+def describe_run(record: RunRecord) -> str:
+    model = record.model
+    parts = [f"model {record.config.model}"]
+    if model.get("params") is not None:
+        parts.append(f"{model['params']:,} parameters")
+    if model.get("bytes_on_disk"):
+        parts.append(f"{format_bytes(model['bytes_on_disk'])} on disk")
+    lines = [", ".join(parts), f"settings: {record.config.summary()}"]
+    if record.environment:
+        lines.append(record.environment_line)
+    return "\n".join(lines)
+
+
+def _latency_line(latencies: list[dict]) -> str | None:
+    medians = [lat["median"] for lat in latencies if lat.get("n")]
+    if not medians:
+        return None
+    if len(latencies) == 1:
+        lat = latencies[0]
+        return (f"Steady latency: median {format_duration(lat['median'])} "
+                f"(min {format_duration(lat['min'])}, p90 {format_duration(lat['p90'])}, {lat['n']} calls)")
+    return f"Steady latency: median of medians {format_duration(median(medians))} over {len(medians)} runs"
+
+
+def run_table(record: RunRecord) -> str:
+    rows = []
+    for name in PHASES:
+        p = record.phases[name]
+        state = "" if p.state.value == "done" else f" ({p.state.value})"
+        rows.append([LABELS[name] + state, format_duration(p.duration), format_bytes(p.rss), format_bytes(p.peak_rss)])
+    text = grid(["Phase", "Duration", "RSS at end", "Peak RSS"], rows)
+    footer = [f"Time to ready: {format_duration(record.time_to_ready)}",
+              f"Peak memory (process tree): {format_bytes(record.peak_rss)}"]
+    latency = _latency_line([record.phases["steady"].latency])
+    if latency:
+        footer.append(latency)
+    return "\n".join([describe_run(record), "", text, "", *footer])
+
+
+def repeat_table(records: Sequence[RunRecord]) -> str:
+    ok = [r for r in records if r.status is RunStatus.OK]
+    rows = []
+    for name in PHASES:
+        d = summarize(r.phases[name].duration for r in ok)
+        rss = summarize(r.phases[name].rss for r in ok)
+        peak = summarize(r.phases[name].peak_rss for r in ok)
+        rows.append([
+            LABELS[name],
+            format_duration(d.median if d else None),
+            f"{format_duration(d.low)} – {format_duration(d.high)}" if d else "–",
+            format_bytes(rss.median if rss else None),
+            format_bytes(peak.median if peak else None),
+        ])
+    ready = summarize(r.time_to_ready for r in ok)
+    text = grid(["Phase", "Median", "Min – max", "RSS at end", "Peak RSS"], rows)
+    footer = [f"Runs: {len(ok)} of {len(records)} succeeded"]
+    if ready:
+        footer.append(f"Time to ready: median {format_duration(ready.median)} "
+                      f"(min {format_duration(ready.low)}, max {format_duration(ready.high)})")
+    latency = _latency_line([r.phases["steady"].latency for r in ok])
+    if latency:
+        footer.append(latency)
+    head = describe_run(ok[0] if ok else records[0])
+    return "\n".join([head, "", text, "", *footer])

@@ -1,0 +1,175 @@
+"""The command line's driver of ProbeSessions: subprocesses and one selectors loop.
+
+Several sessions run in one loop (a sweep's instances start together), so no thread is
+needed. The child leads its own process group and dies with us (the probe asks the
+kernel for it), and cancel or timeout ends the whole group.
+"""
+
+from __future__ import annotations
+
+import os
+import selectors
+import subprocess
+import time
+from dataclasses import dataclass, field
+from typing import IO, Callable, Sequence
+
+from ..settings.config import LaunchConfig
+from .gpus import GpuMemorySampler
+from .launch_check import KnownFlags, ask_known_flags, launch_check
+from .process_tree import end_group
+from .record import RunRecord
+from .sampling import ResourceSampler
+from .session import SAMPLE_INTERVAL_S, Output, ProbeSession
+
+EXIT_DRAIN_S = 0.5  # after the child exits, how long its leftover descendants may hold the pipes
+
+
+class Watcher:
+    """What a caller hears about a run; every method may be left as it is."""
+
+    def started(self, record: RunRecord) -> None:
+        """The child is about to start: the record has its time zero."""
+
+    def changed(self, record: RunRecord, output: Output | None) -> None:
+        """Events, log lines (output) or a memory sample (output None) arrived."""
+
+    def ended(self, record: RunRecord) -> None:
+        """The run is over and the record final."""
+
+
+@dataclass
+class _Child:
+    session: ProbeSession
+    proc: subprocess.Popen[bytes]
+    sampler: ResourceSampler
+    streams: dict[IO[bytes], Callable[[bytes], Output]] = field(default_factory=dict)
+    next_sample: float = 0.0
+    exited_at: float | None = None
+
+
+def run_sessions(sessions: Sequence[ProbeSession], watcher: Watcher | None = None,
+                 gpus: GpuMemorySampler | None = None) -> list[RunRecord]:
+    """Start every session's child at once and drive them all to their end."""
+    watcher = watcher or Watcher()
+    selector = selectors.DefaultSelector()
+    children: list[_Child] = []
+    try:
+        for session in sessions:
+            child = _start(session, watcher, gpus)
+            if child is not None:
+                children.append(child)
+                for stream in child.streams:
+                    selector.register(stream, selectors.EVENT_READ, child)
+        _loop(selector, children, watcher)
+    except KeyboardInterrupt:
+        for child in children:
+            if child.session.cancel():
+                end_group(child.proc.pid)
+        for child in children:
+            _finish(child, watcher)
+    finally:
+        selector.close()
+    return [s.record for s in sessions]
+
+
+def _start(session: ProbeSession, watcher: Watcher, gpus: GpuMemorySampler | None) -> _Child | None:
+    if session.done:  # refused by the launch check
+        watcher.ended(session.record)
+        return None
+    argv, env = session.launch(time.time(), time.monotonic())
+    watcher.started(session.record)
+    try:
+        proc = subprocess.Popen(argv, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, start_new_session=True)
+    except OSError as exc:
+        session.failed_to_start(f"Could not start {argv[0]}: {exc.strerror or exc}.")
+        watcher.ended(session.record)
+        return None
+    session.started(proc.pid)
+    assert proc.stdout is not None and proc.stderr is not None
+    return _Child(session, proc, ResourceSampler(proc.pid, gpus),
+                  {proc.stdout: session.stdout, proc.stderr: session.stderr})
+
+
+def _loop(selector: selectors.BaseSelector, children: list[_Child], watcher: Watcher) -> None:
+    live = list(children)
+    while live:
+        now = time.monotonic()
+        wake = min(min(c.next_sample for c in live), now + SAMPLE_INTERVAL_S)
+        for key, _ in selector.select(timeout=max(0.0, wake - now)) if selector.get_map() else []:
+            child: _Child = key.data
+            stream = key.fileobj
+            chunk = os.read(key.fd, 65536)
+            if not chunk:
+                selector.unregister(stream)
+                child.streams.pop(stream)  # type: ignore[call-overload]
+                continue
+            output = child.streams[stream](chunk)  # type: ignore[index]
+            if output.events or output.log:
+                watcher.changed(child.session.record, output)
+        if not selector.get_map():
+            time.sleep(max(0.0, wake - time.monotonic()))
+        now = time.monotonic()
+        for child in list(live):
+            if now >= child.next_sample:
+                child.next_sample = now + SAMPLE_INTERVAL_S
+                sample = child.sampler.sample()
+                if sample is not None:
+                    child.session.sample(time.time(), *sample)
+                    watcher.changed(child.session.record, None)
+            if child.session.expired(now):
+                end_group(child.proc.pid)
+            if child.exited_at is None and child.proc.poll() is not None:
+                child.exited_at = now
+            # Pipes closed, or the child gone and its leftovers given time to let go.
+            if (not child.streams and child.proc.poll() is not None) or \
+                    (child.exited_at is not None and now - child.exited_at > EXIT_DRAIN_S):
+                for stream in list(child.streams):
+                    selector.unregister(stream)
+                end_group(child.proc.pid)  # a descendant still holding the pipes
+                _finish(child, watcher)
+                live.remove(child)
+
+
+def _finish(child: _Child, watcher: Watcher) -> None:
+    if child.session.done:
+        return
+    returncode = child.proc.wait()
+    for stream in (child.proc.stdout, child.proc.stderr):
+        if stream is not None:
+            stream.close()
+    record, output = child.session.exited(returncode if returncode >= 0 else None,
+                                          -returncode if returncode < 0 else None)
+    if output.events or output.log:
+        watcher.changed(record, output)
+    watcher.ended(record)
+
+
+class Watchers(Watcher):
+    """Several watchers heard in order (a recorder, then a progress display)."""
+
+    def __init__(self, *watchers: Watcher) -> None:
+        self.watchers = watchers
+
+    def started(self, record: RunRecord) -> None:
+        for w in self.watchers:
+            w.started(record)
+
+    def changed(self, record: RunRecord, output: Output | None) -> None:
+        for w in self.watchers:
+            w.changed(record, output)
+
+    def ended(self, record: RunRecord) -> None:
+        for w in self.watchers:
+            w.ended(record)
+
+
+def run_probe(config: LaunchConfig, watcher: Watcher | None = None, command: list[str] | None = None,
+              known_flags: KnownFlags | None = ask_known_flags) -> RunRecord:
+    """One measured run, checked, started and driven to its end (tests, simple callers)."""
+    session = ProbeSession(config, command=command)
+    problems = launch_check(config, known=known_flags)
+    if problems:
+        session.refuse(problems[0].field, problems[0].message)
+    return run_sessions([session], watcher)[0]

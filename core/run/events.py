@@ -1,0 +1,234 @@
+"""The probe's event protocol, version 1, and its parser.
+
+Wire format: one JSON object per line (UTF-8, ``\\n``-terminated) on the probe's stdout,
+which the probe keeps for events alone (model prints and TensorFlow's C++ logs go to
+stderr). Every object carries:
+
+- ``v``: protocol version, the integer 1;
+- ``ts``: wall-clock time (seconds since the epoch, float) when the event was made;
+- ``phase``: one of :data:`tflaunch.core.phases.PHASES`;
+- ``event``: the kind, one of the keys of :data:`_BUILDERS` below.
+
+Kinds and their extra fields:
+
+- ``hello``: first line. ``pid`` (int), ``process_age`` (seconds since the OS started the
+  process, or null when unknown), ``python`` (str).
+- ``phase_start``: no extra fields.
+- ``phase_end``: ``duration`` (s), ``rss`` and ``peak_rss`` (bytes, or null), and for
+  ``steady`` a ``latency`` object (``median``, ``min``, ``max``, ``p90``, ``n``, seconds).
+- ``settings``: ``applied``, an object of every setting as read back inside the child.
+- ``result``: ``environment`` (tensorflow, keras, python, cpu, cores, gpus[], ...) and
+  ``model`` (name, format, params, bytes_on_disk, inputs[]).
+- ``error``: ``kind`` (a stable identifier such as ``model_not_found``), ``message`` (one
+  sentence a user can act on) and ``detail`` (traceback tail, may be empty).
+- ``saved``: the probe's sample-export mode wrote ``path`` in ``format``.
+
+A reader must skip lines it cannot use: :class:`EventParser` counts malformed lines (not
+JSON, wrong types, unknown phase) and unknown kinds or versions separately, and never
+raises.
+"""
+
+from __future__ import annotations
+
+import codecs
+import json
+import math
+from dataclasses import dataclass, field
+from typing import Any, Callable, Union
+
+from ..phases import PHASES
+
+PROTOCOL_VERSION = 1
+
+
+@dataclass(frozen=True)
+class Hello:
+    ts: float
+    phase: str
+    pid: int
+    process_age: float | None
+    python: str
+
+
+@dataclass(frozen=True)
+class PhaseStart:
+    ts: float
+    phase: str
+
+
+@dataclass(frozen=True)
+class PhaseEnd:
+    ts: float
+    phase: str
+    duration: float
+    rss: int | None
+    peak_rss: int | None
+    latency: dict[str, float] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class SettingsApplied:
+    ts: float
+    phase: str
+    applied: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Result:
+    ts: float
+    phase: str
+    environment: dict[str, Any]
+    model: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class ProbeError:
+    ts: float
+    phase: str
+    kind: str
+    message: str
+    detail: str = ""
+
+
+@dataclass(frozen=True)
+class Saved:
+    ts: float
+    phase: str
+    path: str
+    format: str
+
+
+Event = Union[Hello, PhaseStart, PhaseEnd, SettingsApplied, Result, ProbeError, Saved]
+
+
+class _Malformed(Exception):
+    """A line that is JSON but does not follow the protocol."""
+
+
+def _number(obj: dict, key: str, *, optional: bool = False) -> float | None:
+    value = obj.get(key)
+    if value is None and optional:
+        return None
+    # bool is an int subclass; a true/false duration is malformed, not 1 s.
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        raise _Malformed(key)
+    return float(value)
+
+
+def _count(obj: dict, key: str, *, optional: bool = False) -> int | None:
+    value = obj.get(key)
+    if value is None and optional:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise _Malformed(key)
+    return value
+
+
+def _text(obj: dict, key: str, default: str | None = None) -> str:
+    value = obj.get(key, default)
+    if not isinstance(value, str):
+        raise _Malformed(key)
+    return value
+
+
+def _mapping(obj: dict, key: str) -> dict:
+    value = obj.get(key, {})
+    if not isinstance(value, dict):
+        raise _Malformed(key)
+    return value
+
+
+def _latency(obj: dict) -> dict[str, float]:
+    raw = _mapping(obj, "latency")
+    return {k: (_count(raw, k) if k == "n" else _number(raw, k)) for k in raw}
+
+
+_BUILDERS: dict[str, Callable[[dict, float, str], Event]] = {
+    "hello": lambda o, ts, ph: Hello(
+        ts, ph, _count(o, "pid"), _number(o, "process_age", optional=True), _text(o, "python", "")
+    ),
+    "phase_start": lambda o, ts, ph: PhaseStart(ts, ph),
+    "phase_end": lambda o, ts, ph: PhaseEnd(
+        ts,
+        ph,
+        _number(o, "duration"),
+        _count(o, "rss", optional=True),
+        _count(o, "peak_rss", optional=True),
+        _latency(o),
+    ),
+    "settings": lambda o, ts, ph: SettingsApplied(ts, ph, _mapping(o, "applied")),
+    "result": lambda o, ts, ph: Result(ts, ph, _mapping(o, "environment"), _mapping(o, "model")),
+    "error": lambda o, ts, ph: ProbeError(
+        ts, ph, _text(o, "kind"), _text(o, "message"), _text(o, "detail", "")
+    ),
+    "saved": lambda o, ts, ph: Saved(ts, ph, _text(o, "path"), _text(o, "format")),
+}
+
+
+def encode(event: str, phase: str, ts: float, **fields: Any) -> str:
+    """One protocol line (without newline), for tests and tools that speak to a reader.
+
+    The probe has its own copy of this logic because it must run without tflaunch.
+    """
+    return json.dumps({"v": PROTOCOL_VERSION, "ts": ts, "phase": phase, "event": event, **fields})
+
+
+class EventParser:
+    """Turns protocol lines into typed events; skips and counts everything else."""
+
+    def __init__(self) -> None:
+        self.malformed = 0
+        self.unknown = 0
+
+    def parse(self, line: str | bytes) -> Event | None:
+        try:
+            if isinstance(line, bytes):
+                line = line.decode("utf-8")
+            obj = json.loads(line)
+        except (UnicodeDecodeError, ValueError, RecursionError):
+            self.malformed += 1
+            return None
+        if not isinstance(obj, dict):
+            self.malformed += 1
+            return None
+        version, kind = obj.get("v"), obj.get("event")
+        if version != PROTOCOL_VERSION or isinstance(version, bool) or kind not in _BUILDERS:
+            self.unknown += 1
+            return None
+        try:
+            phase = _text(obj, "phase")
+            if phase not in PHASES:
+                raise _Malformed("phase")
+            return _BUILDERS[kind](obj, _number(obj, "ts"), phase)
+        except (_Malformed, TypeError, ValueError):
+            self.malformed += 1
+            return None
+
+
+class LineBuffer:
+    """Splits a byte stream into complete lines.
+
+    Chunks from a pipe can end mid-line or mid-way through a UTF-8 character; this keeps
+    the tail until its line is complete. Undecodable bytes become U+FFFD instead of
+    raising, and a line longer than ``max_line`` is cut so a runaway writer cannot make
+    the buffer grow without bound.
+    """
+
+    def __init__(self, max_line: int = 1 << 20) -> None:
+        self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+        self._partial = ""
+        self._max_line = max_line
+
+    def feed(self, chunk: bytes) -> list[str]:
+        text = self._partial + self._decoder.decode(chunk)
+        *lines, self._partial = text.split("\n")
+        if len(self._partial) > self._max_line:
+            lines.append(self._partial[: self._max_line])
+            self._partial = ""
+        return [line.rstrip("\r") for line in lines]
+
+    def flush(self) -> list[str]:
+        """Whatever is left when the stream closes (a last line without newline)."""
+        rest = (self._partial + self._decoder.decode(b"", final=True)).rstrip("\r")
+        self._partial = ""
+        return [rest] if rest else []

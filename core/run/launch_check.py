@@ -1,0 +1,81 @@
+"""The one check before anything is launched: bench, sweep, run, the app and Launch script.
+
+Settings are validated (LaunchConfig.validate), and TF_XLA_FLAGS, when the child will
+have it, is checked against the flags the installed TensorFlow knows: TensorFlow aborts
+the whole process on an unknown entry.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import subprocess
+from pathlib import Path
+from typing import Callable
+
+from ..paths import data_dir
+from ..settings.child import PROBE_DIR, child_environment
+from ..settings.config import LaunchConfig, Problem
+
+KnownFlags = Callable[[str], "list[str] | None"]
+
+
+def flags_cache(python: str) -> Path:
+    """Where the flag names of `python`'s TensorFlow are kept between runs."""
+    return data_dir() / "xla-flags" / (hashlib.sha1(python.encode()).hexdigest()[:16] + ".json")
+
+
+def known_flags_command(python: str) -> list[str]:
+    return [python, str(PROBE_DIR), "--known-xla-flags", "--cache", str(flags_cache(python))]
+
+
+def parse_known_flags(stdout: str) -> list[str] | None:
+    try:
+        flags = json.loads(stdout.strip().splitlines()[-1])["flags"]
+    except (ValueError, IndexError, KeyError, TypeError):
+        return None
+    return [str(f) for f in flags] if isinstance(flags, list) else None
+
+
+def ask_known_flags(python: str) -> list[str] | None:
+    """The interpreter's TensorFlow, asked (seconds the first time, then cached)."""
+    try:
+        done = subprocess.run(known_flags_command(python), capture_output=True, text=True, timeout=120)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return parse_known_flags(done.stdout)
+
+
+def cached_known_flags(python: str) -> list[str] | None:
+    """What was found for the interpreter before, without starting anything (the app's
+    interpreter check refreshes it in the background)."""
+    try:
+        data = json.loads(flags_cache(python).read_text(encoding="utf-8"))
+        flags = next(iter(data.values())) if isinstance(data, dict) and len(data) == 1 else None
+    except (OSError, ValueError):
+        return None
+    return [str(f) for f in flags] if isinstance(flags, list) else None
+
+
+def xla_flag_problems(config: LaunchConfig, known: KnownFlags) -> list[Problem]:
+    flags = child_environment(config).get("TF_XLA_FLAGS", "").split()
+    if not flags:
+        return []
+    names = known(config.python)
+    if names is None:
+        return []  # no TensorFlow found there: the run itself says so, in its own words
+    unknown = [f for f in flags if f.lstrip("-").split("=")[0] not in names]
+    if not unknown:
+        return []
+    field = "extra_env" if "TF_XLA_FLAGS" in config.extra_env else "xla_auto"
+    return [Problem(field, f"TF_XLA_FLAGS has {', '.join(unknown)}, which the TensorFlow of {config.python} "
+                           "does not know; TensorFlow would abort at start. Remove it or update TensorFlow.")]
+
+
+def launch_check(config: LaunchConfig, *, script: bool = False,
+                 known: KnownFlags | None = ask_known_flags) -> list[Problem]:
+    """Every reason `config` cannot be launched; a script brings its own model."""
+    problems = config.validate(check_model=not script)
+    if known is not None and not any(p.field == "python" for p in problems):
+        problems += xla_flag_problems(config, known)
+    return problems

@@ -1,0 +1,314 @@
+"""RunRecord: what one probe run did, built up from its events, stderr and exit."""
+
+from __future__ import annotations
+
+import signal
+import time
+from collections import deque
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Any
+
+from ..phases import LABELS, PHASES, READY_PHASES
+from ..settings.config import LaunchConfig
+from ..units import format_duration
+from . import events as ev
+
+STDERR_TAIL_LINES = 200
+
+
+class PhaseState(str, Enum):
+    WAITING = "waiting"
+    RUNNING = "running"
+    DONE = "done"
+    FAILED = "failed"
+    CANCELLED = "cancelled"
+
+
+class RunStatus(str, Enum):
+    RUNNING = "running"
+    OK = "ok"
+    FAILED = "failed"
+    CANCELLED = "cancelled"
+    TIMED_OUT = "timed out"
+    INTERRUPTED = "interrupted"  # the app died during the run; found so in the history
+
+
+@dataclass
+class PhaseRecord:
+    name: str
+    state: PhaseState = PhaseState.WAITING
+    started: float | None = None  # wall-clock time
+    duration: float | None = None
+    rss: int | None = None
+    peak_rss: int | None = None
+    latency: dict[str, float] = field(default_factory=dict)
+
+
+@dataclass
+class Failure:
+    kind: str
+    message: str
+    detail: str = ""
+
+
+@dataclass
+class RunRecord:
+    config: LaunchConfig
+    launched_at: float = field(default_factory=time.time)
+    status: RunStatus = RunStatus.RUNNING
+    phases: dict[str, PhaseRecord] = field(default_factory=lambda: {p: PhaseRecord(p) for p in PHASES})
+    settings: dict[str, Any] = field(default_factory=dict)
+    environment: dict[str, Any] = field(default_factory=dict)
+    model: dict[str, Any] = field(default_factory=dict)
+    failure: Failure | None = None
+    failed_phase: str | None = None
+    exit_code: int | None = None
+    exit_signal: int | None = None
+    pid: int | None = None
+    stderr_tail: deque[str] = field(default_factory=lambda: deque(maxlen=STDERR_TAIL_LINES))
+    samples: list[tuple[float, int]] = field(default_factory=list)  # (s since launch, bytes)
+    gpu_samples: list[tuple[float, dict[int, int]]] = field(default_factory=list)  # (s, {gpu: bytes})
+    malformed_lines: int = 0
+    finished_at: float | None = None
+    history_id: int | None = None  # row in the run history, once stored
+    command: list[str] | None = None  # set for a user's script launched with these settings
+
+    def __post_init__(self) -> None:
+        if self.command is None:
+            self.phases["spawn"].state = PhaseState.RUNNING
+            self.phases["spawn"].started = self.launched_at
+
+    @property
+    def is_script(self) -> bool:
+        return self.command is not None
+
+    @property
+    def subject(self) -> str:
+        """What the run was of: the model, or the script for a script run."""
+        if self.command is None:
+            return self.config.model
+        script = next((part for part in self.command[1:] if not part.startswith("-")), self.command[0])
+        return f"script: {script}"
+
+    # -- feeding -----------------------------------------------------------------------
+    def apply(self, event: ev.Event) -> None:
+        if isinstance(event, ev.Hello):
+            self.pid = event.pid
+            if event.process_age is not None:
+                self.phases["spawn"].started = event.ts - event.process_age
+        elif isinstance(event, ev.PhaseStart):
+            phase = self.phases[event.phase]
+            phase.state, phase.started = PhaseState.RUNNING, event.ts
+        elif isinstance(event, ev.PhaseEnd):
+            phase = self.phases[event.phase]
+            duration = event.duration
+            if event.phase == "spawn" and event.ts > self.launched_at:
+                # The OS's start time ticks at 10 ms and can read earlier than our launch;
+                # the process cannot have started before we launched it.
+                duration = min(duration, event.ts - self.launched_at)
+            phase.state, phase.duration = PhaseState.DONE, duration
+            phase.rss, phase.peak_rss, phase.latency = event.rss, event.peak_rss, dict(event.latency)
+            if phase.started is None or event.phase == "spawn":
+                phase.started = event.ts - duration
+        elif isinstance(event, ev.SettingsApplied):
+            self.settings = dict(event.applied)
+        elif isinstance(event, ev.Result):
+            self.environment, self.model = dict(event.environment), dict(event.model)
+        elif isinstance(event, ev.ProbeError):
+            self.failure = Failure(event.kind, event.message, event.detail)
+            self.failed_phase = event.phase
+
+    def add_stderr(self, line: str) -> None:
+        self.stderr_tail.append(line)
+
+    def add_sample(self, at: float, rss: int, gpu: dict[int, int] | None = None) -> None:
+        """A memory sample taken at wall-clock time `at`: process-tree RSS, GPU memory."""
+        self.samples.append((at - self.launched_at, rss))
+        if gpu:
+            self.gpu_samples.append((at - self.launched_at, gpu))
+
+    def finish(
+        self,
+        exit_code: int | None,
+        exit_signal: int | None = None,
+        *,
+        cancelled: bool = False,
+        timed_out: bool = False,
+    ) -> None:
+        """Close the run once the process is gone; decides status and the failed phase."""
+        self.exit_code, self.exit_signal = exit_code, exit_signal
+        self.finished_at = time.time()
+        if self.is_script:
+            self._finish_script(cancelled, timed_out)
+            return
+        where = self.failed_phase or self.current_phase or "spawn"
+        if cancelled:
+            self.status = RunStatus.CANCELLED
+            self._close_open_phase(where, PhaseState.CANCELLED)
+            self.failed_phase = where
+            return
+        if timed_out:
+            self.status = RunStatus.TIMED_OUT
+            self.failure = Failure(
+                "timeout",
+                f"The run was stopped after {format_duration(self.config.timeout)} "
+                f"(the timeout) while in phase {LABELS[where]}.",
+            )
+        elif self.failure is None and exit_code == 0 and self.model:
+            self.status = RunStatus.OK
+            return
+        else:
+            self.status = RunStatus.FAILED
+            if self.failure is None:
+                self.failure = Failure("crash", self._exit_description(where), self._stderr_excerpt())
+        self.failed_phase = where
+        self._close_open_phase(where, PhaseState.FAILED)
+
+    def _finish_script(self, cancelled: bool, timed_out: bool) -> None:
+        if cancelled:
+            self.status = RunStatus.CANCELLED
+        elif timed_out:
+            self.status = RunStatus.TIMED_OUT
+            self.failure = Failure("timeout", f"The script was stopped after {format_duration(self.config.timeout)}.")
+        elif self.exit_code == 0:
+            self.status = RunStatus.OK
+        else:
+            self.status = RunStatus.FAILED
+            how = (f"was killed by {_signal_name(self.exit_signal)}" if self.exit_signal
+                   else f"exited with code {self.exit_code}")
+            self.failure = Failure("script_failed", f"The script {how}.", self._stderr_excerpt())
+
+    # -- reading -----------------------------------------------------------------------
+    @property
+    def current_phase(self) -> str | None:
+        """The running phase, else the next one to run; None once all are done."""
+        for name in PHASES:
+            if self.phases[name].state is PhaseState.RUNNING:
+                return name
+        for name in PHASES:
+            if self.phases[name].state is PhaseState.WAITING:
+                return name
+        return None
+
+    @property
+    def time_to_ready(self) -> float | None:
+        durations = [self.phases[p].duration for p in READY_PHASES]
+        return None if any(d is None for d in durations) else sum(durations)
+
+    @property
+    def peak_rss(self) -> int | None:
+        values = [p.peak_rss for p in self.phases.values() if p.peak_rss is not None]
+        values += [rss for _, rss in self.samples]
+        return max(values) if values else None
+
+    def offsets(self) -> dict[str, tuple[float, float]]:
+        """(start, duration) of each finished phase in seconds since launch.
+
+        Launch is the zero of every time axis (memory samples too). The OS's process
+        start, which spawn is measured from, can read a tick before launch: clamp it.
+        """
+        if self.is_script:
+            return {"script": (0.0, (self.finished_at or time.time()) - self.launched_at)}
+        spans = {}
+        for name, phase in self.phases.items():
+            if phase.started is not None and phase.duration is not None:
+                spans[name] = (max(0.0, phase.started - self.launched_at), phase.duration)
+        return spans
+
+    @property
+    def status_line(self) -> str:
+        """A few words on where the run stands, for titles and big type."""
+        if self.is_script:
+            return self._script_status_line()
+        if self.status is RunStatus.OK:
+            return f"Ready in {format_duration(self.time_to_ready)}"
+        if self.status is RunStatus.RUNNING:
+            return f"Running: {LABELS[self.current_phase or 'steady']}"
+        if self.status is RunStatus.CANCELLED:
+            return f"Cancelled during {LABELS[self.failed_phase or 'spawn']}"
+        if self.status is RunStatus.INTERRUPTED:
+            return "Interrupted: tflaunch stopped during this run"
+        verb = "Timed out" if self.status is RunStatus.TIMED_OUT else "Failed"
+        return f"{verb} in {LABELS[self.failed_phase or 'spawn']}"
+
+    def _script_status_line(self) -> str:
+        took = format_duration((self.finished_at or time.time()) - self.launched_at)
+        return {RunStatus.RUNNING: "Running script", RunStatus.OK: f"Script finished in {took}",
+                RunStatus.CANCELLED: "Script cancelled", RunStatus.TIMED_OUT: "Script timed out",
+                RunStatus.INTERRUPTED: "Interrupted: tflaunch stopped during this script"
+                }.get(self.status, "Script failed")
+
+    @property
+    def environment_line(self) -> str:
+        """TensorFlow, Python, CPU, GPUs and driver in one line; what is unknown is left out."""
+        env = self.environment
+        if not env:
+            return "not reported (the run ended before the probe described it)"
+        gpus = ", ".join(g.get("model") or g.get("name", "") for g in env.get("gpus", [])) or "no GPU"
+        parts = [f"{name} {env[key]}" for name, key in (("TensorFlow", "tensorflow"), ("Keras", "keras"),
+                                                         ("Python", "python")) if env.get(key)]
+        if env.get("cpu"):
+            parts.append(f"{env['cpu']} ({env['cores']} cores)" if env.get("cores") else env["cpu"])
+        parts.append(gpus)
+        if env.get("driver"):
+            parts.append(f"driver {env['driver']}")
+        return ", ".join(parts)
+
+    @property
+    def headline(self) -> str:
+        """One line a user can act on: how the run ended and, if it failed, why."""
+        if self.failure is not None and self.status in (RunStatus.FAILED, RunStatus.TIMED_OUT):
+            return f"{self.status_line}: {self.failure.message}"
+        return self.status_line
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "config": self.config.to_dict(),
+            "launched_at": self.launched_at,
+            "status": self.status.value,
+            "time_to_ready": self.time_to_ready,
+            "peak_rss": self.peak_rss,
+            "phases": {
+                name: {"state": p.state.value, "duration": p.duration, "rss": p.rss,
+                       "peak_rss": p.peak_rss, **({"latency": p.latency} if p.latency else {})}
+                for name, p in self.phases.items()
+            },
+            "settings": self.settings,
+            "environment": self.environment,
+            "model": self.model,
+            "failure": None if self.failure is None else {
+                "kind": self.failure.kind, "phase": self.failed_phase,
+                "message": self.failure.message, "detail": self.failure.detail},
+            "exit_code": self.exit_code,
+            "exit_signal": self.exit_signal,
+            "malformed_lines": self.malformed_lines,
+            "stderr_tail": list(self.stderr_tail)[-20:],
+        }
+
+    # -- helpers -----------------------------------------------------------------------
+    def _close_open_phase(self, where: str, state: PhaseState) -> None:
+        phase = self.phases[where]
+        if phase.state in (PhaseState.RUNNING, PhaseState.WAITING):
+            if phase.started is not None and phase.duration is None and phase.state is PhaseState.RUNNING:
+                phase.duration = max(0.0, (self.finished_at or time.time()) - phase.started)
+            phase.state = state
+
+    def _exit_description(self, where: str) -> str:
+        if self.exit_signal:
+            how = f"was killed by {_signal_name(self.exit_signal)}"
+        elif self.exit_code == 0:
+            how = "exited before reporting a result"
+        else:
+            how = f"exited with code {self.exit_code}"
+        return f"The probe process {how} during phase {LABELS[where]}."
+
+    def _stderr_excerpt(self, lines: int = 12) -> str:
+        return "\n".join(list(self.stderr_tail)[-lines:])
+
+
+def _signal_name(number: int) -> str:
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return f"signal {number}"

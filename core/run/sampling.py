@@ -1,0 +1,25 @@
+"""Memory of a running child: RSS of its process tree and its GPU memory, per sample."""
+
+from __future__ import annotations
+
+import time
+
+from .gpus import GpuMemorySampler
+from .process_tree import TreeSampler
+
+
+class ResourceSampler:
+    """One child's memory, read the same way by every driver."""
+
+    def __init__(self, pid: int, gpus: GpuMemorySampler | None = None) -> None:
+        self.pid = pid
+        self._tree = TreeSampler(pid)
+        self._gpus = gpus if gpus is not None and gpus.available else None
+
+    def sample(self) -> tuple[int, dict[int, int]] | None:
+        """(tree RSS in bytes, {gpu index: bytes}); None once the child is gone."""
+        rss = self._tree.rss(time.monotonic())
+        if rss is None:
+            return None
+        gpu = self._gpus.sample(self._tree.pids()) if self._gpus is not None else {}
+        return rss, gpu

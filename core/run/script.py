@@ -1,0 +1,33 @@
+"""`tflaunch run --profile`: a user's own command in the foreground, with the settings applied.
+
+Its environment is the one every child gets (settings.child.child_environment, with the
+launch hook for the tf.config settings); its stdio is the terminal's.
+"""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+from typing import Sequence
+
+from ..settings.child import child_environment
+from ..settings.config import LaunchConfig
+
+
+def exit_status(returncode: int) -> int:
+    """A child's status as a shell reports it: 128 + N when signal N ended it."""
+    return 128 - returncode if returncode < 0 else returncode
+
+
+def run_with_profile(config: LaunchConfig, command: Sequence[str]) -> int:
+    """Run `command` in the foreground with the profile applied; its exit status."""
+    try:
+        child = subprocess.Popen(list(command), env=child_environment(config, launch_hook=True))
+    except FileNotFoundError:
+        raise OSError(f"The command {command[0]} was not found.") from None
+    # Ctrl+C reaches the child from the terminal; we wait for it to end its own way.
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        return exit_status(child.wait())
+    finally:
+        signal.signal(signal.SIGINT, previous)

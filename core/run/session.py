@@ -1,0 +1,127 @@
+"""ProbeSession: one child run, folded from its bytes, samples, deadline and exit into a RunRecord.
+
+Sans-IO (as h11 or wsproto): the session never starts, reads or kills anything. A driver
+does the I/O and tells the session what happened; the session says what that meant.
+The CLI's driver is a selectors loop (driver.py), the app's a QProcess
+(tflaunch.gui.probe_process); both use this one class, so they cannot drift apart.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Mapping
+
+from ..settings.child import child_environment, probe_command
+from ..settings.config import LaunchConfig
+from . import events as ev
+from .events import EventParser, LineBuffer
+from .record import Failure, RunRecord
+
+SAMPLE_INTERVAL_S = 0.1  # 10 Hz for every driver: the graph's rate and the record's
+STDERR_LINE_CAP = 64 * 1024  # a longer stderr line is cut: one runaway write cannot flood memory
+
+
+@dataclass
+class Output:
+    """What one chunk of the child's output meant."""
+
+    events: list[ev.Event] = field(default_factory=list)
+    log: list[str] = field(default_factory=list)  # stderr lines (a script's stdout too)
+
+
+class ProbeSession:
+    def __init__(self, config: LaunchConfig, *, script: list[str] | None = None,
+                 command: list[str] | None = None, base_env: Mapping[str, str] | None = None) -> None:
+        """`script`: a user's argv, run with the settings applied instead of the probe.
+        `command`: replaces the probe's argv (tests stand in a misbehaving child)."""
+        self.record = RunRecord(config, command=script)
+        self._script, self._command, self._base_env = script, command, base_env
+        self._parser = EventParser()
+        self._stdout = LineBuffer()
+        self._stderr = LineBuffer(max_line=STDERR_LINE_CAP)
+        self.deadline: float | None = None  # monotonic
+        self.cancelled = self.timed_out = False
+
+    @property
+    def done(self) -> bool:
+        return self.record.finished_at is not None
+
+    def refuse(self, field_name: str, message: str) -> RunRecord:
+        """End the run before it starts: a setting the launch check refused."""
+        phase = "spawn" if field_name == "python" or self.record.is_script else "load"
+        self.record.failure = Failure(f"invalid_{field_name}", message)
+        self.record.failed_phase = phase
+        self.record.finish(None)
+        return self.record
+
+    def launch(self, wall: float, monotonic: float) -> tuple[list[str], dict[str, str]]:
+        """Time zero of the run; the argv and the complete environment to exec."""
+        record = self.record
+        record.launched_at = wall
+        if not record.is_script:
+            record.phases["spawn"].started = wall
+        self.deadline = monotonic + record.config.timeout
+        argv = self._command or self._script or probe_command(record.config, wall)
+        env = child_environment(record.config, self._base_env, launch_hook=self._script is not None)
+        return argv, env
+
+    def failed_to_start(self, message: str) -> RunRecord:
+        self.record.failure = Failure("spawn_failed", message)
+        self.record.failed_phase = "spawn"
+        self.record.finish(None)
+        return self.record
+
+    def started(self, pid: int) -> None:
+        self.record.pid = pid
+
+    # -- the child's output ----------------------------------------------------------------
+    def stdout(self, data: bytes) -> Output:
+        return self._stdout_lines(self._stdout.feed(data))
+
+    def stderr(self, data: bytes) -> Output:
+        return self._stderr_lines(self._stderr.feed(data))
+
+    def _stdout_lines(self, lines: list[str]) -> Output:
+        if self.record.is_script:  # a script's stdout is its own output, not events
+            return self._stderr_lines(lines)
+        out = Output()
+        for line in lines:
+            event = self._parser.parse(line)
+            if event is not None:
+                self.record.apply(event)
+                out.events.append(event)
+        return out
+
+    def _stderr_lines(self, lines: list[str]) -> Output:
+        for line in lines:
+            self.record.add_stderr(line)
+        return Output(log=lines)
+
+    # -- the clock -------------------------------------------------------------------------
+    def sample(self, wall: float, rss: int, gpu: Mapping[int, int] | None = None) -> None:
+        self.record.add_sample(wall, rss, dict(gpu or {}))
+
+    def expired(self, monotonic: float) -> bool:
+        """True once, when the deadline has passed: the driver then ends the process group."""
+        if self.deadline is None or self.done or self.timed_out or self.cancelled or monotonic < self.deadline:
+            return False
+        self.timed_out = True
+        return True
+
+    def cancel(self) -> bool:
+        """The user asked to stop; True if the driver should end the process group."""
+        if self.done or self.cancelled:
+            return False
+        self.cancelled = True
+        return True
+
+    # -- the end ---------------------------------------------------------------------------
+    def exited(self, exit_code: int | None, exit_signal: int | None) -> tuple[RunRecord, Output]:
+        """The process is gone: the rest of its output, then the record's end."""
+        out = self._stdout_lines(self._stdout.flush())
+        rest = self._stderr_lines(self._stderr.flush())
+        out.log.extend(rest.log)
+        if not self.done:
+            self.record.malformed_lines = self._parser.malformed + self._parser.unknown
+            self.record.finish(exit_code, exit_signal, cancelled=self.cancelled, timed_out=self.timed_out)
+        return self.record, out

@@ -1,0 +1,72 @@
+"""What a child process gets from a LaunchConfig: its argv and its whole environment.
+
+Built once, before exec, for every kind of child: the probe (bench, sweep, the app) and a
+user's own program (`tflaunch run --profile`, Launch script in the app). The two differ
+only in what delivers the tf.config settings: the probe applies them itself, a user's
+program gets them from the launch hook (a sitecustomize put first on PYTHONPATH).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from pathlib import Path
+from typing import Any, Mapping
+
+from ..probe.tf_setup import TF_CONFIG_KEYS
+from .config import LaunchConfig
+from .vocabulary import AUTO_JIT_FLAGS
+
+PROBE_DIR = Path(__file__).resolve().parents[1] / "probe"
+HOOK_DIR = Path(__file__).resolve().with_name("launch_hook")
+HOOK_CONFIG_ENV = "TFLAUNCH_TF_CONFIG"
+
+
+def tensorflow_variables(config: LaunchConfig, base: Mapping[str, str]) -> dict[str, str]:
+    """The variables TensorFlow reads at start that the settings decide."""
+    env: dict[str, str] = {}
+    if config.log_level is not None:
+        env["TF_CPP_MIN_LOG_LEVEL"] = str(config.log_level)
+    if config.onednn is not None:
+        env["TF_ENABLE_ONEDNN_OPTS"] = "1" if config.onednn else "0"
+    if config.visible_gpus is not None:
+        env["CUDA_VISIBLE_DEVICES"] = ",".join(str(i) for i in config.visible_gpus)
+    if config.memory_growth:
+        env["TF_FORCE_GPU_ALLOW_GROWTH"] = "true"  # TensorFlow accepts exactly "true"
+    if config.xla_auto:
+        present = config.extra_env.get("TF_XLA_FLAGS", base.get("TF_XLA_FLAGS", "")).split()
+        env["TF_XLA_FLAGS"] = " ".join([*present, *(f for f in AUTO_JIT_FLAGS if f not in present)])
+    return env
+
+
+def child_environment(config: LaunchConfig, base: Mapping[str, str] | None = None, *,
+                      launch_hook: bool = False) -> dict[str, str]:
+    """The complete environment of a child run with `config`, on top of `base` (ours)."""
+    env = dict(os.environ if base is None else base)
+    env.update(config.extra_env)
+    env.update(tensorflow_variables(config, env))
+    if launch_hook:
+        env[HOOK_CONFIG_ENV] = json.dumps({k: getattr(config, k) for k in TF_CONFIG_KEYS})
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(HOOK_DIR), env.get("PYTHONPATH", "")]))
+    return env
+
+
+def probe_config(config: LaunchConfig, launched_at: float | None = None) -> dict[str, Any]:
+    """What the probe reads: how to measure, and the settings it applies or reads back."""
+    cfg = {k: v for k, v in config.to_dict().items() if k not in ("python", "timeout")}
+    cfg["launched_at"] = time.time() if launched_at is None else launched_at
+    return cfg
+
+
+def probe_command(config: LaunchConfig, launched_at: float | None = None) -> list[str]:
+    """argv of a measuring child: the probe package run by path."""
+    return [config.python, str(PROBE_DIR), json.dumps(probe_config(config, launched_at))]
+
+
+def convert_command(python: str, source: str, formats: list[str], out: Path) -> list[str]:
+    """argv of the probe's conversion mode: `source` (a path or sample:NAME) into formats."""
+    command = [python, str(PROBE_DIR), "--convert", source]
+    for fmt in formats:
+        command += ["--format", fmt]
+    return command + ["--out", str(out)]

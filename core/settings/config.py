@@ -1,0 +1,178 @@
+"""LaunchConfig: every setting of one run, and the checks that say what is wrong with one.
+
+Each field is declared once in vocabulary.SETTINGS (label, help, how it reaches
+TensorFlow); what a child process gets from a config is built in child.py.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+import shutil
+import sys
+from dataclasses import asdict, dataclass, field, fields, replace
+from typing import Any
+
+from ..probe.failure import ProbeFailure
+from ..probe.model_files import check_model_path
+from .vocabulary import LOG_LEVELS, SAMPLE_MODELS
+
+DEFAULT_TIMEOUT_S = 600.0
+MAX_THREADS = 4096
+_ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+# Variables that settings own: setting them again through extra_env would give one
+# setting two values.
+MANAGED_VARIABLES: dict[str, str] = {
+    "CUDA_VISIBLE_DEVICES": "visible_gpus",
+    "TF_FORCE_GPU_ALLOW_GROWTH": "memory_growth",
+    "TF_ENABLE_ONEDNN_OPTS": "onednn",
+    "TF_CPP_MIN_LOG_LEVEL": "log_level",
+}
+
+
+@dataclass(frozen=True)
+class Problem:
+    """A setting that cannot be used, and why, in words that say what to do."""
+
+    field: str
+    message: str
+
+
+@dataclass(frozen=True)
+class LaunchConfig:
+    model: str = "sample:mlp"
+    python: str = sys.executable
+    intra: int = 0  # 0 = TensorFlow's default
+    inter: int = 0
+    xla_auto: bool = False
+    jit_compile: bool = False
+    onednn: bool | None = None  # None = TensorFlow's default
+    log_level: int | None = None
+    visible_gpus: tuple[int, ...] | None = None  # None = all
+    memory_growth: bool = False
+    memory_limit_mb: int | None = None
+    batch: int = 1
+    steady: int = 20
+    extra_env: dict[str, str] = field(default_factory=dict)
+    timeout: float = DEFAULT_TIMEOUT_S
+
+    def replace(self, **changes: Any) -> LaunchConfig:
+        return replace(self, **changes)
+
+    def validate(self, *, check_model: bool = True) -> list[Problem]:
+        """Everything wrong with these settings; `check_model=False` for a user's script,
+        which brings its own model."""
+        problems = _model_problems(self.model) if check_model else []
+        problems += _python_problems(self.python)
+        for name, low, high in (("intra", 0, MAX_THREADS), ("inter", 0, MAX_THREADS), ("batch", 1, 1 << 20),
+                                ("steady", 0, 1_000_000)):
+            value = getattr(self, name)
+            if not isinstance(value, int) or isinstance(value, bool) or not low <= value <= high:
+                problems.append(Problem(name, f"{name} must be a whole number from {low} to {high}, not {value!r}."))
+        if self.memory_limit_mb is not None and (not isinstance(self.memory_limit_mb, int)
+                                                 or self.memory_limit_mb <= 0):
+            problems.append(Problem("memory_limit_mb", "The GPU memory limit must be a positive number of MiB."))
+        if self.memory_limit_mb and self.memory_growth:
+            problems.append(Problem(
+                "memory_limit_mb",
+                "TensorFlow cannot combine memory growth with a memory limit; choose one.",
+            ))
+        if self.log_level is not None and self.log_level not in LOG_LEVELS:
+            problems.append(Problem("log_level", "The log level must be 0, 1, 2 or 3."))
+        if self.visible_gpus is not None and any(not isinstance(i, int) or i < 0 for i in self.visible_gpus):
+            problems.append(Problem("visible_gpus", "GPU indices are whole numbers from 0."))
+        problems += _env_problems(self.extra_env)
+        if not isinstance(self.timeout, (int, float)) or not math.isfinite(self.timeout) or self.timeout <= 0:
+            problems.append(Problem("timeout", "The timeout must be a positive number of seconds."))
+        return problems
+
+    def summary(self) -> str:
+        """Short text of the settings that differ from defaults, for lists and titles."""
+        default = LaunchConfig()
+        parts = []
+        for f in fields(self):
+            if f.name in ("model", "python", "timeout"):
+                continue
+            value = getattr(self, f.name)
+            if value != getattr(default, f.name):
+                parts.append(f"{f.name}={_short(value)}")
+        if self.python != default.python:
+            parts.append(f"python={self.python}")
+        return " ".join(parts) or "defaults"
+
+    def changed_settings(self) -> list[str]:
+        """Names of the fields that differ from the defaults, in declaration order."""
+        default = LaunchConfig()
+        return [f.name for f in fields(self) if getattr(self, f.name) != getattr(default, f.name)]
+
+    def to_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        if data["visible_gpus"] is not None:
+            data["visible_gpus"] = list(data["visible_gpus"])
+        return data
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> LaunchConfig:
+        """Build from stored data, ignoring keys this version does not know."""
+        known = {f.name for f in fields(cls)}
+        values = {k: v for k, v in data.items() if k in known}
+        if "xla" in data and "xla_auto" not in data:
+            # Before the split, `xla` measured both auto-clustering and jit_compile.
+            values["xla_auto"] = values["jit_compile"] = bool(data["xla"])
+        if values.get("visible_gpus") is not None:
+            values["visible_gpus"] = tuple(int(i) for i in values["visible_gpus"])
+        if "extra_env" in values:
+            values["extra_env"] = {str(k): str(v) for k, v in dict(values["extra_env"]).items()}
+        return cls(**values)
+
+
+def _short(value: Any) -> str:
+    if isinstance(value, bool):
+        return "on" if value else "off"
+    if isinstance(value, (tuple, list)):
+        return ",".join(str(v) for v in value) or "none"
+    if isinstance(value, dict):
+        return ",".join(f"{k}={v}" for k, v in value.items())
+    return str(value)
+
+
+def _env_problems(extra_env: dict[str, str]) -> list[Problem]:
+    bad_names = [k for k in extra_env if not _ENV_NAME.match(k)]
+    if bad_names:
+        return [Problem("extra_env", f"Not a valid environment variable name: {bad_names[0]!r}.")]
+    owned = [k for k in extra_env if k in MANAGED_VARIABLES]
+    if owned:
+        name = owned[0]
+        return [Problem("extra_env", f"{name} is set by the {MANAGED_VARIABLES[name]} setting; "
+                                     f"use that setting instead of an extra variable.")]
+    if any("\0" in v for v in extra_env.values()):
+        return [Problem("extra_env", "An environment variable's value cannot contain a NUL character.")]
+    return []
+
+
+def _model_problems(model: str) -> list[Problem]:
+    if not model:
+        return [Problem("model", "Choose a model: a SavedModel folder, a .keras or .h5 file, or a sample.")]
+    if model.startswith("sample:"):
+        name = model[len("sample:"):]
+        if name not in SAMPLE_MODELS:
+            choices = ", ".join(f"sample:{s}" for s in SAMPLE_MODELS)
+            return [Problem("model", f"There is no built-in sample '{name}'. Choose one of: {choices}.")]
+        return []
+    try:
+        check_model_path(model)
+    except ProbeFailure as failure:
+        return [Problem("model", failure.message)]
+    except OSError as exc:
+        return [Problem("model", f"The model {model} cannot be read: {exc.strerror}.")]
+    return []
+
+
+def _python_problems(python: str) -> list[Problem]:
+    resolved = shutil.which(python) if os.sep not in python else python
+    if not resolved or not os.path.exists(resolved):
+        return [Problem("python", f"The interpreter {python} does not exist. Choose a python executable.")]
+    if os.path.isdir(resolved) or not os.access(resolved, os.X_OK):
+        return [Problem("python", f"The interpreter {python} is not an executable file.")]
+    return []

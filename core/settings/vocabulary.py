@@ -1,0 +1,103 @@
+"""Every setting of a run, declared once: its label, its help, and how it reaches TensorFlow.
+
+The CLI's help, the app's form (labels, tooltips, which editor) and a profile's
+statement of what its launch applies are all read from SETTINGS, so a setting cannot
+mean one thing in one place and another elsewhere.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+
+from ..probe.samples import SAMPLES
+
+SAMPLE_MODELS: dict[str, str] = dict(SAMPLES)
+
+LOG_LEVELS: dict[int, str] = {
+    0: "all messages",
+    1: "hide INFO",
+    2: "hide INFO and WARNING",
+    3: "errors hidden too",
+}
+
+AUTO_JIT_FLAGS = ("--tf_xla_auto_jit=2", "--tf_xla_cpu_global_jit")
+
+
+class Reach(str, Enum):
+    """How a setting gets to TensorFlow, which decides whether a launch can apply it."""
+
+    ENVIRONMENT = "environment"  # a variable set before exec: every program sees it
+    TF_CONFIG = "tf.config"  # a call right after `import tensorflow`: the launch hook makes it
+    MEASUREMENT = "measurement"  # how tflaunch measures (model, inputs): not part of a launch
+    LAUNCHER = "launcher"  # which interpreter starts, and when to give up
+
+
+@dataclass(frozen=True)
+class Setting:
+    name: str  # the LaunchConfig field
+    label: str
+    help: str
+    reach: Reach
+    group: str  # where the form shows it
+    cli: str  # the command-line flag
+
+
+SETTINGS: tuple[Setting, ...] = (
+    Setting("model", "Model", "A SavedModel folder, a .keras or .h5 file, or a built-in sample built from code "
+            "(sample:" + "|".join(SAMPLE_MODELS) + ").", Reach.MEASUREMENT, "Model", "--model"),
+    Setting("python", "Interpreter", "The python that runs the child: any environment with TensorFlow "
+            "(venv, conda...); tflaunch need not be installed there.", Reach.LAUNCHER, "Python environment",
+            "--python"),
+    Setting("visible_gpus", "Visible GPUs", "GPUs TensorFlow may see: CUDA_VISIBLE_DEVICES, set before the "
+            "child starts.", Reach.ENVIRONMENT, "GPUs", "--gpus"),
+    Setting("memory_growth", "Memory growth", "Allocate GPU memory as needed instead of all at start: "
+            "TF_FORCE_GPU_ALLOW_GROWTH=true before start, and tf.config.experimental.set_memory_growth().",
+            Reach.ENVIRONMENT, "GPUs", "--memory-growth"),
+    Setting("memory_limit_mb", "Memory limit", "Per-GPU memory limit in MiB: tf.config.set_logical_device_"
+            "configuration(gpu, [LogicalDeviceConfiguration(memory_limit=MiB)]).", Reach.TF_CONFIG, "GPUs",
+            "--memory-limit"),
+    Setting("intra", "Intra-op threads", "Threads inside one op: tf.config.threading."
+            "set_intra_op_parallelism_threads(); 0 leaves TensorFlow's default (all cores).", Reach.TF_CONFIG,
+            "TensorFlow", "--intra"),
+    Setting("inter", "Inter-op threads", "Ops run in parallel: tf.config.threading."
+            "set_inter_op_parallelism_threads(); 0 leaves TensorFlow's default.", Reach.TF_CONFIG, "TensorFlow",
+            "--inter"),
+    Setting("xla_auto", "XLA auto-clustering", "Let TensorFlow compile clusters of ops with XLA in any "
+            "program: TF_XLA_FLAGS=" + " ".join(AUTO_JIT_FLAGS) + " before start (the second flag is what "
+            "makes it act on CPU); checked against the installed TensorFlow first.", Reach.ENVIRONMENT,
+            "TensorFlow", "--xla-auto"),
+    Setting("jit_compile", "Compile the model with XLA (measurement only)", "tflaunch wraps the model's "
+            "forward pass in tf.function(jit_compile=True). A launch cannot do this to your script: to get it, "
+            "call your model through tf.function(model, jit_compile=True) or model.compile(jit_compile=True).",
+            Reach.MEASUREMENT, "TensorFlow", "--jit-compile"),
+    Setting("onednn", "oneDNN", "oneDNN CPU optimisations: TF_ENABLE_ONEDNN_OPTS=1 or 0 before start; "
+            "default leaves TensorFlow's choice.", Reach.ENVIRONMENT, "TensorFlow", "--onednn"),
+    Setting("log_level", "Log level", "TensorFlow's C++ log filter: TF_CPP_MIN_LOG_LEVEL before start.",
+            Reach.ENVIRONMENT, "TensorFlow", "--log-level"),
+    Setting("extra_env", "Extra environment", "More variables for the child, NAME=VALUE, one per line: set "
+            "before it starts, so even what Python or a library reads at start-up (PYTHONPATH, LD_PRELOAD, "
+            "MALLOC_*) takes effect.", Reach.ENVIRONMENT, "Environment", "--env"),
+    Setting("batch", "Batch size", "Batch size of the inputs generated from the model's signature.",
+            Reach.MEASUREMENT, "Inference", "--batch"),
+    Setting("steady", "Steady runs", "Inferences after the first, to measure steady-state latency.",
+            Reach.MEASUREMENT, "Inference", "--steady"),
+    Setting("timeout", "Timeout", "A run still going after this many seconds is stopped and marked timed out.",
+            Reach.LAUNCHER, "Inference", "--timeout"),
+)
+
+BY_NAME: dict[str, Setting] = {s.name: s for s in SETTINGS}
+
+
+def launch_statement(names: list[str]) -> dict[str, list[str]]:
+    """Of the settings `names` (those a profile changes), which its launch applies and how."""
+    out: dict[str, list[str]] = {"environment": [], "tf_config": [], "measurement_only": []}
+    for name in names:
+        reach = BY_NAME[name].reach
+        if reach is Reach.ENVIRONMENT:
+            out["environment"].append(name)
+        elif reach is Reach.TF_CONFIG:
+            out["tf_config"].append(name)
+        elif reach is Reach.MEASUREMENT and name not in ("model", "batch", "steady"):
+            out["measurement_only"].append(name)
+    return {k: v for k, v in out.items() if v}

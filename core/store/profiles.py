@@ -1,0 +1,290 @@
+"""Launch profiles: named TOML files of settings plus the evidence that chose them.
+
+Profiles are data, never code: only TOML is read, and only known settings are applied.
+Files are written atomically; one that cannot be read, or comes from a newer schema, is
+listed as broken with the reason and is never overwritten.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import statistics
+import tempfile
+import time
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Sequence
+
+import tomli_w
+
+from ..phases import LABELS, PHASES
+from ..run.record import RunRecord, RunStatus
+from ..settings.config import LaunchConfig
+from ..settings.vocabulary import BY_NAME, launch_statement
+from ..stats import summarize
+from ..units import format_bytes, format_duration
+
+SCHEMA_VERSION = 1
+_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._ -]{0,63}$")
+
+
+class ProfileError(Exception):
+    """A profile cannot be read, written or found; the message says which and what to do."""
+
+
+@dataclass
+class Profile:
+    name: str
+    config: LaunchConfig
+    evidence: dict[str, Any] = field(default_factory=dict)
+    created: str = field(default_factory=lambda: time.strftime("%Y-%m-%dT%H:%M:%S%z"))
+
+    def to_toml(self) -> str:
+        settings = {k: v for k, v in self.config.to_dict().items() if v is not None and v != {}}
+        return tomli_w.dumps({"schema_version": SCHEMA_VERSION, "name": self.name, "created": self.created,
+                              "settings": settings, "launch": self.launch_statement(),
+                              "evidence": _drop_none(self.evidence)})
+
+    def launch_statement(self) -> dict[str, Any]:
+        """What `tflaunch run --profile` applies of these settings, and what it cannot: the
+        evidence was measured with all of them, so a reader must see the difference."""
+        statement: dict[str, Any] = dict(launch_statement(self.config.changed_settings()))
+        only = statement.pop("measurement_only", [])
+        if only:
+            statement["not_applied"] = {name: BY_NAME[name].help for name in only}
+        return statement
+
+    @classmethod
+    def from_toml(cls, text: str, source: str) -> "Profile":
+        try:
+            data = tomllib.loads(text)
+        except tomllib.TOMLDecodeError as exc:
+            raise ProfileError(f"{source} is not valid TOML: {exc}.") from None
+        version = data.get("schema_version")
+        if not isinstance(version, int):
+            raise ProfileError(f"{source} has no schema_version; it is not a tflaunch profile.")
+        if version > SCHEMA_VERSION:
+            raise ProfileError(f"{source} was written by a newer tflaunch (schema {version}); "
+                               f"this one reads schema {SCHEMA_VERSION}. Update tflaunch to use it.")
+        settings = data.get("settings")
+        if not isinstance(settings, dict):
+            raise ProfileError(f"{source} has no [settings] table.")
+        try:
+            config = LaunchConfig.from_dict(settings)
+        except (TypeError, ValueError) as exc:
+            raise ProfileError(f"{source} has settings tflaunch cannot use: {exc}.") from None
+        evidence = data.get("evidence", {})
+        return cls(str(data.get("name", "")), config, evidence if isinstance(evidence, dict) else {},
+                   str(data.get("created", "")))
+
+
+@dataclass(frozen=True)
+class ProfileEntry:
+    """A file in the profiles folder: a usable profile, or the reason it is not."""
+
+    name: str
+    path: Path
+    profile: Profile | None
+    problem: str | None
+
+
+def _drop_none(value: Any) -> Any:
+    """TOML has no null: leave missing values out."""
+    if isinstance(value, dict):
+        return {str(k): _drop_none(v) for k, v in value.items() if v is not None}
+    if isinstance(value, (list, tuple)):
+        return [_drop_none(v) for v in value if v is not None]
+    return value
+
+
+def atomic_write(path: Path, data: bytes) -> None:
+    """Replace path with data so a reader sees the old file or the new one, never half."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(temp, path)
+    except BaseException:
+        Path(temp).unlink(missing_ok=True)
+        raise
+    if hasattr(os, "O_DIRECTORY"):  # make the rename itself durable
+        dir_fd = os.open(path.parent, os.O_DIRECTORY)
+        try:
+            os.fsync(dir_fd)
+        finally:
+            os.close(dir_fd)
+
+
+class ProfileStore:
+    def __init__(self, folder: Path) -> None:
+        self.folder = Path(folder)
+
+    def path(self, name: str) -> Path:
+        if not _NAME.match(name):
+            raise ProfileError(f"'{name}' cannot name a profile: use letters, digits, spaces, '.', '_' or '-' "
+                               "(up to 64, starting with a letter or digit).")
+        return self.folder / f"{name}.toml"
+
+    def entries(self) -> list[ProfileEntry]:
+        if not self.folder.is_dir():
+            return []
+        result = []
+        for path in sorted(self.folder.glob("*.toml"), key=lambda p: p.name.lower()):
+            if path.name.startswith("."):
+                continue  # a temporary file of an interrupted save
+            try:
+                result.append(ProfileEntry(path.stem, path, self._read(path), None))
+            except ProfileError as exc:
+                result.append(ProfileEntry(path.stem, path, None, str(exc)))
+        return result
+
+    def load(self, name: str) -> Profile:
+        path = self.path(name)
+        if not path.exists():
+            known = ", ".join(e.name for e in self.entries()) or "none yet"
+            raise ProfileError(f"There is no profile '{name}' in {self.folder} (profiles: {known}).")
+        return self._read(path)
+
+    def _read(self, path: Path) -> Profile:
+        try:
+            text = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise ProfileError(f"{path} cannot be read: {exc}.") from None
+        profile = Profile.from_toml(text, str(path))
+        profile.name = path.stem
+        return profile
+
+    def save(self, profile: Profile, overwrite: bool = False) -> Path:
+        path = self.path(profile.name)
+        if path.exists():
+            try:
+                self._read(path)
+            except ProfileError as exc:
+                raise ProfileError(f"{path} is kept as it is because it cannot be read ({exc}) "
+                                   "Rename or delete it first.") from None
+            if not overwrite:
+                raise ProfileError(f"A profile '{profile.name}' exists already; choose another name.")
+        atomic_write(path, profile.to_toml().encode("utf-8"))
+        return path
+
+    def delete(self, name: str) -> None:
+        path = self.path(name)
+        if not path.exists():
+            raise ProfileError(f"There is no profile '{name}' to delete.")
+        path.unlink()
+
+    def rename(self, name: str, new_name: str) -> None:
+        profile = self.load(name)
+        profile.name = new_name
+        self.save(profile)
+        self.delete(name)
+
+    def duplicate(self, name: str, new_name: str) -> None:
+        profile = self.load(name)
+        profile.name = new_name
+        self.save(profile)
+
+    def import_file(self, source: Path, name: str | None = None, overwrite: bool = False) -> Profile:
+        try:
+            text = Path(source).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise ProfileError(f"{source} cannot be read: {exc}.") from None
+        profile = Profile.from_toml(text, str(source))
+        profile.name = name or Path(source).stem
+        self.save(profile, overwrite=overwrite)
+        return profile
+
+    def export(self, name: str, target: Path) -> None:
+        atomic_write(Path(target), self.load(name).to_toml().encode("utf-8"))
+
+
+def diff(a: Profile, b: Profile) -> list[tuple[str, Any, Any]]:
+    """(key, value in a, value in b) for every setting or evidence figure that differs."""
+    flat_a, flat_b = _flatten(_profile_dict(a)), _flatten(_profile_dict(b))
+    return [(k, flat_a.get(k), flat_b.get(k)) for k in sorted(set(flat_a) | set(flat_b))
+            if flat_a.get(k) != flat_b.get(k)]
+
+
+def _profile_dict(profile: Profile) -> dict[str, Any]:
+    return {"settings": profile.config.to_dict(), "evidence": profile.evidence}
+
+
+def _flatten(value: Any, prefix: str = "") -> dict[str, Any]:
+    if isinstance(value, dict):
+        out: dict[str, Any] = {}
+        for key, item in value.items():
+            out.update(_flatten(item, f"{prefix}.{key}" if prefix else str(key)))
+        return out
+    return {prefix: value}
+
+
+def evidence_from_runs(runs: Sequence[RunRecord], baseline: Sequence[RunRecord] = ()) -> dict[str, Any]:
+    """The figures behind a profile: per-phase medians and spread, environment, baseline."""
+    ok = [r for r in runs if r.status is RunStatus.OK]
+    if not ok:
+        raise ProfileError("A profile needs at least one successful run as evidence.")
+    phases = {}
+    for name in PHASES:
+        summary = summarize(r.phases[name].duration for r in ok)
+        if summary:
+            phases[name] = summary.to_dict()
+    ready = summarize(r.time_to_ready for r in ok)
+    env = ok[-1].environment
+    evidence: dict[str, Any] = {
+        "model": ok[-1].config.model,
+        "runs": len(ok),
+        "date": time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(ok[-1].launched_at)),
+        "time_to_ready": ready.to_dict() if ready else None,
+        "peak_rss_bytes_median": int(statistics.median(r.peak_rss for r in ok if r.peak_rss))
+        if any(r.peak_rss for r in ok) else None,
+        "phases": phases,
+        "environment": {k: env.get(k) for k in ("tensorflow", "keras", "python", "cpu", "cores", "driver", "cuda")},
+        "gpus": [g.get("model") or g.get("name") for g in env.get("gpus", [])],
+    }
+    base_ok = [r for r in baseline if r.status is RunStatus.OK]
+    base_ready = summarize(r.time_to_ready for r in base_ok)
+    if base_ready and ready:
+        evidence["baseline"] = {"settings": base_ok[0].config.summary(), "runs": len(base_ok),
+                                "time_to_ready_median": base_ready.median,
+                                "speedup": base_ready.median / ready.median}
+    return _rounded(evidence)
+
+
+def _rounded(value: Any) -> Any:
+    """Seconds to the microsecond: more digits are noise in a file people read and diff."""
+    if isinstance(value, dict):
+        return {k: _rounded(v) for k, v in value.items()}
+    if isinstance(value, float):
+        return round(value, 6)
+    return value
+
+
+def describe_evidence(evidence: dict[str, Any]) -> list[str]:
+    """The evidence as sentences with units, for people rather than files."""
+    lines = []
+    ready = evidence.get("time_to_ready") or {}
+    if ready:
+        lines.append(f"Time to ready: median {format_duration(ready.get('median'))} "
+                     f"(min {format_duration(ready.get('min'))}, max {format_duration(ready.get('max'))}, "
+                     f"{evidence.get('runs', 0)} runs) on {evidence.get('model')}")
+    base = evidence.get("baseline")
+    if base:
+        lines.append(f"{base['speedup']:.2f}× faster than {base['settings']} "
+                     f"(median {format_duration(base['time_to_ready_median'])} over {base['runs']} runs)")
+    phases = evidence.get("phases") or {}
+    if phases:
+        lines.append("Phases (median): " + ", ".join(
+            f"{LABELS[name]} {format_duration(p.get('median'))}" for name, p in phases.items() if name in LABELS))
+    if evidence.get("peak_rss_bytes_median"):
+        lines.append(f"Peak memory: median {format_bytes(evidence['peak_rss_bytes_median'])}")
+    env = evidence.get("environment") or {}
+    if env:
+        gpus = ", ".join(evidence.get("gpus") or []) or "no GPU"
+        lines.append(f"Measured with TensorFlow {env.get('tensorflow')}, Python {env.get('python')}, "
+                     f"{env.get('cpu')} ({env.get('cores')} cores), {gpus}, on {evidence.get('date')}")
+    return lines

@@ -1,0 +1,314 @@
+"""Sweeps: which settings start a model fastest, decided by interleaved trials and racing.
+
+A plan varies some settings over values; every combination is a candidate. Trials run in
+rounds: each round runs every live candidate once, in a fresh shuffled order, so drift
+(a warming page cache, a busy neighbour) spreads over all candidates instead of favouring
+whichever ran last. The first `warmup` rounds are run and discarded.
+
+Racing rule, stated once and applied after every round: once every live candidate has at
+least MIN_TRIALS measured trials, a candidate is stopped when it is clearly worse than the
+leader (the live candidate with the best median): its fastest trial is slower than the
+leader's slowest (their ranges no longer overlap) AND its median is at least MIN_EFFECT
+(3 %) worse. The second condition keeps a sweep from dropping settings over differences
+too small to matter. The sweep ends when one candidate is left or every live candidate
+has `repeat` measured trials.
+"""
+
+from __future__ import annotations
+
+import itertools
+import random
+from collections import deque
+from dataclasses import dataclass, field
+from typing import Callable, Sequence
+
+from ..run.formats import FORMATS
+from ..run.record import RunRecord, RunStatus
+from ..settings.config import LaunchConfig
+from ..stats import Spread, spread
+from ..units import format_bytes, format_duration
+from .stats import CONFIDENCE, Ratio, is_noisy, ratio_to_baseline
+
+MIN_TRIALS = 3
+MIN_EFFECT = 0.03
+FAILURES_TO_STOP = 2
+
+OBJECTIVES: dict[str, str] = {
+    "ready": "time to ready",
+    "load": "load time",
+    "first": "first inference",
+    "steady": "steady latency",
+    "peak": "peak memory",
+}
+
+# The settings a sweep can vary: what each takes, as a user types it, and the values the
+# app offers first.
+AXES: dict[str, tuple[str, str]] = {
+    "intra": ("intra-op threads: 0 (default), 1, 2, ...", "1,2"),
+    "inter": ("inter-op threads: 0 (default), 1, 2, ...", "1,2"),
+    "xla_auto": ("XLA auto-clustering: on, off", "off,on"),
+    "jit_compile": ("compile the model with XLA (measurement only): on, off", "off,on"),
+    "onednn": ("oneDNN: default, on, off", "default,off"),
+    "memory_growth": ("GPU memory growth: on, off", "off,on"),
+    "gpus": ("visible GPUs: all, none, 0, 0+1, ...", "all"),
+    "batch": ("batch size: 1, 2, ...", "1,8"),
+    "format": ("model format: " + ", ".join(FORMATS) + " (converted once, cached)", ",".join(FORMATS)),
+    "env.NAME": ("an extra environment variable NAME: any values", ""),
+}
+
+
+def axes_help() -> str:
+    return "; ".join(f"{name} ({text})" for name, (text, _) in AXES.items())
+
+
+def objective_value(record: RunRecord, objective: str) -> float | None:
+    """The figure a sweep minimises, from one run; None when the run did not give it."""
+    if record.status is not RunStatus.OK:
+        return None
+    if objective == "ready":
+        return record.time_to_ready
+    if objective in ("load", "first"):
+        return record.phases[objective].duration
+    if objective == "steady":
+        return record.phases["steady"].latency.get("median")
+    if objective == "peak":
+        return float(record.peak_rss) if record.peak_rss else None
+    raise ValueError(f"unknown objective {objective!r}")
+
+
+def format_objective(objective: str, value: float | None) -> str:
+    return format_bytes(value) if objective == "peak" else format_duration(value)
+
+
+class PlanError(ValueError):
+    """A sweep plan that cannot run; the message names the axis or value."""
+
+
+def _bool(text: str) -> bool:
+    if text.lower() in ("on", "true", "1", "yes"):
+        return True
+    if text.lower() in ("off", "false", "0", "no"):
+        return False
+    raise ValueError("use on or off")
+
+
+def _apply(config: LaunchConfig, axis: str, text: str, model_for_format: Callable[[str], str] | None) -> LaunchConfig:
+    """The config with one axis set to one value, given as the user typed it."""
+    if axis in ("intra", "inter", "batch"):
+        value = int(text)
+        if value < (1 if axis == "batch" else 0):
+            raise ValueError("out of range")
+        return config.replace(**{axis: value})
+    if axis in ("xla_auto", "jit_compile", "memory_growth"):
+        return config.replace(**{axis: _bool(text)})
+    if axis == "onednn":
+        return config.replace(onednn=None if text == "default" else _bool(text))
+    if axis == "gpus":
+        if text in ("all", "none"):
+            return config.replace(visible_gpus=None if text == "all" else ())
+        return config.replace(visible_gpus=tuple(int(i) for i in text.split("+")))
+    if axis.startswith("env."):
+        return config.replace(extra_env={**config.extra_env, axis[4:]: text})
+    if axis == "format":
+        if text not in FORMATS:
+            raise ValueError(f"use one of {', '.join(FORMATS)}")
+        if model_for_format is None:
+            raise ValueError("this sweep cannot convert models")
+        return config.replace(model=model_for_format(text))
+    hint = " (XLA is two settings now: xla_auto and jit_compile)" if axis == "xla" else ""
+    raise PlanError(f"tflaunch cannot vary '{axis}'{hint}. Vary one of: {', '.join(AXES)}.")
+
+
+@dataclass(frozen=True)
+class Candidate:
+    key: str  # "intra=2 format=keras", or "baseline"
+    config: LaunchConfig
+    baseline: bool = False
+
+
+@dataclass
+class SweepPlan:
+    base: LaunchConfig
+    axes: dict[str, list[str]]
+    repeat: int = 5
+    warmup: int = 1
+    objective: str = "ready"
+    racing: bool = True
+    instances: int = 1
+    seed: int = 0
+
+    def to_dict(self) -> dict:
+        return {"base": self.base.to_dict(), "axes": self.axes, "repeat": self.repeat, "warmup": self.warmup,
+                "objective": self.objective, "racing": self.racing, "instances": self.instances, "seed": self.seed}
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "SweepPlan":
+        return cls(LaunchConfig.from_dict(data["base"]), {k: list(v) for k, v in data["axes"].items()},
+                   data["repeat"], data["warmup"], data["objective"], data["racing"], data["instances"], data["seed"])
+
+    def describe(self, candidates: int) -> str:
+        axes = " × ".join(f"{axis} ({', '.join(values)})" for axis, values in self.axes.items())
+        racing = "racing on" if self.racing else "racing off"
+        return (f"{candidates} settings from {axes}; {self.warmup} warm-up + {self.repeat} measured trials each, "
+                f"objective {OBJECTIVES[self.objective]}, {racing}"
+                + (f", {self.instances} instances at once" if self.instances > 1 else ""))
+
+    def candidates(self, model_for_format: Callable[[str], str] | None = None) -> list[Candidate]:
+        """Every combination, plus the base settings as the baseline (first)."""
+        if self.objective not in OBJECTIVES:
+            raise PlanError(f"The objective must be one of: {', '.join(OBJECTIVES)}.")
+        if self.repeat < 1 or self.warmup < 0 or self.instances < 1:
+            raise PlanError("repeat and instances must be at least 1, warmup at least 0.")
+        if not self.axes or any(not values for values in self.axes.values()):
+            raise PlanError("Give each varied setting at least one value, e.g. intra=1,2.")
+        result = [Candidate("baseline", self.base, baseline=True)]
+        for combo in itertools.product(*[[(axis, v) for v in values] for axis, values in self.axes.items()]):
+            config = self.base
+            for axis, text in combo:
+                try:
+                    config = _apply(config, axis, text, model_for_format)
+                except PlanError:  # already says what to do; it is a ValueError too, so let it through first
+                    raise
+                except ValueError as exc:
+                    raise PlanError(f"'{text}' is not a value for {axis}: {exc}.") from None
+            if config == self.base:  # the baseline is in the grid: one candidate, one name
+                result[0] = Candidate(" ".join(f"{a}={t}" for a, t in combo) + " (baseline)", config, baseline=True)
+            else:
+                result.append(Candidate(" ".join(f"{a}={t}" for a, t in combo), config))
+        return result
+
+
+@dataclass(frozen=True)
+class Trial:
+    number: int
+    candidate: Candidate
+    warmup: bool
+
+
+@dataclass
+class CandidateResult:
+    candidate: Candidate
+    values: list[float]
+    failures: int
+    stopped: str | None
+    spread: Spread | None = None
+    ratio: Ratio | None = None
+    noisy: bool = False
+
+
+@dataclass
+class Sweep:
+    plan: SweepPlan
+    candidates: Sequence[Candidate]
+    values: dict[str, list[float]] = field(default_factory=dict)
+    failures: dict[str, int] = field(default_factory=dict)
+    stopped: dict[str, str] = field(default_factory=dict)
+    trials_run: int = 0
+
+    def __post_init__(self) -> None:
+        self._rng = random.Random(self.plan.seed)
+        self._queue: deque[Trial] = deque()
+        self._round = 0
+        self._last: str | None = None
+        for c in self.candidates:
+            self.values.setdefault(c.key, [])
+            self.failures.setdefault(c.key, 0)
+
+    @property
+    def planned_without_racing(self) -> int:
+        return len(self.candidates) * (self.plan.warmup + self.plan.repeat)
+
+    def live(self) -> list[Candidate]:
+        return [c for c in self.candidates if c.key not in self.stopped]
+
+    def next_trial(self) -> Trial | None:
+        if not self._queue:
+            self._plan_round()
+        if not self._queue:
+            return None
+        trial = self._queue.popleft()
+        self._last = trial.candidate.key
+        return trial
+
+    def _plan_round(self) -> None:
+        warmup = self._round < self.plan.warmup
+        due = [c for c in self.live() if warmup or len(self.values[c.key]) < self.plan.repeat]
+        if not due or (not warmup and self.plan.racing and len(self.live()) == 1 and self._round > 0):
+            return
+        self._rng.shuffle(due)
+        if len(due) > 1 and due[0].key == self._last:  # never the same candidate twice in a row
+            due[0], due[1] = due[1], due[0]
+        self._queue.extend(Trial(self.trials_run + i + 1, c, warmup) for i, c in enumerate(due))
+        self._round += 1
+
+    def report(self, trial: Trial, value: float | None) -> None:
+        """The outcome of a trial: the objective's value, or None if the run failed."""
+        self.trials_run += 1
+        key = trial.candidate.key
+        if value is None:
+            self.failures[key] += 1
+            if self.failures[key] >= FAILURES_TO_STOP:
+                self.stopped[key] = f"stopped: failed {self.failures[key]} times"
+        elif not trial.warmup:
+            self.values[key].append(value)
+        if not self._queue and self.plan.racing:
+            self._race()
+
+    def _race(self) -> None:
+        live = [c for c in self.live() if self.values[c.key]]
+        if len(live) < 2 or any(len(self.values[c.key]) < MIN_TRIALS for c in live):
+            return
+        leader = min(live, key=lambda c: spread(self.values[c.key]).median)
+        leader_median, leader_slowest = spread(self.values[leader.key]).median, max(self.values[leader.key])
+        show = lambda v: format_objective(self.plan.objective, v)  # noqa: E731
+        for c in live:
+            fastest, median = min(self.values[c.key]), spread(self.values[c.key]).median
+            if c is not leader and fastest > leader_slowest and median >= leader_median * (1 + MIN_EFFECT):
+                self.stopped[c.key] = (f"stopped early: its fastest trial ({show(fastest)}) was slower than the "
+                                       f"leader's slowest ({show(leader_slowest)}), its median {show(median)} "
+                                       f"{median / leader_median - 1:.0%} worse than {leader.key}")
+
+    def results(self) -> list[CandidateResult]:
+        """Every candidate with its statistics, best median first; baseline ratios included."""
+        baseline = self.values[self.candidates[0].key]
+        out = []
+        for c in self.candidates:
+            values = self.values[c.key]
+            result = CandidateResult(c, list(values), self.failures[c.key], self.stopped.get(c.key))
+            if values:
+                result.spread = spread(values)
+                if baseline:
+                    result.ratio = ratio_to_baseline(values, baseline, seed=self.plan.seed)
+                    result.noisy = c is not self.candidates[0] and is_noisy(result.spread, spread(baseline))
+            out.append(result)
+        return sorted(out, key=lambda r: r.spread.median if r.spread else float("inf"))
+
+    def leader(self) -> CandidateResult | None:
+        return leader_of(self.results())
+
+
+def leader_of(results: Sequence[CandidateResult]) -> CandidateResult | None:
+    """The best setting of already computed results (results() bootstraps every setting)."""
+    return next((r for r in results if r.spread), None)
+
+
+def verdict(result: CandidateResult, objective: str) -> str:
+    """One sentence for a review: how much better than the baseline, and how sure."""
+    name = result.candidate.key
+    if result.spread is None:
+        return f"{name}: no successful trial"
+    if result.candidate.baseline or result.ratio is None:
+        return (f"{name} is best: median {format_objective(objective, result.spread.median)} "
+                f"over {result.spread.n} runs; no setting tried beat the baseline")
+    r = result.ratio
+    better, worse = ("smaller", "larger") if objective == "peak" else ("faster", "slower")
+    head = f"{r.estimate:.2f}× {better}" if r.estimate >= 1 else f"{1 / r.estimate:.2f}× {worse}"
+    text = (f"{name}: {head} {_VERDICT_WORDS[objective]} than baseline "
+            f"({round(CONFIDENCE * 100)}% CI {r.low:.2f}–{r.high:.2f}), {result.spread.n} runs")
+    if result.noisy or not r.clear:
+        text += " (noisy: the spread is larger than the difference)"
+    return text
+
+
+_VERDICT_WORDS = {"ready": "to ready", "load": "to load", "first": "to a first inference",
+                  "steady": "in steady state", "peak": "in peak memory"}

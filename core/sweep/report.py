@@ -1,0 +1,60 @@
+"""A sweep's results as rows, text and JSON."""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+from ..grid import grid
+from .plan import OBJECTIVES, CandidateResult, Sweep, format_objective, leader_of, verdict
+
+
+def result_rows(results: Sequence[CandidateResult], objective: str) -> tuple[list[str], list[list[str]]]:
+    """(header, rows) of a sweep's results, best first: the one table the terminal, the
+    app and the review images all show."""
+    rows = []
+    for rank, result in enumerate(results, start=1):
+        s, r = result.spread, result.ratio
+        # The full reason is in the JSON and the app's tooltip; a table cell gets its gist.
+        note = (result.stopped.split(":")[0] if result.stopped else "") or ("noisy" if result.noisy else "")
+        rows.append([
+            str(rank),
+            result.candidate.key,
+            format_objective(objective, s.median) if s else "–",
+            f"{format_objective(objective, s.low)} – {format_objective(objective, s.high)}" if s else "–",
+            format_objective(objective, s.iqr) if s else "–",
+            f"{r.estimate:.2f}× ({r.low:.2f}–{r.high:.2f})" if r else "–",
+            str(s.n if s else 0),
+            note,
+        ])
+    header = ["#", "Setting", f"Median {OBJECTIVES[objective]}", "Min – max", "IQR", "vs baseline (95% CI)", "Runs",
+              "Note"]
+    return header, rows
+
+
+def results_table(sweep: Sweep) -> str:
+    objective = sweep.plan.objective
+    results = sweep.results()
+    leader = leader_of(results)
+    footer = [f"Trials run: {sweep.trials_run} (all {sweep.planned_without_racing} without racing)"]
+    if leader:
+        footer.append("Winner: " + verdict(leader, objective))
+    return "\n".join([grid(*result_rows(results, objective)), "", *footer])
+
+
+def results_json(sweep: Sweep, sweep_id: int | None, status: str) -> dict:
+    results = sweep.results()
+    leader = leader_of(results)
+    return {
+        "sweep_id": sweep_id, "status": status, "plan": sweep.plan.to_dict(),
+        "trials_run": sweep.trials_run, "trials_without_racing": sweep.planned_without_racing,
+        "winner": leader.candidate.key if leader else None,
+        "verdict": verdict(leader, sweep.plan.objective) if leader else None,
+        "results": [{
+            "setting": r.candidate.key, "config": r.candidate.config.to_dict(), "values": r.values,
+            "median": r.spread.median if r.spread else None, "min": r.spread.low if r.spread else None,
+            "max": r.spread.high if r.spread else None, "iqr": r.spread.iqr if r.spread else None,
+            "ratio": r.ratio.estimate if r.ratio else None,
+            "ratio_ci": [r.ratio.low, r.ratio.high] if r.ratio else None,
+            "noisy": r.noisy, "stopped": r.stopped, "failures": r.failures,
+        } for r in results],
+    }

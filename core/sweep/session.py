@@ -1,0 +1,96 @@
+"""SweepSession: one sweep for any driver, from its plan to its stored end.
+
+The decisions (order, racing, statistics) are the Sweep's (plan.py). This creates the
+sweep's row, hands out each trial as ProbeSessions for a driver to run (the CLI's
+selectors loop, the app's QProcesses), stores every run through one RunRecorder as it
+happens, and closes the sweep with its verdict, so a cancelled sweep keeps its trials.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from ..run.driver import run_sessions
+from ..run.formats import in_formats
+from ..run.record import RunRecord, RunStatus
+from ..run.session import ProbeSession
+from ..store.history import History
+from ..store.recorder import RunRecorder
+from .plan import Candidate, Sweep, SweepPlan, Trial, objective_value, verdict
+
+
+def prepare(plan: SweepPlan) -> list[Candidate]:
+    """The plan's candidates, converting the model first if format is one of the axes
+    (slow: the app calls this off its GUI thread)."""
+    formats = plan.axes.get("format")
+    model_for_format = None
+    if formats:
+        paths = in_formats(plan.base.model, list(formats), plan.base.python)
+        model_for_format = paths.__getitem__
+    return plan.candidates(model_for_format)
+
+
+def trial_value(records: list[RunRecord], objective: str) -> float | None:
+    """A trial's figure: the slowest instance, the moment all of them are ready."""
+    values = [objective_value(r, objective) for r in records]
+    return None if any(v is None for v in values) else max(v for v in values if v is not None)
+
+
+def trial_info(trial: Trial, instance: int) -> dict[str, Any]:
+    return {"candidate": trial.candidate.key, "warmup": trial.warmup, "number": trial.number, "instance": instance}
+
+
+class SweepSession:
+    def __init__(self, plan: SweepPlan, candidates: list[Candidate], history: History | None,
+                 on_problem: Callable[[str], None] | None = None) -> None:
+        self.plan = plan
+        self.sweep = Sweep(plan, candidates)
+        self.history = history
+        self.recorder = RunRecorder(history, "sweep", on_problem)
+        self.sweep_id: int | None = None
+        self.status = "running"
+        if history is not None:
+            self.sweep_id = self.recorder.write(lambda h: h.create_sweep(plan.base.model, plan.to_dict()))
+
+    def next_trial(self) -> tuple[Trial, list[ProbeSession]] | None:
+        """The next trial and one session per instance, all to be started together."""
+        trial = self.sweep.next_trial()
+        if trial is None:
+            return None
+        sessions = [ProbeSession(trial.candidate.config) for _ in range(self.plan.instances)]
+        for i, session in enumerate(sessions):
+            self.recorder.label(session.record, self.sweep_id, trial_info(trial, i))
+        return trial, sessions
+
+    def trial_done(self, trial: Trial, records: list[RunRecord]) -> float | None:
+        """Its runs ended (and are stored); the trial's value, None if it failed or was cancelled."""
+        if any(r.status is RunStatus.CANCELLED for r in records):
+            return None
+        value = trial_value(records, self.plan.objective)
+        self.sweep.report(trial, value)
+        return value
+
+    def end(self, status: str) -> None:
+        """done or cancelled: the sweep's row gets its status and verdict."""
+        self.status = status
+        leader = self.sweep.leader()
+        summary = verdict(leader, self.plan.objective) if leader else "no result"
+        if self.sweep_id is not None:
+            sweep_id = self.sweep_id
+            self.recorder.write(lambda h: h.finish_sweep(sweep_id, status, summary))
+
+
+def run_headless(session: SweepSession, on_trial: Callable[[Sweep, Trial, float | None], None] | None = None) -> str:
+    """Drive a sweep to its end with the command line's driver; its status."""
+    status = "done"
+    while (due := session.next_trial()) is not None:
+        trial, sessions = due
+        records = run_sessions(sessions, session.recorder)
+        if any(r.status is RunStatus.CANCELLED for r in records):  # Ctrl+C reached us
+            status = "cancelled"
+            break
+        value = session.trial_done(trial, records)
+        if on_trial:
+            on_trial(session.sweep, trial, value)
+    session.end(status)
+    return status

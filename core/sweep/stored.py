@@ -1,0 +1,50 @@
+"""Sweeps read back from the history: their winner as a profile, their state replayed."""
+
+from __future__ import annotations
+
+from ..run.record import RunRecord
+from ..store.history import History
+from ..store.profiles import Profile, evidence_from_runs
+from .plan import Sweep, SweepPlan, Trial, verdict
+from .session import trial_value
+
+
+def winner_profile(name: str, sweep: Sweep, history: History, sweep_id: int) -> Profile:
+    """The winner's settings, with its measured trials and the baseline's as evidence."""
+    trials = [(t, r) for t, r in history.sweep_trials(sweep_id) if not t["warmup"]]
+    leader = sweep.leader()
+    if leader is None:
+        raise ValueError("the sweep has no successful setting")
+    winner = leader.candidate
+    base = sweep.candidates[0].key
+    runs = [r for t, r in trials if t["candidate"] == winner.key]
+    baseline = [r for t, r in trials if t["candidate"] == base] if winner.key != base else []
+    evidence = evidence_from_runs(runs, baseline)
+    evidence["sweep"] = {"id": sweep_id, "objective": sweep.plan.objective, "trials": sweep.trials_run,
+                         "verdict": verdict(leader, sweep.plan.objective)}
+    return Profile(name, winner.config, evidence)
+
+
+def restore_sweep(history: History, sweep_id: int) -> tuple[Sweep, RunRecord | None]:
+    """A stored sweep rebuilt by replaying its trials in order: the same values, the same
+    racing decisions. Also one of its runs, for the environment it ran in."""
+    plan = SweepPlan.from_dict(history.sweep_plan(sweep_id))
+    trials = history.sweep_trials(sweep_id)
+    models = {}
+    for trial, record in trials:
+        for part in trial["candidate"].replace(" (baseline)", "").split():
+            if part.startswith("format="):
+                models[part[len("format="):]] = record.config.model
+    candidates = plan.candidates(lambda fmt: models.get(fmt, f"(not run in {fmt})"))
+    by_key = {c.key: c for c in candidates}
+    sweep = Sweep(plan, candidates)
+    grouped: dict[int, list[tuple[dict, RunRecord]]] = {}
+    for trial, record in trials:
+        grouped.setdefault(trial["number"], []).append((trial, record))
+    for number in sorted(grouped):
+        trial, _ = grouped[number][0]
+        candidate = by_key.get(trial["candidate"])
+        if candidate is not None:
+            value = trial_value([r for _, r in grouped[number]], plan.objective)
+            sweep.report(Trial(number, candidate, trial["warmup"]), value)
+    return sweep, (trials[-1][1] if trials else None)

@@ -1,0 +1,74 @@
+"""RunController: starts, watches and stores the app's runs (the model, or a user's script).
+
+The launch check, the session and the recorder are core's, the same ones the command
+line uses; this owns the one ProbeProcess of the moment and says what happens to it.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QObject, Signal
+
+from tflaunch.core.run.gpus import GpuMemorySampler
+from tflaunch.core.run.launch_check import cached_known_flags, launch_check
+from tflaunch.core.run.record import RunRecord
+from tflaunch.core.run.session import ProbeSession
+from tflaunch.core.settings.config import LaunchConfig, Problem
+from tflaunch.core.store.history import History
+from tflaunch.core.store.recorder import RunRecorder
+
+from .probe_process import ProbeProcess
+
+
+class RunController(QObject):
+    run_started = Signal(object)  # RunRecord
+    phase_changed = Signal(object)  # RunRecord
+    sampled = Signal(float, int, object)  # seconds since launch, RSS bytes, {gpu: bytes}
+    log_lines = Signal(list)
+    run_finished = Signal(object)  # RunRecord
+    history_problem = Signal(str)
+
+    def __init__(self, history: History | None, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.history = history
+        self.gpu_sampler: GpuMemorySampler | None = None
+        self.process: ProbeProcess | None = None
+        self._recorder = RunRecorder(history, "gui", self.history_problem.emit)
+
+    @property
+    def running(self) -> bool:
+        return self.process is not None and self.process.running
+
+    @property
+    def record(self) -> RunRecord | None:
+        return self.process.record if self.process is not None else None
+
+    @staticmethod
+    def check(config: LaunchConfig, script: bool = False) -> list[Problem]:
+        """The launch check, with TF_XLA_FLAGS checked against what the interpreter check
+        found (it runs in the background; nothing here may block the window)."""
+        return launch_check(config, script=script, known=cached_known_flags)
+
+    def start(self, config: LaunchConfig, script: list[str] | None = None) -> RunRecord | None:
+        """Start a run of the model, or of `script` with the settings applied."""
+        if self.running:
+            return None
+        process = ProbeProcess(ProbeSession(config, script=script), self, self.gpu_sampler, self._recorder)
+        process.event_applied.connect(self.phase_changed)
+        process.sampled.connect(self.sampled)
+        process.log_lines.connect(self.log_lines)
+        process.finished.connect(self._on_finished)
+        self.process = process
+        process.start()
+        if not process.session.done:
+            self.run_started.emit(process.record)
+        return process.record
+
+    def cancel(self) -> None:
+        if self.process is not None:
+            self.process.cancel()
+
+    def _on_finished(self, record: RunRecord) -> None:
+        process, self.process = self.process, None
+        if process is not None:
+            process.deleteLater()
+        self.run_finished.emit(record)

@@ -1,0 +1,92 @@
+"""One editor per kind of setting: a widget with a get and a set of the config's value.
+
+The settings form (settings_panel.py) builds one editor for every field that
+vocabulary.SETTINGS declares, so a new setting cannot be left out of the app.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from PySide6.QtWidgets import QCheckBox, QComboBox, QDoubleSpinBox, QPlainTextEdit, QSpinBox, QWidget
+
+from tflaunch.core.settings.vocabulary import LOG_LEVELS
+
+
+class Editor:
+    """A widget that shows and edits one setting."""
+
+    def __init__(self, widget: QWidget, get: Callable[[], Any], put: Callable[[Any], None]) -> None:
+        self.widget, self.get, self.put = widget, get, put
+
+
+def spin(low: int, high: int, *, special: str | None = None, suffix: str = "", step: int = 1) -> QSpinBox:
+    box = QSpinBox()
+    box.setRange(low, high)
+    box.setSuffix(suffix)
+    box.setSingleStep(step)
+    if special:
+        box.setSpecialValueText(special)
+    return box
+
+
+def count_editor(low: int, high: int, special: str | None = None) -> Editor:
+    box = spin(low, high, special=special)
+    return Editor(box, box.value, box.setValue)
+
+
+def optional_mib_editor() -> Editor:
+    """A positive number of MiB, or none (0 shows as 'no limit')."""
+    box = spin(0, 1 << 20, special="no limit", suffix=" MiB", step=512)
+    return Editor(box, lambda: box.value() or None, lambda v: box.setValue(v or 0))
+
+
+def seconds_editor() -> Editor:
+    box = QDoubleSpinBox()
+    box.setRange(1, 24 * 3600)
+    box.setDecimals(0)
+    box.setSuffix(" s")
+    return Editor(box, lambda: float(box.value()), lambda v: box.setValue(float(v)))
+
+
+def bool_editor(text: str) -> Editor:
+    box = QCheckBox(text)
+    return Editor(box, box.isChecked, lambda v: box.setChecked(bool(v)))
+
+
+def choice_editor(choices: dict[str, Any]) -> Editor:
+    """A combo of labelled values; `choices` maps the label to the value."""
+    box = QComboBox()
+    for label, value in choices.items():
+        box.addItem(label, value)
+    return Editor(box, box.currentData, lambda v: box.setCurrentIndex(max(0, box.findData(v))))
+
+
+def tristate_editor() -> Editor:
+    return choice_editor({"TensorFlow default": None, "on": True, "off": False})
+
+
+def log_level_editor() -> Editor:
+    return choice_editor({"TensorFlow default": None, **{f"{k}: {v}": k for k, v in LOG_LEVELS.items()}})
+
+
+def environment_editor() -> Editor:
+    """NAME=VALUE lines; a line without '=' is kept as a name with an empty value, which the
+    launch check then names, rather than dropped without a word."""
+    box = QPlainTextEdit()
+    box.setPlaceholderText("NAME=VALUE, one per line")
+    box.setTabChangesFocus(True)
+    box.setFixedHeight(box.fontMetrics().lineSpacing() * 4 + 12)
+
+    def get() -> dict[str, str]:
+        env: dict[str, str] = {}
+        for line in box.toPlainText().splitlines():
+            if line.strip():
+                name, _, value = line.partition("=")
+                env[name.strip()] = value
+        return env
+
+    def put(env: dict[str, str]) -> None:
+        box.setPlainText("\n".join(f"{k}={v}" for k, v in env.items()))
+
+    return Editor(box, get, put)

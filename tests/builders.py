@@ -1,0 +1,59 @@
+"""Builders the tests share: real sample models on disk, records with known figures,
+and the `tflaunch` command run as a user runs it."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+from typing import Iterable
+
+from tflaunch.core.run import events as ev
+from tflaunch.core.run.formats import FORMATS, convert
+from tflaunch.core.run.record import RunRecord
+from tflaunch.core.settings.config import LaunchConfig
+
+TFLAUNCH = [sys.executable, "-m", "tflaunch.gui.main"]
+
+
+def tflaunch(*args: str, timeout: float = 300, **kwargs) -> subprocess.CompletedProcess:
+    """The command line in a fresh process, as a user would type it."""
+    return subprocess.run([*TFLAUNCH, *args], capture_output=True, text=True, timeout=timeout, **kwargs)
+
+
+def save_sample(name: str, out: Path, formats: Iterable[str] = FORMATS) -> dict[str, Path]:
+    """Build a sample from code in a child process (the probe's conversion mode) and save
+    it in each format; {format: path}."""
+    return convert(sys.executable, f"sample:{name}", list(formats), out)
+
+
+def record_through(phase_names: Iterable[str], launched: float = 100.0) -> RunRecord:
+    """A record fed the events of a run that got through `phase_names`, 1 s each."""
+    record = RunRecord(LaunchConfig(), launched_at=launched)
+    t = launched + 0.05
+    record.apply(ev.Hello(t, "spawn", 42, 0.05, "python"))
+    record.apply(ev.PhaseEnd(t, "spawn", 0.05, 1, 1))
+    for name in phase_names:
+        record.apply(ev.PhaseStart(t, name))
+        t += 1.0
+        record.apply(ev.PhaseEnd(t, name, 1.0, 10, 20))
+    return record
+
+
+def finished_record(model: str = "sample:mlp", ready_s: float = 1.0, intra: int = 0, at: float = 1000.0) -> RunRecord:
+    """A successful run with round figures: time to ready 20 ms + ready_s."""
+    record = RunRecord(LaunchConfig(model=model, intra=intra), launched_at=at)
+    record.apply(ev.Hello(at + 0.02, "spawn", 7, 0.02, "python"))
+    record.apply(ev.PhaseEnd(at + 0.02, "spawn", 0.02, 10, 10))
+    t = at + 0.02
+    for name in ("import", "devices", "load", "trace", "first", "steady"):
+        record.apply(ev.PhaseStart(t, name))
+        t += ready_s / 5
+        record.apply(ev.PhaseEnd(t, name, ready_s / 5, 100, 200, {"n": 3, "median": 0.001} if name == "steady" else {}))
+    record.apply(ev.SettingsApplied(t, "devices", {"intra_op_threads": intra}))
+    record.apply(ev.Result(t, "steady", {"tensorflow": "2.21.0"}, {"name": "mlp", "params": 5}))
+    record.add_stderr("I0000 a log line")
+    record.add_sample(at + 0.5, 300)
+    record.add_sample(at + 1.0, 400)
+    record.finish(0)
+    return record
