@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 
-def grid(header: Sequence[str], rows: list[Sequence[str]]) -> str:
+def grid(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
     widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
 
     def line(cells: Sequence[str]) -> str:
         first = cells[0].ljust(widths[0])
-        rest = [c.rjust(w) for c, w in zip(cells[1:], widths[1:])]
+        rest = [c.rjust(w) for c, w in zip(cells[1:], widths[1:], strict=False)]
         return "  ".join([first, *rest]).rstrip()
 
     rule = "  ".join("-" * w for w in widths)

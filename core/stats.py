@@ -4,8 +4,8 @@ times (a slow first read, a busy neighbour) do not pull around as means would.""
 from __future__ import annotations
 
 import statistics
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Iterable, Sequence
 
 
 @dataclass(frozen=True)

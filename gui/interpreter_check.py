@@ -45,15 +45,21 @@ class InterpreterCheck(QObject):
         self._stop_flags()
         flags = QProcess(self)
         self._flags = flags
-        flags.finished.connect(flags.deleteLater)
+        flags.finished.connect(lambda *_: self._on_flags_finished(flags))
         command = known_flags_command(python)
         flags.start(command[0], command[1:])
+
+    def _on_flags_finished(self, flags: QProcess) -> None:
+        if flags is self._flags:
+            self._flags = None
+        flags.deleteLater()
 
     def _stop_flags(self) -> None:
         if self._flags is not None:
             old, self._flags = self._flags, None
-            if old.state() != QProcess.ProcessState.NotRunning:
-                old.kill()
+            old.finished.disconnect()
+            old.finished.connect(old.deleteLater)  # reaped by Qt's event loop, not waited on
+            old.kill()
 
     def _on_error(self, process: QProcess, python: str, error: QProcess.ProcessError) -> None:
         if process is not self._process or error is not QProcess.ProcessError.FailedToStart:

@@ -15,6 +15,13 @@ if os.environ.get("QT_QPA_PLATFORM", "offscreen") == "offscreen":
     os.environ["QT_QPA_PLATFORM"] = f"offscreen:configfile={screen}"
 
 import pytest
+from hypothesis import settings
+
+# CI runs every property test on the same examples (derandomized): a failure there is
+# reproducible, and each case that ever failed is pinned with @example as well.
+settings.register_profile("ci", derandomize=True, deadline=None, print_blob=True)
+settings.register_profile("dev", deadline=None)
+settings.load_profile("ci" if os.environ.get("CI") else "dev")
 
 from tflaunch.core.settings.config import LaunchConfig
 

@@ -8,6 +8,7 @@ import sys
 from typing import Any
 
 from .. import phases
+from ..paths import profiles_dir
 from ..report.table import repeat_table, run_table
 from ..run import events
 from ..run.driver import Watchers, run_sessions
@@ -18,7 +19,6 @@ from ..stats import summarize
 from ..store.history import HistoryError, default_history
 from ..store.profiles import Profile, ProfileError, ProfileStore, evidence_from_runs
 from ..store.recorder import RunRecorder
-from ..paths import profiles_dir
 from .arguments import add_config_arguments, config_from_args, positive_int, print_problems
 from .progress import Progress
 

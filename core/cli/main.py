@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Callable, Sequence
+from collections.abc import Callable, Sequence
 
 from . import bench, profiles, report, sample, sweep
 from .arguments import add_config_arguments

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 from ..paths import profiles_dir
 from ..report.review import Review, comparison_review, profile_review, run_review, sweep_review
@@ -22,7 +22,8 @@ Renderer = Callable[[Review, Path, str, int], None]
 
 
 def add_arguments(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    report = sub.add_parser("report", help="write a review image (or Markdown, CSV) of a run, comparison, sweep or profile")
+    report = sub.add_parser(
+        "report", help="write a review image (or Markdown, CSV) of a run, comparison, sweep or profile")
     report.add_argument("target", help="a run id (12), runs to compare (12,15,17), a sweep (sweep:3) or a profile name")
     report.add_argument("-o", "--output", required=True, help="file to write")
     report.add_argument("--format", choices=("png", "svg", "md", "csv"), help="default: from the file's extension")

@@ -9,17 +9,20 @@ loaded as a package from this location, under a name no user module has.
 import importlib.util
 import os
 import sys
+import types
 
 PACKAGE = "tflaunch_probe"
 _HERE = os.path.dirname(os.path.abspath(__file__))
 
 
-def load_package(name=PACKAGE, folder=_HERE):
+def load_package(name: str = PACKAGE, folder: str = _HERE) -> types.ModuleType:
     """This folder as a package named `name`, found by location rather than on sys.path."""
     if name in sys.modules:
         return sys.modules[name]
     spec = importlib.util.spec_from_file_location(
         name, os.path.join(folder, "__init__.py"), submodule_search_locations=[folder])
+    if spec is None or spec.loader is None:  # not for a .py path: there is always a source loader
+        raise ImportError(f"cannot load {folder} as a package")
     package = importlib.util.module_from_spec(spec)
     sys.modules[name] = package
     spec.loader.exec_module(package)

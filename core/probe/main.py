@@ -14,7 +14,7 @@ import json
 import os
 import sys
 import traceback
-from typing import Optional, Sequence
+from typing import Any, Optional, Sequence
 
 from .channel import Channel
 from .convert import convert
@@ -36,7 +36,7 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _read_config(args: argparse.Namespace) -> dict:
+def _read_config(args: argparse.Namespace) -> dict[str, Any]:
     if args.config_file:
         with open(args.config_file, encoding="utf-8") as f:
             config = json.load(f)

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, fields
-from typing import Sequence
 
 from ..phases import LABELS, PHASES
 from ..run.record import RunRecord

@@ -9,8 +9,9 @@ from __future__ import annotations
 import csv
 import io
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Sequence
+from typing import Any
 
 from ..phases import LABELS, PHASES
 from ..run.record import RunRecord
@@ -105,7 +106,7 @@ def comparison_review(records: Sequence[RunRecord], baseline: int = 0) -> Review
     base = records[baseline]
     table_deltas = deltas(list(records), baseline)
     header = ["Phase", *[f"{label} {r.config.summary()}" + (" (baseline)" if i == baseline else "")
-                         for i, (label, r) in enumerate(zip(labels, records))]]
+                         for i, (label, r) in enumerate(zip(labels, records, strict=True))]]
     rows = []
     for row in ROWS:
         cells = [ROW_LABELS[row]]
@@ -126,7 +127,7 @@ def comparison_review(records: Sequence[RunRecord], baseline: int = 0) -> Review
     first, last = _date(min(r.launched_at for r in records)), _date(max(r.launched_at for r in records))
     return Review("comparison", f"{base.subject}: {len(records)} runs compared",
                   first if first == last else f"{first} to {last}", facts,
-                  [series(r, f"{label}: {r.config.summary()}") for r, label in zip(records, labels)],
+                  [series(r, f"{label}: {r.config.summary()}") for r, label in zip(records, labels, strict=True)],
                   (header, rows), headline)
 
 
@@ -147,7 +148,7 @@ def sweep_review(sweep: Sweep, example: RunRecord | None, sweep_id: int | None =
                   [(r.candidate.key, list(r.values), r.stopped is not None) for r in results], objective)
 
 
-def profile_review(name: str, evidence: dict, config: LaunchConfig) -> Review:
+def profile_review(name: str, evidence: dict[str, Any], config: LaunchConfig) -> Review:
     phases = evidence.get("phases") or {}
     start, spans = 0.0, {}
     for phase in PHASES:
@@ -157,6 +158,7 @@ def profile_review(name: str, evidence: dict, config: LaunchConfig) -> Review:
     facts = [("Settings", config.summary())] + [("Evidence", line) for line in describe_evidence(evidence)]
     rows = [[LABELS[p], format_duration(v.get("median")), format_duration(v.get("min")), format_duration(v.get("max"))]
             for p, v in phases.items() if p in LABELS]
-    return Review("profile", f"Launch profile {name}", f"{evidence.get('model', config.model)}, {evidence.get('date', '')}",
-                  facts, [Series("median of the evidence runs", spans, [], evidence.get("peak_rss_bytes_median"))],
+    return Review("profile", f"Launch profile {name}",
+                  f"{evidence.get('model', config.model)}, {evidence.get('date', '')}", facts,
+                  [Series("median of the evidence runs", spans, [], evidence.get("peak_rss_bytes_median"))],
                   (["Phase", "Median", "Min", "Max"], rows))

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from statistics import median
-from typing import Sequence
 
 from ..grid import grid
 from ..phases import LABELS, PHASES
@@ -25,7 +25,7 @@ def describe_run(record: RunRecord) -> str:
     return "\n".join(lines)
 
 
-def _latency_line(latencies: list[dict]) -> str | None:
+def _latency_line(latencies: list[dict[str, float]]) -> str | None:
     medians = [lat["median"] for lat in latencies if lat.get("n")]
     if not medians:
         return None

@@ -11,8 +11,9 @@ import os
 import selectors
 import subprocess
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import IO, Callable, Sequence
+from typing import IO
 
 from ..settings.config import LaunchConfig
 from .gpus import GpuMemorySampler

@@ -33,8 +33,9 @@ from __future__ import annotations
 import codecs
 import json
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable, Union
+from typing import Any
 
 from ..phases import PHASES
 
@@ -98,62 +99,66 @@ class Saved:
     format: str
 
 
-Event = Union[Hello, PhaseStart, PhaseEnd, SettingsApplied, Result, ProbeError, Saved]
+Event = Hello | PhaseStart | PhaseEnd | SettingsApplied | Result | ProbeError | Saved
 
 
-class _Malformed(Exception):
+class _Malformed(Exception):  # noqa: N818 (private; a protocol violation, not a bug)
     """A line that is JSON but does not follow the protocol."""
 
 
-def _number(obj: dict, key: str, *, optional: bool = False) -> float | None:
+def _number(obj: dict[str, Any], key: str) -> float:
     value = obj.get(key)
-    if value is None and optional:
-        return None
     # bool is an int subclass; a true/false duration is malformed, not 1 s.
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
         raise _Malformed(key)
     return float(value)
 
 
-def _count(obj: dict, key: str, *, optional: bool = False) -> int | None:
+def _count(obj: dict[str, Any], key: str) -> int:
     value = obj.get(key)
-    if value is None and optional:
-        return None
     if isinstance(value, bool) or not isinstance(value, int):
         raise _Malformed(key)
     return value
 
 
-def _text(obj: dict, key: str, default: str | None = None) -> str:
+def _optional_number(obj: dict[str, Any], key: str) -> float | None:
+    return None if obj.get(key) is None else _number(obj, key)
+
+
+def _optional_count(obj: dict[str, Any], key: str) -> int | None:
+    return None if obj.get(key) is None else _count(obj, key)
+
+
+def _text(obj: dict[str, Any], key: str, default: str | None = None) -> str:
     value = obj.get(key, default)
     if not isinstance(value, str):
         raise _Malformed(key)
     return value
 
 
-def _mapping(obj: dict, key: str) -> dict:
+def _mapping(obj: dict[str, Any], key: str) -> dict[str, Any]:
     value = obj.get(key, {})
     if not isinstance(value, dict):
         raise _Malformed(key)
     return value
 
 
-def _latency(obj: dict) -> dict[str, float]:
+def _latency(obj: dict[str, Any]) -> dict[str, float]:
     raw = _mapping(obj, "latency")
     return {k: (_count(raw, k) if k == "n" else _number(raw, k)) for k in raw}
 
 
-_BUILDERS: dict[str, Callable[[dict, float, str], Event]] = {
+_BUILDERS: dict[str, Callable[[dict[str, Any], float, str], Event]] = {
     "hello": lambda o, ts, ph: Hello(
-        ts, ph, _count(o, "pid"), _number(o, "process_age", optional=True), _text(o, "python", "")
+        ts, ph, _count(o, "pid"), _optional_number(o, "process_age"), _text(o, "python", "")
     ),
     "phase_start": lambda o, ts, ph: PhaseStart(ts, ph),
     "phase_end": lambda o, ts, ph: PhaseEnd(
         ts,
         ph,
         _number(o, "duration"),
-        _count(o, "rss", optional=True),
-        _count(o, "peak_rss", optional=True),
+        _optional_count(o, "rss"),
+        _optional_count(o, "peak_rss"),
         _latency(o),
     ),
     "settings": lambda o, ts, ph: SettingsApplied(ts, ph, _mapping(o, "applied")),

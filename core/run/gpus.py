@@ -7,9 +7,10 @@ so tests can stand a fake in at exactly this boundary.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from types import ModuleType
-from typing import Iterable
+from typing import Any, cast
 
 
 @dataclass(frozen=True)
@@ -35,7 +36,7 @@ def _load_nvml() -> ModuleType | None:
         import pynvml
     except ImportError:
         return None
-    return pynvml
+    return cast(ModuleType, pynvml)  # an untyped package: Any to mypy
 
 
 def _text(value: str | bytes) -> str:
@@ -68,7 +69,7 @@ class GpuMemorySampler:
 
     def __init__(self, nvml: ModuleType | None = None) -> None:
         self._nvml = nvml or _load_nvml()
-        self._handles: list = []
+        self._handles: list[Any] = []
         if self._nvml is None:
             return
         try:
@@ -86,6 +87,8 @@ class GpuMemorySampler:
         """{gpu index: bytes used by these processes}; GPUs they do not use are left out."""
         wanted = set(pids)
         used: dict[int, int] = {}
+        if self._nvml is None:  # then there are no handles either
+            return used
         for index, handle in enumerate(self._handles):
             try:
                 procs = self._nvml.nvmlDeviceGetComputeRunningProcesses(handle)
@@ -97,6 +100,6 @@ class GpuMemorySampler:
         return used
 
     def close(self) -> None:
-        if self._handles:
+        if self._handles and self._nvml is not None:
             self._handles = []
             self._nvml.nvmlShutdown()

@@ -10,8 +10,8 @@ from __future__ import annotations
 import hashlib
 import json
 import subprocess
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 from ..paths import data_dir
 from ..settings.child import PROBE_DIR, child_environment

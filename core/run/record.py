@@ -194,7 +194,8 @@ class RunRecord:
     @property
     def time_to_ready(self) -> float | None:
         durations = [self.phases[p].duration for p in READY_PHASES]
-        return None if any(d is None for d in durations) else sum(durations)
+        known = [d for d in durations if d is not None]
+        return None if len(known) < len(durations) else sum(known)
 
     @property
     def peak_rss(self) -> int | None:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import signal
 import subprocess
-from typing import Sequence
+from collections.abc import Sequence
 
 from ..settings.child import child_environment
 from ..settings.config import LaunchConfig

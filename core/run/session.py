@@ -8,8 +8,8 @@ The CLI's driver is a selectors loop (driver.py), the app's a QProcess
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Mapping
 
 from ..settings.child import child_environment, probe_command
 from ..settings.config import LaunchConfig

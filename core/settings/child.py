@@ -11,8 +11,9 @@ from __future__ import annotations
 import json
 import os
 import time
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 from ..probe.tf_setup import TF_CONFIG_KEYS
 from .config import LaunchConfig

@@ -10,10 +10,12 @@ from __future__ import annotations
 import json
 import sqlite3
 import time
-from contextlib import closing
+from collections.abc import Iterable, Sequence
+from contextlib import AbstractContextManager, closing
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Sequence
+from types import TracebackType
+from typing import Any, Literal
 
 import psutil
 
@@ -105,7 +107,7 @@ class RunSummary:
     settings_summary: str
 
 
-def _json(value) -> str:
+def _json(value: Any) -> str:
     return json.dumps(value, default=str)
 
 
@@ -146,7 +148,8 @@ class History:
     def _migrate(self) -> None:
         version = self._db.execute("PRAGMA user_version").fetchone()[0]
         if version > SCHEMA_VERSION:
-            raise sqlite3.DatabaseError(f"written by a newer tflaunch (schema {version}, this one knows {SCHEMA_VERSION})")
+            raise sqlite3.DatabaseError(
+                f"written by a newer tflaunch (schema {version}, this one knows {SCHEMA_VERSION})")
         for step in range(version, SCHEMA_VERSION):
             with self._transaction():
                 self._run_script(MIGRATIONS[step])
@@ -158,21 +161,23 @@ class History:
             if statement.strip():
                 self._db.execute(statement)
 
-    def _transaction(self):
+    def _transaction(self) -> AbstractContextManager[None]:
         db = self._db
 
         class _Tx:
-            def __enter__(self):
+            def __enter__(self) -> None:
                 db.execute("BEGIN IMMEDIATE")
 
-            def __exit__(self, kind, value, tb):
+            def __exit__(self, kind: type[BaseException] | None, value: BaseException | None,
+                         tb: TracebackType | None) -> Literal[False]:
                 db.execute("COMMIT" if kind is None else "ROLLBACK")
                 return False
 
         return _Tx()
 
     # -- writing -----------------------------------------------------------------------
-    def begin(self, record: RunRecord, source: str, sweep_id: int | None = None, trial: dict | None = None) -> int:
+    def begin(self, record: RunRecord, source: str, sweep_id: int | None = None,
+              trial: dict[str, Any] | None = None) -> int:
         pid, started = _writer_identity()
         with self._transaction():
             cursor = self._db.execute(
@@ -183,7 +188,8 @@ class History:
                  None if record.command is None else _json(record.command),
                  sweep_id, None if trial is None else _json(trial)),
             )
-        return int(cursor.lastrowid)
+        assert cursor.lastrowid is not None  # set by the INSERT
+        return cursor.lastrowid
 
     def add_samples(self, run_id: int, samples: Sequence[tuple[float, int]]) -> None:
         if samples:
@@ -219,32 +225,36 @@ class History:
             self._db.executemany("INSERT INTO samples (run_id, t, rss) VALUES (?, ?, ?)",
                                  [(run_id, t, rss) for t, rss in rest])
 
-    def record(self, record: RunRecord, source: str, sweep_id: int | None = None, trial: dict | None = None) -> int:
+    def record(self, record: RunRecord, source: str, sweep_id: int | None = None,
+               trial: dict[str, Any] | None = None) -> int:
         """Store a run that is already finished (tests and imports; runs use RunRecorder)."""
         run_id = self.begin(record, source, sweep_id, trial)
         self.finish(run_id, record)
         return run_id
 
     # -- sweeps --------------------------------------------------------------------------
-    def create_sweep(self, model: str, plan: dict) -> int:
+    def create_sweep(self, model: str, plan: dict[str, Any]) -> int:
         pid, started = _writer_identity()
         with self._transaction():
             cursor = self._db.execute(
-                "INSERT INTO sweeps (created, model, plan, status, writer_pid, writer_started) VALUES (?, ?, ?, ?, ?, ?)",
+                "INSERT INTO sweeps (created, model, plan, status, writer_pid, writer_started)"
+                " VALUES (?, ?, ?, ?, ?, ?)",
                 (time.time(), model, _json(plan), "running", pid, started))
-        return int(cursor.lastrowid)
+        assert cursor.lastrowid is not None  # set by the INSERT
+        return cursor.lastrowid
 
     def finish_sweep(self, sweep_id: int, status: str, summary: str) -> None:
         with self._transaction():
             self._db.execute("UPDATE sweeps SET status=?, summary=? WHERE id=?", (status, summary, sweep_id))
 
-    def sweep_plan(self, sweep_id: int) -> dict:
+    def sweep_plan(self, sweep_id: int) -> dict[str, Any]:
         row = self._db.execute("SELECT plan FROM sweeps WHERE id=?", (sweep_id,)).fetchone()
         if row is None:
             raise KeyError(sweep_id)
-        return json.loads(row[0])
+        plan: dict[str, Any] = json.loads(row[0])
+        return plan
 
-    def sweep_trials(self, sweep_id: int) -> list[tuple[dict, RunRecord]]:
+    def sweep_trials(self, sweep_id: int) -> list[tuple[dict[str, Any], RunRecord]]:
         """(trial, record) of every finished trial of a sweep, in the order they ran."""
         rows = self._db.execute("SELECT id, trial FROM runs WHERE sweep_id=? ORDER BY launched_at, id",
                                 (sweep_id,)).fetchall()
@@ -252,7 +262,8 @@ class History:
 
     def list_sweeps(self) -> list[tuple[int, float, str, str, str | None]]:
         """(id, created, model, status, summary), newest first."""
-        return self._db.execute("SELECT id, created, model, status, summary FROM sweeps ORDER BY created DESC").fetchall()
+        return self._db.execute(
+            "SELECT id, created, model, status, summary FROM sweeps ORDER BY created DESC").fetchall()
 
     def mark_interrupted(self) -> int:
         """Runs and sweeps left "running" by a writer that no longer exists are marked
@@ -278,10 +289,12 @@ class History:
     def list_runs(self, model: str | None = None, limit: int = 10000) -> list[RunSummary]:
         query = ("SELECT id, launched_at, source, model, status, failed_phase, time_to_ready, peak_rss, config"
                  " FROM runs")
-        args: tuple = ()
+        args: tuple[str, ...] = ()
         if model is not None:
             query, args = query + " WHERE model=?", (model,)
-        rows = self._db.execute(query + " ORDER BY launched_at DESC LIMIT ?", (*args, limit)).fetchall()
+        # The columns of RunSummary, then the config it is summarised from.
+        rows: list[tuple[int, float, str, str, str, str | None, float | None, int | None, str]] = self._db.execute(
+            query + " ORDER BY launched_at DESC LIMIT ?", (*args, limit)).fetchall()
         return [RunSummary(*row[:8], LaunchConfig.from_dict(json.loads(row[8])).summary()) for row in rows]
 
     def load(self, run_id: int) -> RunRecord:
@@ -290,7 +303,7 @@ class History:
             if row is None:
                 raise KeyError(run_id)
             columns = [c[0] for c in cursor.description]
-        data = dict(zip(columns, row))
+        data = dict(zip(columns, row, strict=True))
         command = json.loads(data["command"]) if data["command"] else None
         record = RunRecord(LaunchConfig.from_dict(json.loads(data["config"])), launched_at=data["launched_at"],
                            command=command)

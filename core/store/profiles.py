@@ -12,12 +12,13 @@ import re
 import statistics
 import tempfile
 import time
-import tomllib
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 import tomli_w
+import tomllib
 
 from ..phases import LABELS, PHASES
 from ..run.record import RunRecord, RunStatus
@@ -57,7 +58,7 @@ class Profile:
         return statement
 
     @classmethod
-    def from_toml(cls, text: str, source: str) -> "Profile":
+    def from_toml(cls, text: str, source: str) -> Profile:
         try:
             data = tomllib.loads(text)
         except tomllib.TOMLDecodeError as exc:
@@ -252,7 +253,8 @@ def evidence_from_runs(runs: Sequence[RunRecord], baseline: Sequence[RunRecord] 
         evidence["baseline"] = {"settings": base_ok[0].config.summary(), "runs": len(base_ok),
                                 "time_to_ready_median": base_ready.median,
                                 "speedup": base_ready.median / ready.median}
-    return _rounded(evidence)
+    rounded: dict[str, Any] = _rounded(evidence)
+    return rounded
 
 
 def _rounded(value: Any) -> Any:

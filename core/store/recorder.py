@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import sqlite3
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 from ..run.driver import Watcher
 from ..run.record import RunRecord

@@ -19,8 +19,9 @@ from __future__ import annotations
 import itertools
 import random
 from collections import deque
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Callable, Sequence
+from typing import Any
 
 from ..run.formats import FORMATS
 from ..run.record import RunRecord, RunStatus
@@ -137,12 +138,12 @@ class SweepPlan:
     instances: int = 1
     seed: int = 0
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {"base": self.base.to_dict(), "axes": self.axes, "repeat": self.repeat, "warmup": self.warmup,
                 "objective": self.objective, "racing": self.racing, "instances": self.instances, "seed": self.seed}
 
     @classmethod
-    def from_dict(cls, data: dict) -> "SweepPlan":
+    def from_dict(cls, data: dict[str, Any]) -> SweepPlan:
         return cls(LaunchConfig.from_dict(data["base"]), {k: list(v) for k, v in data["axes"].items()},
                    data["repeat"], data["warmup"], data["objective"], data["racing"], data["instances"], data["seed"])
 
@@ -260,7 +261,10 @@ class Sweep:
             return
         leader = min(live, key=lambda c: spread(self.values[c.key]).median)
         leader_median, leader_slowest = spread(self.values[leader.key]).median, max(self.values[leader.key])
-        show = lambda v: format_objective(self.plan.objective, v)  # noqa: E731
+
+        def show(value: float) -> str:
+            return format_objective(self.plan.objective, value)
+
         for c in live:
             fastest, median = min(self.values[c.key]), spread(self.values[c.key]).median
             if c is not leader and fastest > leader_slowest and median >= leader_median * (1 + MIN_EFFECT):

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from ..grid import grid
 from .plan import OBJECTIVES, CandidateResult, Sweep, format_objective, leader_of, verdict
@@ -41,7 +42,7 @@ def results_table(sweep: Sweep) -> str:
     return "\n".join([grid(*result_rows(results, objective)), "", *footer])
 
 
-def results_json(sweep: Sweep, sweep_id: int | None, status: str) -> dict:
+def results_json(sweep: Sweep, sweep_id: int | None, status: str) -> dict[str, Any]:
     results = sweep.results()
     leader = leader_of(results)
     return {

@@ -8,7 +8,8 @@ happens, and closes the sweep with its verdict, so a cancelled sweep keeps its t
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from ..run.driver import run_sessions
 from ..run.formats import in_formats

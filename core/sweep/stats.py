@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import random
 import statistics
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 from ..stats import Spread
 
@@ -43,7 +43,8 @@ def ratio_to_baseline(values: Sequence[float], baseline: Sequence[float], seed: 
     rng = random.Random(seed)
     estimate = statistics.median(baseline) / statistics.median(values)
     draws = sorted(
-        statistics.median(rng.choices(baseline, k=len(baseline))) / statistics.median(rng.choices(values, k=len(values)))
+        statistics.median(rng.choices(baseline, k=len(baseline)))
+        / statistics.median(rng.choices(values, k=len(values)))
         for _ in range(resamples)
     )
     tail = (1 - confidence) / 2

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from ..run.record import RunRecord
 from ..store.history import History
 from ..store.profiles import Profile, evidence_from_runs
@@ -38,7 +40,7 @@ def restore_sweep(history: History, sweep_id: int) -> tuple[Sweep, RunRecord | N
     candidates = plan.candidates(lambda fmt: models.get(fmt, f"(not run in {fmt})"))
     by_key = {c.key: c for c in candidates}
     sweep = Sweep(plan, candidates)
-    grouped: dict[int, list[tuple[dict, RunRecord]]] = {}
+    grouped: dict[int, list[tuple[dict[str, Any], RunRecord]]] = {}
     for trial, record in trials:
         grouped.setdefault(trial["number"], []).append((trial, record))
     for number in sorted(grouped):

@@ -99,6 +99,14 @@ def test_profiles_view_applies_lists_broken_files_and_diffs(qtbot, window, scree
     view.apply_selected()
     applied = window.panel.config()
     assert applied.intra == 2 and applied.jit_compile and applied.steady == 2
+    assert "jit_compile" in window.profiles.load("two-threads").to_toml().split("[launch")[1], \
+        "the file says its launch cannot apply jit_compile"
+
+    window.use_config(LaunchConfig())
+    item = next(view.list.item(i) for i in range(view.list.count()) if view.list.item(i).text() == "copy")
+    rect = view.list.visualItemRect(item)
+    qtbot.mouseDClick(view.list.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
+    assert window.panel.config().intra == 2, "a double-click applies the profile"
 
 
 APP_UNTIL_KILLED = [sys.executable, "-m", "tflaunch.gui.main", "gui", "--model", "sample:cnn", "--run"]
@@ -114,10 +122,12 @@ def test_killing_the_app_mid_run_leaves_an_interrupted_run(tmp_path):
             if history_path().exists():
                 with sqlite3.connect(history_path()) as db:
                     row = db.execute("SELECT status FROM runs").fetchone()
-                if row and row[0] == "running":
+                # The probe itself, not only the interpreter check the app starts first.
+                probes = [p for p in psutil.Process(app.pid).children(recursive=True)
+                          if "probe" in " ".join(p.cmdline())]
+                if row and row[0] == "running" and probes:
                     break
             time.sleep(0.1)
-        probes = psutil.Process(app.pid).children(recursive=True)
     finally:
         app.kill()
         app.wait()

@@ -129,3 +129,21 @@ def test_choosing_a_past_run_shows_it_again(qtbot, window):
     window.run_list.selectRow(0)
     assert window.run_view.record is first.args[0]
     assert window.run_view.summary.ready.text() == format_duration(first.args[0].time_to_ready)
+
+
+def test_the_apps_run_starts_with_the_extra_variables(qtbot, window, tmp_path):
+    """Measured = launched in the app too: a PYTHONPATH sitecustomize runs in the child."""
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "sitecustomize.py").write_text(
+        "import os\nwith open(os.environ['TFLAUNCH_MARKER'], 'a') as f:\n    f.write('started\\n')\n")
+    marker = tmp_path / "marker.txt"
+    extra = {"PYTHONPATH": str(site), "TFLAUNCH_MARKER": str(marker)}
+    window.use_config(LaunchConfig(model="sample:mlp", steady=1, extra_env=extra))
+    assert window.panel.config().extra_env == extra, "the form carries the variables"
+    with qtbot.waitSignal(window.run_finished, timeout=120000) as finished:
+        window.start_run()
+    record = finished.args[0]
+    assert record.status is RunStatus.OK, record.headline
+    assert marker.read_text() == "started\n"
+    assert record.settings["extra_env"] == extra

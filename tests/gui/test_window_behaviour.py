@@ -9,10 +9,16 @@ import sys
 from PySide6.QtCore import QMimeData, QPointF, Qt, QUrl
 from PySide6.QtGui import QDropEvent
 
-from tflaunch.core.settings.config import LaunchConfig
+from dataclasses import fields
+
+from hypothesis import HealthCheck, example, given, settings
+from hypothesis import strategies as st
+
+from tflaunch.core.settings.config import MANAGED_VARIABLES, LaunchConfig
 from tflaunch.core.run.gpus import Gpu, GpuInventory
 from tflaunch.core.run.record import RunStatus
 from tflaunch.gui.log_pane import MAX_LINES
+from tflaunch.core.run.session import ProbeSession
 from tflaunch.gui.probe_process import ProbeProcess
 
 
@@ -32,10 +38,36 @@ def test_invalid_settings_are_refused_with_the_reason_next_to_the_control(qtbot,
     assert not errors["model"].isVisibleTo(window)
 
 
-def test_settings_round_trip_through_the_panel(window):
-    config = LaunchConfig(model="sample:wide", intra=2, inter=1, xla_auto=True, onednn=False, log_level=3,
-                          batch=4, steady=7, timeout=90.0)
-    window.use_config(config)
+ENV_NAMES = st.from_regex(r"[A-Z_][A-Z0-9_]{0,11}", fullmatch=True).filter(lambda n: n not in MANAGED_VARIABLES)
+TEXT = st.text(st.characters(min_codepoint=33, max_codepoint=0x2FFF, exclude_characters="\x7f"), min_size=1,
+               max_size=30)
+# A value for every field of LaunchConfig; the test below fails when a field has none.
+FIELD_VALUES = {
+    "model": TEXT, "python": TEXT, "intra": st.integers(0, 1024), "inter": st.integers(0, 1024),
+    "xla_auto": st.booleans(), "jit_compile": st.booleans(), "onednn": st.sampled_from([None, True, False]),
+    "log_level": st.sampled_from([None, 0, 1, 2, 3]), "visible_gpus": st.none(),
+    "memory_growth": st.booleans(), "memory_limit_mb": st.none() | st.integers(1, 1 << 20),
+    "batch": st.integers(1, 65536), "steady": st.integers(0, 100000),
+    "extra_env": st.dictionaries(ENV_NAMES, st.text(st.characters(min_codepoint=32, max_codepoint=0x2FFF,
+                                                                  exclude_characters="\x7f"), max_size=20),
+                                 max_size=3),
+    "timeout": st.integers(1, 24 * 3600).map(float),
+}
+
+
+def test_the_form_has_one_editor_for_every_setting(window):
+    names = {f.name for f in fields(LaunchConfig)}
+    assert set(window.panel.editors) == names == set(FIELD_VALUES)
+
+
+@settings(max_examples=40, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.fixed_dictionaries(FIELD_VALUES))
+@example({"model": "sample:wide", "python": "/usr/bin/python3", "intra": 2, "inter": 1, "xla_auto": True,
+          "jit_compile": True, "onednn": False, "log_level": 3, "visible_gpus": None, "memory_growth": True,
+          "memory_limit_mb": 512, "batch": 4, "steady": 7, "extra_env": {"A": "1", "B": "x=y"}, "timeout": 90.0})
+def test_every_setting_round_trips_through_the_panel(window, values):
+    config = LaunchConfig(**values)
+    window.panel.set_config(config)
     assert window.panel.config() == config
 
 
@@ -103,7 +135,7 @@ def test_a_child_flooding_stderr_is_bounded_and_its_events_still_arrive(qtbot, w
         " 'process_age': 0.01, 'python': 'x'}), flush=True)\n"
         "sys.stderr.write('the last line\\n')\n"
     )
-    process = ProbeProcess(quick_config, window, command=[sys.executable, "-c", flood])
+    process = ProbeProcess(ProbeSession(quick_config, command=[sys.executable, "-c", flood]), window)
     process.log_lines.connect(window.log.append_lines)
     with qtbot.waitSignal(process.finished, timeout=60000) as finished:
         process.start()
