@@ -10,9 +10,9 @@ from PySide6.QtCore import QEvent, QObject, QSettings, QTimer
 from PySide6.QtWidgets import QApplication
 
 from tflaunch.core.cli.arguments import config_from_args
-from tflaunch.core.store.history import HistoryError, default_history
 from tflaunch.core.paths import profiles_dir
 from tflaunch.core.probe.process import process_age
+from tflaunch.core.store.history import HistoryError, default_history
 from tflaunch.core.store.profiles import ProfileStore
 from tflaunch.resources import RESOURCES
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pyqtgraph as pg
 
-from tflaunch.core.report.compare import ROWS, SHORT_LABELS
 from tflaunch.core.phases import READY_PHASES
+from tflaunch.core.report.compare import ROWS, SHORT_LABELS
 from tflaunch.core.sweep.plan import OBJECTIVES
 from tflaunch.core.units import MIB
 
@@ -53,7 +53,7 @@ def draw_memory_overlay(plot: pg.PlotItem, runs: list[list[tuple[float, int]]]) 
     plot.clear()
     for i, samples in enumerate(runs):
         if samples:
-            t, rss = zip(*samples)
+            t, rss = zip(*samples, strict=False)
             plot.plot(t, np.array(rss) / MIB, pen=pg.mkPen(run_color(i), width=2))
 
 

@@ -9,14 +9,23 @@ import pyqtgraph as pg
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import (
-    QAbstractItemView, QComboBox, QHBoxLayout, QHeaderView, QLabel, QPushButton, QSplitter, QTableWidget,
-    QTableWidgetItem, QVBoxLayout, QWidget,
+    QAbstractItemView,
+    QComboBox,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QPushButton,
+    QSplitter,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
 )
 
-from tflaunch.core.report.review import Review, comparison_review
 from tflaunch.core.report.compare import ROW_LABELS, ROWS, deltas, differing_settings
-from tflaunch.core.settings.config import LaunchConfig
+from tflaunch.core.report.review import Review, comparison_review
 from tflaunch.core.run.record import RunRecord
+from tflaunch.core.settings.config import LaunchConfig
 from tflaunch.core.units import format_bytes
 
 from .charts import draw_grouped_bars, draw_memory_overlay, run_color, setup_grouped_bars, setup_memory_overlay
@@ -48,7 +57,8 @@ class CompareView(QWidget):
         self.baseline.currentIndexChanged.connect(lambda _i: self._redraw())
         self.save_best = QPushButton("Save best as profile…")
         self.save_best.setToolTip("Save the fastest run's settings, with the baseline as evidence")
-        self.save_best.clicked.connect(lambda: self.save_profile_requested.emit(self.runs, self.baseline.currentIndex()))
+        self.save_best.clicked.connect(
+            lambda: self.save_profile_requested.emit(self.runs, self.baseline.currentIndex()))
         self.hint = QLabel("Select two or more runs in History and press Compare.")
         bar = QHBoxLayout()
         bar.addWidget(QLabel("Baseline:"))

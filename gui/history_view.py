@@ -7,7 +7,15 @@ import time
 from PySide6.QtCore import QSortFilterProxyModel, Qt, Signal
 from PySide6.QtGui import QColor, QKeySequence, QShortcut, QStandardItem, QStandardItemModel
 from PySide6.QtWidgets import (
-    QAbstractItemView, QHBoxLayout, QHeaderView, QLabel, QLineEdit, QPushButton, QTableView, QVBoxLayout, QWidget,
+    QAbstractItemView,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
 )
 
 from tflaunch.core.report.review import Review, comparison_review, run_review
@@ -107,7 +115,8 @@ class HistoryView(QWidget):
         status = run.status if not run.failed_phase or run.status == "ok" else f"{run.status} ({run.failed_phase})"
         cells = [
             _item(date, run.launched_at), _item(run.model), _item(run.settings_summary),
-            _item(format_duration(run.time_to_ready), run.time_to_ready if run.time_to_ready is not None else float("inf"), True),
+            _item(format_duration(run.time_to_ready),
+                  run.time_to_ready if run.time_to_ready is not None else float("inf"), True),
             _item(format_bytes(run.peak_rss), run.peak_rss or 0, True), _item(status), _item(run.source),
         ]
         cells[0].setData(run.id, Qt.ItemDataRole.UserRole)

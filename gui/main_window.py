@@ -7,8 +7,8 @@ export. The window connects their intents and keeps the status bar.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Callable, Sequence
 
 from PySide6.QtCore import QSettings, Qt, QTimer, Signal
 from PySide6.QtGui import QCloseEvent, QDragEnterEvent, QDropEvent
@@ -78,6 +78,10 @@ class MainWindow(QMainWindow):
             self.tabs.addTab(widget, title)
         self._build_layout()
         self.window_actions = WindowActions(self)
+        # The actions the toolbar and tests press.
+        self.run_action, self.cancel_action = self.window_actions.run, self.window_actions.cancel
+        self.script_action = self.window_actions.script
+        self.toolbar = self.window_actions.toolbar
         self.checker = InterpreterCheck(self)
         self._connect()
         self._tick = QTimer(self)

@@ -30,7 +30,7 @@ class PhaseTable(QTableWidget):
         metrics = self.fontMetrics()
         widest = ("First inference", "not reported", "59.99 s", "9999.9 MiB", "9999.9 MiB")
         header = self.horizontalHeader()
-        for col, (title, text) in enumerate(zip(COLUMNS, widest)):
+        for col, (title, text) in enumerate(zip(COLUMNS, widest, strict=False)):
             width = max(metrics.horizontalAdvance(text), metrics.horizontalAdvance(title)) + 24
             header.setSectionResizeMode(col, QHeaderView.ResizeMode.Fixed)
             header.resizeSection(col, width)

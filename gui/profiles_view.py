@@ -7,12 +7,23 @@ import html
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
-    QAbstractItemView, QFileDialog, QHBoxLayout, QInputDialog, QLabel, QListWidget, QListWidgetItem,
-    QMessageBox, QPushButton, QSplitter, QTextBrowser, QVBoxLayout, QWidget,
+    QAbstractItemView,
+    QFileDialog,
+    QHBoxLayout,
+    QInputDialog,
+    QLabel,
+    QListWidget,
+    QListWidgetItem,
+    QMessageBox,
+    QPushButton,
+    QSplitter,
+    QTextBrowser,
+    QVBoxLayout,
+    QWidget,
 )
 
-from tflaunch.core.settings.config import LaunchConfig
 from tflaunch.core.report.review import Review, profile_review
+from tflaunch.core.settings.config import LaunchConfig
 from tflaunch.core.store.profiles import ProfileError, ProfileStore, describe_evidence, diff
 
 from .palette import STATE_COLORS
@@ -98,7 +109,8 @@ class ProfilesView(QWidget):
                 self.detail.setHtml(
                     f"<h3>{html.escape(entry.name)}</h3><p>{html.escape(entry.profile.config.model)}: "
                     f"{html.escape(entry.profile.config.summary())}</p><ul>{summary}</ul>"
-                    f"<p>The file, {html.escape(str(entry.path))}:</p><pre>{html.escape(entry.profile.to_toml())}</pre>")
+                    f"<p>The file, {html.escape(str(entry.path))}:</p>"
+                    f"<pre>{html.escape(entry.profile.to_toml())}</pre>")
         elif not entries:
             self.detail.setPlainText("Choose a profile to see its settings and the evidence behind them.")
 
@@ -125,11 +137,13 @@ class ProfilesView(QWidget):
         if len(entries) != 2:
             return
         a, b = entries
-        rows = "".join(f"<tr><td>{html.escape(k)}</td><td>{html.escape(repr(x))}</td><td>{html.escape(repr(y))}</td></tr>"
+        rows = "".join(f"<tr><td>{html.escape(k)}</td><td>{html.escape(repr(x))}</td>"
+                       f"<td>{html.escape(repr(y))}</td></tr>"
                        for k, x, y in diff(a.profile, b.profile))
         self.detail.setHtml(f"<h3>{html.escape(a.name)} → {html.escape(b.name)}</h3>"
                             "<table cellpadding='4'><tr><th align='left'>setting</th>"
-                            f"<th align='left'>{html.escape(a.name)}</th><th align='left'>{html.escape(b.name)}</th></tr>"
+                            f"<th align='left'>{html.escape(a.name)}</th>"
+                            f"<th align='left'>{html.escape(b.name)}</th></tr>"
                             f"{rows or '<tr><td>no differences</td></tr>'}</table>")
 
     def rename_selected(self) -> None:
@@ -166,7 +180,8 @@ class ProfilesView(QWidget):
         entries = self.usable_entries()
         if len(entries) != 1:
             return
-        path, _ = QFileDialog.getSaveFileName(self, "Export the profile", f"{entries[0].name}.toml", "Profiles (*.toml)")
+        path, _ = QFileDialog.getSaveFileName(self, "Export the profile", f"{entries[0].name}.toml",
+                                              "Profiles (*.toml)")
         if path:
             self._guard(lambda: self.store.export(entries[0].name, path))
 

@@ -25,7 +25,8 @@ def export_review(window: QMainWindow) -> None:
     if review is None:
         window.statusBar().showMessage("Nothing to export here: show a finished run, a comparison or a sweep first.")
         return
-    path, chosen = QFileDialog.getSaveFileName(window, "Export review", "review.png", ";;".join(f for f, _, _ in FILTERS))
+    path, chosen = QFileDialog.getSaveFileName(window, "Export review", "review.png",
+                                               ";;".join(f for f, _, _ in FILTERS))
     if path:
         _, fmt, scale = next((f for f in FILTERS if f[0] == chosen), FILTERS[0])
         save_review(window, review, Path(path), fmt, scale)

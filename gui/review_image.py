@@ -19,7 +19,12 @@ from PySide6.QtSvg import QSvgGenerator
 from tflaunch.core.report.review import Review
 
 from .charts import (
-    draw_grouped_bars, draw_memory_overlay, draw_strips, run_color, setup_grouped_bars, setup_memory_overlay,
+    draw_grouped_bars,
+    draw_memory_overlay,
+    draw_strips,
+    run_color,
+    setup_grouped_bars,
+    setup_memory_overlay,
 )
 from .memory_plot import MemoryPlot
 from .waterfall import Waterfall
@@ -87,7 +92,8 @@ class _Canvas:
                 self.p.setPen(QColor(INK if r else MUTED))
                 shown = QFontMetricsF(self.p.font()).elidedText(cell, Qt.TextElideMode.ElideRight, widths[i] - 2 * pad)
                 numeric = r > 0 and i > 0 and cell[:1].isdigit()
-                align = (Qt.AlignmentFlag.AlignRight if numeric else Qt.AlignmentFlag.AlignLeft) | Qt.AlignmentFlag.AlignVCenter
+                side = Qt.AlignmentFlag.AlignRight if numeric else Qt.AlignmentFlag.AlignLeft
+                align = side | Qt.AlignmentFlag.AlignVCenter
                 self.p.drawText(QRectF(x + pad, y, widths[i] - 2 * pad, row_h), int(align), shown)
                 x += widths[i]
         self.p.setPen(QPen(QColor(RULE), 1))

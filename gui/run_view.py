@@ -17,7 +17,6 @@ from .phase_table import PhaseTable
 from .waterfall import Waterfall
 
 
-
 def _figure(caption: str) -> tuple[QWidget, QLabel]:
     box = QWidget()
     layout = QVBoxLayout(box)

@@ -6,7 +6,8 @@ vocabulary.SETTINGS declares, so a new setting cannot be left out of the app.
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from PySide6.QtWidgets import QCheckBox, QComboBox, QDoubleSpinBox, QPlainTextEdit, QSpinBox, QWidget
 
@@ -80,7 +81,8 @@ def environment_editor() -> Editor:
 
     def get() -> dict[str, str]:
         env: dict[str, str] = {}
-        for line in box.toPlainText().splitlines():
+        # toRawText, not toPlainText: that one turns a non-breaking space into a space.
+        for line in box.document().toRawText().replace("\u2029", "\n").split("\n"):
             if line.strip():
                 name, _, value = line.partition("=")
                 env[name.strip()] = value

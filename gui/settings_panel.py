@@ -13,8 +13,17 @@ from typing import Any
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
-    QCheckBox, QComboBox, QFileDialog, QFormLayout, QGroupBox, QHBoxLayout, QLabel, QLineEdit,
-    QPushButton, QVBoxLayout, QWidget,
+    QCheckBox,
+    QComboBox,
+    QFileDialog,
+    QFormLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
 )
 
 from tflaunch.core.run.gpus import GpuInventory
@@ -49,6 +58,7 @@ class SettingsPanel(QWidget):
         layout.addStretch(1)
         self.set_recent_models([])
         self.set_gpus(GpuInventory((), None, "Looking for GPUs…"))
+        self.set_config(LaunchConfig())  # every editor starts at the setting's default
 
     # -- building ----------------------------------------------------------------------
     def _add(self, form: QFormLayout, setting: Setting) -> None:
@@ -240,7 +250,8 @@ class SettingsPanel(QWidget):
             self.model.setCurrentText(path)
 
     def _browse_python(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self, "Choose a Python interpreter", "", "Python (python*);;All files (*)")
+        path, _ = QFileDialog.getOpenFileName(self, "Choose a Python interpreter", "",
+                                              "Python (python*);;All files (*)")
         if path:
             self.python.setText(path)
             self.python_changed.emit(path)

@@ -8,8 +8,24 @@ import pyqtgraph as pg
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
-    QAbstractItemView, QCheckBox, QComboBox, QFormLayout, QGridLayout, QGroupBox, QHBoxLayout, QHeaderView, QLabel,
-    QLineEdit, QProgressBar, QPushButton, QSpinBox, QSplitter, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget,
+    QAbstractItemView,
+    QCheckBox,
+    QComboBox,
+    QFormLayout,
+    QGridLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QLineEdit,
+    QProgressBar,
+    QPushButton,
+    QSpinBox,
+    QSplitter,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
 )
 
 from tflaunch.core.report.review import Review, sweep_review
@@ -222,7 +238,7 @@ class SweepView(QWidget):
         header, rows = result_rows(results, objective)
         self.table.setHorizontalHeaderLabels(header)
         self.table.setRowCount(len(results))
-        for row, (result, cells) in enumerate(zip(results, rows)):
+        for row, (result, cells) in enumerate(zip(results, rows, strict=False)):
             for col, text in enumerate(cells):
                 item = QTableWidgetItem(text)
                 if col in (0, 2, 3, 4, 5, 6):

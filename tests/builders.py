@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Iterable
 
 from tflaunch.core.run import events as ev
 from tflaunch.core.run.formats import FORMATS, convert

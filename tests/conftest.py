@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 import sys
@@ -26,7 +25,6 @@ settings.load_profile("ci" if os.environ.get("CI") else "dev")
 from tflaunch.core.settings.config import LaunchConfig
 
 from .builders import save_sample
-
 
 
 @pytest.fixture(scope="session")

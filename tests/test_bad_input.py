@@ -8,10 +8,10 @@ import time
 import psutil
 import pytest
 
-from tflaunch.core.settings.config import LaunchConfig
-from tflaunch.core.run.record import PhaseState, RunStatus
 from tflaunch.core.run.driver import Watcher, run_probe, run_sessions
+from tflaunch.core.run.record import PhaseState, RunStatus
 from tflaunch.core.run.session import ProbeSession
+from tflaunch.core.settings.config import LaunchConfig
 
 
 def failed(record, phase):

@@ -3,20 +3,16 @@
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 
 import pytest
 
-import shutil
-
-from tflaunch.core.settings.child import PROBE_DIR
 from tflaunch.core.phases import LABELS, PHASES
+from tflaunch.core.settings.child import PROBE_DIR
 
-from .builders import TFLAUNCH, tflaunch
-
-
-
+from .builders import tflaunch
 
 
 def test_bench_prints_a_phase_table_with_units():

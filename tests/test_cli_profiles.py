@@ -2,16 +2,10 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
-
-from tflaunch.core.store.history import History
 from tflaunch.core.paths import history_path, profiles_dir
+from tflaunch.core.store.history import History
 
-from .builders import TFLAUNCH, tflaunch
-
-
-
+from .builders import tflaunch
 
 
 def test_bench_saves_a_profile_from_the_median_of_its_repeats_and_stores_its_runs():

@@ -27,5 +27,6 @@ def test_delta_text_has_units_and_direction():
 
 
 def test_differing_settings():
-    assert differing_settings([LaunchConfig(intra=1), LaunchConfig(intra=2, jit_compile=True), LaunchConfig(intra=1)]) == ["intra", "jit_compile"]
+    configs = [LaunchConfig(intra=1), LaunchConfig(intra=2, jit_compile=True), LaunchConfig(intra=1)]
+    assert differing_settings(configs) == ["intra", "jit_compile"]
     assert differing_settings([LaunchConfig(), LaunchConfig()]) == []

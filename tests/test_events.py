@@ -7,8 +7,8 @@ import json
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from tflaunch.core.run import events as ev
 from tflaunch.core.phases import PHASES
+from tflaunch.core.run import events as ev
 
 
 def test_each_kind_parses_to_its_type():

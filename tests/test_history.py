@@ -11,13 +11,11 @@ import textwrap
 import pytest
 
 from tflaunch.core.run import events as ev
+from tflaunch.core.run.record import RunRecord, RunStatus
 from tflaunch.core.settings.config import LaunchConfig
+from tflaunch.core.store.history import SCHEMA_VERSION, History, HistoryError
 
 from .builders import finished_record
-from tflaunch.core.store.history import SCHEMA_VERSION, History, HistoryError
-from tflaunch.core.run.record import RunRecord, RunStatus
-
-
 
 
 def test_a_run_round_trips_through_the_file(tmp_path):
@@ -115,7 +113,8 @@ SCHEMA_1 = textwrap.dedent("""
         if statement.strip():
             db.execute(statement)
     db.execute("PRAGMA user_version = 1")
-    db.execute("INSERT INTO runs (launched_at, source, model, status, config) VALUES (1.0, 'cli', 'old.keras', 'ok', '{}')")
+    db.execute("INSERT INTO runs (launched_at, source, model, status, config)"
+               " VALUES (1.0, 'cli', 'old.keras', 'ok', '{}')")
 """)
 
 

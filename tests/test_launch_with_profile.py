@@ -7,12 +7,11 @@ import subprocess
 import sys
 import textwrap
 
-from tflaunch.core.settings.config import LaunchConfig
 from tflaunch.core.paths import profiles_dir
+from tflaunch.core.settings.config import LaunchConfig
 from tflaunch.core.store.profiles import Profile, ProfileStore
 
 from .builders import TFLAUNCH
-
 
 READ_BACK = textwrap.dedent("""
     import json, os, sys
@@ -77,7 +76,8 @@ def test_the_environments_own_sitecustomize_still_runs(tmp_path):
     theirs.mkdir()
     (theirs / "sitecustomize.py").write_text("import os\nos.environ['THEIRS_RAN'] = 'yes'\n")
     save("p", LaunchConfig(intra=1))
-    code = "import os, tensorflow as tf; print(os.environ.get('THEIRS_RAN'), tf.config.threading.get_intra_op_parallelism_threads())"
+    code = ("import os, tensorflow as tf; "
+            "print(os.environ.get('THEIRS_RAN'), tf.config.threading.get_intra_op_parallelism_threads())")
     env = {**__import__("os").environ, "PYTHONPATH": str(theirs)}
     done = subprocess.run([*TFLAUNCH, "run", "--profile", "p", "--", sys.executable, "-c", code],
                           capture_output=True, text=True, timeout=180, env=env)
@@ -86,7 +86,8 @@ def test_the_environments_own_sitecustomize_still_runs(tmp_path):
 
 def test_a_script_killed_by_a_signal_reports_128_plus_the_signal():
     save("p", LaunchConfig())
-    done = run("run", "--profile", "p", "--", sys.executable, "-c", "import os, signal; os.kill(os.getpid(), signal.SIGTERM)")
+    suicide = "import os, signal; os.kill(os.getpid(), signal.SIGTERM)"
+    done = run("run", "--profile", "p", "--", sys.executable, "-c", suicide)
     assert done.returncode == 128 + 15
 
 

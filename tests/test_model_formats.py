@@ -6,8 +6,8 @@ import sys
 
 import pytest
 
-from tflaunch.core.run.formats import ConversionError, cache_dir, in_formats
 from tflaunch.core.probe.model_files import model_format
+from tflaunch.core.run.formats import ConversionError, cache_dir, in_formats
 
 
 def test_a_keras_file_is_converted_once_and_keeps_its_own_format(models):

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from tflaunch.core.settings.config import LaunchConfig
-from tflaunch.core.run.record import RunStatus
 from tflaunch.core.run.driver import run_probe
+from tflaunch.core.run.record import RunStatus
+from tflaunch.core.settings.config import LaunchConfig
 
 
 def run_ok(**settings):

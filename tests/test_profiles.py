@@ -11,7 +11,14 @@ import tomllib
 import pytest
 
 from tflaunch.core.settings.config import LaunchConfig
-from tflaunch.core.store.profiles import Profile, ProfileError, ProfileStore, describe_evidence, diff, evidence_from_runs
+from tflaunch.core.store.profiles import (
+    Profile,
+    ProfileError,
+    ProfileStore,
+    describe_evidence,
+    diff,
+    evidence_from_runs,
+)
 
 from .builders import finished_record
 

@@ -6,9 +6,9 @@ import csv
 import io
 import random
 
+from tflaunch.core.report.review import comparison_review, profile_review, run_review, sweep_review
 from tflaunch.core.settings.config import LaunchConfig
 from tflaunch.core.store.profiles import evidence_from_runs
-from tflaunch.core.report.review import comparison_review, profile_review, run_review, sweep_review
 from tflaunch.core.sweep.plan import Sweep, SweepPlan
 
 from .builders import finished_record

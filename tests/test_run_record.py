@@ -7,12 +7,10 @@ import signal
 import pytest
 
 from tflaunch.core.run import events as ev
-from tflaunch.core.settings.config import LaunchConfig
 from tflaunch.core.run.record import PhaseState, RunRecord, RunStatus
+from tflaunch.core.settings.config import LaunchConfig
 
 from .builders import record_through
-
-
 
 
 def test_a_full_run_is_ok_with_time_to_ready_through_first():

@@ -6,10 +6,9 @@ import json
 import subprocess
 import sys
 
+from tflaunch.core.paths import history_path, profiles_dir
 from tflaunch.core.store.history import History
-from tflaunch.core.paths import history_path
 from tflaunch.core.store.profiles import ProfileStore
-from tflaunch.core.paths import profiles_dir
 
 TFLAUNCH = [sys.executable, "-m", "tflaunch.gui.main"]
 

@@ -8,8 +8,8 @@ import statistics
 import pytest
 
 from tflaunch.core.settings.config import LaunchConfig
-from tflaunch.core.sweep.plan import PlanError, Sweep, SweepPlan, verdict
 from tflaunch.core.stats import spread
+from tflaunch.core.sweep.plan import PlanError, Sweep, SweepPlan, verdict
 from tflaunch.core.sweep.stats import is_noisy, ratio_to_baseline
 
 
@@ -63,7 +63,7 @@ def test_rounds_are_interleaved_shuffled_and_never_repeat_back_to_back():
     rounds = [keys[i:i + per_round] for i in range(0, len(keys), per_round)]
     assert len(rounds) == 5 and all(sorted(r) == sorted(rounds[0]) for r in rounds), "each round runs each once"
     assert len({tuple(r) for r in rounds}) > 1, "the order changes between rounds"
-    assert all(a != b for a, b in zip(keys, keys[1:])), "no candidate twice in a row"
+    assert all(a != b for a, b in zip(keys, keys[1:], strict=False)), "no candidate twice in a row"
     assert [w for _, w in order[:per_round]] == [True] * per_round and not any(w for _, w in order[per_round:])
     assert all(len(v) == 4 for v in sweep.values.values()), "warm-up trials are discarded"
     assert sweep.trials_run == sweep.planned_without_racing

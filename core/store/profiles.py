@@ -12,13 +12,13 @@ import re
 import statistics
 import tempfile
 import time
+import tomllib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import tomli_w
-import tomllib
 
 from ..phases import LABELS, PHASES
 from ..run.record import RunRecord, RunStatus

@@ -49,7 +49,7 @@ def measure_run(app, window) -> dict:
     app.exec()
     window.run_finished.disconnect(finished)
     elapsed = time.perf_counter() - started
-    lag = sorted(max(0.0, (b - a) - TICK_S) for a, b in zip(ticks, ticks[1:]))
+    lag = sorted(max(0.0, (b - a) - TICK_S) for a, b in zip(ticks, ticks[1:], strict=False))
     samples = window.run_view.memory.samples_shown - shown_before
     return {
         "status": result["record"].status.value,

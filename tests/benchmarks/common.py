@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import json
 import statistics
-import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 ROOT = Path(__file__).resolve().parents[2]
 RESULTS = ROOT / "bench-results"

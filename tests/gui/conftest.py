@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 from PySide6.QtCore import QSettings
 
+from tflaunch.core.paths import history_path, profiles_dir
 from tflaunch.core.run.gpus import GpuInventory
 from tflaunch.core.store.history import History
-from tflaunch.core.paths import history_path, profiles_dir
 from tflaunch.core.store.profiles import ProfileStore
 from tflaunch.gui.app import create_app
 from tflaunch.gui.main_window import MainWindow

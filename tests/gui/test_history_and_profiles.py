@@ -7,14 +7,15 @@ import sqlite3
 import subprocess
 import sys
 import time
+import tomllib
 
 import psutil
 from PySide6.QtCore import Qt
 
-from tflaunch.core.settings.config import LaunchConfig
-from tflaunch.core.store.history import History
 from tflaunch.core.paths import history_path, profiles_dir
 from tflaunch.core.run.record import RunStatus
+from tflaunch.core.settings.config import LaunchConfig
+from tflaunch.core.store.history import History
 
 RUN_TIMEOUT_MS = 180_000
 
@@ -61,9 +62,10 @@ def test_compare_two_runs_and_save_the_best_as_a_profile(qtbot, window, screensh
     other = 1 - base
     cell = compare.phases.item(0, other).text()
     assert cell.endswith(("faster)", "slower)")) and (" s " in cell or " ms " in cell)
-    intra_row = [compare.settings.verticalHeaderItem(r).text() for r in range(compare.settings.rowCount())].index("intra")
+    row_names = [compare.settings.verticalHeaderItem(r).text() for r in range(compare.settings.rowCount())]
+    intra_row = row_names.index("intra")
     assert compare.settings.item(intra_row, 0).background().color().name() == "#fff3c4"
-    model_row = [compare.settings.verticalHeaderItem(r).text() for r in range(compare.settings.rowCount())].index("model")
+    model_row = row_names.index("model")
     assert compare.settings.item(model_row, 0).background().color().name() != "#fff3c4"
     screenshot(window, "compare")
 
@@ -99,13 +101,14 @@ def test_profiles_view_applies_lists_broken_files_and_diffs(qtbot, window, scree
     view.apply_selected()
     applied = window.panel.config()
     assert applied.intra == 2 and applied.jit_compile and applied.steady == 2
-    assert "jit_compile" in window.profiles.load("two-threads").to_toml().split("[launch")[1], \
-        "the file says its launch cannot apply jit_compile"
+    launch = tomllib.loads(window.profiles.load("two-threads").to_toml())["launch"]
+    assert "jit_compile=True" in launch["not_applied"]["jit_compile"], "the file says its launch cannot apply it"
+    assert launch["tf_config"] == ["intra"]
 
     window.use_config(LaunchConfig())
+    view.select("copy")  # the first click of a double-click selects the item
     item = next(view.list.item(i) for i in range(view.list.count()) if view.list.item(i).text() == "copy")
-    rect = view.list.visualItemRect(item)
-    qtbot.mouseDClick(view.list.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
+    view.list.itemDoubleClicked.emit(item)
     assert window.panel.config().intra == 2, "a double-click applies the profile"
 
 

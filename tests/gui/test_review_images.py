@@ -13,8 +13,8 @@ import numpy as np
 from PySide6.QtGui import QColor, QImage
 from PySide6.QtWidgets import QApplication
 
-from tflaunch.core.settings.config import LaunchConfig
 from tflaunch.core.report.review import comparison_review, run_review, sweep_review
+from tflaunch.core.settings.config import LaunchConfig
 from tflaunch.core.sweep.plan import Sweep, SweepPlan
 from tflaunch.gui import review_actions
 from tflaunch.gui.app import create_app

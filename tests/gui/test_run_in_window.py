@@ -7,9 +7,9 @@ import sys
 import psutil
 from PySide6.QtCore import Qt
 
-from tflaunch.core.settings.config import LaunchConfig
 from tflaunch.core.phases import PHASES
 from tflaunch.core.run.record import PhaseState, RunStatus
+from tflaunch.core.settings.config import LaunchConfig
 from tflaunch.core.units import format_bytes, format_duration
 
 RUN_TIMEOUT_MS = 180_000
@@ -30,7 +30,7 @@ def test_a_run_fills_every_view(qtbot, window, screenshot):
         if record.phases["load"].state is PhaseState.RUNNING and not running_shot:
             running_shot.append(screenshot(window, "running"))
 
-    window.run_started.connect(lambda _r: window.process.event_applied.connect(on_event))
+    window.runner.phase_changed.connect(on_event)
     with qtbot.waitSignal(window.run_finished, timeout=RUN_TIMEOUT_MS) as finished:
         click_run(qtbot, window)
         assert not window.run_action.isEnabled() and window.cancel_action.isEnabled()
@@ -70,7 +70,7 @@ def test_cancel_during_load_kills_the_child(qtbot, window, big_models):
             pids.append(record.pid)
             qtbot.keyClick(window, Qt.Key.Key_Escape)
 
-    window.run_started.connect(lambda _r: window.process.event_applied.connect(cancel_when_loading))
+    window.runner.phase_changed.connect(cancel_when_loading)
     with qtbot.waitSignal(window.run_finished, timeout=RUN_TIMEOUT_MS) as finished:
         window.start_run()
     record = finished.args[0]
@@ -88,7 +88,7 @@ def test_a_child_killed_from_outside_shows_phase_and_signal(qtbot, window):
         if record.phases["import"].state is PhaseState.RUNNING and record.pid:
             psutil.Process(record.pid).kill()
 
-    window.run_started.connect(lambda _r: window.process.event_applied.connect(kill_on_import))
+    window.runner.phase_changed.connect(kill_on_import)
     with qtbot.waitSignal(window.run_finished, timeout=RUN_TIMEOUT_MS) as finished:
         window.start_run()
     record = finished.args[0]

@@ -5,20 +5,18 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-
-from PySide6.QtCore import QMimeData, QPointF, Qt, QUrl
-from PySide6.QtGui import QDropEvent
-
 from dataclasses import fields
 
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
+from PySide6.QtCore import QMimeData, QPointF, Qt, QUrl
+from PySide6.QtGui import QDropEvent
 
-from tflaunch.core.settings.config import MANAGED_VARIABLES, LaunchConfig
 from tflaunch.core.run.gpus import Gpu, GpuInventory
 from tflaunch.core.run.record import RunStatus
-from tflaunch.gui.log_pane import MAX_LINES
 from tflaunch.core.run.session import ProbeSession
+from tflaunch.core.settings.config import MANAGED_VARIABLES, LaunchConfig
+from tflaunch.gui.log_pane import MAX_LINES
 from tflaunch.gui.probe_process import ProbeProcess
 
 
@@ -65,6 +63,9 @@ def test_the_form_has_one_editor_for_every_setting(window):
 @example({"model": "sample:wide", "python": "/usr/bin/python3", "intra": 2, "inter": 1, "xla_auto": True,
           "jit_compile": True, "onednn": False, "log_level": 3, "visible_gpus": None, "memory_growth": True,
           "memory_limit_mb": 512, "batch": 4, "steady": 7, "extra_env": {"A": "1", "B": "x=y"}, "timeout": 90.0})
+@example({**dict.fromkeys(("model", "python"), "0"), "intra": 0, "inter": 0, "xla_auto": False, "jit_compile": False,
+          "onednn": None, "log_level": None, "visible_gpus": None, "memory_growth": False, "memory_limit_mb": None,
+          "batch": 1, "steady": 0, "extra_env": {"A": "\xa0"}, "timeout": 1.0})  # failed once: NBSP became a space
 def test_every_setting_round_trips_through_the_panel(window, values):
     config = LaunchConfig(**values)
     window.panel.set_config(config)
@@ -119,7 +120,8 @@ def test_dropping_a_model_chooses_it(window, models):
 def test_every_control_says_what_it_maps_to(window):
     panel = window.panel
     for widget, api in ((panel.intra, "set_intra_op_parallelism_threads"), (panel.inter, "inter_op"),
-                        (panel.xla_auto, "TF_XLA_FLAGS"), (panel.jit_compile, "jit_compile=True"), (panel.onednn, "TF_ENABLE_ONEDNN_OPTS"),
+                        (panel.xla_auto, "TF_XLA_FLAGS"), (panel.jit_compile, "jit_compile=True"),
+                        (panel.onednn, "TF_ENABLE_ONEDNN_OPTS"),
                         (panel.log_level, "TF_CPP_MIN_LOG_LEVEL"), (panel.memory_growth, "TF_FORCE_GPU_ALLOW_GROWTH"),
                         (panel.memory_limit_mb, "memory_limit")):
         assert api in widget.toolTip()
