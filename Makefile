@@ -32,7 +32,9 @@ lint: $(STAMP) typecheck-tree
 	PYTHONPATH=$(TYPECHECK) $(BIN)/lint-imports
 
 test: $(STAMP) lint
-	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest -q
+	# Two workers, one test file each at a time (files share their built models); the
+	# children are real TensorFlow processes, so this halves the suite on two cores.
+	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest -q -n 2 --dist loadfile --durations=10
 
 bench: $(STAMP)
 	@for script in tests/benchmarks/bench_*.py; do \

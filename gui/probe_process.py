@@ -36,6 +36,7 @@ class ProbeProcess(QObject):
         self._watcher = watcher or Watcher()
         self._gpu = gpu_sampler
         self._resources: ResourceSampler | None = None
+        self._pid = 0
         self._process = QProcess(self)
         self._process.setProcessChannelMode(QProcess.ProcessChannelMode.SeparateChannels)
         # Its own process group, as the CLI's child: cancel and timeout end the whole group.
@@ -74,7 +75,8 @@ class ProbeProcess(QObject):
 
     # -- slots -------------------------------------------------------------------------
     def _on_started(self) -> None:
-        pid = self._process.processId()
+        pid = int(self._process.processId())
+        self._pid = pid
         self.session.started(pid)
         self._resources = ResourceSampler(pid, self._gpu)
 
@@ -115,9 +117,8 @@ class ProbeProcess(QObject):
         self._on_stdout()
         self._on_stderr()
         self._sampler.stop()
-        pid = self.record.pid or 0
-        if pid:
-            end_group(pid, tree=False)  # a descendant may still run in the child's group
+        if self._pid:  # ours, from QProcess: the record's pid is whatever the child claimed
+            end_group(self._pid, tree=False)  # a descendant may still run in the child's group
         crashed = status is QProcess.ExitStatus.CrashExit
         # On a crash Qt 6 reports the terminating signal's number as the exit code.
         _record, output = self.session.exited(None if crashed else exit_code, exit_code if crashed else None)

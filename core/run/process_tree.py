@@ -78,6 +78,8 @@ def end_group(pid: int, *, tree: bool = True) -> None:
     """SIGKILL the child's process group (it leads one: start_new_session) and, with
     `tree`, every descendant that left the group; quiet if gone. Pass tree=False once
     the child is reaped: its pid may then belong to a stranger."""
+    if pid <= 1:  # never a group we did not make: 0 is our own, 1 is init's
+        return
     if tree:
         kill_tree(pid)
     try:

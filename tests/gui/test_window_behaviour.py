@@ -37,8 +37,9 @@ def test_invalid_settings_are_refused_with_the_reason_next_to_the_control(qtbot,
 
 
 ENV_NAMES = st.from_regex(r"[A-Z_][A-Z0-9_]{0,11}", fullmatch=True).filter(lambda n: n not in MANAGED_VARIABLES)
+# Paths as typed: the form trims surrounding whitespace (NBSP included) from model and python.
 TEXT = st.text(st.characters(min_codepoint=33, max_codepoint=0x2FFF, exclude_characters="\x7f"), min_size=1,
-               max_size=30)
+               max_size=30).filter(lambda t: t == t.strip())
 # A value for every field of LaunchConfig; the test below fails when a field has none.
 FIELD_VALUES = {
     "model": TEXT, "python": TEXT, "intra": st.integers(0, 1024), "inter": st.integers(0, 1024),
