@@ -17,7 +17,7 @@ from . import events as ev
 from .events import EventParser, LineBuffer
 from .record import Failure, RunRecord
 
-SAMPLE_INTERVAL_S = 0.1  # 10 Hz for every driver: the graph's rate and the record's
+SAMPLE_INTERVAL_S = 1 / 15  # 15 Hz for every driver: the live graph's rate and the record's
 STDERR_LINE_CAP = 64 * 1024  # a longer stderr line is cut: one runaway write cannot flood memory
 
 
