@@ -79,7 +79,7 @@ def test_probe_runs_where_tflaunch_is_not_importable(tmp_path):
     site-packages of tflaunch's, no PYTHONPATH), still measures."""
     probe = tmp_path / "probe"
     shutil.copytree(PROBE_DIR, probe, ignore=shutil.ignore_patterns("__pycache__"))
-    done = subprocess.run([sys.executable, "-I", str(probe), '{"model": "sample:mlp", "steady": 1}'],
+    done = subprocess.run([sys.executable, "-I", str(probe / "__main__.py"), '{"model": "sample:mlp", "steady": 1}'],
                           capture_output=True, text=True, timeout=300, cwd=tmp_path)
     kinds = [json.loads(line)["event"] for line in done.stdout.splitlines()]
     assert kinds[0] == "hello" and kinds[-1] == "result"

@@ -2,7 +2,7 @@
 
 Standard library only (TensorFlow and, if present, psutil are imported inside functions),
 so it runs in any environment that has TensorFlow, with or without tflaunch. The child
-runs this folder by path (``python .../probe CONFIG``, see ``__main__.py``); the launcher
+runs its ``__main__.py`` by path (``python .../probe/__main__.py CONFIG``); the launcher
 imports the same modules normally as ``tflaunch.core.probe`` (model-file checks, sample
 names), so both sides share one definition of each. Nothing is imported here: the
 launcher must be able to import one module without loading the others.

@@ -1,6 +1,6 @@
-"""Entry point of a child that runs this folder by path: ``python .../probe ARGS``.
+"""Entry point of a child that runs this file by path: ``python .../probe/__main__.py ARGS``.
 
-Running a folder puts it first on sys.path, where our module names (``channel``,
+Running a file puts its folder first on sys.path, where our module names (``channel``,
 ``inputs``...) would shadow the user's own modules. So the folder is taken off again (what
 ``python -P`` does on 3.11+, but the user's interpreter may be older) and the modules are
 loaded as a package from this location, under a name no user module has.

@@ -1,10 +1,10 @@
 """The probe's command line (the child's argv), for each of its modes::
 
-    python .../probe '{"model": "sample:mlp", "steady": 20}'
-    python .../probe --config run.json
-    python .../probe --convert model.keras --format h5 --format savedmodel --out /tmp/models
-    python .../probe --convert sample:wide --format keras --out /tmp/models
-    python .../probe --known-xla-flags [--cache FILE]
+    python .../probe/__main__.py '{"model": "sample:mlp", "steady": 20}'
+    python .../probe/__main__.py --config run.json
+    python .../probe/__main__.py --convert model.keras --format h5 --format savedmodel --out /tmp/models
+    python .../probe/__main__.py --convert sample:wide --format keras --out /tmp/models
+    python .../probe/__main__.py --known-xla-flags [--cache FILE]
 """
 
 from __future__ import annotations

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from ..paths import data_dir
-from ..settings.child import PROBE_DIR, child_environment
+from ..settings.child import PROBE_MAIN, child_environment
 from ..settings.config import LaunchConfig, Problem
 
 KnownFlags = Callable[[str], "list[str] | None"]
@@ -26,7 +26,7 @@ def flags_cache(python: str) -> Path:
 
 
 def known_flags_command(python: str) -> list[str]:
-    return [python, str(PROBE_DIR), "--known-xla-flags", "--cache", str(flags_cache(python))]
+    return [python, str(PROBE_MAIN), "--known-xla-flags", "--cache", str(flags_cache(python))]
 
 
 def parse_known_flags(stdout: str) -> list[str] | None:
