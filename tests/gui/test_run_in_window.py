@@ -52,7 +52,10 @@ def test_a_run_fills_every_view(qtbot, window, screenshot):
     assert len(times) >= 10, "sampled at 15 Hz through a run of over a second"
     spans = record.offsets()
     assert times[0] <= spans["import"][0] + spans["import"][1]
-    assert times[-1] >= spans["load"][0]
+    # The graph follows the run to its end, give or take a few 15 Hz ticks: after import,
+    # sample:mlp is ready within a tick or two, so "a sample during load" was a race.
+    ready_at = spans["first"][0] + spans["first"][1]
+    assert times[-1] >= ready_at - 0.5, (times[-1], ready_at)
     assert set(memory.band_names) == set(PHASES)
 
     assert window.run_list.rowCount() == 1 and window.run_list.item(0, 5).text() == "ok"
