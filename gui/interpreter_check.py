@@ -12,6 +12,7 @@ class InterpreterCheck(QObject):
     """One check at a time; asking again abandons the previous question."""
 
     checked = Signal(object)  # InterpreterInfo
+    xla_flags_learned = Signal(str)  # the interpreter whose TensorFlow was asked
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -34,24 +35,23 @@ class InterpreterCheck(QObject):
         err = process.readAllStandardError().data().decode("utf-8", "replace")
         self._process = None
         process.deleteLater()
-        info = interpret_check(python, code, out, err)
-        if info.ok:
-            self._learn_xla_flags(python)
-        self.checked.emit(info)
+        self.checked.emit(interpret_check(python, code, out, err))
 
-    def _learn_xla_flags(self, python: str) -> None:
+    def learn_xla_flags(self, python: str) -> None:
         """Let the interpreter note which TF_XLA_FLAGS its TensorFlow knows (a scan of
-        seconds, once per TensorFlow install), so launch checks never wait for it."""
+        seconds, once per TensorFlow install). Asked only when settings use TF_XLA_FLAGS,
+        never at start-up: the scan would compete with the runs it is there to protect."""
         self._stop_flags()
         flags = QProcess(self)
         self._flags = flags
-        flags.finished.connect(lambda *_: self._on_flags_finished(flags))
+        flags.finished.connect(lambda *_: self._on_flags_finished(flags, python))
         command = known_flags_command(python)
         flags.start(command[0], command[1:])
 
-    def _on_flags_finished(self, flags: QProcess) -> None:
+    def _on_flags_finished(self, flags: QProcess, python: str) -> None:
         if flags is self._flags:
             self._flags = None
+            self.xla_flags_learned.emit(python)
         flags.deleteLater()
 
     def _stop_flags(self) -> None:

@@ -17,6 +17,7 @@ from PySide6.QtWidgets import QDockWidget, QMainWindow, QScrollArea, QSplitter, 
 from tflaunch.core.phases import LABELS
 from tflaunch.core.report.review import Review
 from tflaunch.core.run import gpus
+from tflaunch.core.run.launch_check import cached_known_flags, flags_to_check
 from tflaunch.core.run.record import RunRecord, RunStatus
 from tflaunch.core.settings.config import LaunchConfig
 from tflaunch.core.store.history import History
@@ -59,6 +60,7 @@ class MainWindow(QMainWindow):
         self._gpu_inventory = gpu_inventory
         self._gpu_sampler: gpus.GpuMemorySampler | None = None
         self._config_to_restore: LaunchConfig | None = None
+        self._flags_asked: set[str] = set()  # interpreters whose TF_XLA_FLAGS were asked for
 
         self.panel = SettingsPanel()
         self.run_view = RunView()
@@ -120,6 +122,8 @@ class MainWindow(QMainWindow):
     def _connect(self) -> None:
         self.checker.checked.connect(self.panel.set_interpreter_info)
         self.panel.python_changed.connect(self.checker.check)
+        self.checker.xla_flags_learned.connect(
+            lambda python: self._say(f"TF_XLA_FLAGS of the TensorFlow of {python} read: runs can start."))
         self.runner.phase_changed.connect(lambda _r: self.run_view.on_phase_change())
         self.runner.sampled.connect(lambda t, rss, _gpu: self.run_view.memory.add_sample(t, rss))
         self.runner.log_lines.connect(self.log.append_lines)
@@ -161,6 +165,14 @@ class MainWindow(QMainWindow):
         self.panel.show_problems(problems)
         if problems:
             report(problems[0].message)
+            return None
+        if flags_to_check(config) and cached_known_flags(config.python) is None \
+                and config.python not in self._flags_asked:
+            # TensorFlow aborts on an unknown TF_XLA_FLAGS entry: learn its flags first.
+            self._flags_asked.add(config.python)
+            self.checker.learn_xla_flags(config.python)
+            report("reading which TF_XLA_FLAGS this TensorFlow knows (once per install, a few seconds); "
+                   "start again when the status bar says it is done.")
             return None
         return config
 
@@ -252,14 +264,7 @@ class MainWindow(QMainWindow):
         self.sweep_view.set_running(True)
         self.tabs.setCurrentWidget(self.sweep_view)
         self.sweeper.gpu_sampler = self._gpu_sampler
-        self.sweeper.start(plan, self._check_candidates)
-
-    def _check_candidates(self, candidates: Sequence) -> str | None:  # type: ignore[type-arg]
-        for candidate in candidates:
-            problems = self.runner.check(candidate.config)
-            if problems:
-                return f"the setting {candidate.key} cannot run: {problems[0].message}"
-        return None
+        self.sweeper.start(plan)
 
     def _on_sweep_failed_to_start(self, reason: str) -> None:
         self._set_busy(False)

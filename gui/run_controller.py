@@ -20,7 +20,6 @@ from .probe_process import ProbeProcess
 
 
 class RunController(QObject):
-    run_started = Signal(object)  # RunRecord
     phase_changed = Signal(object)  # RunRecord
     sampled = Signal(float, int, object)  # seconds since launch, RSS bytes, {gpu: bytes}
     log_lines = Signal(list)
@@ -44,8 +43,8 @@ class RunController(QObject):
 
     @staticmethod
     def check(config: LaunchConfig, script: bool = False) -> list[Problem]:
-        """The launch check, with TF_XLA_FLAGS checked against what the interpreter check
-        found (it runs in the background; nothing here may block the window)."""
+        """The launch check, with TF_XLA_FLAGS checked against the flags already learned
+        for the interpreter (learning scans TensorFlow for seconds: never here)."""
         return launch_check(config, script=script, known=cached_known_flags)
 
     def start(self, config: LaunchConfig, script: list[str] | None = None) -> RunRecord | None:
@@ -59,8 +58,6 @@ class RunController(QObject):
         process.finished.connect(self._on_finished)
         self.process = process
         process.start()
-        if not process.session.done:
-            self.run_started.emit(process.record)
         return process.record
 
     def cancel(self) -> None:

@@ -29,7 +29,7 @@ from PySide6.QtWidgets import (
 from tflaunch.core.run.gpus import GpuInventory
 from tflaunch.core.run.interpreter import InterpreterInfo
 from tflaunch.core.settings.config import LaunchConfig, Problem
-from tflaunch.core.settings.vocabulary import BY_NAME, SAMPLE_MODELS, SETTINGS, Reach, Setting
+from tflaunch.core.settings.vocabulary import BY_NAME, SAMPLE_MODELS, SETTINGS, Setting
 from tflaunch.core.units import format_bytes
 
 from . import setting_editors as ed
@@ -63,9 +63,7 @@ class SettingsPanel(QWidget):
     # -- building ----------------------------------------------------------------------
     def _add(self, form: QFormLayout, setting: Setting) -> None:
         editor = self._make_editor(setting)
-        tip = setting.help + ("\nMeasurement only: a launch profile does not apply it."
-                              if setting.reach is Reach.MEASUREMENT and setting.name == "jit_compile" else "")
-        editor.widget.setToolTip(tip)
+        editor.widget.setToolTip(setting.help)
         self.editors[setting.name] = editor
         if isinstance(editor.widget, QCheckBox) or setting.name in ("model", "visible_gpus"):
             form.addRow(editor.widget)

@@ -13,10 +13,11 @@ from PySide6.QtCore import QObject, Signal
 
 from tflaunch.core.run.formats import ConversionError
 from tflaunch.core.run.gpus import GpuMemorySampler
+from tflaunch.core.run.launch_check import cached_known_flags
 from tflaunch.core.run.record import RunRecord
 from tflaunch.core.store.history import History
 from tflaunch.core.sweep.plan import Candidate, PlanError, Sweep, SweepPlan, Trial
-from tflaunch.core.sweep.session import SweepSession, prepare
+from tflaunch.core.sweep.session import SweepSession, prepare, refusal
 
 from .probe_process import ProbeProcess
 
@@ -54,11 +55,10 @@ class SweepController(QObject):
     def running(self) -> bool:
         return self.session is not None and self.session.status == "running"
 
-    def start(self, plan: SweepPlan, check=None) -> None:  # type: ignore[no-untyped-def]
-        """Prepare (converting the model if format varies) off the GUI thread, then run.
-        `check(candidates)` returns a reason to refuse, or None."""
+    def start(self, plan: SweepPlan) -> None:
+        """Prepare (converting the model if format varies) off the GUI thread, then check
+        every setting and run."""
         self._cancelled = False
-        self._check = check
         self.session = None
         self.preparing.emit("Preparing: converting the model into each format…" if "format" in plan.axes
                             else "Preparing…")
@@ -82,9 +82,10 @@ class SweepController(QObject):
         if isinstance(candidates, str):
             self.failed_to_start.emit(candidates)
             return
-        refusal = self._check(candidates) if self._check else None
-        if refusal:
-            self.failed_to_start.emit(refusal)
+        # Only flags already learned: nothing here may wait for a scan.
+        why = refusal(candidates, known=cached_known_flags)
+        if why:
+            self.failed_to_start.emit(why)
             return
         if self._cancelled:
             self.failed_to_start.emit("cancelled before the first trial")

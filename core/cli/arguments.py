@@ -7,7 +7,7 @@ import sys
 from typing import Any
 
 from ..settings.config import DEFAULT_TIMEOUT_S, LaunchConfig
-from ..settings.vocabulary import BY_NAME
+from ..settings.vocabulary import BY_NAME, parse_tristate
 
 
 def positive_int(text: str) -> int:
@@ -34,10 +34,10 @@ def _gpu_list(text: str) -> tuple[int, ...]:
 
 
 def _tristate(text: str) -> bool | None:
-    value = {"default": None, "on": True, "off": False}.get(text.lower(), "?")
-    if value == "?":
-        raise argparse.ArgumentTypeError(f"expected default, on or off, not {text!r}")
-    return value  # type: ignore[return-value]
+    try:
+        return parse_tristate(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected default, on or off, not {text!r}") from None
 
 
 def _seconds(text: str) -> float:

@@ -16,7 +16,7 @@ from ..run.launch_check import launch_check
 from ..run.record import RunRecord, RunStatus
 from ..run.session import ProbeSession
 from ..stats import summarize
-from ..store.history import HistoryError, default_history
+from ..store.history import History, HistoryError, default_history
 from ..store.profiles import Profile, ProfileError, ProfileStore, evidence_from_runs
 from ..store.recorder import RunRecorder
 from .arguments import add_config_arguments, config_from_args, positive_int, print_problems
@@ -32,15 +32,19 @@ def add_arguments(sub: argparse._SubParsersAction) -> None:  # type: ignore[type
     bench.add_argument("--no-history", action="store_true", help="do not store the runs in the run history")
 
 
-def open_recorder(source: str, enabled: bool = True) -> RunRecorder:
-    """A recorder on the user's history; without one (disabled or unreadable), runs still run."""
-    history = None
-    if enabled:
-        try:
-            history = default_history()
-        except HistoryError as exc:
-            print(f"tflaunch: runs not stored: {exc}", file=sys.stderr)
-    return RunRecorder(history, source, lambda why: print(f"tflaunch: {why}", file=sys.stderr))
+def open_history(enabled: bool = True) -> History | None:
+    """The user's history; without one (disabled or unreadable) runs still run, unstored."""
+    if not enabled:
+        return None
+    try:
+        return default_history()
+    except HistoryError as exc:
+        say(f"runs not stored: {exc}")
+        return None
+
+
+def say(message: str) -> None:
+    print(f"tflaunch: {message}", file=sys.stderr)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -55,7 +59,7 @@ def run(args: argparse.Namespace) -> int:
         except ProfileError as exc:
             print(f"tflaunch: {exc}", file=sys.stderr)
             return 2
-    recorder = open_recorder("cli", not args.no_history)
+    recorder = RunRecorder(open_history(not args.no_history), "cli", say)
     records: list[RunRecord] = []
     for i in range(args.repeat):
         prefix = f"[{i + 1}/{args.repeat}] " if args.repeat > 1 else ""

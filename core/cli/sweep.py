@@ -8,14 +8,13 @@ import sys
 
 from ..paths import profiles_dir
 from ..run.formats import ConversionError
-from ..run.launch_check import launch_check
 from ..store.profiles import ProfileError, ProfileStore
 from ..sweep.plan import OBJECTIVES, PlanError, Sweep, SweepPlan, Trial, axes_help, format_objective
 from ..sweep.report import results_json, results_table
-from ..sweep.session import SweepSession, prepare, run_headless
+from ..sweep.session import SweepSession, prepare, refusal, run_headless
 from ..sweep.stored import winner_profile
-from .arguments import add_config_arguments, config_from_args, print_problems
-from .bench import open_recorder
+from .arguments import add_config_arguments, config_from_args
+from .bench import open_history, say
 
 
 def _vary(text: str) -> tuple[str, list[str]]:
@@ -56,14 +55,11 @@ def run(args: argparse.Namespace) -> int:
     except (PlanError, ConversionError) as exc:
         print(f"tflaunch: {exc}", file=sys.stderr)
         return 2
-    for candidate in candidates:  # every setting is checked before the first trial starts
-        problems = launch_check(candidate.config)
-        if problems:
-            print(f"tflaunch: setting {candidate.key} cannot run:", file=sys.stderr)
-            print_problems(problems)
-            return 2
-    recorder = open_recorder("sweep")
-    session = SweepSession(plan, candidates, recorder.history, recorder.on_problem)
+    why = refusal(candidates)
+    if why:
+        print(f"tflaunch: {why}", file=sys.stderr)
+        return 2
+    session = SweepSession(plan, candidates, open_history(), say)
     print(f"tflaunch: sweep of {plan.describe(len(candidates))}", file=sys.stderr)
     status = run_headless(session, _progress)
     sweep = session.sweep

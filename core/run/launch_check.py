@@ -57,8 +57,14 @@ def cached_known_flags(python: str) -> list[str] | None:
     return [str(f) for f in flags] if isinstance(flags, list) else None
 
 
+def flags_to_check(config: LaunchConfig) -> list[str]:
+    """The TF_XLA_FLAGS entries a child started with `config` gets (settings, extra
+    variables and our own environment together)."""
+    return child_environment(config).get("TF_XLA_FLAGS", "").split()
+
+
 def xla_flag_problems(config: LaunchConfig, known: KnownFlags) -> list[Problem]:
-    flags = child_environment(config).get("TF_XLA_FLAGS", "").split()
+    flags = flags_to_check(config)
     if not flags:
         return []
     names = known(config.python)

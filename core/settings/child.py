@@ -40,7 +40,7 @@ def tensorflow_variables(config: LaunchConfig, base: Mapping[str, str]) -> dict[
     if config.memory_growth:
         env["TF_FORCE_GPU_ALLOW_GROWTH"] = "true"  # TensorFlow accepts exactly "true"
     if config.xla_auto:
-        present = config.extra_env.get("TF_XLA_FLAGS", base.get("TF_XLA_FLAGS", "")).split()
+        present = base.get("TF_XLA_FLAGS", "").split()  # the user's own, from the shell or extra_env
         env["TF_XLA_FLAGS"] = " ".join([*present, *(f for f in AUTO_JIT_FLAGS if f not in present)])
     return env
 

@@ -24,6 +24,20 @@ LOG_LEVELS: dict[int, str] = {
 AUTO_JIT_FLAGS = ("--tf_xla_auto_jit=2", "--tf_xla_cpu_global_jit")
 
 
+def parse_switch(text: str) -> bool:
+    """on or off as a user types it (on/true/1/yes, off/false/0/no); ValueError otherwise."""
+    if text.lower() in ("on", "true", "1", "yes"):
+        return True
+    if text.lower() in ("off", "false", "0", "no"):
+        return False
+    raise ValueError("use on or off")
+
+
+def parse_tristate(text: str) -> bool | None:
+    """default (TensorFlow's own choice), on or off."""
+    return None if text.lower() == "default" else parse_switch(text)
+
+
 class Reach(str, Enum):
     """How a setting gets to TensorFlow, which decides whether a launch can apply it."""
 

@@ -26,6 +26,7 @@ from typing import Any
 from ..run.formats import FORMATS
 from ..run.record import RunRecord, RunStatus
 from ..settings.config import LaunchConfig
+from ..settings.vocabulary import parse_switch, parse_tristate
 from ..stats import Spread, spread
 from ..units import format_bytes, format_duration
 from .stats import CONFIDENCE, Ratio, is_noisy, ratio_to_baseline
@@ -85,14 +86,6 @@ class PlanError(ValueError):
     """A sweep plan that cannot run; the message names the axis or value."""
 
 
-def _bool(text: str) -> bool:
-    if text.lower() in ("on", "true", "1", "yes"):
-        return True
-    if text.lower() in ("off", "false", "0", "no"):
-        return False
-    raise ValueError("use on or off")
-
-
 def _apply(config: LaunchConfig, axis: str, text: str, model_for_format: Callable[[str], str] | None) -> LaunchConfig:
     """The config with one axis set to one value, given as the user typed it."""
     if axis in ("intra", "inter", "batch"):
@@ -101,9 +94,9 @@ def _apply(config: LaunchConfig, axis: str, text: str, model_for_format: Callabl
             raise ValueError("out of range")
         return config.replace(**{axis: value})
     if axis in ("xla_auto", "jit_compile", "memory_growth"):
-        return config.replace(**{axis: _bool(text)})
+        return config.replace(**{axis: parse_switch(text)})
     if axis == "onednn":
-        return config.replace(onednn=None if text == "default" else _bool(text))
+        return config.replace(onednn=parse_tristate(text))
     if axis == "gpus":
         if text in ("all", "none"):
             return config.replace(visible_gpus=None if text == "all" else ())

@@ -13,6 +13,7 @@ from typing import Any
 
 from ..run.driver import run_sessions
 from ..run.formats import in_formats
+from ..run.launch_check import KnownFlags, ask_known_flags, launch_check
 from ..run.record import RunRecord, RunStatus
 from ..run.session import ProbeSession
 from ..store.history import History
@@ -29,6 +30,16 @@ def prepare(plan: SweepPlan) -> list[Candidate]:
         paths = in_formats(plan.base.model, list(formats), plan.base.python)
         model_for_format = paths.__getitem__
     return plan.candidates(model_for_format)
+
+
+def refusal(candidates: list[Candidate], known: KnownFlags | None = ask_known_flags) -> str | None:
+    """Why the sweep cannot start, when one of its settings fails the launch check: every
+    setting is checked before the first trial, not found broken halfway through."""
+    for candidate in candidates:
+        problems = launch_check(candidate.config, known=known)
+        if problems:
+            return f"the setting {candidate.key} cannot run: {problems[0].field}: {problems[0].message}"
+    return None
 
 
 def trial_value(records: list[RunRecord], objective: str) -> float | None:

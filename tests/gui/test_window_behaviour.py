@@ -174,3 +174,18 @@ def test_closing_during_an_interpreter_check_is_quiet(qtbot, window):
     window.checker.check(sys.executable)
     with qtbot.assertNotEmitted(window.checker.checked, wait=300):
         window.close()
+
+
+def test_xla_flags_are_learned_on_demand_then_an_unknown_one_is_refused(qtbot, window):
+    """TensorFlow aborts on an unknown TF_XLA_FLAGS entry: the app learns the installed
+    TensorFlow's flags the first time settings use them (not at start-up), then refuses
+    an unknown one next to the control, before anything starts."""
+    window.use_config(LaunchConfig(model="sample:mlp", extra_env={"TF_XLA_FLAGS": "--tf_xla_no_such_flag"}))
+    with qtbot.waitSignal(window.checker.xla_flags_learned, timeout=120000):
+        with qtbot.assertNotEmitted(window.run_started):
+            window.start_run()
+        assert "reading which TF_XLA_FLAGS" in window.statusBar().currentMessage()
+    with qtbot.assertNotEmitted(window.run_started):
+        window.start_run()
+    assert "--tf_xla_no_such_flag" in window.statusBar().currentMessage()
+    assert "--tf_xla_no_such_flag" in window.panel._errors["extra_env"].text()
