@@ -5,8 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pyqtgraph as pg
 
-from tflaunch.core.phases import READY_PHASES
-from tflaunch.core.report.compare import ROWS, SHORT_LABELS
+from tflaunch.core.report.compare import SHORT_LABELS, TIME_ROWS
 from tflaunch.core.sweep.plan import OBJECTIVES
 from tflaunch.core.units import MIB
 
@@ -18,26 +17,25 @@ def run_color(index: int) -> str:
     return RUN_COLORS[index % len(RUN_COLORS)]
 
 
-def row_heights(spans: dict[str, tuple[float, float]]) -> list[float]:
-    """Durations per comparison row (the phases, then time to ready) from phase spans."""
-    ready = sum(spans[p][1] for p in READY_PHASES) if all(p in spans for p in READY_PHASES) else 0.0
-    return [ready if row == "ready" else spans.get(row, (0.0, 0.0))[1] for row in ROWS]
+def row_heights(values: dict[str, float | None]) -> list[float]:
+    """Seconds per chart group (the phases, other, time to ready); unknown as 0."""
+    return [values.get(row) or 0.0 for row in TIME_ROWS]
 
 
 def setup_grouped_bars(plot: pg.PlotItem) -> None:
     plot.getAxis("left").setLabel("Duration (s)")
     plot.getAxis("left").enableAutoSIPrefix(False)
-    plot.getAxis("bottom").setTicks([[(i, SHORT_LABELS[r]) for i, r in enumerate(ROWS)]])
+    plot.getAxis("bottom").setTicks([[(i, SHORT_LABELS[r]) for i, r in enumerate(TIME_ROWS)]])
     plot.showGrid(y=True, alpha=0.2)
 
 
-def draw_grouped_bars(plot: pg.PlotItem, runs: list[dict[str, tuple[float, float]]]) -> None:
-    """One group per phase (and time to ready), one bar per run."""
+def draw_grouped_bars(plot: pg.PlotItem, runs: list[dict[str, float | None]]) -> None:
+    """One group per phase (then other and time to ready), one bar per run."""
     for item in [i for i in plot.items if isinstance(i, pg.BarGraphItem)]:
         plot.removeItem(item)
     width = 0.8 / max(len(runs), 1)
     for i, spans in enumerate(runs):
-        x = np.arange(len(ROWS)) - 0.4 + width * (i + 0.5)
+        x = np.arange(len(TIME_ROWS)) - 0.4 + width * (i + 0.5)
         plot.addItem(pg.BarGraphItem(x=x, height=row_heights(spans), width=width * 0.9, brush=run_color(i),
                                      pen=pg.mkPen(None)))
 

@@ -22,7 +22,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from tflaunch.core.report.compare import ROW_LABELS, ROWS, deltas, differing_settings
+from tflaunch.core.report.compare import ROW_LABELS, bar_values, deltas, differing_settings, rows_for
 from tflaunch.core.report.review import Review, comparison_review
 from tflaunch.core.run.record import RunRecord
 from tflaunch.core.settings.config import LaunchConfig
@@ -118,7 +118,7 @@ class CompareView(QWidget):
         self._fill_settings()
 
     def _draw_bars(self) -> None:
-        draw_grouped_bars(self.bars.getPlotItem(), [r.offsets() for r in self.runs])
+        draw_grouped_bars(self.bars.getPlotItem(), [bar_values(r) for r in self.runs])
         self.legend.setText("&nbsp;&nbsp;&nbsp;".join(
             f'<span style="color:{run_color(i)}">■</span> {html.escape(run_label(r, i))}'
             for i, r in enumerate(self.runs)))
@@ -129,15 +129,16 @@ class CompareView(QWidget):
     def _fill_phases(self, base: int) -> None:
         table = self.phases
         table.clear()
-        table.setRowCount(len(ROWS) + 1)
+        rows = rows_for(self.runs) if self.runs else ()
+        table.setRowCount(len(rows) + 1)
         table.setColumnCount(len(self.runs))
         table.setHorizontalHeaderLabels([("baseline " if i == base else "") + run_label(r, i)
                                          for i, r in enumerate(self.runs)])
-        table.setVerticalHeaderLabels([ROW_LABELS[r] for r in ROWS] + ["Peak memory"])
+        table.setVerticalHeaderLabels([ROW_LABELS[r] for r in rows] + ["Peak memory"])
         if not self.runs:
             return
         for col, row_deltas in enumerate(deltas(self.runs, base)):
-            for row, name in enumerate(ROWS):
+            for row, name in enumerate(rows):
                 delta = row_deltas[name]
                 item = QTableWidgetItem(delta.describe() if col != base else delta.describe().split(" (")[0])
                 item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
@@ -146,7 +147,7 @@ class CompareView(QWidget):
                 table.setItem(row, col, item)
             peak = QTableWidgetItem(format_bytes(self.runs[col].peak_rss))
             peak.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-            table.setItem(len(ROWS), col, peak)
+            table.setItem(len(rows), col, peak)
 
     def _fill_settings(self) -> None:
         table = self.settings

@@ -125,6 +125,7 @@ class MainWindow(QMainWindow):
         self.checker.xla_flags_learned.connect(
             lambda python: self._say(f"TF_XLA_FLAGS of the TensorFlow of {python} read: runs can start."))
         self.runner.phase_changed.connect(lambda _r: self.run_view.on_phase_change())
+        self.runner.phase_changed.connect(self._show_inputs)
         self.runner.sampled.connect(lambda t, rss, _gpu: self.run_view.memory.add_sample(t, rss))
         self.runner.log_lines.connect(self.log.append_lines)
         self.runner.run_finished.connect(self._on_finished)
@@ -242,6 +243,13 @@ class MainWindow(QMainWindow):
             return  # the live run keeps the view until it ends
         self.run_view.show_record(record)
         self.log.show_record(record)
+        self._show_inputs(record)
+
+    def _show_inputs(self, record: RunRecord) -> None:
+        """The inputs table lists what the model declared, as soon as a run reports it."""
+        declared = record.model.get("declared_inputs")
+        if isinstance(declared, list) and self.panel.inputs_table.model != record.config.model:
+            self.panel.show_model_inputs(record.config.model, declared)
 
     def _set_busy(self, busy: bool) -> None:
         self.window_actions.set_busy(busy)

@@ -12,6 +12,7 @@ PHASE_COLORS: dict[str, str] = {
     "first": "#0072B2",
     "steady": "#D55E00",
     "script": "#6a5acd",
+    "other": "#c7c7c7",  # time between phases: a neutral grey lighter than spawn
 }
 
 STATE_COLORS: dict[str, str] = {

@@ -15,11 +15,15 @@ from tflaunch.core.units import format_bytes, format_duration
 from .palette import PHASE_COLORS, STATE_COLORS
 
 COLUMNS = ("Phase", "State", "Duration", "RSS at end", "Peak RSS")
+# The phases, with the time between them as its own row just before steady state (it
+# counts toward time to ready; steady state does not).
+ROWS = (*PHASES[:-1], "other", PHASES[-1])
+OTHER_TIP = "Time to ready spent between phases (generating inputs, Python between steps)."
 
 
 class PhaseTable(QTableWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
-        super().__init__(len(PHASES), len(COLUMNS), parent)
+        super().__init__(len(ROWS), len(COLUMNS), parent)
         self.setHorizontalHeaderLabels(COLUMNS)
         self.verticalHeader().hide()
         self.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
@@ -28,7 +32,7 @@ class PhaseTable(QTableWidget):
         # Widths from the widest text each column will ever hold: the table must not
         # shift while a duration ticks, nor squeeze a column out.
         metrics = self.fontMetrics()
-        widest = ("First inference", "not reported", "59.99 s", "9999.9 MiB", "9999.9 MiB")
+        widest = ("First inference", "not reported", "999.9 µs/call", "9999.9 MiB", "9999.9 MiB")
         header = self.horizontalHeader()
         for col, (title, text) in enumerate(zip(COLUMNS, widest, strict=False)):
             width = max(metrics.horizontalAdvance(text), metrics.horizontalAdvance(title)) + 24
@@ -37,18 +41,24 @@ class PhaseTable(QTableWidget):
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.setFixedWidth(header.length() + 2 * self.frameWidth())
-        for row, name in enumerate(PHASES):
+        for row, name in enumerate(ROWS):
             for col in range(len(COLUMNS)):
                 item = QTableWidgetItem()
-                item.setToolTip(DESCRIPTIONS[name])
+                item.setToolTip(DESCRIPTIONS.get(name, OTHER_TIP))
                 if col >= 2:
                     item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
                 self.setItem(row, col, item)
-            self.item(row, 0).setText(LABELS[name])
-            self.item(row, 0).setForeground(QColor(PHASE_COLORS[name]).darker(130))
+            self._cell(row, 0).setText(LABELS.get(name, "Other"))
+            if name in PHASE_COLORS:
+                self._cell(row, 0).setForeground(QColor(PHASE_COLORS[name]).darker(130))
         self.resizeRowsToContents()
         self.setMinimumHeight(self._content_height())
         self.show_record(None)
+
+    def _cell(self, row: int, col: int) -> QTableWidgetItem:
+        item = self.item(row, col)
+        assert item is not None  # every cell is made in __init__
+        return item
 
     def _content_height(self) -> int:
         rows = sum(self.rowHeight(r) for r in range(self.rowCount()))
@@ -63,20 +73,31 @@ class PhaseTable(QTableWidget):
         """Fill the rows from a record; a running phase shows its elapsed time so far."""
         now = time.time()
         if record is not None and record.is_script:
-            for row in range(len(PHASES)):
+            for row in range(len(ROWS)):
                 for col, text in enumerate(("not reported", "", "", ""), start=1):
-                    self.item(row, col).setText(text)
-                self.item(row, 1).setForeground(QColor(STATE_COLORS["waiting"]))
+                    self._cell(row, col).setText(text)
+                self._cell(row, 1).setForeground(QColor(STATE_COLORS["waiting"]))
             return
-        for row, name in enumerate(PHASES):
+        for row, name in enumerate(ROWS):
+            if name == "other":
+                other = record.other_time if record else None
+                for col, text in enumerate(("", format_duration(other) if other is not None else "", "", ""), 1):
+                    self._cell(row, col).setText(text)
+                continue
             phase = record.phases[name] if record else None
             state = phase.state if phase else PhaseState.WAITING
             duration = phase.duration if phase else None
             if phase and state is PhaseState.RUNNING and phase.started is not None:
                 duration = max(0.0, now - phase.started)
-            texts = (state.value, format_duration(duration) if phase else "",
+            shown = format_duration(duration) if phase else ""
+            if name == "steady" and record is not None and record.latency.get("n"):
+                # Per call: a total depends on how many calls were made.
+                shown = f"{format_duration(record.latency['median'])}/call"
+                self._cell(row, 2).setToolTip(f"Steady state: {record.steady_line}; "
+                                             f"{format_duration(duration)} in all.")
+            texts = (state.value, shown,
                      format_bytes(phase.rss) if phase and phase.rss else "",
                      format_bytes(phase.peak_rss) if phase and phase.peak_rss else "")
             for col, text in enumerate(texts, start=1):
-                self.item(row, col).setText(text)
-            self.item(row, 1).setForeground(QColor(STATE_COLORS[state.value]))
+                self._cell(row, col).setText(text)
+            self._cell(row, 1).setForeground(QColor(STATE_COLORS[state.value]))

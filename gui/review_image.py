@@ -138,7 +138,8 @@ def _paint(painter: QPainter, review: Review) -> None:
     header, rows = review.table or ([], [])
     if review.kind in ("run", "profile"):
         waterfall = Waterfall()
-        waterfall.show_spans(review.series[0].spans, script="script" in review.series[0].spans)
+        waterfall.show_spans(review.series[0].spans, script="script" in review.series[0].spans,
+                             gaps=review.series[0].gaps)
         c.plot(right, waterfall)
         if review.kind == "run" and review.series[0].samples:
             memory = MemoryPlot()
@@ -151,7 +152,7 @@ def _paint(painter: QPainter, review: Review) -> None:
     elif review.kind == "comparison":
         bars = pg.PlotWidget(background="w")
         setup_grouped_bars(bars.getPlotItem())
-        draw_grouped_bars(bars.getPlotItem(), [s.spans for s in review.series])
+        draw_grouped_bars(bars.getPlotItem(), [s.bars for s in review.series])
         c.plot(QRectF(right.left(), right.top() + 30, right.width(), right.height() - 30), bars)
         _legend(c, QRectF(right.left(), right.top(), right.width(), 26), [s.label for s in review.series])
         memory = pg.PlotWidget(background="w")

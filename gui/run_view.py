@@ -84,6 +84,11 @@ class SummaryBar(QFrame):
             return
         env = record.environment
         detail = [record.subject, record.config.summary()]
+        if record.inputs_line:
+            detail.append("inputs " + record.inputs_line)
+        if record.steady_line:
+            detail.append("steady " + record.steady_line)
+        detail += [f"⚠ {warning}" for warning in record.warnings]
         if env:
             detail.append(f"TensorFlow {env.get('tensorflow')} · Python {env.get('python')} · "
                           f"{env.get('cores')} cores")

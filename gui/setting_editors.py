@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from PySide6.QtWidgets import QCheckBox, QComboBox, QDoubleSpinBox, QPlainTextEdit, QSpinBox, QWidget
+from PySide6.QtWidgets import QCheckBox, QComboBox, QDoubleSpinBox, QLineEdit, QPlainTextEdit, QSpinBox, QWidget
 
 from tflaunch.core.settings.vocabulary import LOG_LEVELS
 
@@ -92,3 +92,22 @@ def environment_editor() -> Editor:
         box.setPlainText("\n".join(f"{k}={v}" for k, v in env.items()))
 
     return Editor(box, get, put)
+
+
+def text_editor(placeholder: str) -> Editor:
+    box = QLineEdit()
+    box.setPlaceholderText(placeholder)
+    return Editor(box, lambda: box.text().strip(), lambda v: box.setText(str(v or "")))
+
+
+def lines_editor(placeholder: str) -> Editor:
+    """One value per line (modules to import, for example)."""
+    box = QPlainTextEdit()
+    box.setPlaceholderText(placeholder)
+    box.setTabChangesFocus(True)
+    box.setFixedHeight(box.fontMetrics().lineSpacing() * 3 + 12)
+
+    def get() -> tuple[str, ...]:
+        return tuple(line.strip() for line in box.toPlainText().splitlines() if line.strip())
+
+    return Editor(box, get, lambda v: box.setPlainText("\n".join(v or ())))

@@ -33,6 +33,7 @@ from tflaunch.core.settings.vocabulary import BY_NAME, SAMPLE_MODELS, SETTINGS, 
 from tflaunch.core.units import format_bytes
 
 from . import setting_editors as ed
+from .inputs_table import InputsTable
 from .palette import ERROR_COLOR
 
 
@@ -65,7 +66,7 @@ class SettingsPanel(QWidget):
         editor = self._make_editor(setting)
         editor.widget.setToolTip(setting.help)
         self.editors[setting.name] = editor
-        if isinstance(editor.widget, QCheckBox) or setting.name in ("model", "visible_gpus"):
+        if isinstance(editor.widget, QCheckBox) or setting.name in ("model", "visible_gpus", "inputs"):
             form.addRow(editor.widget)
         else:
             form.addRow(setting.label, editor.widget)
@@ -97,6 +98,13 @@ class SettingsPanel(QWidget):
             editor = ed.environment_editor()
         elif name == "batch":
             editor = ed.count_editor(1, 65536)
+        elif name == "inputs":
+            self.inputs_table = InputsTable()
+            editor = ed.Editor(self.inputs_table, self.inputs_table.shapes, self.inputs_table.set_shapes)
+        elif name == "signature":
+            editor = ed.text_editor("serving_default")
+        elif name == "imports":
+            editor = ed.lines_editor("my_layers  or  /path/to/layers.py, one per line")
         elif name == "steady":
             editor = ed.count_editor(0, 100000)
         elif name == "timeout":
@@ -130,6 +138,7 @@ class SettingsPanel(QWidget):
         column.addLayout(buttons)
         # The tooltip goes on the combo, where the pointer is.
         editor = ed.Editor(box, lambda: self.model.currentText().strip(), self.model.setCurrentText)
+        self.model.currentTextChanged.connect(self._model_changed)
         self.model.setToolTip(BY_NAME["model"].help + " Drop a model onto the window to choose it.")
         return editor
 
@@ -223,6 +232,15 @@ class SettingsPanel(QWidget):
             widget.setEnabled(has_gpu)
             widget.setToolTip(widget.toolTip().split("\nDisabled:")[0]
                               + ("" if has_gpu else f"\nDisabled: {inventory.reason}"))
+
+    def show_model_inputs(self, model: str, inputs: list[dict[str, Any]]) -> None:
+        """What `model` declares as inputs (a run reported it); only while it is chosen."""
+        if model == self.editors["model"].get():
+            self.inputs_table.show_declared(model, inputs)
+
+    def _model_changed(self, text: str) -> None:
+        if self.inputs_table.model is not None and text.strip() != self.inputs_table.model:
+            self.inputs_table.forget_declared()
 
     def set_interpreter_info(self, info: InterpreterInfo) -> None:
         self.python_status.setText(info.message)

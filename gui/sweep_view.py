@@ -32,7 +32,16 @@ from tflaunch.core.report.review import Review, sweep_review
 from tflaunch.core.run.record import RunRecord
 from tflaunch.core.settings.config import LaunchConfig
 from tflaunch.core.sweep.plan import AXES as CORE_AXES
-from tflaunch.core.sweep.plan import OBJECTIVES, PlanError, Sweep, SweepPlan, format_objective, leader_of, verdict
+from tflaunch.core.sweep.plan import (
+    OBJECTIVES,
+    PlanError,
+    Sweep,
+    SweepPlan,
+    format_objective,
+    leader_of,
+    outcome,
+    winner_of,
+)
 from tflaunch.core.sweep.report import result_rows
 from tflaunch.core.units import format_duration
 
@@ -253,16 +262,14 @@ class SweepView(QWidget):
         self.table.setMinimumWidth(min(self.table.horizontalHeader().length() + 2 * self.table.frameWidth(), 900))
         draw_strips(self.chart.getPlotItem(), [(r.candidate.key, r.values, r.stopped is not None) for r in results],
                     objective)
-        leader = leader_of(results)
-        self.verdict.setText(html.escape("Leader: " + verdict(leader, objective)) if leader else "")
+        self.verdict.setText(html.escape(outcome(results, objective)) if leader_of(results) else "")
 
     def finish(self, sweep: Sweep, status: str, sweep_id: int | None = None) -> None:
         self._sweep, self._sweep_id = sweep, sweep_id
         self.set_running(False)
         results = sweep.results()
         self.show_results(sweep, results)
-        leader = leader_of(results)
-        self.save_button.setEnabled(leader is not None and status == "done")
+        self.save_button.setEnabled(winner_of(results) is not None and status == "done")
         done = "Sweep cancelled; its finished trials are in History." if status == "cancelled" else "Sweep done."
         self.status.setText(f"{done} {sweep.trials_run} trials run "
                             f"({sweep.planned_without_racing} without racing).")

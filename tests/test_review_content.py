@@ -22,7 +22,9 @@ def test_a_run_review_has_every_number_with_its_unit():
     assert facts["Environment"].startswith("TensorFlow 2.21.0")
     header, rows = review.table
     assert header == ["Phase", "Duration", "RSS at end", "Peak RSS"] and rows[0][0] == "Spawn"
-    assert all(cell.endswith((" s", " ms", " µs", " MiB", " GiB")) for row in rows for cell in row[1:])
+    # A figure has its unit; a cell that does not apply (memory of "Other") says so with a dash.
+    assert all(cell.endswith((" s", " ms", " µs", " MiB", " GiB")) or cell == "–" for row in rows for cell in row[1:])
+    assert ["Other (between phases)", "0 µs", "–", "–"] in rows
     markdown = review.markdown()
     assert markdown.startswith("# sample:mlp: Ready in 1.02 s") and "| Load | 200 ms |" in markdown
 

@@ -18,25 +18,44 @@ def sweep(*args, timeout=600):
                           capture_output=True, text=True, timeout=timeout)
 
 
-def test_a_real_sweep_stores_every_trial_and_saves_the_winner():
-    done = sweep("--vary", "intra=1,2", "--repeat", "2", "--warmup", "1", "--no-racing", "--json",
-                 "--save-winner", "fastest")
+def slow_python(tmp_path):
+    """An interpreter that first sleeps DELAY seconds: a setting with a known, large effect."""
+    wrapper = tmp_path / "slow-python"
+    wrapper.write_text(f'#!/bin/sh\nsleep "${{DELAY:-0}}"\nexec {sys.executable} "$@"\n')
+    wrapper.chmod(0o755)
+    return str(wrapper)
+
+
+def test_a_real_sweep_stores_every_trial_and_saves_a_clear_winner(tmp_path):
+    done = sweep("--python", slow_python(tmp_path), "--env", "DELAY=1", "--vary", "env.DELAY=0", "--repeat", "3",
+                 "--warmup", "0", "--no-racing", "--json", "--save-winner", "fastest")
     assert done.returncode == 0, done.stderr[-2000:]
     result = json.loads(done.stdout)
-    assert result["status"] == "done" and result["trials_run"] == 3 * (1 + 2) == result["trials_without_racing"]
-    settings = {r["setting"] for r in result["results"]}
-    assert settings == {"baseline", "intra=1", "intra=2"}
+    assert result["status"] == "done" and result["trials_run"] == 2 * 3 == result["trials_without_racing"]
+    assert {r["setting"] for r in result["results"]} == {"baseline", "env.DELAY=0"}
     for r in result["results"]:
-        assert len(r["values"]) == 2 and r["min"] <= r["median"] <= r["max"] and r["ratio_ci"][0] <= r["ratio_ci"][1]
-    assert result["verdict"].startswith(result["winner"])
+        assert len(r["values"]) == 3 and r["min"] <= r["median"] <= r["max"] and r["ratio_ci"][0] <= r["ratio_ci"][1]
+    assert result["winner"] == "env.DELAY=0" and result["verdict"].startswith("Winner: env.DELAY=0")
     history = History(history_path())
     (sweep_id, _created, model, status, summary), = history.list_sweeps()
     assert (model, status, summary) == ("sample:mlp", "done", result["verdict"])
     trials = history.sweep_trials(sweep_id)
-    assert len(trials) == 9 and sum(t["warmup"] for t, _ in trials) == 3
+    assert len(trials) == 6 and not any(t["warmup"] for t, _ in trials)
     profile = ProfileStore(profiles_dir()).load("fastest")
-    assert profile.evidence["sweep"]["trials"] == 9 and profile.evidence["runs"] == 2
-    assert "[9/≤9]" in done.stderr
+    assert profile.evidence["sweep"]["trials"] == 6 and profile.evidence["runs"] == 3
+    assert profile.config.extra_env == {"DELAY": "0"}
+    assert "[6/≤6]" in done.stderr
+
+
+def test_a_sweep_with_too_few_trials_names_no_winner_and_saves_nothing():
+    done = sweep("--vary", "intra=1", "--repeat", "2", "--warmup", "0", "--no-racing", "--json",
+                 "--save-winner", "fastest")
+    assert done.returncode == 1
+    result = json.loads(done.stdout)
+    assert result["winner"] is None and "not enough runs" in result["verdict"] + done.stderr
+    assert all(r["ratio_ci"] is None for r in result["results"]), "two trials give no interval"
+    assert "profile fastest not saved" in done.stderr.splitlines()[-1]
+    assert not (profiles_dir() / "fastest.toml").exists()
 
 
 def test_bad_plans_are_refused_before_any_trial():

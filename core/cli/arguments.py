@@ -6,6 +6,9 @@ import argparse
 import sys
 from typing import Any
 
+from ..probe.input_shapes import InputSpecError, spec_text
+from ..run.events import PROTOCOL_VERSION
+from ..probe.input_shapes import parse as parse_input
 from ..settings.config import DEFAULT_TIMEOUT_S, LaunchConfig
 from ..settings.vocabulary import BY_NAME, parse_tristate
 
@@ -31,6 +34,14 @@ def _gpu_list(text: str) -> tuple[int, ...]:
         return tuple(int(i) for i in text.split(",") if i.strip() != "")
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected GPU indices like 0,1 (or none), not {text!r}") from None
+
+
+def _input_spec(text: str) -> tuple[str, str]:
+    try:
+        name, dims, dtype = parse_input(text)
+    except InputSpecError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    return name, spec_text(dims, dtype)
 
 
 def _tristate(text: str) -> bool | None:
@@ -78,6 +89,12 @@ def add_config_arguments(parser: argparse.ArgumentParser, *, model_required: boo
     parser.add_argument("--env", type=_env_pair, action="append", default=[], metavar="NAME=VALUE",
                         help=help_of("extra_env") + " Repeatable.")
     parser.add_argument("--batch", type=positive_int, default=1, help=help_of("batch"))
+    parser.add_argument("--input", dest="inputs", type=_input_spec, action="append", default=[],
+                        metavar="NAME=D1xD2[:DTYPE]", help=help_of("inputs") + " Repeatable.")
+    parser.add_argument("--signature", default="", metavar="NAME", help=help_of("signature"))
+    parser.add_argument("--import", dest="imports", action="append", default=[], metavar="MODULE_OR_FILE",
+                        help=help_of("imports") + " Repeatable.")
+    parser.add_argument("--unsafe-deserialization", action="store_true", help=help_of("unsafe_deserialization"))
     parser.add_argument("--steady", type=int, default=20, help=help_of("steady"))
     parser.add_argument("--timeout", type=_seconds, default=DEFAULT_TIMEOUT_S, metavar="SECONDS",
                         help=help_of("timeout") + f" Default {DEFAULT_TIMEOUT_S:.0f}.")
@@ -88,8 +105,17 @@ def config_from_args(args: argparse.Namespace) -> LaunchConfig:
         model=args.model or LaunchConfig.model, python=args.python, intra=args.intra, inter=args.inter,
         xla_auto=args.xla_auto, jit_compile=args.jit_compile, onednn=args.onednn, log_level=args.log_level,
         visible_gpus=args.gpus, memory_growth=args.memory_growth, memory_limit_mb=args.memory_limit,
-        extra_env=dict(args.env), batch=args.batch, steady=args.steady, timeout=args.timeout,
+        extra_env=dict(args.env), batch=args.batch, inputs=dict(args.inputs), signature=args.signature,
+        imports=tuple(args.imports), unsafe_deserialization=args.unsafe_deserialization, steady=args.steady,
+        timeout=args.timeout,
     )
+
+
+def failure_json(kind: str, message: str, field: str | None = None) -> dict[str, Any]:
+    """What --json prints when nothing ran: the same status, kind and message a run has."""
+    return {"protocol": PROTOCOL_VERSION, "status": "failed", "runs": [],
+            "failure": {"kind": kind, "message": message, **({"field": field} if field else {})},
+            "summary": {"ok": 0, "runs": 0, "phases": None, "time_to_ready": None}}
 
 
 def print_problems(problems: list[Any]) -> None:

@@ -19,7 +19,7 @@ from ..stats import summarize
 from ..store.history import History, HistoryError, default_history
 from ..store.profiles import Profile, ProfileError, ProfileStore, evidence_from_runs
 from ..store.recorder import RunRecorder
-from .arguments import add_config_arguments, config_from_args, positive_int, print_problems
+from .arguments import add_config_arguments, config_from_args, failure_json, positive_int, print_problems
 from .progress import Progress
 
 
@@ -51,6 +51,9 @@ def run(args: argparse.Namespace) -> int:
     config = config_from_args(args)
     problems = launch_check(config)
     if problems:
+        if args.json:
+            first = problems[0]
+            print(json.dumps(failure_json(f"invalid_{first.field}", first.message, first.field), indent=2))
         print_problems(problems)
         return 2
     if args.save_profile:
@@ -103,6 +106,7 @@ def json_result(records: list[RunRecord]) -> dict[str, Any]:
     ready = summarize(r.time_to_ready for r in ok)
     return {
         "protocol": events.PROTOCOL_VERSION,
+        "status": "ok" if len(ok) == len(records) else records[-1].status.value if len(records) == 1 else "failed",
         "runs": [r.to_dict() for r in records],
         "summary": {"ok": len(ok), "runs": len(records), "phases": by_phase,
                     "time_to_ready": ready.to_dict() if ready else None},

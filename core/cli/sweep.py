@@ -9,7 +9,7 @@ import sys
 from ..paths import profiles_dir
 from ..run.formats import ConversionError
 from ..store.profiles import ProfileError, ProfileStore
-from ..sweep.plan import OBJECTIVES, PlanError, Sweep, SweepPlan, Trial, axes_help, format_objective
+from ..sweep.plan import OBJECTIVES, PlanError, Sweep, SweepPlan, Trial, axes_help, format_objective, outcome
 from ..sweep.report import results_json, results_table
 from ..sweep.session import SweepSession, prepare, refusal, run_headless
 from ..sweep.stored import winner_profile
@@ -71,6 +71,10 @@ def run(args: argparse.Namespace) -> int:
         print("tflaunch: no setting ran successfully.", file=sys.stderr)
         return 1
     if args.save_winner:
+        if sweep.winner() is None:
+            print(f"tflaunch: profile {args.save_winner} not saved: "
+                  f"{outcome(sweep.results(), sweep.plan.objective)}", file=sys.stderr)
+            return 1
         return _save_winner(args.save_winner, session)
     return 0
 

@@ -6,9 +6,10 @@ import contextlib
 import os
 import platform
 import sys
-from typing import Any
+from typing import Any, Dict, List
 
-from .inference import Inputs, Specs
+from .entry_point import EntryPoint
+from .input_values import Fed
 from .model_files import model_format
 
 
@@ -42,21 +43,56 @@ def environment(tf: Any, keras: Any) -> dict[str, Any]:
             "cudnn": build.get("cudnn_version")}
 
 
-def describe(model: Any, spec: str, specs: Specs, inputs: Inputs) -> dict[str, Any]:
+def model_variables(tf: Any, model: Any) -> List[Any]:
+    """The unique variables of a loaded model, whatever built it (Keras, tf.Module, TF1)."""
+    found: List[Any] = []
+    seen = set()
+
+    def add(variables: Any, keras: bool = False) -> None:
+        for v in variables or []:
+            # Keras 3 variables are not tf.Variables, but have the same name, shape and dtype.
+            if (keras or isinstance(v, tf.Variable)) and id(v) not in seen:
+                seen.add(id(v))
+                found.append(v)
+
+    if hasattr(model, "weights"):  # Keras: its weights, which leave out RNG seed state
+        add(model.weights, keras=True)
+        return found
+    for attribute in ("trainable_variables", "non_trainable_variables", "variables"):
+        add(getattr(model, attribute, None))
+    if not found:  # a plain tf.Module or a TF1 SavedModel: walk what the object tracks
+        try:
+            add(tf.train.TrackableView(model).descendants())
+        except Exception:  # an object tf.train cannot walk; count what the signatures use
+            pass
+    for function in dict(getattr(model, "signatures", {}) or {}).values():
+        add(getattr(function, "variables", None))
+    return found
+
+
+def parameter_count(tf: Any, model: Any, variables: List[Any]) -> int:
+    """Trainable and non-trainable weights: floating variables only, so a random seed's
+    state, step counters and lookup-table bookkeeping are not counted as parameters."""
     if hasattr(model, "count_params"):
-        params = int(model.count_params())
-    else:
-        params = int(sum(v.shape.num_elements() or 0 for v in getattr(model, "variables", [])))
+        try:
+            return int(model.count_params())
+        except ValueError:  # an unbuilt Keras model; fall back to its variables
+            pass
+    return int(sum(v.shape.num_elements() or 0 for v in variables if v.dtype.is_floating or v.dtype.is_complex))
+
+
+def describe(tf: Any, model: Any, spec: str, entry: EntryPoint, fed: List[Fed], variables: List[Any],
+             config: Dict[str, Any]) -> Dict[str, Any]:
     fmt, size = "sample", None
     if not spec.startswith("sample:"):
-        path = os.path.abspath(os.path.expanduser(spec))
-        fmt = model_format(path) or "unknown"
-        files = os.walk(path) if os.path.isdir(path) else [(os.path.dirname(path), [], [os.path.basename(path)])]
-        size = sum(os.path.getsize(os.path.join(d, f)) for d, _, fs in files for f in fs)
-    names = [None] * len(specs[0]) + list(specs[1])
-    all_specs = list(specs[0]) + list(specs[1].values())
-    fed = list(inputs[0]) + list(inputs[1].values())
+        fmt = model_format(spec) or "unknown"
+        if fmt != "code":
+            path = os.path.abspath(os.path.expanduser(spec))
+            files = os.walk(path) if os.path.isdir(path) else [(os.path.dirname(path), [], [os.path.basename(path)])]
+            size = sum(os.path.getsize(os.path.join(d, f)) for d, _, fs in files for f in fs)
     return {"name": getattr(model, "name", None) or os.path.basename(spec.rstrip("/")), "source": spec,
-            "format": fmt, "params": params, "bytes_on_disk": size,
-            "inputs": [{"name": n or s.name, "shape": list(s.shape), "dtype": s.dtype.name,
-                        "fed_shape": list(t.shape)} for n, s, t in zip(names, all_specs, fed)]}
+            "format": fmt, "params": parameter_count(tf, model, variables), "bytes_on_disk": size,
+            "signature": entry.signature, "signatures": entry.signatures,
+            "inputs": [f.to_dict() for f in fed],
+            "imports": list(config.get("imports") or []),
+            "unsafe_deserialization": bool(config.get("unsafe_deserialization"))}

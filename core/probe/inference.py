@@ -1,73 +1,67 @@
-"""Calling the model: its traced function, generated inputs, first and steady calls."""
+"""Calling the model: its traced function, the first call and the steady calls."""
 
 from __future__ import annotations
 
 import statistics
 import time
-from typing import Any, Dict, List, Tuple
+from typing import Any, Dict, List
 
-from .failure import ProbeFailure
-
-# typing aliases, not builtin generics: the user's interpreter may be Python 3.8.
-Specs = Tuple[List[Any], Dict[str, Any]]
-Inputs = Tuple[List[Any], Dict[str, Any]]
+from .entry_point import EntryPoint
+from .input_values import Fed
 
 
-def trace(tf: Any, model: Any, jit_compile: bool) -> tuple[Any, Specs]:
-    """A concrete function for the model and the TensorSpecs of its inputs.
+def trace(tf: Any, entry: EntryPoint, fed: List[Fed], jit_compile: bool) -> Any:
+    """A concrete function of the model's one argument, traced for the declared shapes
+    (unknown dimensions stay unknown, as in the user's tf.function) and the fed dtypes.
 
-    `jit_compile` wraps the model's function in tf.function(jit_compile=True), for Keras
-    models and SavedModel signatures alike: XLA then compiles the whole forward pass.
+    `jit_compile` wraps the forward pass in tf.function(jit_compile=True), for Keras
+    models and SavedModel signatures alike: XLA then compiles the whole of it.
     """
-    if not hasattr(model, "inputs"):  # a SavedModel: its signatures are already traced
-        signatures = getattr(model, "signatures", {})
-        if not signatures:
-            raise ProbeFailure("no_signature", "The SavedModel has no serving signature; "
-                               "export it with model.export(path).")
-        signature = signatures.get("serving_default") or next(iter(signatures.values()))
-        args, kwargs = signature.structured_input_signature
-        if not jit_compile:
-            return signature, (list(args), dict(kwargs))
-        compiled = tf.function(lambda *a, **k: signature(*a, **k), jit_compile=True)
-        return compiled.get_concrete_function(*args, **kwargs), (list(args), dict(kwargs))
-    if not model.inputs:
-        raise ProbeFailure("no_signature", "The model has no known inputs; build it on an Input.")
-    names = [t.name.split(":")[0] for t in model.inputs]
-    specs = {n: tf.TensorSpec(t.shape, t.dtype, name=n) for n, t in zip(names, model.inputs)}
-    structure = getattr(model, "_inputs_struct", None)
-
-    def forward(**kwargs: Any) -> Any:
-        arg: Any = kwargs if isinstance(structure, dict) else [kwargs[n] for n in names]
-        return model(arg[0] if isinstance(arg, list) and len(arg) == 1 else arg, training=False)
-
-    fn = tf.function(forward, jit_compile=True if jit_compile else None)
-    return fn.get_concrete_function(**specs), ([], specs)
+    if entry.function is not None and not jit_compile and all(f.dtype == f.declared.dtype for f in fed):
+        return _Signature(entry)  # a SavedModel's signature is traced already: use it as is
+    specs = {f.name: tf.TensorSpec(f.declared.shape or f.shape, tf.as_dtype(f.dtype), name=_spec_name(f.name))
+             for f in fed}
+    fn = tf.function(entry.call, jit_compile=True if jit_compile else None)
+    return fn.get_concrete_function(entry.pack(specs))
 
 
-def make_inputs(tf: Any, specs: Specs, batch: int) -> Inputs:
-    def tensor(spec: Any) -> Any:
-        shape = [batch if i == 0 and d is None else (d or 1) for i, d in enumerate(spec.shape)]
-        if spec.dtype.is_floating:
-            return tf.random.stateless_uniform(shape, seed=(0, 0), dtype=spec.dtype)
-        if spec.dtype == tf.string:
-            return tf.fill(shape, "")
-        return tf.zeros(shape, dtype=spec.dtype)
+class _Signature:
+    """A signature called as the traced functions are: with the packed argument."""
 
-    args, kwargs = specs
-    return [tensor(s) for s in args], {k: tensor(s) for k, s in kwargs.items()}
+    def __init__(self, entry: EntryPoint) -> None:
+        self.function = entry.function
+
+    def __call__(self, packed: Dict[str, Any]) -> Any:
+        return self.function(**packed)
 
 
-def infer(tf: Any, fn: Any, inputs: Inputs) -> Any:
+def _spec_name(name: str) -> str:
+    """TensorSpec names become graph placeholder names, which allow fewer characters."""
+    return "".join(c if c.isalnum() or c in "_.-/" else "_" for c in name).lstrip("_.-/") or "input"
+
+
+def infer(tf: Any, fn: Any, packed: Any) -> Any:
     """One inference, with outputs copied to host so asynchronous devices have finished."""
-    outputs = fn(*inputs[0], **inputs[1])
+    outputs = fn(packed)
     return tf.nest.map_structure(lambda t: t.numpy() if hasattr(t, "numpy") else t, outputs)
 
 
-def steady_latency(tf: Any, fn: Any, inputs: Inputs, runs: int) -> dict[str, float]:
+def all_finite(tf: Any, outputs: Any) -> bool:
+    """Whether every floating output is finite: NaN from a too-small input is no result."""
+    import numpy as np  # TensorFlow's own dependency, present wherever it is
+
+    for value in tf.nest.flatten(outputs):
+        array = np.asarray(value)
+        if array.dtype.kind in "fc" and not np.isfinite(array).all():
+            return False
+    return True
+
+
+def steady_latency(tf: Any, fn: Any, packed: Any, runs: int) -> dict[str, float]:
     samples = []
     for _ in range(max(runs, 0)):
         start = time.perf_counter()
-        infer(tf, fn, inputs)
+        infer(tf, fn, packed)
         samples.append(time.perf_counter() - start)
     if not samples:
         return {"n": 0}

@@ -18,6 +18,7 @@ from typing import Any, Optional, Sequence
 
 from .channel import Channel
 from .convert import convert
+from .explain import explain
 from .failure import ProbeFailure
 from .model_files import FORMATS
 from .process import exit_with_parent
@@ -65,12 +66,16 @@ def main(argv: Optional[Sequence[str]] = None) -> None:
             probe = Probe(channel, _read_config(args))
             probe.run()
     except ProbeFailure as exc:
-        channel.emit("error", probe.current if probe else "load", kind=exc.kind, message=exc.message, detail="")
+        message, spec = exc.message, probe.config["model"] if probe else ""
+        if probe and probe.current in ("load", "trace", "first", "steady") and spec not in message:
+            message = f"{spec}: {message}"  # a failure after load names the model it is about
+        channel.emit("error", probe.current if probe else "load", kind=exc.kind, message=message, detail="")
         code = 2
     except Exception as exc:
         detail = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__)[-12:])
-        channel.emit("error", probe.current if probe else "load", kind="exception",
-                     message=f"{type(exc).__name__}: {exc}", detail=detail)
+        phase = probe.current if probe else "load"
+        message = explain(exc, probe.config, probe.fed) if probe else f"{type(exc).__name__}: {exc}"
+        channel.emit("error", phase, kind="exception", message=message, detail=detail)
         code = 3
     sys.stderr.flush()
     # Skip interpreter teardown: after TensorFlow it costs over half a second per run.

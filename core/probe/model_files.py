@@ -11,11 +11,19 @@ from typing import Any
 
 from .failure import ProbeFailure
 
-FORMATS = ("keras", "h5", "savedmodel")
+FORMATS = ("keras", "h5", "savedmodel")  # the formats a model can be saved in; "code" is built
 HDF5_SIGNATURE = b"\x89HDF\r\n\x1a\n"
 
 
+def is_builder(spec: str) -> bool:
+    """FILE.py:FUNCTION, a model built by the user's code."""
+    path, sep, function = spec.rpartition(":")
+    return bool(sep) and path.endswith(".py") and function.isidentifier()
+
+
 def model_format(path: str) -> str | None:
+    if is_builder(path):
+        return "code"
     if os.path.isdir(path):
         return "savedmodel"
     ext = os.path.splitext(path)[1].lower()
@@ -24,6 +32,11 @@ def model_format(path: str) -> str | None:
 
 def check_model_path(spec: str) -> tuple[str, str]:
     """(absolute path, format) of a model file or folder; ProbeFailure saying what is wrong."""
+    if is_builder(spec):
+        file = spec.rpartition(":")[0]
+        if not os.path.isfile(os.path.expanduser(file)):
+            raise ProbeFailure("model_not_found", f"The model builder {file} does not exist. Check the path.")
+        return spec, "code"
     path = os.path.abspath(os.path.expanduser(spec))
     if not os.path.exists(path):
         raise ProbeFailure("model_not_found", f"The model {spec} does not exist. Check the path.")
@@ -38,7 +51,7 @@ def check_model_path(spec: str) -> tuple[str, str]:
         raise ProbeFailure(
             "unsupported_format",
             f"{spec} is not a model tflaunch can load. Use a SavedModel folder, "
-            "a .keras file or an .h5 file.")
+            "a .keras or .h5 file, or FILE.py:FUNCTION for a model built by your code.")
     check_file_signature(spec, path, fmt)
     return path, fmt
 
@@ -70,18 +83,55 @@ def check_file_signature(spec: str, path: str, fmt: str) -> None:
             "Save the model again.")
 
 
-def load_model(tf: Any, keras: Any, spec: str) -> Any:
-    """The model a spec names: a sample built from code, or a file in one of FORMATS."""
+def load_model(tf: Any, keras: Any, spec: str, unsafe: bool = False) -> Any:
+    """The model a spec names: a sample or a builder function, or a file in one of FORMATS.
+
+    `unsafe` turns Keras's safe mode off, which lets Lambda layers run code from the file.
+    """
     if spec.startswith("sample:"):
         from .samples import build_sample
 
         return build_sample(keras, spec[len("sample:"):])
     path, fmt = check_model_path(spec)
+    if fmt == "code":
+        from .user_code import build_model
+
+        return build_model(path)
     try:
         if fmt == "savedmodel":
             return tf.saved_model.load(path)
+        if unsafe:
+            try:
+                return keras.models.load_model(path, compile=False, safe_mode=False)
+            except TypeError:  # Keras 2 before 2.13 has no safe mode to turn off
+                pass
         return keras.models.load_model(path, compile=False)
     except Exception as exc:
-        raise ProbeFailure(
-            "model_load_failed", f"Could not load {spec} as {fmt}: {type(exc).__name__}: {exc}"
-        ) from exc
+        raise ProbeFailure("model_load_failed", load_failure(spec, fmt, exc)) from exc
+
+
+def load_failure(spec: str, fmt: str, exc: BaseException) -> str:
+    """One sentence of cause and one of what to do, for the errors users meet most."""
+    import re
+
+    text = str(exc)
+    where = f"Could not load {spec} as {fmt}"
+    if "safe_mode" in text or ("Lambda" in text and "unsafe" in text):
+        return (f"{where}: it has a Lambda layer, which runs Python code stored in the file, and Keras refuses "
+                "that in safe mode. If you trust the file, allow it with --unsafe-deserialization.")
+    missing = re.search(r"(?:Could not locate class|Unknown layer:?|Unknown object:?)\s*'?([\w.>]+)'?", text)
+    unknown = missing is not None or "custom_objects" in text or "Could not deserialize" in text
+    cause = (text.strip().splitlines() or [type(exc).__name__])[0][:300].rstrip(".")
+    if missing is not None:
+        cause = f"it uses {missing.group(1)}, which is not a class Keras knows in this process"
+    else:
+        cause = f"{type(exc).__name__}: {cause}"
+    message = f"{where}: {cause}."
+    if unknown and fmt == "h5":
+        return (f"{message} Legacy .h5 files often cannot be read back by Keras 3: save the model as .keras "
+                "(model.save('model.keras')) or export a SavedModel (model.export(path)). If the model has "
+                "custom layers, import the module that registers them with --import MODULE_OR_FILE.")
+    if unknown:
+        return (f"{message} If the model has custom layers, import the module that registers them with "
+                "--import MODULE_OR_FILE (a module name or a .py file).")
+    return message

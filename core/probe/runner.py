@@ -6,14 +6,17 @@ import contextlib
 import os
 import sys
 import time
-from typing import Any, Iterator
+from typing import Any, Iterator, List, Optional
 
 from .channel import Channel
-from .describe import describe, environment
-from .inference import infer, make_inputs, steady_latency, trace
+from .describe import describe, environment, model_variables
+from .entry_point import EntryPoint, entry_point
+from .inference import all_finite, infer, steady_latency, trace
+from .input_values import Fed, generate, plan, vocabulary_hints
 from .model_files import load_model
 from .process import memory, process_age
 from .tf_setup import apply_tf_config, import_tensorflow, read_back
+from .user_code import import_code
 
 
 class Probe:
@@ -21,6 +24,8 @@ class Probe:
         self.channel = channel
         self.config = config
         self.current = "spawn"
+        self.entry: Optional[EntryPoint] = None
+        self.fed: List[Fed] = []
 
     @contextlib.contextmanager
     def phase(self, name: str) -> Iterator[dict[str, Any]]:
@@ -48,13 +53,23 @@ class Probe:
             applied = read_back(tf, cfg)
         self.channel.emit("settings", "devices", applied=applied)
         with self.phase("load"):
-            model = load_model(tf, keras, cfg["model"])
+            for target in cfg.get("imports") or []:
+                import_code(target)
+            model = load_model(tf, keras, cfg["model"], bool(cfg.get("unsafe_deserialization")))
+        # Listed before anything is generated, so a user sees what the model takes even
+        # when the shapes they gave do not fit it.
+        self.entry = entry = entry_point(model, cfg.get("signature") or None)
+        self.channel.emit("inputs", "load", **entry.describe())
+        self.fed = fed = plan(entry.inputs, dict(cfg.get("inputs") or {}), int(cfg.get("batch", 1)))
+        variables = model_variables(tf, model)
+        packed = entry.pack(generate(tf, fed, vocabulary_hints(tf, model, variables)))
         with self.phase("trace"):
-            fn, specs = trace(tf, model, bool(cfg.get("jit_compile")))
-        inputs = make_inputs(tf, specs, int(cfg.get("batch", 1)))
+            fn = trace(tf, entry, fed, bool(cfg.get("jit_compile")))
         with self.phase("first"):
-            infer(tf, fn, inputs)
+            outputs = infer(tf, fn, packed)
+        finite = all_finite(tf, outputs)
         with self.phase("steady") as extra:
-            extra["latency"] = steady_latency(tf, fn, inputs, int(cfg.get("steady", 20)))
-        self.channel.emit("result", "steady", environment=environment(tf, keras),
-                          model=describe(model, cfg["model"], specs, inputs))
+            extra["latency"] = steady_latency(tf, fn, packed, int(cfg.get("steady", 20)))
+        model_facts = describe(tf, model, cfg["model"], entry, fed, variables, cfg)
+        model_facts["outputs_finite"] = finite
+        self.channel.emit("result", "steady", environment=environment(tf, keras), model=model_facts)

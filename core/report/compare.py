@@ -5,16 +5,21 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, fields
 
-from ..phases import LABELS, PHASES
+from ..phases import LABELS, READY_PHASES
 from ..run.record import RunRecord
 from ..settings.config import LaunchConfig
 from ..units import format_duration
 
-# Rows of a comparison: the seven phases, then time to ready.
-ROWS: tuple[str, ...] = (*PHASES, "ready")
-ROW_LABELS: dict[str, str] = {**LABELS, "ready": "Time to ready"}
+# Rows of a comparison: the phases up to ready, the time between them, time to ready;
+# then steady latency per call (a phase total would compare 20 calls with 20 calls of
+# another batch size), and per sample where the batch sizes differ.
+TIME_ROWS: tuple[str, ...] = (*READY_PHASES, "other", "ready")
+ROWS: tuple[str, ...] = (*TIME_ROWS, "steady_call", "steady_sample")
+ROW_LABELS: dict[str, str] = {**LABELS, "other": "Other (between phases)", "ready": "Time to ready",
+                              "steady_call": "Steady, per call", "steady_sample": "Steady, per sample"}
 # For chart axes, where eight long labels would run into each other.
-SHORT_LABELS: dict[str, str] = {**{p: LABELS[p].split()[0] for p in PHASES}, "ready": "Ready"}
+SHORT_LABELS: dict[str, str] = {**{p: LABELS[p].split()[0] for p in READY_PHASES}, "other": "Other",
+                                "ready": "Ready"}
 
 
 @dataclass(frozen=True)
@@ -44,7 +49,26 @@ class Delta:
 
 
 def row_value(record: RunRecord, row: str) -> float | None:
-    return record.time_to_ready if row == "ready" else record.phases[row].duration
+    if row == "ready":
+        return record.time_to_ready
+    if row == "other":
+        return record.other_time
+    if row in ("steady_call", "steady_sample"):
+        median = record.latency.get("median") if record.latency.get("n") else None
+        return None if median is None else median / (record.fed_batch if row == "steady_sample" else 1)
+    return record.phases[row].duration
+
+
+def rows_for(runs: Sequence[RunRecord]) -> tuple[str, ...]:
+    """The rows worth showing for these runs: per sample only where batch sizes differ."""
+    if len({r.fed_batch for r in runs}) > 1:
+        return ROWS
+    return tuple(r for r in ROWS if r != "steady_sample")
+
+
+def bar_values(record: RunRecord) -> dict[str, float | None]:
+    """What the comparison chart draws for one run."""
+    return {row: row_value(record, row) for row in TIME_ROWS}
 
 
 def deltas(runs: Sequence[RunRecord], baseline: int = 0) -> list[dict[str, Delta]]:

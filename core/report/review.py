@@ -17,10 +17,10 @@ from ..phases import LABELS, PHASES
 from ..run.record import RunRecord
 from ..settings.config import LaunchConfig
 from ..store.profiles import describe_evidence
-from ..sweep.plan import Sweep, leader_of, verdict
+from ..sweep.plan import Sweep, outcome
 from ..sweep.report import result_rows
 from ..units import format_bytes, format_duration
-from .compare import ROW_LABELS, ROWS, deltas, differing_settings
+from .compare import ROW_LABELS, bar_values, deltas, differing_settings, rows_for
 
 
 @dataclass
@@ -31,6 +31,8 @@ class Series:
     spans: dict[str, tuple[float, float]]  # phase: (start s, duration s)
     samples: list[tuple[float, int]]  # (s since launch, bytes)
     peak: int | None
+    bars: dict[str, float | None] = field(default_factory=dict)  # comparison chart: row -> seconds
+    gaps: list[tuple[float, float]] = field(default_factory=list)  # (start s, duration s) between phases
 
 
 @dataclass
@@ -75,7 +77,7 @@ def _date(ts: float) -> str:
 
 
 def series(record: RunRecord, label: str) -> Series:
-    return Series(label, record.offsets(), list(record.samples), record.peak_rss)
+    return Series(label, record.offsets(), list(record.samples), record.peak_rss, bar_values(record), record.gaps())
 
 
 def run_review(record: RunRecord, profile: str | None = None) -> Review:
@@ -92,11 +94,16 @@ def run_review(record: RunRecord, profile: str | None = None) -> Review:
     facts.append(("Peak memory (process tree)", format_bytes(record.peak_rss)))
     if record.failure is not None:
         facts.append(("Failure", record.failure.message))
-    latency = record.phases["steady"].latency
-    if latency.get("n"):
-        facts.append(("Steady latency", f"median {format_duration(latency['median'])} over {latency['n']} calls"))
+    if record.steady_line:
+        facts.append(("Steady latency", record.steady_line))
+    if record.inputs_line:
+        facts.append(("Inputs", record.inputs_line + (f" via signature {record.model['signature']}"
+                                                      if record.model.get("signature") else "")))
+    facts += [("Warning", warning) for warning in record.warnings]
     rows = [[LABELS[name], format_duration(record.phases[name].duration), format_bytes(record.phases[name].rss),
              format_bytes(record.phases[name].peak_rss)] for name in PHASES]
+    if record.other_time is not None:
+        rows.insert(len(PHASES) - 1, ["Other (between phases)", format_duration(record.other_time), "–", "–"])
     return Review("run", title, f"{ident}, {_date(record.launched_at)}", facts, [series(record, ident)],
                   (["Phase", "Duration", "RSS at end", "Peak RSS"], rows))
 
@@ -108,7 +115,7 @@ def comparison_review(records: Sequence[RunRecord], baseline: int = 0) -> Review
     header = ["Phase", *[f"{label} {r.config.summary()}" + (" (baseline)" if i == baseline else "")
                          for i, (label, r) in enumerate(zip(labels, records, strict=True))]]
     rows = []
-    for row in ROWS:
+    for row in rows_for(records):
         cells = [ROW_LABELS[row]]
         for i, d in enumerate(table_deltas):
             cells.append(format_duration(d[row].value) if i == baseline else d[row].describe())
@@ -134,7 +141,6 @@ def comparison_review(records: Sequence[RunRecord], baseline: int = 0) -> Review
 def sweep_review(sweep: Sweep, example: RunRecord | None, sweep_id: int | None = None) -> Review:
     objective = sweep.plan.objective
     results = sweep.results()
-    leader = leader_of(results)
     facts = [("Model", sweep.plan.base.model), ("Plan", sweep.plan.describe(len(sweep.candidates))),
              ("Trials run", f"{sweep.trials_run} (all {sweep.planned_without_racing} without racing)")]
     if example is not None:
@@ -144,7 +150,7 @@ def sweep_review(sweep: Sweep, example: RunRecord | None, sweep_id: int | None =
         ident += f", {_date(example.launched_at)}"
     return Review("sweep", f"{sweep.plan.base.model}: which settings start it fastest", ident, facts,
                   [], result_rows(results, objective),
-                  ("Winner: " + verdict(leader, objective)) if leader else "No setting succeeded",
+                  outcome(results, objective),
                   [(r.candidate.key, list(r.values), r.stopped is not None) for r in results], objective)
 
 
@@ -156,8 +162,8 @@ def profile_review(name: str, evidence: dict[str, Any], config: LaunchConfig) ->
             spans[phase] = (start, phases[phase]["median"])
             start += phases[phase]["median"] if phase != "steady" else 0.0
     facts = [("Settings", config.summary())] + [("Evidence", line) for line in describe_evidence(evidence)]
-    rows = [[LABELS[p], format_duration(v.get("median")), format_duration(v.get("min")), format_duration(v.get("max"))]
-            for p, v in phases.items() if p in LABELS]
+    rows = [[LABELS.get(p, "Other (between phases)"), format_duration(v.get("median")), format_duration(v.get("min")),
+             format_duration(v.get("max"))] for p, v in phases.items() if p in LABELS or p == "other"]
     return Review("profile", f"Launch profile {name}",
                   f"{evidence.get('model', config.model)}, {evidence.get('date', '')}", facts,
                   [Series("median of the evidence runs", spans, [], evidence.get("peak_rss_bytes_median"))],

@@ -7,6 +7,7 @@ from statistics import median
 
 from ..grid import grid
 from ..phases import LABELS, PHASES
+from ..probe.input_shapes import DEFAULTS_HELP
 from ..run.record import RunRecord, RunStatus
 from ..stats import summarize
 from ..units import format_bytes, format_duration
@@ -19,21 +20,28 @@ def describe_run(record: RunRecord) -> str:
         parts.append(f"{model['params']:,} parameters")
     if model.get("bytes_on_disk"):
         parts.append(f"{format_bytes(model['bytes_on_disk'])} on disk")
+    if model.get("signature"):
+        parts.append(f"signature {model['signature']}")
     lines = [", ".join(parts), f"settings: {record.config.summary()}"]
+    if record.inputs_line:
+        lines.append(f"inputs: {record.inputs_line}")
+    lines += [f"warning: {w}" for w in record.warnings]
+    if record.assumed_inputs:
+        lines.append(f"(defaults for unknown dimensions: {DEFAULTS_HELP})")
     if record.environment:
         lines.append(record.environment_line)
     return "\n".join(lines)
 
 
-def _latency_line(latencies: list[dict[str, float]]) -> str | None:
-    medians = [lat["median"] for lat in latencies if lat.get("n")]
-    if not medians:
+def _latency_line(records: Sequence[RunRecord]) -> str | None:
+    measured = [r for r in records if r.latency.get("n")]
+    if not measured:
         return None
-    if len(latencies) == 1:
-        lat = latencies[0]
-        return (f"Steady latency: median {format_duration(lat['median'])} "
-                f"(min {format_duration(lat['min'])}, p90 {format_duration(lat['p90'])}, {lat['n']} calls)")
-    return f"Steady latency: median of medians {format_duration(median(medians))} over {len(medians)} runs"
+    if len(measured) == 1:
+        return f"Steady latency: {measured[0].steady_line}"
+    medians = [r.latency["median"] for r in measured]
+    return (f"Steady latency: median of the runs' medians {format_duration(median(medians))} per call "
+            f"(batch {measured[0].fed_batch}, {len(medians)} runs)")
 
 
 def run_table(record: RunRecord) -> str:
@@ -41,11 +49,13 @@ def run_table(record: RunRecord) -> str:
     for name in PHASES:
         p = record.phases[name]
         state = "" if p.state.value == "done" else f" ({p.state.value})"
+        if name == "steady" and record.other_time is not None:
+            rows.append(["Other (between phases)", format_duration(record.other_time), "", ""])
         rows.append([LABELS[name] + state, format_duration(p.duration), format_bytes(p.rss), format_bytes(p.peak_rss)])
     text = grid(["Phase", "Duration", "RSS at end", "Peak RSS"], rows)
     footer = [f"Time to ready: {format_duration(record.time_to_ready)}",
               f"Peak memory (process tree): {format_bytes(record.peak_rss)}"]
-    latency = _latency_line([record.phases["steady"].latency])
+    latency = _latency_line([record])
     if latency:
         footer.append(latency)
     return "\n".join([describe_run(record), "", text, "", *footer])
@@ -55,6 +65,10 @@ def repeat_table(records: Sequence[RunRecord]) -> str:
     ok = [r for r in records if r.status is RunStatus.OK]
     rows = []
     for name in PHASES:
+        if name == "steady":
+            other = summarize(r.other_time for r in ok)
+            rows.append(["Other (between phases)", format_duration(other.median if other else None),
+                         f"{format_duration(other.low)} – {format_duration(other.high)}" if other else "–", "", ""])
         d = summarize(r.phases[name].duration for r in ok)
         rss = summarize(r.phases[name].rss for r in ok)
         peak = summarize(r.phases[name].peak_rss for r in ok)
@@ -71,7 +85,7 @@ def repeat_table(records: Sequence[RunRecord]) -> str:
     if ready:
         footer.append(f"Time to ready: median {format_duration(ready.median)} "
                       f"(min {format_duration(ready.low)}, max {format_duration(ready.high)})")
-    latency = _latency_line([r.phases["steady"].latency for r in ok])
+    latency = _latency_line(ok)
     if latency:
         footer.append(latency)
     head = describe_run(ok[0] if ok else records[0])

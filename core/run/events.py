@@ -17,8 +17,13 @@ Kinds and their extra fields:
 - ``phase_end``: ``duration`` (s), ``rss`` and ``peak_rss`` (bytes, or null), and for
   ``steady`` a ``latency`` object (``median``, ``min``, ``max``, ``p90``, ``n``, seconds).
 - ``settings``: ``applied``, an object of every setting as read back inside the child.
+- ``inputs``: after load, before anything is generated: ``inputs`` (a list of ``name``,
+  ``dtype``, ``shape`` with null for an unknown dimension, batch first), ``signature``
+  (the SavedModel signature called, or null for a Keras model) and ``signatures`` (all).
 - ``result``: ``environment`` (tensorflow, keras, python, cpu, cores, gpus[], ...) and
-  ``model`` (name, format, params, bytes_on_disk, inputs[]).
+  ``model`` (name, format, params, bytes_on_disk, signature, signatures, imports,
+  unsafe_deserialization, and inputs[]: each declared input with ``fed_shape``,
+  ``fed_dtype``, ``assumed`` (a default filled an unknown dimension) and ``values``).
 - ``error``: ``kind`` (a stable identifier such as ``model_not_found``), ``message`` (one
   sentence a user can act on) and ``detail`` (traceback tail, may be empty).
 - ``saved``: the probe's sample-export mode wrote ``path`` in ``format``.
@@ -83,6 +88,15 @@ class Result:
 
 
 @dataclass(frozen=True)
+class InputsListed:
+    ts: float
+    phase: str
+    inputs: list[dict[str, Any]]
+    signature: str | None
+    signatures: list[str]
+
+
+@dataclass(frozen=True)
 class ProbeError:
     ts: float
     phase: str
@@ -99,7 +113,7 @@ class Saved:
     format: str
 
 
-Event = Hello | PhaseStart | PhaseEnd | SettingsApplied | Result | ProbeError | Saved
+Event = Hello | PhaseStart | PhaseEnd | SettingsApplied | InputsListed | Result | ProbeError | Saved
 
 
 class _Malformed(Exception):  # noqa: N818 (private; a protocol violation, not a bug)
@@ -143,6 +157,34 @@ def _mapping(obj: dict[str, Any], key: str) -> dict[str, Any]:
     return value
 
 
+MAX_INPUTS = 1024
+MAX_RANK = 32
+
+
+def _inputs(obj: dict[str, Any]) -> list[dict[str, Any]]:
+    """The model's declared inputs: name, dtype and shape (None for an unknown dimension)."""
+    raw = obj.get("inputs")
+    if not isinstance(raw, list) or len(raw) > MAX_INPUTS:
+        raise _Malformed("inputs")
+    out = []
+    for item in raw:
+        if not isinstance(item, dict):
+            raise _Malformed("inputs")
+        shape = item.get("shape")
+        if not isinstance(shape, list) or len(shape) > MAX_RANK or not all(
+                d is None or (isinstance(d, int) and not isinstance(d, bool) and 0 <= d < 1 << 40) for d in shape):
+            raise _Malformed("shape")
+        out.append({"name": _text(item, "name")[:200], "dtype": _text(item, "dtype")[:40], "shape": shape})
+    return out
+
+
+def _names(obj: dict[str, Any], key: str) -> list[str]:
+    raw = obj.get(key) or []
+    if not isinstance(raw, list) or not all(isinstance(n, str) for n in raw):
+        raise _Malformed(key)
+    return [n[:200] for n in raw[:MAX_INPUTS]]
+
+
 def _latency(obj: dict[str, Any]) -> dict[str, float]:
     raw = _mapping(obj, "latency")
     return {k: (_count(raw, k) if k == "n" else _number(raw, k)) for k in raw}
@@ -162,6 +204,9 @@ _BUILDERS: dict[str, Callable[[dict[str, Any], float, str], Event]] = {
         _latency(o),
     ),
     "settings": lambda o, ts, ph: SettingsApplied(ts, ph, _mapping(o, "applied")),
+    "inputs": lambda o, ts, ph: InputsListed(
+        ts, ph, _inputs(o), None if o.get("signature") is None else _text(o, "signature"), _names(o, "signatures")
+    ),
     "result": lambda o, ts, ph: Result(ts, ph, _mapping(o, "environment"), _mapping(o, "model")),
     "error": lambda o, ts, ph: ProbeError(
         ts, ph, _text(o, "kind"), _text(o, "message"), _text(o, "detail", "")

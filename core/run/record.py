@@ -69,6 +69,8 @@ class RunRecord:
     stderr_tail: deque[str] = field(default_factory=lambda: deque(maxlen=STDERR_TAIL_LINES))
     samples: list[tuple[float, int]] = field(default_factory=list)  # (s since launch, bytes)
     gpu_samples: list[tuple[float, dict[int, int]]] = field(default_factory=list)  # (s, {gpu: bytes})
+    described: bool = False  # the probe's result arrived
+    ready_at: float | None = None  # wall clock at the end of the first inference
     malformed_lines: int = 0
     finished_at: float | None = None
     history_id: int | None = None  # row in the run history, once stored
@@ -111,10 +113,17 @@ class RunRecord:
             phase.rss, phase.peak_rss, phase.latency = event.rss, event.peak_rss, dict(event.latency)
             if phase.started is None or event.phase == "spawn":
                 phase.started = event.ts - duration
+            if event.phase == "first":
+                self.ready_at = event.ts
+        elif isinstance(event, ev.InputsListed):
+            # Kept with the model's description, so a run that fails later still shows them.
+            self.model.update(declared_inputs=list(event.inputs), signature=event.signature,
+                              signatures=list(event.signatures))
         elif isinstance(event, ev.SettingsApplied):
             self.settings = dict(event.applied)
         elif isinstance(event, ev.Result):
-            self.environment, self.model = dict(event.environment), dict(event.model)
+            self.environment, self.model = dict(event.environment), {**self.model, **event.model}
+            self.described = True
         elif isinstance(event, ev.ProbeError):
             self.failure = Failure(event.kind, event.message, event.detail)
             self.failed_phase = event.phase
@@ -155,7 +164,7 @@ class RunRecord:
                 f"The run was stopped after {format_duration(self.config.timeout)} "
                 f"(the timeout) while in phase {LABELS[where]}.",
             )
-        elif self.failure is None and exit_code == 0 and self.model:
+        elif self.failure is None and exit_code == 0 and self.described:
             self.status = RunStatus.OK
             return
         else:
@@ -193,9 +202,74 @@ class RunRecord:
 
     @property
     def time_to_ready(self) -> float | None:
-        durations = [self.phases[p].duration for p in READY_PHASES]
-        known = [d for d in durations if d is not None]
-        return None if len(known) < len(durations) else sum(known)
+        """Wall time from launch to the end of the first inference, by the clock both
+        processes share: what a user with a stopwatch sees, work between phases included."""
+        if self.ready_at is None or any(self.phases[p].duration is None for p in READY_PHASES):
+            return None
+        return max(self.ready_at - self.launched_at, 0.0)
+
+    @property
+    def other_time(self) -> float | None:
+        """Time to ready spent outside any phase (generating inputs, Python between phases)."""
+        ready = self.time_to_ready
+        if ready is None:
+            return None
+        return max(ready - sum(self.phases[p].duration or 0.0 for p in READY_PHASES), 0.0)
+
+    @property
+    def latency(self) -> dict[str, float]:
+        """Steady latency per call: median, p90, min, max (s) and n."""
+        return self.phases["steady"].latency
+
+    @property
+    def fed_batch(self) -> int:
+        """The batch the model was fed: the setting, unless a signature fixed another."""
+        shapes = [i.get("fed_shape") for i in self.model.get("inputs", []) if isinstance(i, dict)]
+        first = next((s[0] for s in shapes if isinstance(s, list) and s and isinstance(s[0], int)), None)
+        return first or self.config.batch
+
+    @property
+    def steady_line(self) -> str | None:
+        """Steady latency per call with its batch size, or None when nothing was measured."""
+        lat = self.latency
+        if not lat.get("n") or lat.get("median") is None:
+            return None
+        batch = self.fed_batch
+        text = f"median {format_duration(lat['median'])} per call"
+        details = [f"p90 {format_duration(lat['p90'])}" if lat.get("p90") is not None else None,
+                   f"{lat['n']} calls", f"batch {batch}"]
+        if batch > 1:
+            details.append(f"{format_duration(lat['median'] / batch)} per sample")
+        return f"{text} ({', '.join(d for d in details if d)})"
+
+    @property
+    def assumed_inputs(self) -> list[str]:
+        """Inputs whose shape tflaunch had to assume (an unknown dimension nobody set)."""
+        return [str(i.get("name")) for i in self.model.get("inputs", []) if isinstance(i, dict) and i.get("assumed")]
+
+    @property
+    def warnings(self) -> list[str]:
+        """What makes a finished run's figures doubtful, in words a user can act on."""
+        out = []
+        if self.assumed_inputs:
+            out.append(f"Assumed input shape: {', '.join(self.assumed_inputs)} had unknown dimensions nobody "
+                       "set; set them with --input NAME=SHAPE (the Inputs table in the app).")
+        if self.model.get("outputs_finite") is False:
+            out.append("The first inference returned NaN or infinite values: the inputs may not suit the model "
+                       "(too small an image, out-of-range ids); set their shapes with --input.")
+        return out
+
+    @property
+    def inputs_line(self) -> str:
+        """The inputs as fed, NAME=shape:dtype, with "assumed" where a default was used."""
+        parts = []
+        for i in self.model.get("inputs", []):
+            if not isinstance(i, dict):
+                continue
+            shape = "x".join(str(d) for d in i.get("fed_shape") or []) or "scalar"
+            parts.append(f"{i.get('name')}={shape}:{i.get('fed_dtype') or i.get('dtype')}"
+                         + (" (assumed)" if i.get("assumed") else ""))
+        return ", ".join(parts)
 
     @property
     def peak_rss(self) -> int | None:
@@ -217,13 +291,32 @@ class RunRecord:
                 spans[name] = (max(0.0, phase.started - self.launched_at), phase.duration)
         return spans
 
+    def gaps(self) -> list[tuple[float, float]]:
+        """(start, duration) of each stretch before ready when no phase ran: "other" time."""
+        spans = self.offsets()
+        if self.is_script or not all(p in spans for p in READY_PHASES):
+            return []
+        out, end = [], 0.0
+        for name in READY_PHASES:
+            start, duration = spans[name]
+            if start - end > 1e-4:
+                out.append((end, start - end))
+            end = max(end, start + duration)
+        ready = self.time_to_ready
+        if ready is not None and ready - end > 1e-4:
+            out.append((end, ready - end))
+        return out
+
     @property
     def status_line(self) -> str:
         """A few words on where the run stands, for titles and big type."""
         if self.is_script:
             return self._script_status_line()
         if self.status is RunStatus.OK:
-            return f"Ready in {format_duration(self.time_to_ready)}"
+            caveats = [text for text, applies in (("assumed input shape", self.assumed_inputs),
+                                                   ("outputs not finite", self.model.get("outputs_finite") is False))
+                       if applies]
+            return f"Ready in {format_duration(self.time_to_ready)}" + (f" ({'; '.join(caveats)})" if caveats else "")
         if self.status is RunStatus.RUNNING:
             return f"Running: {LABELS[self.current_phase or 'steady']}"
         if self.status is RunStatus.CANCELLED:
@@ -269,6 +362,10 @@ class RunRecord:
             "launched_at": self.launched_at,
             "status": self.status.value,
             "time_to_ready": self.time_to_ready,
+            "other_time": self.other_time,
+            "assumed_input_shape": bool(self.assumed_inputs),
+            "warnings": self.warnings,
+            "steady_per_call": {**self.latency, "batch": self.fed_batch} if self.latency.get("n") else None,
             "peak_rss": self.peak_rss,
             "phases": {
                 name: {"state": p.state.value, "duration": p.duration, "rss": p.rss,

@@ -15,7 +15,10 @@ from dataclasses import asdict, dataclass, field, fields, replace
 from typing import Any
 
 from ..probe.failure import ProbeFailure
+from ..probe.input_shapes import InputSpecError
+from ..probe.input_shapes import parse as parse_input
 from ..probe.model_files import check_model_path
+from ..probe.user_code import is_file
 from .vocabulary import LOG_LEVELS, SAMPLE_MODELS
 
 DEFAULT_TIMEOUT_S = 600.0
@@ -53,6 +56,10 @@ class LaunchConfig:
     memory_growth: bool = False
     memory_limit_mb: int | None = None
     batch: int = 1
+    inputs: dict[str, str] = field(default_factory=dict)  # input name -> "D1xD2[:dtype]", no batch
+    signature: str = ""  # a SavedModel's signature; "" = serving_default or the only one
+    imports: tuple[str, ...] = ()  # modules or .py files imported before load (runs their code)
+    unsafe_deserialization: bool = False  # Keras safe mode off: Lambda layers run code from the file
     steady: int = 20
     extra_env: dict[str, str] = field(default_factory=dict)
     timeout: float = DEFAULT_TIMEOUT_S
@@ -83,6 +90,10 @@ class LaunchConfig:
         if self.visible_gpus is not None and any(not isinstance(i, int) or i < 0 for i in self.visible_gpus):
             problems.append(Problem("visible_gpus", "GPU indices are whole numbers from 0."))
         problems += _env_problems(self.extra_env)
+        problems += _input_problems(self.inputs)
+        problems += _import_problems(self.imports)
+        if not isinstance(self.signature, str) or any(c.isspace() for c in self.signature):
+            problems.append(Problem("signature", f"A signature is a name without spaces, not {self.signature!r}."))
         if not isinstance(self.timeout, (int, float)) or not math.isfinite(self.timeout) or self.timeout <= 0:
             problems.append(Problem("timeout", "The timeout must be a positive number of seconds."))
         return problems
@@ -110,6 +121,7 @@ class LaunchConfig:
         data = asdict(self)
         if data["visible_gpus"] is not None:
             data["visible_gpus"] = list(data["visible_gpus"])
+        data["imports"] = list(data["imports"])
         return data
 
     @classmethod
@@ -124,6 +136,13 @@ class LaunchConfig:
             values["visible_gpus"] = tuple(int(i) for i in values["visible_gpus"])
         if "extra_env" in values:
             values["extra_env"] = {str(k): str(v) for k, v in dict(values["extra_env"]).items()}
+        if "inputs" in values:
+            values["inputs"] = {str(k): str(v) for k, v in dict(values["inputs"]).items()}
+        if "imports" in values:
+            imports = values["imports"]
+            values["imports"] = (imports,) if isinstance(imports, str) else tuple(str(i) for i in imports)
+        if "signature" in values:
+            values["signature"] = str(values["signature"])
         return cls(**values)
 
 
@@ -151,9 +170,29 @@ def _env_problems(extra_env: dict[str, str]) -> list[Problem]:
     return []
 
 
+def _input_problems(inputs: dict[str, str]) -> list[Problem]:
+    for name, text in inputs.items():
+        try:
+            parse_input(f"{name}={text}")
+        except InputSpecError as exc:
+            return [Problem("inputs", f"--input {name}={text}: {exc}.")]
+    return []
+
+
+def _import_problems(imports: tuple[str, ...]) -> list[Problem]:
+    for target in imports:
+        if not target.strip():
+            return [Problem("imports", "An import cannot be empty; give a module name or a .py file.")]
+        if is_file(target) and not os.path.isfile(os.path.expanduser(target)):
+            return [Problem("imports", f"--import {target}: there is no such file. Give a .py file or the "
+                                       "name of a module installed in that environment.")]
+    return []
+
+
 def _model_problems(model: str) -> list[Problem]:
     if not model:
-        return [Problem("model", "Choose a model: a SavedModel folder, a .keras or .h5 file, or a sample.")]
+        return [Problem("model", "Choose a model: a SavedModel folder, a .keras or .h5 file, FILE.py:FUNCTION "
+                                 "or a sample.")]
     if model.startswith("sample:"):
         name = model[len("sample:"):]
         if name not in SAMPLE_MODELS:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import Enum
 
+from ..probe.input_shapes import DEFAULTS_HELP
 from ..probe.samples import SAMPLES
 
 SAMPLE_MODELS: dict[str, str] = dict(SAMPLES)
@@ -58,8 +59,9 @@ class Setting:
 
 
 SETTINGS: tuple[Setting, ...] = (
-    Setting("model", "Model", "A SavedModel folder, a .keras or .h5 file, or a built-in sample built from code "
-            "(sample:" + "|".join(SAMPLE_MODELS) + ").", Reach.MEASUREMENT, "Model", "--model"),
+    Setting("model", "Model", "A SavedModel folder, a .keras or .h5 file, FILE.py:FUNCTION (a function of "
+            "yours that builds the model: it runs that code), or a built-in sample built from code (sample:"
+            + "|".join(SAMPLE_MODELS) + ").", Reach.MEASUREMENT, "Model", "--model"),
     Setting("python", "Interpreter", "The python that runs the child: any environment with TensorFlow "
             "(venv, conda...); tflaunch need not be installed there.", Reach.LAUNCHER, "Python environment",
             "--python"),
@@ -94,6 +96,18 @@ SETTINGS: tuple[Setting, ...] = (
             "MALLOC_*) takes effect.", Reach.ENVIRONMENT, "Environment", "--env"),
     Setting("batch", "Batch size", "Batch size of the inputs generated from the model's signature.",
             Reach.MEASUREMENT, "Inference", "--batch"),
+    Setting("inputs", "Input shapes", "The shape of each model input without the batch dimension, "
+            "NAME=D1xD2...[:DTYPE] (for example image=320x320x3 or tokens=256). An unknown dimension left "
+            "unset gets a default (" + DEFAULTS_HELP + ") and the result says the shape was assumed.",
+            Reach.MEASUREMENT, "Inference", "--input"),
+    Setting("signature", "Signature", "The SavedModel signature to call; by default serving_default, or the "
+            "only one there is.", Reach.MEASUREMENT, "Model", "--signature"),
+    Setting("imports", "Imports (run code)", "Modules or .py files imported in the child before the model "
+            "loads, so the custom layers they register can be found. This runs their code.",
+            Reach.MEASUREMENT, "Model", "--import"),
+    Setting("unsafe_deserialization", "Unsafe deserialization (run code)", "Turn off Keras's safe mode, so "
+            "Lambda layers load: they run Python code stored in the model file. Only for files you trust.",
+            Reach.MEASUREMENT, "Model", "--unsafe-deserialization"),
     Setting("steady", "Steady runs", "Inferences after the first, to measure steady-state latency.",
             Reach.MEASUREMENT, "Inference", "--steady"),
     Setting("timeout", "Timeout", "A run still going after this many seconds is stopped and marked timed out.",
@@ -101,6 +115,12 @@ SETTINGS: tuple[Setting, ...] = (
 )
 
 BY_NAME: dict[str, Setting] = {s.name: s for s in SETTINGS}
+
+
+# What a measurement was made on, not how: shown with the evidence, never "not applied".
+MEASUREMENT_SETUP = ("model", "batch", "steady", "inputs", "signature")
+# Settings that make the child run code from outside tflaunch (besides the model file).
+CODE_SETTINGS = ("imports", "unsafe_deserialization")
 
 
 def launch_statement(names: list[str]) -> dict[str, list[str]]:
@@ -112,6 +132,6 @@ def launch_statement(names: list[str]) -> dict[str, list[str]]:
             out["environment"].append(name)
         elif reach is Reach.TF_CONFIG:
             out["tf_config"].append(name)
-        elif reach is Reach.MEASUREMENT and name not in ("model", "batch", "steady"):
+        elif reach is Reach.MEASUREMENT and name not in MEASUREMENT_SETUP:
             out["measurement_only"].append(name)
     return {k: v for k, v in out.items() if v}

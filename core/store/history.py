@@ -316,6 +316,8 @@ class History:
         record.settings = json.loads(data["settings"])
         record.environment = json.loads(data["environment"])
         record.model = json.loads(data["model_info"])
+        if data["time_to_ready"] is not None:
+            record.ready_at = data["launched_at"] + data["time_to_ready"]
         if data["failure"]:
             record.failure = Failure(**json.loads(data["failure"]))
         record.exit_code, record.exit_signal = data["exit_code"], data["exit_signal"]

@@ -20,8 +20,9 @@ from typing import Any
 
 import tomli_w
 
-from ..phases import LABELS, PHASES
+from ..phases import LABELS, READY_PHASES
 from ..run.record import RunRecord, RunStatus
+from ..probe.model_files import is_builder
 from ..settings.config import LaunchConfig
 from ..settings.vocabulary import BY_NAME, launch_statement
 from ..stats import summarize
@@ -55,7 +56,20 @@ class Profile:
         only = statement.pop("measurement_only", [])
         if only:
             statement["not_applied"] = {name: BY_NAME[name].help for name in only}
+        code = self.runs_code()
+        if code:
+            statement["runs_code"] = code
         return statement
+
+    def runs_code(self) -> list[str]:
+        """What outside code the measurement ran besides the model file, for a reader to see."""
+        config, code = self.config, []
+        code += [f"imports {target}" for target in config.imports]
+        if config.unsafe_deserialization:
+            code.append("loads the model with Keras safe mode off (Lambda layers run code from the file)")
+        if is_builder(config.model):
+            code.append(f"builds the model by calling {config.model}")
+        return code
 
     @classmethod
     def from_toml(cls, text: str, source: str) -> Profile:
@@ -230,11 +244,15 @@ def evidence_from_runs(runs: Sequence[RunRecord], baseline: Sequence[RunRecord] 
     if not ok:
         raise ProfileError("A profile needs at least one successful run as evidence.")
     phases = {}
-    for name in PHASES:
+    for name in READY_PHASES:  # steady state as a total depends on the count: per call below
         summary = summarize(r.phases[name].duration for r in ok)
         if summary:
             phases[name] = summary.to_dict()
+    other = summarize(r.other_time for r in ok)
+    if other:
+        phases["other"] = other.to_dict()
     ready = summarize(r.time_to_ready for r in ok)
+    per_call = summarize(r.latency.get("median") for r in ok if r.latency.get("n"))
     env = ok[-1].environment
     evidence: dict[str, Any] = {
         "model": ok[-1].config.model,
@@ -244,6 +262,12 @@ def evidence_from_runs(runs: Sequence[RunRecord], baseline: Sequence[RunRecord] 
         "peak_rss_bytes_median": int(statistics.median(r.peak_rss for r in ok if r.peak_rss))
         if any(r.peak_rss for r in ok) else None,
         "phases": phases,
+        "steady_per_call": {"median": per_call.median, "min": per_call.low, "max": per_call.high,
+                            "p90_median": statistics.median([r.latency["p90"] for r in ok if r.latency.get("p90")]
+                                                            or [per_call.median]),
+                            "calls": ok[-1].latency.get("n"), "batch": ok[-1].fed_batch} if per_call else None,
+        "inputs": ok[-1].inputs_line or None,
+        "assumed_input_shape": bool(ok[-1].assumed_inputs),
         "environment": {k: env.get(k) for k in ("tensorflow", "keras", "python", "cpu", "cores", "driver", "cuda")},
         "gpus": [g.get("model") or g.get("name") for g in env.get("gpus", [])],
     }
@@ -281,7 +305,15 @@ def describe_evidence(evidence: dict[str, Any]) -> list[str]:
     phases = evidence.get("phases") or {}
     if phases:
         lines.append("Phases (median): " + ", ".join(
-            f"{LABELS[name]} {format_duration(p.get('median'))}" for name, p in phases.items() if name in LABELS))
+            f"{LABELS.get(name, 'Other')} {format_duration(p.get('median'))}" for name, p in phases.items()
+            if name in LABELS or name == "other"))
+    steady = evidence.get("steady_per_call")
+    if isinstance(steady, dict) and steady.get("median") is not None:
+        lines.append(f"Steady latency: median {format_duration(steady['median'])} per call "
+                     f"(batch {steady.get('batch')}, {steady.get('calls')} calls per run)")
+    if evidence.get("inputs"):
+        lines.append(f"Inputs: {evidence['inputs']}" + (" (assumed input shape)"
+                                                        if evidence.get("assumed_input_shape") else ""))
     if evidence.get("peak_rss_bytes_median"):
         lines.append(f"Peak memory: median {format_bytes(evidence['peak_rss_bytes_median'])}")
     env = evidence.get("environment") or {}

@@ -186,8 +186,22 @@ class CandidateResult:
     failures: int
     stopped: str | None
     spread: Spread | None = None
-    ratio: Ratio | None = None
+    ratio: Ratio | None = None  # only with MIN_TRIALS measured trials here and in the baseline
     noisy: bool = False
+    failure: str | None = None  # the first failed trial's reason
+
+    @property
+    def note(self) -> str:
+        """A table cell's gist: why a setting stopped, failed or cannot be judged yet."""
+        if self.failures and not self.values:
+            return f"failed: {self.failure}" if self.failure else "failed"
+        if self.stopped and self.stopped.startswith("stopped early"):
+            return "stopped early"
+        if self.failures:
+            return f"{self.failures} failed: {self.failure}" if self.failure else f"{self.failures} failed"
+        if self.values and self.ratio is None and not self.candidate.baseline:
+            return "not enough runs"
+        return "noisy" if self.noisy else ""
 
 
 @dataclass
@@ -197,6 +211,7 @@ class Sweep:
     values: dict[str, list[float]] = field(default_factory=dict)
     failures: dict[str, int] = field(default_factory=dict)
     stopped: dict[str, str] = field(default_factory=dict)
+    first_failure: dict[str, str] = field(default_factory=dict)
     trials_run: int = 0
 
     def __post_init__(self) -> None:
@@ -235,14 +250,17 @@ class Sweep:
         self._queue.extend(Trial(self.trials_run + i + 1, c, warmup) for i, c in enumerate(due))
         self._round += 1
 
-    def report(self, trial: Trial, value: float | None) -> None:
-        """The outcome of a trial: the objective's value, or None if the run failed."""
+    def report(self, trial: Trial, value: float | None, reason: str | None = None) -> None:
+        """The outcome of a trial: the objective's value, or None and why if it failed."""
         self.trials_run += 1
         key = trial.candidate.key
         if value is None:
             self.failures[key] += 1
+            if reason and key not in self.first_failure:
+                self.first_failure[key] = reason
             if self.failures[key] >= FAILURES_TO_STOP:
-                self.stopped[key] = f"stopped: failed {self.failures[key]} times"
+                self.stopped[key] = f"stopped: failed {self.failures[key]} times" + (
+                    f"; first failure: {self.first_failure[key]}" if key in self.first_failure else "")
         elif not trial.warmup:
             self.values[key].append(value)
         if not self._queue and self.plan.racing:
@@ -271,10 +289,13 @@ class Sweep:
         out = []
         for c in self.candidates:
             values = self.values[c.key]
-            result = CandidateResult(c, list(values), self.failures[c.key], self.stopped.get(c.key))
+            result = CandidateResult(c, list(values), self.failures[c.key], self.stopped.get(c.key),
+                                     failure=self.first_failure.get(c.key))
             if values:
                 result.spread = spread(values)
-                if baseline:
+                # An interval from one or two trials is no interval: a bootstrap of one
+                # value always gives low = high.
+                if len(values) >= MIN_TRIALS and len(baseline) >= MIN_TRIALS:
                     result.ratio = ratio_to_baseline(values, baseline, seed=self.plan.seed)
                     result.noisy = c is not self.candidates[0] and is_noisy(result.spread, spread(baseline))
             out.append(result)
@@ -283,10 +304,42 @@ class Sweep:
     def leader(self) -> CandidateResult | None:
         return leader_of(self.results())
 
+    def winner(self) -> CandidateResult | None:
+        return winner_of(self.results())
+
 
 def leader_of(results: Sequence[CandidateResult]) -> CandidateResult | None:
-    """The best setting of already computed results (results() bootstraps every setting)."""
+    """The best median so far (results() bootstraps every setting): a leader, not yet a winner."""
     return next((r for r in results if r.spread), None)
+
+
+def winner_of(results: Sequence[CandidateResult]) -> CandidateResult | None:
+    """The leader, if it is clearly better than the baseline: MIN_TRIALS runs on both sides
+    and a confidence interval of the ratio above 1. The baseline never "wins"."""
+    leader = leader_of(results)
+    if leader is None or leader.candidate.baseline or leader.ratio is None:
+        return None
+    return leader if leader.ratio.low > 1 else None
+
+
+def outcome(results: Sequence[CandidateResult], objective: str) -> str:
+    """The sweep's conclusion in one sentence: a winner, or why there is none."""
+    leader = leader_of(results)
+    if leader is None:
+        return "No setting succeeded."
+    winner = winner_of(results)
+    if winner is not None:
+        return "Winner: " + verdict(winner, objective)
+    spread_ = leader.spread
+    assert spread_ is not None
+    figure = f"median {format_objective(objective, spread_.median)} over {spread_.n} runs"
+    if leader.candidate.baseline:
+        return f"No winner: no setting beat the baseline ({leader.candidate.key}, {figure})."
+    if leader.ratio is None:
+        return (f"No winner: not enough runs. {leader.candidate.key} leads ({figure}); a winner needs at least "
+                f"{MIN_TRIALS} successful trials of it and of the baseline (--repeat {MIN_TRIALS}).")
+    return (f"No clear winner: {leader.candidate.key} leads ({figure}), but its "
+            f"{round(CONFIDENCE * 100)}% interval {leader.ratio.low:.2f}–{leader.ratio.high:.2f}× includes 1.")
 
 
 def verdict(result: CandidateResult, objective: str) -> str:
@@ -294,9 +347,12 @@ def verdict(result: CandidateResult, objective: str) -> str:
     name = result.candidate.key
     if result.spread is None:
         return f"{name}: no successful trial"
-    if result.candidate.baseline or result.ratio is None:
+    if result.candidate.baseline:
         return (f"{name} is best: median {format_objective(objective, result.spread.median)} "
                 f"over {result.spread.n} runs; no setting tried beat the baseline")
+    if result.ratio is None:
+        return (f"{name}: median {format_objective(objective, result.spread.median)} over {result.spread.n} "
+                f"runs; not enough runs for an interval (at least {MIN_TRIALS} here and in the baseline)")
     r = result.ratio
     better, worse = ("smaller", "larger") if objective == "peak" else ("faster", "slower")
     head = f"{r.estimate:.2f}× {better}" if r.estimate >= 1 else f"{1 / r.estimate:.2f}× {worse}"

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..grid import grid
-from .plan import OBJECTIVES, CandidateResult, Sweep, format_objective, leader_of, verdict
+from .plan import OBJECTIVES, CandidateResult, Sweep, format_objective, outcome, winner_of
 
 
 def result_rows(results: Sequence[CandidateResult], objective: str) -> tuple[list[str], list[list[str]]]:
@@ -15,8 +15,7 @@ def result_rows(results: Sequence[CandidateResult], objective: str) -> tuple[lis
     rows = []
     for rank, result in enumerate(results, start=1):
         s, r = result.spread, result.ratio
-        # The full reason is in the JSON and the app's tooltip; a table cell gets its gist.
-        note = (result.stopped.split(":")[0] if result.stopped else "") or ("noisy" if result.noisy else "")
+        note = result.note
         rows.append([
             str(rank),
             result.candidate.key,
@@ -35,27 +34,27 @@ def result_rows(results: Sequence[CandidateResult], objective: str) -> tuple[lis
 def results_table(sweep: Sweep) -> str:
     objective = sweep.plan.objective
     results = sweep.results()
-    leader = leader_of(results)
-    footer = [f"Trials run: {sweep.trials_run} (all {sweep.planned_without_racing} without racing)"]
-    if leader:
-        footer.append("Winner: " + verdict(leader, objective))
+    footer = [f"Trials run: {sweep.trials_run} (all {sweep.planned_without_racing} without racing)",
+              outcome(results, objective)]
+    footer += [f"{r.candidate.key} failed: {r.failure}" for r in results if r.failure]
     return "\n".join([grid(*result_rows(results, objective)), "", *footer])
 
 
 def results_json(sweep: Sweep, sweep_id: int | None, status: str) -> dict[str, Any]:
     results = sweep.results()
-    leader = leader_of(results)
+    winner = winner_of(results)
     return {
         "sweep_id": sweep_id, "status": status, "plan": sweep.plan.to_dict(),
         "trials_run": sweep.trials_run, "trials_without_racing": sweep.planned_without_racing,
-        "winner": leader.candidate.key if leader else None,
-        "verdict": verdict(leader, sweep.plan.objective) if leader else None,
+        "winner": winner.candidate.key if winner else None,
+        "verdict": outcome(results, sweep.plan.objective),
         "results": [{
             "setting": r.candidate.key, "config": r.candidate.config.to_dict(), "values": r.values,
             "median": r.spread.median if r.spread else None, "min": r.spread.low if r.spread else None,
             "max": r.spread.high if r.spread else None, "iqr": r.spread.iqr if r.spread else None,
             "ratio": r.ratio.estimate if r.ratio else None,
             "ratio_ci": [r.ratio.low, r.ratio.high] if r.ratio else None,
-            "noisy": r.noisy, "stopped": r.stopped, "failures": r.failures,
+            "noisy": r.noisy, "stopped": r.stopped, "failures": r.failures, "first_failure": r.failure,
+            "note": r.note,
         } for r in results],
     }

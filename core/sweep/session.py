@@ -18,7 +18,7 @@ from ..run.record import RunRecord, RunStatus
 from ..run.session import ProbeSession
 from ..store.history import History
 from ..store.recorder import RunRecorder
-from .plan import Candidate, Sweep, SweepPlan, Trial, objective_value, verdict
+from .plan import Candidate, Sweep, SweepPlan, Trial, objective_value, outcome
 
 
 def prepare(plan: SweepPlan) -> list[Candidate]:
@@ -79,17 +79,24 @@ class SweepSession:
         if any(r.status is RunStatus.CANCELLED for r in records):
             return None
         value = trial_value(records, self.plan.objective)
-        self.sweep.report(trial, value)
+        self.sweep.report(trial, value, failure_reason(records))
         return value
 
     def end(self, status: str) -> None:
         """done or cancelled: the sweep's row gets its status and verdict."""
         self.status = status
-        leader = self.sweep.leader()
-        summary = verdict(leader, self.plan.objective) if leader else "no result"
+        summary = outcome(self.sweep.results(), self.plan.objective)
         if self.sweep_id is not None:
             sweep_id = self.sweep_id
             self.recorder.write(lambda h: h.finish_sweep(sweep_id, status, summary))
+
+
+def failure_reason(records: list[RunRecord]) -> str | None:
+    """Why a trial failed, in the words of its first failed run."""
+    failed = next((r for r in records if r.status is not RunStatus.OK), None)
+    if failed is None:
+        return None
+    return failed.headline if failed.failure else failed.status_line
 
 
 def run_headless(session: SweepSession, on_trial: Callable[[Sweep, Trial, float | None], None] | None = None) -> str:

@@ -7,16 +7,16 @@ from typing import Any
 from ..run.record import RunRecord
 from ..store.history import History
 from ..store.profiles import Profile, evidence_from_runs
-from .plan import Sweep, SweepPlan, Trial, verdict
-from .session import trial_value
+from .plan import Sweep, SweepPlan, Trial, outcome, verdict
+from .session import failure_reason, trial_value
 
 
 def winner_profile(name: str, sweep: Sweep, history: History, sweep_id: int) -> Profile:
     """The winner's settings, with its measured trials and the baseline's as evidence."""
     trials = [(t, r) for t, r in history.sweep_trials(sweep_id) if not t["warmup"]]
-    leader = sweep.leader()
+    leader = sweep.winner()
     if leader is None:
-        raise ValueError("the sweep has no successful setting")
+        raise ValueError(outcome(sweep.results(), sweep.plan.objective))
     winner = leader.candidate
     base = sweep.candidates[0].key
     runs = [r for t, r in trials if t["candidate"] == winner.key]
@@ -47,6 +47,7 @@ def restore_sweep(history: History, sweep_id: int) -> tuple[Sweep, RunRecord | N
         trial, _ = grouped[number][0]
         candidate = by_key.get(trial["candidate"])
         if candidate is not None:
-            value = trial_value([r for _, r in grouped[number]], plan.objective)
-            sweep.report(Trial(number, candidate, trial["warmup"]), value)
+            records = [r for _, r in grouped[number]]
+            sweep.report(Trial(number, candidate, trial["warmup"]), trial_value(records, plan.objective),
+                         failure_reason(records))
     return sweep, (trials[-1][1] if trials else None)
