@@ -113,6 +113,8 @@ class HistoryView(QWidget):
     def _row(self, run: RunSummary) -> list[QStandardItem]:
         date = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(run.launched_at))
         status = run.status if not run.failed_phase or run.status == "ok" else f"{run.status} ({run.failed_phase})"
+        if run.assumed_inputs and run.status == "ok":
+            status = "ok (assumed input shape)"
         cells = [
             _item(date, run.launched_at), _item(run.model), _item(run.settings_summary),
             _item(format_duration(run.time_to_ready),

@@ -35,4 +35,5 @@ STATUS_COLORS: dict[str, str] = {
     "timed out": STATE_COLORS["failed"],
     "cancelled": STATE_COLORS["cancelled"],
     "interrupted": STATE_COLORS["cancelled"],
+    "warning": "#9a5b00",  # ready, but on an assumption (an input shape nobody set)
 }

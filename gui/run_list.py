@@ -37,8 +37,9 @@ class RunList(QTableWidget):
         row = self.rowCount()
         self.insertRow(row)
         model = record.subject
+        status = record.status.value + (" (assumed input shape)" if record.assumed_inputs else "")
         cells = (str(row + 1), model, record.config.summary(), format_duration(record.time_to_ready),
-                 format_bytes(record.peak_rss), record.status.value)
+                 format_bytes(record.peak_rss), status)
         for col, text in enumerate(cells):
             item = QTableWidgetItem(text)
             item.setToolTip(record.headline if col == 5 else f"{record.config.model}\n{record.config.summary()}")

@@ -75,7 +75,8 @@ class SummaryBar(QFrame):
             self.ready.setText(format_duration(record.time_to_ready))
             self.ready_caption.setText("time to ready")
         self.peak.setText(format_bytes(record.peak_rss))
-        color = STATUS_COLORS[record.status.value]
+        # A result resting on an assumption is not shown in the colour of a clean success.
+        color = STATUS_COLORS["warning" if record.warnings and record.status is RunStatus.OK else record.status.value]
         self.headline.setText(record.status_line)
         self.headline.setStyleSheet(f"color: {color};")
         if record.failure is not None and record.status is not RunStatus.CANCELLED:

@@ -57,3 +57,12 @@ def finished_record(model: str = "sample:mlp", ready_s: float = 1.0, intra: int 
     record.add_sample(at + 1.0, 400)
     record.finish(0)
     return record
+
+
+def slow_python(folder: Path) -> str:
+    """An interpreter that first sleeps $DELAY seconds: a setting with a known, large effect,
+    for sweeps that must find a clear winner whatever the machine's noise."""
+    wrapper = folder / "slow-python"
+    wrapper.write_text(f'#!/bin/sh\nsleep "${{DELAY:-0}}"\nexec {sys.executable} "$@"\n')
+    wrapper.chmod(0o755)
+    return str(wrapper)

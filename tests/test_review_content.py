@@ -23,7 +23,9 @@ def test_a_run_review_has_every_number_with_its_unit():
     header, rows = review.table
     assert header == ["Phase", "Duration", "RSS at end", "Peak RSS"] and rows[0][0] == "Spawn"
     # A figure has its unit; a cell that does not apply (memory of "Other") says so with a dash.
-    assert all(cell.endswith((" s", " ms", " µs", " MiB", " GiB")) or cell == "–" for row in rows for cell in row[1:])
+    assert all(cell.endswith((" s", " ms", " µs", " MiB", " GiB", "/call")) or cell == "–"
+               for row in rows for cell in row[1:])
+    assert rows[-1][:2] == ["Steady state", "1.0 ms/call"]
     assert ["Other (between phases)", "0 µs", "–", "–"] in rows
     markdown = review.markdown()
     assert markdown.startswith("# sample:mlp: Ready in 1.02 s") and "| Load | 200 ms |" in markdown

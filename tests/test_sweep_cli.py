@@ -10,6 +10,8 @@ from tflaunch.core.paths import history_path, profiles_dir
 from tflaunch.core.store.history import History
 from tflaunch.core.store.profiles import ProfileStore
 
+from .builders import slow_python
+
 TFLAUNCH = [sys.executable, "-m", "tflaunch.gui.main"]
 
 
@@ -18,16 +20,8 @@ def sweep(*args, timeout=600):
                           capture_output=True, text=True, timeout=timeout)
 
 
-def slow_python(tmp_path):
-    """An interpreter that first sleeps DELAY seconds: a setting with a known, large effect."""
-    wrapper = tmp_path / "slow-python"
-    wrapper.write_text(f'#!/bin/sh\nsleep "${{DELAY:-0}}"\nexec {sys.executable} "$@"\n')
-    wrapper.chmod(0o755)
-    return str(wrapper)
-
-
 def test_a_real_sweep_stores_every_trial_and_saves_a_clear_winner(tmp_path):
-    done = sweep("--python", slow_python(tmp_path), "--env", "DELAY=1", "--vary", "env.DELAY=0", "--repeat", "3",
+    done = sweep("--python", slow_python(tmp_path), "--env", "DELAY=3", "--vary", "env.DELAY=0", "--repeat", "3",
                  "--warmup", "0", "--no-racing", "--json", "--save-winner", "fastest")
     assert done.returncode == 0, done.stderr[-2000:]
     result = json.loads(done.stdout)

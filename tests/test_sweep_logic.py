@@ -9,7 +9,7 @@ import pytest
 
 from tflaunch.core.settings.config import LaunchConfig
 from tflaunch.core.stats import spread
-from tflaunch.core.sweep.plan import PlanError, Sweep, SweepPlan, verdict
+from tflaunch.core.sweep.plan import PlanError, Sweep, SweepPlan, outcome, verdict
 from tflaunch.core.sweep.stats import is_noisy, ratio_to_baseline
 
 
@@ -132,3 +132,45 @@ def test_when_the_baseline_wins_the_verdict_says_so():
     text = verdict(sweep.leader(), "ready")
     assert text.startswith("intra=0 (baseline) is best: median ") and text.endswith(
         " over 4 runs; no setting tried beat the baseline")
+
+
+def test_too_few_trials_give_no_interval_and_no_winner():
+    candidates = plan(values=("2",)).candidates()
+    sweep = Sweep(plan(values=("2",), repeat=2, warmup=0, racing=False), candidates)
+    synthetic(sweep, {"baseline": 2.0, "intra=2": 1.0}, noise=0.001)
+    results = sweep.results()
+    assert all(r.ratio is None for r in results), "a bootstrap of two values is no interval"
+    assert sweep.winner() is None and sweep.leader().candidate.key == "intra=2"
+    text = outcome(results, "ready")
+    assert text.startswith("No winner: not enough runs. intra=2 leads") and "--repeat 3" in text
+    assert {r.candidate.key: r.note for r in results}["intra=2"] == "not enough runs"
+
+
+def test_a_winner_needs_an_interval_above_one():
+    candidates = plan(values=("2",)).candidates()
+    tied = Sweep(plan(values=("2",), repeat=8, warmup=0, racing=False), candidates)
+    synthetic(tied, {"baseline": 1.0, "intra=2": 0.99}, noise=0.2)
+    assert tied.winner() is None and outcome(tied.results(), "ready").startswith(("No clear winner", "No winner"))
+    clear = Sweep(plan(values=("2",), repeat=8, warmup=0, racing=False), candidates)
+    synthetic(clear, {"baseline": 2.0, "intra=2": 1.0}, noise=0.01)
+    assert clear.winner().candidate.key == "intra=2"
+    assert outcome(clear.results(), "ready").startswith("Winner: intra=2: 2.0")
+
+
+def test_a_failed_setting_shows_its_first_failure():
+    candidates = plan(values=("2",)).candidates()
+    sweep = Sweep(plan(values=("2",), repeat=3, warmup=0, racing=False), candidates)
+    while (trial := sweep.next_trial()) is not None:
+        failing = trial.candidate.key == "intra=2"
+        sweep.report(trial, None if failing else 1.0, "Failed in Load: no such file" if failing else None)
+    result = {r.candidate.key: r for r in sweep.results()}["intra=2"]
+    assert result.note == "failed: Failed in Load: no such file"
+    assert sweep.stopped["intra=2"].endswith("first failure: Failed in Load: no such file")
+    assert "stopped early" not in result.note
+
+
+def test_input_shapes_are_an_axis():
+    candidates = SweepPlan(LaunchConfig(), {"input.tokens": ["32", "64:int64"]}).candidates()
+    assert [c.config.inputs for c in candidates] == [{}, {"tokens": "32"}, {"tokens": "64:int64"}]
+    with pytest.raises(ValueError, match="whole numbers above 0"):
+        SweepPlan(LaunchConfig(), {"input.tokens": ["0"]}).candidates()

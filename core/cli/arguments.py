@@ -7,8 +7,8 @@ import sys
 from typing import Any
 
 from ..probe.input_shapes import InputSpecError, spec_text
-from ..run.events import PROTOCOL_VERSION
 from ..probe.input_shapes import parse as parse_input
+from ..run.events import PROTOCOL_VERSION
 from ..settings.config import DEFAULT_TIMEOUT_S, LaunchConfig
 from ..settings.vocabulary import BY_NAME, parse_tristate
 

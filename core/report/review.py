@@ -102,6 +102,8 @@ def run_review(record: RunRecord, profile: str | None = None) -> Review:
     facts += [("Warning", warning) for warning in record.warnings]
     rows = [[LABELS[name], format_duration(record.phases[name].duration), format_bytes(record.phases[name].rss),
              format_bytes(record.phases[name].peak_rss)] for name in PHASES]
+    if record.latency.get("n"):  # per call, as everywhere: a total depends on how many calls
+        rows[-1][1] = f"{format_duration(record.latency['median'])}/call"
     if record.other_time is not None:
         rows.insert(len(PHASES) - 1, ["Other (between phases)", format_duration(record.other_time), "–", "–"])
     return Review("run", title, f"{ident}, {_date(record.launched_at)}", facts, [series(record, ident)],

@@ -105,6 +105,15 @@ class RunSummary:
     time_to_ready: float | None
     peak_rss: int | None
     settings_summary: str
+    assumed_inputs: bool = False  # a default filled an input shape: the figures are tflaunch's guess
+
+
+def _assumed(model_info: str | None) -> bool:
+    try:
+        inputs = json.loads(model_info or "{}").get("inputs") or []
+        return any(isinstance(i, dict) and i.get("assumed") for i in inputs)
+    except (ValueError, AttributeError):
+        return False
 
 
 def _json(value: Any) -> str:
@@ -290,15 +299,16 @@ class History:
 
     # -- reading -----------------------------------------------------------------------
     def list_runs(self, model: str | None = None, limit: int = 10000) -> list[RunSummary]:
-        query = ("SELECT id, launched_at, source, model, status, failed_phase, time_to_ready, peak_rss, config"
-                 " FROM runs")
+        query = ("SELECT id, launched_at, source, model, status, failed_phase, time_to_ready, peak_rss, config,"
+                 " model_info FROM runs")
         args: tuple[str, ...] = ()
         if model is not None:
             query, args = query + " WHERE model=?", (model,)
         # The columns of RunSummary, then the config it is summarised from.
-        rows: list[tuple[int, float, str, str, str, str | None, float | None, int | None, str]] = self._db.execute(
-            query + " ORDER BY launched_at DESC LIMIT ?", (*args, limit)).fetchall()
-        return [RunSummary(*row[:8], LaunchConfig.from_dict(json.loads(row[8])).summary()) for row in rows]
+        rows: list[tuple[int, float, str, str, str, str | None, float | None, int | None, str, str]] = (
+            self._db.execute(query + " ORDER BY launched_at DESC LIMIT ?", (*args, limit)).fetchall())
+        return [RunSummary(*row[:8], LaunchConfig.from_dict(json.loads(row[8])).summary(), _assumed(row[9]))
+                for row in rows]
 
     def load(self, run_id: int) -> RunRecord:
         with closing(self._db.execute("SELECT * FROM runs WHERE id=?", (run_id,))) as cursor:

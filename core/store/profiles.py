@@ -21,8 +21,8 @@ from typing import Any
 import tomli_w
 
 from ..phases import LABELS, READY_PHASES
-from ..run.record import RunRecord, RunStatus
 from ..probe.model_files import is_builder
+from ..run.record import RunRecord, RunStatus
 from ..settings.config import LaunchConfig
 from ..settings.vocabulary import BY_NAME, launch_statement
 from ..stats import summarize

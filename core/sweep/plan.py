@@ -23,6 +23,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..probe.input_shapes import parse_shape, spec_text
 from ..run.formats import FORMATS
 from ..run.record import RunRecord, RunStatus
 from ..settings.config import LaunchConfig
@@ -56,6 +57,7 @@ AXES: dict[str, tuple[str, str]] = {
     "batch": ("batch size: 1, 2, ...", "1,8"),
     "format": ("model format: " + ", ".join(FORMATS) + " (converted once, cached)", ",".join(FORMATS)),
     "env.NAME": ("an extra environment variable NAME: any values", ""),
+    "input.NAME": ("the shape fed to input NAME, without the batch: 224x224x3, 320x320x3, ...", ""),
 }
 
 
@@ -103,6 +105,10 @@ def _apply(config: LaunchConfig, axis: str, text: str, model_for_format: Callabl
         return config.replace(visible_gpus=tuple(int(i) for i in text.split("+")))
     if axis.startswith("env."):
         return config.replace(extra_env={**config.extra_env, axis[4:]: text})
+    if axis.startswith("input."):
+        name = axis[len("input."):]
+        dims, dtype = parse_shape(text, name)  # InputSpecError is a ValueError: the plan names it
+        return config.replace(inputs={**config.inputs, name: spec_text(dims, dtype)})
     if axis == "format":
         if text not in FORMATS:
             raise ValueError(f"use one of {', '.join(FORMATS)}")

@@ -11,6 +11,7 @@ from tflaunch.core.phases import PHASES
 from tflaunch.core.run.record import PhaseState, RunStatus
 from tflaunch.core.settings.config import LaunchConfig
 from tflaunch.core.units import format_bytes, format_duration
+from tflaunch.gui.phase_table import ROWS as PHASE_ROWS
 
 RUN_TIMEOUT_MS = 180_000
 
@@ -38,10 +39,14 @@ def test_a_run_fills_every_view(qtbot, window, screenshot):
     assert record.status is RunStatus.OK, record.headline
 
     table = window.run_view.phases
-    for row, name in enumerate(PHASES):
+    for name in PHASES:
+        row = PHASE_ROWS.index(name)
         assert table.item(row, 1).text() == "done"
-        assert table.item(row, 2).text() == format_duration(record.phases[name].duration)
+        expected = (f"{format_duration(record.latency['median'])}/call" if name == "steady"
+                    else format_duration(record.phases[name].duration))
+        assert table.item(row, 2).text() == expected
         assert table.item(row, 4).text().endswith("MiB")
+    assert table.item(PHASE_ROWS.index("other"), 2).text() == format_duration(record.other_time)
 
     summary = window.run_view.summary
     assert summary.ready.text() == format_duration(record.time_to_ready)

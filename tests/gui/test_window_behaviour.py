@@ -19,6 +19,8 @@ from tflaunch.core.settings.config import MANAGED_VARIABLES, LaunchConfig
 from tflaunch.gui.log_pane import MAX_LINES
 from tflaunch.gui.probe_process import ProbeProcess
 
+from ..builders import finished_record
+
 
 def test_invalid_settings_are_refused_with_the_reason_next_to_the_control(qtbot, window, tmp_path, screenshot):
     window.panel.model.setCurrentText(str(tmp_path / "missing.keras"))
@@ -51,6 +53,13 @@ FIELD_VALUES = {
                                                                   exclude_characters="\x7f"), max_size=20),
                                  max_size=3),
     "timeout": st.integers(1, 24 * 3600).map(float),
+    "inputs": st.dictionaries(st.from_regex(r"[A-Za-z_][A-Za-z0-9_/.:-]{0,12}", fullmatch=True),
+                              st.lists(st.integers(1, 512), max_size=3).map(lambda d: "x".join(map(str, d)))
+                              .filter(bool), max_size=3),
+    "signature": st.sampled_from(["", "serving_default", "encode"]),
+    "imports": st.lists(st.from_regex(r"[a-z_][a-z0-9_.]{0,10}|/tmp/[a-z]{1,8}\.py", fullmatch=True),
+                        max_size=3).map(tuple),
+    "unsafe_deserialization": st.booleans(),
 }
 
 
@@ -189,3 +198,21 @@ def test_xla_flags_are_learned_on_demand_then_an_unknown_one_is_refused(qtbot, w
         window.start_run()
     assert "--tf_xla_no_such_flag" in window.statusBar().currentMessage()
     assert "--tf_xla_no_such_flag" in window.panel._errors["extra_env"].text()
+
+
+def test_the_inputs_table_lists_what_a_run_reported_and_keeps_what_the_user_set(window, screenshot):
+    record = finished_record(model="/models/lstm.keras")
+    record.model["declared_inputs"] = [{"name": "tokens", "dtype": "int32", "shape": [None, None]},
+                                       {"name": "image", "dtype": "float32", "shape": [None, None, None, 3]}]
+    window.panel.set_config(LaunchConfig(model="/models/lstm.keras", inputs={"tokens": "64"}))
+    window._show_inputs(record)
+    table = window.panel.inputs_table.table
+    rows = {table.item(r, 0).text(): [table.item(r, c).text() for c in range(1, 4)] for r in range(table.rowCount())}
+    assert rows == {"tokens": ["int32", "? (default 128)", "64"],
+                    "image": ["float32", "?x?x3 (default 224x224x3)", ""]}
+    table.item(1, 3).setText("320x320x3")
+    assert window.panel.config().inputs == {"tokens": "64", "image": "320x320x3"}
+    screenshot(window.panel, "inputs-table")
+    window.panel.model.setCurrentText("sample:mlp")  # another model: its listing goes, the shapes stay
+    assert table.rowCount() == 2 and window.panel.inputs_table.model is None
+    assert window.panel.config().inputs == {"tokens": "64", "image": "320x320x3"}
