@@ -174,3 +174,10 @@ def test_input_shapes_are_an_axis():
     assert [c.config.inputs for c in candidates] == [{}, {"tokens": "32"}, {"tokens": "64:int64"}]
     with pytest.raises(ValueError, match="whole numbers above 0"):
         SweepPlan(LaunchConfig(), {"input.tokens": ["0"]}).candidates()
+
+
+def test_a_leading_baseline_with_too_few_trials_is_not_a_verdict_either():
+    candidates = plan(values=("2",)).candidates()
+    sweep = Sweep(plan(values=("2",), repeat=2, warmup=0, racing=False), candidates)
+    synthetic(sweep, {"baseline": 1.0, "intra=2": 2.0}, noise=0.001)
+    assert outcome(sweep.results(), "ready").startswith("No winner: not enough runs. baseline leads")

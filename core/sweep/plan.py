@@ -339,9 +339,11 @@ def outcome(results: Sequence[CandidateResult], objective: str) -> str:
     spread_ = leader.spread
     assert spread_ is not None
     figure = f"median {format_objective(objective, spread_.median)} over {spread_.n} runs"
-    if leader.candidate.baseline:
+    baseline = next((r for r in results if r.candidate.baseline), None)
+    too_few = spread_.n < MIN_TRIALS or baseline is None or len(baseline.values) < MIN_TRIALS
+    if leader.candidate.baseline and not too_few:
         return f"No winner: no setting beat the baseline ({leader.candidate.key}, {figure})."
-    if leader.ratio is None:
+    if leader.ratio is None:  # too few runs, whichever leads: neither a winner nor a verdict on the baseline
         return (f"No winner: not enough runs. {leader.candidate.key} leads ({figure}); a winner needs at least "
                 f"{MIN_TRIALS} successful trials of it and of the baseline (--repeat {MIN_TRIALS}).")
     return (f"No clear winner: {leader.candidate.key} leads ({figure}), but its "
