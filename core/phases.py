@@ -12,6 +12,13 @@ PHASES: tuple[str, ...] = ("spawn", "import", "devices", "load", "trace", "first
 # Time-to-ready stops when the model has answered once; steady state is measured after.
 READY_PHASES: tuple[str, ...] = PHASES[:-1]
 
+# Time to ready spent between phases (generating inputs, Python between steps). Not a
+# phase, since no one reports it: it is what wall time leaves over. Tables and charts
+# show it as its own row, after the phases it counts with and before steady state.
+OTHER = "other"
+OTHER_LABEL = "Other (between phases)"
+TIMELINE_ROWS: tuple[str, ...] = (*READY_PHASES, OTHER, PHASES[-1])
+
 LABELS: dict[str, str] = {
     "spawn": "Spawn",
     "import": "Import",

@@ -8,16 +8,14 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableWidget, QTableWidgetItem, QWidget
 
-from tflaunch.core.phases import DESCRIPTIONS, LABELS, PHASES
+from tflaunch.core.phases import DESCRIPTIONS, LABELS, OTHER, TIMELINE_ROWS
 from tflaunch.core.run.record import PhaseState, RunRecord
 from tflaunch.core.units import format_bytes, format_duration
 
 from .palette import PHASE_COLORS, STATE_COLORS
 
 COLUMNS = ("Phase", "State", "Duration", "RSS at end", "Peak RSS")
-# The phases, with the time between them as its own row just before steady state (it
-# counts toward time to ready; steady state does not).
-ROWS = (*PHASES[:-1], "other", PHASES[-1])
+ROWS = TIMELINE_ROWS
 OTHER_TIP = "Time to ready spent between phases (generating inputs, Python between steps)."
 
 
@@ -79,7 +77,7 @@ class PhaseTable(QTableWidget):
                 self._cell(row, 1).setForeground(QColor(STATE_COLORS["waiting"]))
             return
         for row, name in enumerate(ROWS):
-            if name == "other":
+            if name == OTHER:
                 other = record.other_time if record else None
                 for col, text in enumerate(("", format_duration(other) if other is not None else "", "", ""), 1):
                     self._cell(row, col).setText(text)

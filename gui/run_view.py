@@ -79,6 +79,7 @@ class SummaryBar(QFrame):
         color = STATUS_COLORS["warning" if record.warnings and record.status is RunStatus.OK else record.status.value]
         self.headline.setText(record.status_line)
         self.headline.setStyleSheet(f"color: {color};")
+        self.headline.setToolTip("\n".join(record.warnings))
         if record.failure is not None and record.status is not RunStatus.CANCELLED:
             self.settings.setText(_wrappable(record.failure.message))
             self.settings.setStyleSheet(f"color: {color};")
@@ -87,9 +88,10 @@ class SummaryBar(QFrame):
         detail = [record.subject, record.config.summary()]
         if record.inputs_line:
             detail.append("inputs " + record.inputs_line)
-        if record.steady_line:
-            detail.append("steady " + record.steady_line)
-        detail += [f"⚠ {warning}" for warning in record.warnings]
+        if record.latency.get("n"):
+            detail.append(f"steady {format_duration(record.latency['median'])}/call")
+        # The headline names each caveat in a few words; the sentence saying what to do is
+        # its tooltip, so a warning cannot push the phase table off a small screen.
         if env:
             detail.append(f"TensorFlow {env.get('tensorflow')} · Python {env.get('python')} · "
                           f"{env.get('cores')} cores")

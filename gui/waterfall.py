@@ -7,13 +7,13 @@ from collections.abc import Sequence
 import pyqtgraph as pg
 from PySide6.QtWidgets import QWidget
 
-from tflaunch.core.phases import LABELS, PHASES
+from tflaunch.core.phases import LABELS, OTHER, TIMELINE_ROWS
 from tflaunch.core.run.record import RunRecord
 from tflaunch.core.units import format_duration
 
 from .palette import PHASE_COLORS
 
-ROWS = (*PHASES[:-1], "other", PHASES[-1])  # time between phases on its own row, before steady
+ROWS = TIMELINE_ROWS
 
 
 class Waterfall(pg.PlotWidget):
@@ -58,7 +58,7 @@ class Waterfall(pg.PlotWidget):
             plot.setXRange(0, 1, padding=0)
             return
         rows = [(order.index(name), start, duration, name) for name, (start, duration) in spans.items()]
-        rows += [(order.index("other"), start, duration, "other") for start, duration in gaps if not script]
+        rows += [(order.index(OTHER), start, duration, OTHER) for start, duration in gaps if not script]
         self._bars = pg.BarGraphItem(
             x0=[r[1] for r in rows], y=[r[0] for r in rows], width=[max(r[2], 1e-4) for r in rows],
             height=0.6, brushes=[pg.mkBrush(PHASE_COLORS[r[3]]) for r in rows], pens=[pg.mkPen(None)] * len(rows),
@@ -66,12 +66,12 @@ class Waterfall(pg.PlotWidget):
         plot.addItem(self._bars)
         end = max(start + duration for _, start, duration, _ in rows)
         for index, start, duration, name in rows:
-            if name == "other":
+            if name == OTHER:
                 continue
             self._label(format_duration(duration), start + duration, index)
         if gaps and not script:
             last = max(start + duration for start, duration in gaps)
-            self._label(f"{format_duration(sum(d for _, d in gaps))} in all", last, order.index("other"))
+            self._label(f"{format_duration(sum(d for _, d in gaps))} in all", last, order.index(OTHER))
         # Room on the right for the labels of the bars that end last.
         plot.setXRange(0, end * 1.25, padding=0)
 

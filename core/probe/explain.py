@@ -7,30 +7,14 @@ model cannot take is the usual reason there.
 
 from __future__ import annotations
 
-import re
 from typing import Any, Dict, List, Optional
 
+from .failure import first_line
 from .input_shapes import DEFAULTS_HELP
 from .input_values import Fed
 
 SHAPE_WORDS = ("shape", "Shape", "dimension", "Dimension", "size would be negative", "incompatible",
                "Incompatible", "rank", "ConcatOp", "Matrix size", "depth", "empty output")
-
-
-def first_line(exc: BaseException, limit: int = 300) -> str:
-    """The line of an exception that says what went wrong.
-
-    TensorFlow's op errors open with "Graph execution error:" and the Python stack of the
-    failing node; the cause is the last line before the "[[{{node ...}}]]" trailer.
-    """
-    text = str(getattr(exc, "message", None) or exc)
-    lines = [line.strip() for line in text.strip().splitlines() if line.strip()]
-    if lines and (lines[0].startswith("Graph execution error") or "Detected at node" in text):
-        causes = [line for line in lines if not line.startswith(("[[", "File ", "Detected at node", "Graph execution"))
-                  and not line.endswith(":")]
-        lines = causes[-1:] or lines
-    line = re.sub(r"\s*\[Op:[^\]]*\]$", "", lines[0]) if lines else type(exc).__name__
-    return line if len(line) <= limit else line[: limit - 1] + "…"
 
 
 def explain(exc: BaseException, config: Dict[str, Any], fed: Optional[List[Fed]]) -> str:

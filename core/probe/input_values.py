@@ -90,7 +90,7 @@ def generate(tf: Any, fed: List[Fed], vocabulary: Tuple[Optional[int], List[str]
     out = {}
     for i, f in enumerate(fed):
         seed = (0, i)
-        dtype = tf.as_dtype(f.dtype) if f.dtype != "string" else tf.string
+        dtype = tf.as_dtype(f.dtype)
         if dtype == tf.string:
             count = 1
             for d in f.shape:

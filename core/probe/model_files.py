@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from .failure import ProbeFailure
+from .failure import ProbeFailure, first_line
 
 FORMATS = ("keras", "h5", "savedmodel")  # the formats a model can be saved in; "code" is built
 HDF5_SIGNATURE = b"\x89HDF\r\n\x1a\n"
@@ -121,7 +121,7 @@ def load_failure(spec: str, fmt: str, exc: BaseException) -> str:
                 "that in safe mode. If you trust the file, allow it with --unsafe-deserialization.")
     missing = re.search(r"(?:Could not locate class|Unknown layer:?|Unknown object:?)\s*'?([\w.>]+)'?", text)
     unknown = missing is not None or "custom_objects" in text or "Could not deserialize" in text
-    cause = (text.strip().splitlines() or [type(exc).__name__])[0][:300].rstrip(".")
+    cause = first_line(exc).rstrip(".")
     if missing is not None:
         cause = f"it uses {missing.group(1)}, which is not a class Keras knows in this process"
     else:

@@ -6,11 +6,11 @@ import contextlib
 import os
 import sys
 import time
-from typing import Any, Iterator, List, Optional
+from typing import Any, Iterator, List
 
 from .channel import Channel
 from .describe import describe, environment, model_variables
-from .entry_point import EntryPoint, entry_point
+from .entry_point import entry_point
 from .inference import all_finite, infer, steady_latency, trace
 from .input_values import Fed, generate, plan, vocabulary_hints
 from .model_files import load_model
@@ -24,7 +24,6 @@ class Probe:
         self.channel = channel
         self.config = config
         self.current = "spawn"
-        self.entry: Optional[EntryPoint] = None
         self.fed: List[Fed] = []
 
     @contextlib.contextmanager
@@ -58,7 +57,7 @@ class Probe:
             model = load_model(tf, keras, cfg["model"], bool(cfg.get("unsafe_deserialization")))
         # Listed before anything is generated, so a user sees what the model takes even
         # when the shapes they gave do not fit it.
-        self.entry = entry = entry_point(model, cfg.get("signature") or None)
+        entry = entry_point(model, cfg.get("signature") or None)
         self.channel.emit("inputs", "load", **entry.describe())
         self.fed = fed = plan(entry.inputs, dict(cfg.get("inputs") or {}), int(cfg.get("batch", 1)))
         variables = model_variables(tf, model)

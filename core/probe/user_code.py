@@ -10,7 +10,7 @@ import os
 import sys
 from typing import Any, List, Tuple
 
-from .failure import ProbeFailure
+from .failure import ProbeFailure, first_line
 
 
 def is_file(target: str) -> bool:
@@ -41,7 +41,7 @@ def import_code(target: str) -> Any:
         raise
     except Exception as exc:
         raise ProbeFailure("import_failed", f"--import {target} failed: {type(exc).__name__}: "
-                           f"{_first_line(exc)}. Fix the module or check its name.") from exc
+                           f"{first_line(exc)}. Fix the module or check its name.") from exc
 
 
 def split_builder(spec: str) -> Tuple[str, str]:
@@ -62,13 +62,8 @@ def build_model(spec: str) -> Any:
     try:
         model = builder()
     except Exception as exc:
-        raise ProbeFailure("model_load_failed", f"{spec}() raised {type(exc).__name__}: {_first_line(exc)}") from exc
+        raise ProbeFailure("model_load_failed", f"{spec}() raised {type(exc).__name__}: {first_line(exc)}") from exc
     if model is None or not callable(model):
         raise ProbeFailure("model_load_failed", f"{spec}() returned {type(model).__name__}, not a model; "
                            "return a Keras model or a tf.Module with signatures.")
     return model
-
-
-def _first_line(exc: BaseException) -> str:
-    text = str(exc).strip().splitlines()
-    return text[0][:400] if text else type(exc).__name__

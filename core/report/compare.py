@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, fields
 
-from ..phases import LABELS, READY_PHASES
+from ..phases import LABELS, OTHER, OTHER_LABEL, READY_PHASES
 from ..run.record import RunRecord
 from ..settings.config import LaunchConfig
 from ..units import format_duration
@@ -13,12 +13,12 @@ from ..units import format_duration
 # Rows of a comparison: the phases up to ready, the time between them, time to ready;
 # then steady latency per call (a phase total would compare 20 calls with 20 calls of
 # another batch size), and per sample where the batch sizes differ.
-TIME_ROWS: tuple[str, ...] = (*READY_PHASES, "other", "ready")
+TIME_ROWS: tuple[str, ...] = (*READY_PHASES, OTHER, "ready")
 ROWS: tuple[str, ...] = (*TIME_ROWS, "steady_call", "steady_sample")
-ROW_LABELS: dict[str, str] = {**LABELS, "other": "Other (between phases)", "ready": "Time to ready",
+ROW_LABELS: dict[str, str] = {**LABELS, OTHER: OTHER_LABEL, "ready": "Time to ready",
                               "steady_call": "Steady, per call", "steady_sample": "Steady, per sample"}
 # For chart axes, where eight long labels would run into each other.
-SHORT_LABELS: dict[str, str] = {**{p: LABELS[p].split()[0] for p in READY_PHASES}, "other": "Other",
+SHORT_LABELS: dict[str, str] = {**{p: LABELS[p].split()[0] for p in READY_PHASES}, OTHER: "Other",
                                 "ready": "Ready"}
 
 
@@ -51,7 +51,7 @@ class Delta:
 def row_value(record: RunRecord, row: str) -> float | None:
     if row == "ready":
         return record.time_to_ready
-    if row == "other":
+    if row == OTHER:
         return record.other_time
     if row in ("steady_call", "steady_sample"):
         median = record.latency.get("median") if record.latency.get("n") else None

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..phases import LABELS, PHASES
+from ..phases import LABELS, OTHER, OTHER_LABEL, PHASES
 from ..run.record import RunRecord
 from ..settings.config import LaunchConfig
 from ..store.profiles import describe_evidence
@@ -105,7 +105,7 @@ def run_review(record: RunRecord, profile: str | None = None) -> Review:
     if record.latency.get("n"):  # per call, as everywhere: a total depends on how many calls
         rows[-1][1] = f"{format_duration(record.latency['median'])}/call"
     if record.other_time is not None:
-        rows.insert(len(PHASES) - 1, ["Other (between phases)", format_duration(record.other_time), "–", "–"])
+        rows.insert(len(PHASES) - 1, [OTHER_LABEL, format_duration(record.other_time), "–", "–"])
     return Review("run", title, f"{ident}, {_date(record.launched_at)}", facts, [series(record, ident)],
                   (["Phase", "Duration", "RSS at end", "Peak RSS"], rows))
 
@@ -164,8 +164,9 @@ def profile_review(name: str, evidence: dict[str, Any], config: LaunchConfig) ->
             spans[phase] = (start, phases[phase]["median"])
             start += phases[phase]["median"] if phase != "steady" else 0.0
     facts = [("Settings", config.summary())] + [("Evidence", line) for line in describe_evidence(evidence)]
-    rows = [[LABELS.get(p, "Other (between phases)"), format_duration(v.get("median")), format_duration(v.get("min")),
-             format_duration(v.get("max"))] for p, v in phases.items() if p in LABELS or p == "other"]
+    labels = {**LABELS, OTHER: OTHER_LABEL}
+    rows = [[labels[p], format_duration(v.get("median")), format_duration(v.get("min")), format_duration(v.get("max"))]
+            for p, v in phases.items() if p in labels]
     return Review("profile", f"Launch profile {name}",
                   f"{evidence.get('model', config.model)}, {evidence.get('date', '')}", facts,
                   [Series("median of the evidence runs", spans, [], evidence.get("peak_rss_bytes_median"))],

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from statistics import median
 
 from ..grid import grid
-from ..phases import LABELS, PHASES
+from ..phases import LABELS, OTHER_LABEL, PHASES
 from ..probe.input_shapes import DEFAULTS_HELP
 from ..run.record import RunRecord, RunStatus
 from ..stats import summarize
@@ -50,7 +50,7 @@ def run_table(record: RunRecord) -> str:
         p = record.phases[name]
         state = "" if p.state.value == "done" else f" ({p.state.value})"
         if name == "steady" and record.other_time is not None:
-            rows.append(["Other (between phases)", format_duration(record.other_time), "", ""])
+            rows.append([OTHER_LABEL, format_duration(record.other_time), "", ""])
         rows.append([LABELS[name] + state, format_duration(p.duration), format_bytes(p.rss), format_bytes(p.peak_rss)])
     text = grid(["Phase", "Duration", "RSS at end", "Peak RSS"], rows)
     footer = [f"Time to ready: {format_duration(record.time_to_ready)}",
@@ -67,7 +67,7 @@ def repeat_table(records: Sequence[RunRecord]) -> str:
     for name in PHASES:
         if name == "steady":
             other = summarize(r.other_time for r in ok)
-            rows.append(["Other (between phases)", format_duration(other.median if other else None),
+            rows.append([OTHER_LABEL, format_duration(other.median if other else None),
                          f"{format_duration(other.low)} – {format_duration(other.high)}" if other else "–", "", ""])
         d = summarize(r.phases[name].duration for r in ok)
         rss = summarize(r.phases[name].rss for r in ok)

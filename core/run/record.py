@@ -247,17 +247,21 @@ class RunRecord:
         """Inputs whose shape tflaunch had to assume (an unknown dimension nobody set)."""
         return [str(i.get("name")) for i in self.model.get("inputs", []) if isinstance(i, dict) and i.get("assumed")]
 
-    @property
-    def warnings(self) -> list[str]:
-        """What makes a finished run's figures doubtful, in words a user can act on."""
+    def _caveats(self) -> list[tuple[str, str]]:
+        """(a few words for a status, a sentence a user can act on) for each thing that
+        makes a finished run's figures doubtful."""
         out = []
         if self.assumed_inputs:
-            out.append(f"Assumed input shape: {', '.join(self.assumed_inputs)} had unknown dimensions nobody "
-                       "set; set them with --input NAME=SHAPE (the Inputs table in the app).")
+            out.append(("assumed input shape", f"Assumed input shape: {', '.join(self.assumed_inputs)} had unknown "
+                        "dimensions nobody set; set them with --input NAME=SHAPE (the Inputs table in the app)."))
         if self.model.get("outputs_finite") is False:
-            out.append("The first inference returned NaN or infinite values: the inputs may not suit the model "
-                       "(too small an image, out-of-range ids); set their shapes with --input.")
+            out.append(("outputs not finite", "The first inference returned NaN or infinite values: the inputs may "
+                        "not suit the model (too small an image, out-of-range ids); set their shapes with --input."))
         return out
+
+    @property
+    def warnings(self) -> list[str]:
+        return [sentence for _, sentence in self._caveats()]
 
     @property
     def inputs_line(self) -> str:
@@ -313,9 +317,7 @@ class RunRecord:
         if self.is_script:
             return self._script_status_line()
         if self.status is RunStatus.OK:
-            caveats = [text for text, applies in (("assumed input shape", self.assumed_inputs),
-                                                   ("outputs not finite", self.model.get("outputs_finite") is False))
-                       if applies]
+            caveats = [words for words, _ in self._caveats()]
             return f"Ready in {format_duration(self.time_to_ready)}" + (f" ({'; '.join(caveats)})" if caveats else "")
         if self.status is RunStatus.RUNNING:
             return f"Running: {LABELS[self.current_phase or 'steady']}"

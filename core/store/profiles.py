@@ -20,7 +20,7 @@ from typing import Any
 
 import tomli_w
 
-from ..phases import LABELS, READY_PHASES
+from ..phases import LABELS, OTHER, READY_PHASES
 from ..probe.model_files import is_builder
 from ..run.record import RunRecord, RunStatus
 from ..settings.config import LaunchConfig
@@ -250,7 +250,7 @@ def evidence_from_runs(runs: Sequence[RunRecord], baseline: Sequence[RunRecord] 
             phases[name] = summary.to_dict()
     other = summarize(r.other_time for r in ok)
     if other:
-        phases["other"] = other.to_dict()
+        phases[OTHER] = other.to_dict()
     ready = summarize(r.time_to_ready for r in ok)
     per_call = summarize(r.latency.get("median") for r in ok if r.latency.get("n"))
     env = ok[-1].environment
@@ -306,7 +306,7 @@ def describe_evidence(evidence: dict[str, Any]) -> list[str]:
     if phases:
         lines.append("Phases (median): " + ", ".join(
             f"{LABELS.get(name, 'Other')} {format_duration(p.get('median'))}" for name, p in phases.items()
-            if name in LABELS or name == "other"))
+            if name in LABELS or name == OTHER))
     steady = evidence.get("steady_per_call")
     if isinstance(steady, dict) and steady.get("median") is not None:
         lines.append(f"Steady latency: median {format_duration(steady['median'])} per call "
