@@ -9,7 +9,7 @@ import sys
 from PySide6.QtCore import QEvent, QObject, QSettings, QTimer
 from PySide6.QtWidgets import QApplication
 
-from tflaunch.core.cli.arguments import config_from_args
+from tflaunch.core.cli.arguments import SettingsError, config_from_args
 from tflaunch.core.paths import profiles_dir
 from tflaunch.core.probe.process import process_age
 from tflaunch.core.store.history import HistoryError, default_history
@@ -51,11 +51,16 @@ def run_app(args: argparse.Namespace) -> int:
     except HistoryError as exc:
         problem = f"Runs will not be kept: {exc}"
     window = MainWindow(QSettings(), history, ProfileStore(profiles_dir()), history_problem=problem)
-    if args.model is not None:
-        window.use_config(config_from_args(args))
+    settings_ok = True
+    if args.model is not None or args.profile:
+        try:
+            window.use_config(config_from_args(args))
+        except SettingsError as exc:  # the window opens anyway, saying why, at the profile
+            settings_ok = False
+            window.show_profile_problem(args.profile, exc.message)
     if os.environ.get(STARTUP_PROBE_ENV):
         window.installEventFilter(_FirstPaint(window))
     window.show()
-    if args.run:
+    if args.run and settings_ok:
         QTimer.singleShot(0, window.start_run)
     return app.exec()

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from PySide6.QtCore import QSettings, Qt, QTimer, Signal
 from PySide6.QtGui import QCloseEvent, QDragEnterEvent, QDropEvent
-from PySide6.QtWidgets import QDockWidget, QMainWindow, QScrollArea, QSplitter, QTabWidget, QWidget
+from PySide6.QtWidgets import QDockWidget, QMainWindow, QMessageBox, QScrollArea, QSplitter, QTabWidget, QWidget
 
 from tflaunch.core.phases import LABELS
 from tflaunch.core.report.review import Review
@@ -344,6 +344,16 @@ class MainWindow(QMainWindow):
         self.use_config(config)
         self.panel.show_problems(config.validate())
         self._say(f"Applied profile settings: {config.summary()}")
+
+    def show_profile_problem(self, name: str | None, message: str) -> None:
+        """A profile named at start could not be used: show it where it can be looked at
+        (and accepted, for one that runs code), with the reason."""
+        if name:
+            self.profiles_view.select(name)
+            self.tabs.setCurrentWidget(self.profiles_view)
+        self._say(message.splitlines()[0])
+        # Once the window is up: a box before it would stand alone on the desktop.
+        QTimer.singleShot(0, lambda: QMessageBox.warning(self, "tflaunch", message))
 
     def current_review(self) -> Review | None:
         """What the current tab would export, if it shows something finished."""

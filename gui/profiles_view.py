@@ -26,7 +26,8 @@ from tflaunch.core.report.review import Review, profile_review
 from tflaunch.core.settings.config import LaunchConfig
 from tflaunch.core.store.profiles import ProfileError, ProfileStore, describe_evidence, diff
 
-from .palette import STATE_COLORS
+from .palette import STATE_COLORS, STATUS_COLORS
+from .trust_dialog import TrustDialog
 
 
 class ProfilesView(QWidget):
@@ -78,6 +79,10 @@ class ProfilesView(QWidget):
             if entry.profile is None:
                 item.setForeground(QColor(STATE_COLORS["failed"]))
                 item.setToolTip(entry.problem)
+            elif self.store.unaccepted_code(entry.profile):
+                item.setText(f"{entry.name} (runs code: not accepted)")
+                item.setForeground(QColor(STATUS_COLORS["warning"]))
+                item.setToolTip("This profile would run code; Apply shows what and asks you first.")
             else:
                 item.setToolTip(f"{entry.profile.config.model}: {entry.profile.config.summary()}")
             self.list.addItem(item)
@@ -106,8 +111,12 @@ class ProfilesView(QWidget):
                                     f"<p>The file is left as it is: {html.escape(str(entry.path))}</p>")
             else:
                 summary = "".join(f"<li>{html.escape(line)}</li>" for line in describe_evidence(entry.profile.evidence))
+                code = self.store.unaccepted_code(entry.profile)
+                warning = (f"<p style='color:{STATUS_COLORS['warning']}'><b>Runs code you have not accepted:</b>"
+                           "</p><ul>" + "".join(f"<li>{html.escape(line)}</li>" for line in code) +
+                           "</ul><p>Apply shows this again and asks you first.</p>") if code else ""
                 self.detail.setHtml(
-                    f"<h3>{html.escape(entry.name)}</h3><p>{html.escape(entry.profile.config.model)}: "
+                    f"<h3>{html.escape(entry.name)}</h3>{warning}<p>{html.escape(entry.profile.config.model)}: "
                     f"{html.escape(entry.profile.config.summary())}</p><ul>{summary}</ul>"
                     f"<p>The file, {html.escape(str(entry.path))}:</p>"
                     f"<pre>{html.escape(entry.profile.to_toml())}</pre>")
@@ -127,10 +136,31 @@ class ProfilesView(QWidget):
         return profile_review(entries[0].name, profile.evidence, profile.config)
 
     def apply_selected(self) -> None:
+        """Fill the settings with the profile; one that runs code is applied only once its
+        user has seen what and accepted it (the acceptance is stored with the file's hash)."""
         entries = self.usable_entries()
-        if len(entries) == 1:
-            config: LaunchConfig = entries[0].profile.config
-            self.apply_requested.emit(config)
+        if len(entries) != 1:
+            return
+        entry = entries[0]
+        code = self.store.unaccepted_code(entry.profile)
+        if code:
+            try:
+                text = entry.path.read_bytes().decode("utf-8", "replace")
+            except OSError as exc:
+                QMessageBox.warning(self, "tflaunch", f"{entry.path} cannot be read: {exc.strerror or exc}.")
+                return
+            if not TrustDialog(entry.name, code, text, self).accepted_code():
+                return
+            try:  # accept exactly the file shown: one changed meanwhile is refused
+                self.store.accept(entry.name, entry.profile.digest)
+            except ProfileError as exc:
+                QMessageBox.warning(self, "tflaunch", str(exc))
+                self.refresh()
+                return
+            self.refresh()
+            self.select(entry.name)
+        config: LaunchConfig = entry.profile.config
+        self.apply_requested.emit(config)
 
     def diff_selected(self) -> None:
         entries = self.usable_entries()

@@ -6,11 +6,13 @@ import argparse
 import sys
 from typing import Any
 
+from ..paths import profiles_dir
 from ..probe.input_shapes import InputSpecError, spec_text
 from ..probe.input_shapes import parse as parse_input
 from ..run.events import PROTOCOL_VERSION
 from ..settings.config import DEFAULT_TIMEOUT_S, LaunchConfig
 from ..settings.vocabulary import BY_NAME, parse_tristate
+from ..store.profiles import ProfileError, ProfileStore, UntrustedProfileError
 
 
 def positive_int(text: str) -> int:
@@ -72,7 +74,10 @@ def add_config_arguments(parser: argparse.ArgumentParser, *, model_required: boo
     def help_of(name: str) -> str:
         return BY_NAME[name].help.replace("%", "%%")
 
-    parser.add_argument("--model", required=model_required, default=None, help=help_of("model"))
+    parser.add_argument("--profile", metavar="NAME", help="start from a saved launch profile's settings; other "
+                        "flags given as well change them. A profile that runs code needs `profiles trust` first.")
+    model_help = help_of("model") + (" Required unless --profile names one." if model_required else "")
+    parser.add_argument("--model", default=None, help=model_help)
     parser.add_argument("--python", default=sys.executable, help=help_of("python") + " Default: this one.")
     parser.add_argument("--intra", type=int, default=0, help=help_of("intra"))
     parser.add_argument("--inter", type=int, default=0, help=help_of("inter"))
@@ -100,7 +105,58 @@ def add_config_arguments(parser: argparse.ArgumentParser, *, model_required: boo
                         help=help_of("timeout") + f" Default {DEFAULT_TIMEOUT_S:.0f}.")
 
 
-def config_from_args(args: argparse.Namespace) -> LaunchConfig:
+class SettingsError(Exception):
+    """The settings asked for cannot be put together; `kind` as in a failure's JSON."""
+
+    def __init__(self, kind: str, message: str) -> None:
+        super().__init__(message)
+        self.kind, self.message = kind, message
+
+
+# Argument destination -> the LaunchConfig field it sets, where the names differ.
+_FIELD_OF = {"gpus": "visible_gpus", "memory_limit": "memory_limit_mb", "env": "extra_env"}
+
+
+def _given(args: argparse.Namespace) -> list[str]:
+    """The settings' argument destinations the user typed (their value is not the default)."""
+    parser = argparse.ArgumentParser(add_help=False)
+    add_config_arguments(parser, model_required=False)
+    defaults = vars(parser.parse_args([]))
+    return [dest for dest, default in defaults.items()
+            if dest not in ("profile", "xla") and getattr(args, dest, default) != default]
+
+
+def config_from_args(args: argparse.Namespace, *, model_required: bool = False) -> LaunchConfig:
+    """The settings of a command: its flags, on top of --profile's settings when one is named.
+
+    Raises SettingsError (no model, or a profile that cannot be used: missing, broken or
+    running code its user has not accepted)."""
+    flags = _flag_config(args)
+    name = getattr(args, "profile", None)
+    if not name:
+        if model_required and not args.model:
+            raise SettingsError("invalid_arguments", "Give the model with --model PATH (or sample:NAME), or "
+                                                     "name a saved profile with --profile NAME.")
+        return flags
+    try:
+        profile = ProfileStore(profiles_dir()).load_for_launch(name)
+    except UntrustedProfileError as exc:
+        raise SettingsError("untrusted_profile", str(exc)) from None
+    except ProfileError as exc:
+        raise SettingsError("invalid_profile", str(exc)) from None
+    base, changes = profile.config, {}
+    for dest in _given(args):
+        key = _FIELD_OF.get(dest, dest)
+        value = getattr(flags, key)
+        if key in ("extra_env", "inputs"):  # added to the profile's own
+            value = {**getattr(base, key), **value}
+        elif key == "imports":
+            value = (*base.imports, *value)
+        changes[key] = value
+    return base.replace(**changes)
+
+
+def _flag_config(args: argparse.Namespace) -> LaunchConfig:
     return LaunchConfig(
         model=args.model or LaunchConfig.model, python=args.python, intra=args.intra, inter=args.inter,
         xla_auto=args.xla_auto, jit_compile=args.jit_compile, onednn=args.onednn, log_level=args.log_level,

@@ -19,7 +19,14 @@ from ..stats import summarize
 from ..store.history import History, HistoryError, default_history
 from ..store.profiles import Profile, ProfileError, ProfileStore, evidence_from_runs
 from ..store.recorder import RunRecorder
-from .arguments import add_config_arguments, config_from_args, failure_json, positive_int, print_problems
+from .arguments import (
+    SettingsError,
+    add_config_arguments,
+    config_from_args,
+    failure_json,
+    positive_int,
+    print_problems,
+)
 from .progress import Progress
 
 
@@ -47,8 +54,19 @@ def say(message: str) -> None:
     print(f"tflaunch: {message}", file=sys.stderr)
 
 
+def refuse(kind: str, message: str, as_json: bool) -> int:
+    """Nothing ran: the reason, in JSON too when a script asked for JSON."""
+    if as_json:
+        print(json.dumps(failure_json(kind, message), indent=2))
+    print(f"tflaunch: {message}", file=sys.stderr)
+    return 2
+
+
 def run(args: argparse.Namespace) -> int:
-    config = config_from_args(args)
+    try:
+        config = config_from_args(args, model_required=True)
+    except SettingsError as exc:
+        return refuse(exc.kind, exc.message, args.json)
     problems = launch_check(config)
     if problems:
         if args.json:
@@ -57,11 +75,10 @@ def run(args: argparse.Namespace) -> int:
         print_problems(problems)
         return 2
     if args.save_profile:
-        try:  # a bad name is said now, not after minutes of runs
-            ProfileStore(profiles_dir()).path(args.save_profile)
+        try:  # a bad name or a folder that takes no file is said now, not after minutes of runs
+            ProfileStore(profiles_dir()).check_writable(args.save_profile)
         except ProfileError as exc:
-            print(f"tflaunch: {exc}", file=sys.stderr)
-            return 2
+            return refuse("invalid_profile_name", str(exc), args.json)
     recorder = RunRecorder(open_history(not args.no_history), "cli", say)
     records: list[RunRecord] = []
     for i in range(args.repeat):

@@ -9,6 +9,7 @@ from ..paths import profiles_dir
 from ..run.launch_check import launch_check
 from ..run.script import run_with_profile
 from ..store.profiles import ProfileError, ProfileStore, diff
+from ..store.trust import code_it_runs
 from ..units import format_duration
 from .arguments import print_problems
 
@@ -30,6 +31,11 @@ def add_arguments(sub: argparse._SubParsersAction) -> None:  # type: ignore[type
     imported.add_argument("file")
     imported.add_argument("--name", help="name to give it (default: the file's name)")
     imported.add_argument("--force", action="store_true", help="replace a profile of that name")
+    trust = actions.add_parser("trust", help="accept what a profile would run (environment variables that load "
+                               "code, an interpreter, imports); shows it first")
+    trust.add_argument("name")
+    trust.add_argument("--yes", action="store_true", help="accept without asking (you have read the list)")
+    trust.add_argument("--revoke", action="store_true", help="take the acceptance back")
     for name, first, second in (("rename", "name", "new_name"), ("diff", "a", "b")):
         parser = actions.add_parser(name, help=f"{name} profiles")
         parser.add_argument(first)
@@ -43,7 +49,7 @@ def run_command(args: argparse.Namespace) -> int:
               file=sys.stderr)
         return 2
     try:
-        profile = ProfileStore(profiles_dir()).load(args.profile)
+        profile = ProfileStore(profiles_dir()).load_for_launch(args.profile)
         problems = launch_check(profile.config, script=True)
         if problems:
             print(f"tflaunch: the profile {args.profile} cannot be applied:", file=sys.stderr)
@@ -68,6 +74,8 @@ def profiles_command(args: argparse.Namespace) -> int:
             store.export(args.name, args.file)
         elif args.action == "import":
             print(store.import_file(args.file, args.name, overwrite=args.force).name)
+        elif args.action == "trust":
+            return _trust(store, args)
         elif args.action == "rename":
             store.rename(args.name, args.new_name)
         elif args.action == "diff":
@@ -89,6 +97,37 @@ def _list(store: ProfileStore) -> int:
             continue
         ready = (entry.profile.evidence.get("time_to_ready") or {}).get("median")
         runs = entry.profile.evidence.get("runs", 0)
+        untrusted = "  NOT ACCEPTED: runs code, see `tflaunch profiles trust " + entry.name + "`" \
+            if store.unaccepted_code(entry.profile) else ""
         print(f"{entry.name}  {entry.profile.config.model}  {entry.profile.config.summary()}  "
-              f"ready {format_duration(ready)} (median of {runs})")
+              f"ready {format_duration(ready)} (median of {runs}){untrusted}")
     return 1 if any(e.profile is None for e in entries) else 0
+
+
+def _trust(store: ProfileStore, args: argparse.Namespace) -> int:
+    """Show what the profile runs, then record the user's acceptance of exactly this file."""
+    if args.revoke:
+        store.revoke(args.name)
+        print(f"tflaunch: {args.name} is no longer accepted; it runs only after `profiles trust` again.",
+              file=sys.stderr)
+        return 0
+    profile = store.load(args.name)
+    code = code_it_runs(profile.config)
+    if not code:
+        print(f"tflaunch: {args.name} runs no code besides your command and model; it needs no trust.",
+              file=sys.stderr)
+        return 0
+    print(f"The profile {args.name} ({store.path(args.name)}, sha256 {profile.digest[:16]}…) would:")
+    for line in code:
+        print(f"  - {line}")
+    if not args.yes:
+        if not sys.stdin.isatty():
+            print("tflaunch: nothing accepted; run it in a terminal to be asked, or add --yes once you have "
+                  "read the list above.", file=sys.stderr)
+            return 1
+        if input("Accept and let tflaunch run this? [y/N] ").strip().lower() not in ("y", "yes"):
+            print("tflaunch: nothing accepted.", file=sys.stderr)
+            return 1
+    store.accept(args.name, profile.digest)
+    print(f"tflaunch: accepted {args.name}; if the file changes it needs accepting again.", file=sys.stderr)
+    return 0

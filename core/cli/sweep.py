@@ -13,8 +13,8 @@ from ..sweep.plan import OBJECTIVES, PlanError, Sweep, SweepPlan, Trial, axes_he
 from ..sweep.report import results_json, results_table
 from ..sweep.session import SweepSession, prepare, refusal, run_headless
 from ..sweep.stored import winner_profile
-from .arguments import add_config_arguments, config_from_args
-from .bench import open_history, say
+from .arguments import SettingsError, add_config_arguments, config_from_args
+from .bench import open_history, refuse, say
 
 
 def _vary(text: str) -> tuple[str, list[str]]:
@@ -41,12 +41,15 @@ def add_arguments(sub: argparse._SubParsersAction) -> None:  # type: ignore[type
 
 
 def run(args: argparse.Namespace) -> int:
-    base = config_from_args(args)
+    try:
+        base = config_from_args(args, model_required=True)
+    except SettingsError as exc:
+        return refuse(exc.kind, exc.message, args.json)
     plan = SweepPlan(base, dict(args.vary), args.repeat, args.warmup, args.objective, not args.no_racing,
                      args.instances, args.seed)
     if args.save_winner:
         try:
-            ProfileStore(profiles_dir()).path(args.save_winner)
+            ProfileStore(profiles_dir()).check_writable(args.save_winner)
         except ProfileError as exc:
             print(f"tflaunch: {exc}", file=sys.stderr)
             return 2

@@ -1,19 +1,19 @@
 """Launch profiles: named TOML files of settings plus the evidence that chose them.
 
-Profiles are data, never code: only TOML is read, and only known settings are applied.
-Files are written atomically; one that cannot be read, or comes from a newer schema, is
-listed as broken with the reason and is never overwritten.
+Profiles are data: only TOML is read, and only known settings are applied. Settings that
+would run code are applied only once the user accepted them (trust.py). Files are written
+atomically; one that cannot be read, comes from a newer schema or holds settings out of
+range is listed as broken with the reason and is never overwritten.
 """
 
 from __future__ import annotations
 
-import os
 import re
 import statistics
 import tempfile
 import time
 import tomllib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -21,12 +21,13 @@ from typing import Any
 import tomli_w
 
 from ..phases import LABELS, OTHER, READY_PHASES
-from ..probe.model_files import is_builder
 from ..run.record import RunRecord, RunStatus
 from ..settings.config import LaunchConfig
 from ..settings.vocabulary import BY_NAME, launch_statement
 from ..stats import summarize
 from ..units import format_bytes, format_duration
+from .atomic import atomic_write
+from .trust import TrustFile, code_it_runs, digest
 
 SCHEMA_VERSION = 1
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._ -]{0,63}$")
@@ -42,6 +43,7 @@ class Profile:
     config: LaunchConfig
     evidence: dict[str, Any] = field(default_factory=dict)
     created: str = field(default_factory=lambda: time.strftime("%Y-%m-%dT%H:%M:%S%z"))
+    digest: str = field(default="", compare=False)  # SHA-256 of the file it was read from
 
     def to_toml(self) -> str:
         settings = {k: v for k, v in self.config.to_dict().items() if v is not None and v != {}}
@@ -56,20 +58,10 @@ class Profile:
         only = statement.pop("measurement_only", [])
         if only:
             statement["not_applied"] = {name: BY_NAME[name].help for name in only}
-        code = self.runs_code()
+        code = code_it_runs(self.config)
         if code:
             statement["runs_code"] = code
         return statement
-
-    def runs_code(self) -> list[str]:
-        """What outside code the measurement ran besides the model file, for a reader to see."""
-        config, code = self.config, []
-        code += [f"imports {target}" for target in config.imports]
-        if config.unsafe_deserialization:
-            code.append("loads the model with Keras safe mode off (Lambda layers run code from the file)")
-        if is_builder(config.model):
-            code.append(f"builds the model by calling {config.model}")
-        return code
 
     @classmethod
     def from_toml(cls, text: str, source: str) -> Profile:
@@ -90,6 +82,12 @@ class Profile:
             config = LaunchConfig.from_dict(settings)
         except (TypeError, ValueError) as exc:
             raise ProfileError(f"{source} has settings tflaunch cannot use: {exc}.") from None
+        # Whether the interpreter and imported files exist is a question for this machine at
+        # launch (launch_check); a value out of range is wrong on every machine.
+        wrong = [p for p in config.validate(check_model=False) if p.field not in ("python", "imports")]
+        if wrong:
+            raise ProfileError(f"{source} has a setting tflaunch cannot use: {wrong[0].field}: {wrong[0].message} "
+                               "Correct it in the file or save the profile again.")
         evidence = data.get("evidence", {})
         return cls(str(data.get("name", "")), config, evidence if isinstance(evidence, dict) else {},
                    str(data.get("created", "")))
@@ -114,30 +112,23 @@ def _drop_none(value: Any) -> Any:
     return value
 
 
-def atomic_write(path: Path, data: bytes) -> None:
-    """Replace path with data so a reader sees the old file or the new one, never half."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(temp, path)
-    except BaseException:
-        Path(temp).unlink(missing_ok=True)
-        raise
-    if hasattr(os, "O_DIRECTORY"):  # make the rename itself durable
-        dir_fd = os.open(path.parent, os.O_DIRECTORY)
-        try:
-            os.fsync(dir_fd)
-        finally:
-            os.close(dir_fd)
+class UntrustedProfileError(ProfileError):
+    """A profile that would run code its user has not accepted."""
+
+    def __init__(self, name: str, path: Path, code: list[str]) -> None:
+        self.name, self.path, self.code = name, path, code
+        lines = "\n".join(f"  - {line}" for line in code)
+        super().__init__(
+            f"The profile {name} ({path}) would run code you have not accepted:\n{lines}\n"
+            f"Nothing was started. Read it with `tflaunch profiles show {name}`; if you accept what it runs, "
+            f"`tflaunch profiles trust {name}` (or Apply it in the app's Profiles tab).")
 
 
 class ProfileStore:
-    def __init__(self, folder: Path) -> None:
+    def __init__(self, folder: Path, trust: TrustFile | None = None) -> None:
         self.folder = Path(folder)
+        # Beside the folder, not in it: every *.toml in the folder is a profile.
+        self.trust = trust or TrustFile(self.folder.with_name("trusted-profiles.toml"))
 
     def path(self, name: str) -> Path:
         if not _NAME.match(name):
@@ -159,6 +150,7 @@ class ProfileStore:
         return result
 
     def load(self, name: str) -> Profile:
+        """The profile to look at; `load_for_launch` for one that is about to run."""
         path = self.path(name)
         if not path.exists():
             known = ", ".join(e.name for e in self.entries()) or "none yet"
@@ -167,14 +159,67 @@ class ProfileStore:
 
     def _read(self, path: Path) -> Profile:
         try:
-            text = path.read_text(encoding="utf-8")
+            data = path.read_bytes()
+            text = data.decode("utf-8")
         except (OSError, UnicodeDecodeError) as exc:
             raise ProfileError(f"{path} cannot be read: {exc}.") from None
         profile = Profile.from_toml(text, str(path))
         profile.name = path.stem
+        profile.digest = digest(data)
         return profile
 
-    def save(self, profile: Profile, overwrite: bool = False) -> Path:
+    # -- trust ---------------------------------------------------------------------------
+    def unaccepted_code(self, profile: Profile) -> list[str]:
+        """What this profile would run that its user has not accepted; empty when it runs
+        no code, or when exactly this file was accepted."""
+        code = code_it_runs(profile.config)
+        if not code or self.trust.accepted(self.path(profile.name)) == profile.digest:
+            return []
+        return code
+
+    def load_for_launch(self, name: str) -> Profile:
+        """The profile, if it may run: a file whose code was not accepted is refused."""
+        profile = self.load(name)
+        code = self.unaccepted_code(profile)
+        if code:
+            raise UntrustedProfileError(name, self.path(name), code)
+        return profile
+
+    def accept(self, name: str, seen_digest: str | None = None) -> Profile:
+        """Record that the user accepts what this file runs. `seen_digest`: the file the
+        user was shown; if it changed since, nothing is accepted."""
+        profile = self.load(name)
+        if seen_digest is not None and seen_digest != profile.digest:
+            raise ProfileError(f"The profile {name} changed on disk after it was shown; look at it again "
+                               "before accepting it.")
+        self._write_trust(lambda: self.trust.accept(self.path(name), profile.digest))
+        return profile
+
+    def revoke(self, name: str) -> None:
+        self._write_trust(lambda: self.trust.forget(self.path(name)))
+
+    def _write_trust(self, action: Callable[[], None]) -> None:
+        try:
+            action()
+        except OSError as exc:
+            raise ProfileError(f"Trust cannot be recorded in {self.trust.path}: {exc.strerror or exc}. "
+                               "Check that folder's permissions and free space.") from None
+
+    # -- files ---------------------------------------------------------------------------
+    def check_writable(self, name: str) -> Path:
+        """Before minutes of runs: the name is valid and the folder takes a new file."""
+        path = self.path(name)
+        try:
+            self.folder.mkdir(parents=True, exist_ok=True)
+            with tempfile.TemporaryFile(dir=self.folder):
+                pass
+        except OSError as exc:
+            raise ProfileError(f"Profiles cannot be saved in {self.folder}: {exc.strerror or exc}. Fix the "
+                               "folder's permissions, or set TFLAUNCH_CONFIG_DIR to a folder you can write.") from None
+        return path
+
+    def save(self, profile: Profile, overwrite: bool = False, *, trusted: bool = True) -> Path:
+        """Write the profile. `trusted`: the user made it (a save); an import is not."""
         path = self.path(profile.name)
         if path.exists():
             try:
@@ -184,7 +229,18 @@ class ProfileStore:
                                    "Rename or delete it first.") from None
             if not overwrite:
                 raise ProfileError(f"A profile '{profile.name}' exists already; choose another name.")
-        atomic_write(path, profile.to_toml().encode("utf-8"))
+        data = profile.to_toml().encode("utf-8")
+        try:
+            atomic_write(path, data)
+        except OSError as exc:
+            raise ProfileError(f"The profile {profile.name} could not be written to {path}: "
+                               f"{exc.strerror or exc}. Free some space or fix the folder's permissions; "
+                               "the runs it came from are in the run history.") from None
+        profile.digest = digest(data)
+        if trusted:
+            self._write_trust(lambda: self.trust.accept(path, profile.digest))
+        else:  # an import over an accepted profile must not inherit the acceptance
+            self._write_trust(lambda: self.trust.forget(path))
         return path
 
     def delete(self, name: str) -> None:
@@ -192,30 +248,36 @@ class ProfileStore:
         if not path.exists():
             raise ProfileError(f"There is no profile '{name}' to delete.")
         path.unlink()
+        self._write_trust(lambda: self.trust.forget(path))
 
     def rename(self, name: str, new_name: str) -> None:
-        profile = self.load(name)
-        profile.name = new_name
-        self.save(profile)
+        self.duplicate(name, new_name)
         self.delete(name)
 
     def duplicate(self, name: str, new_name: str) -> None:
+        """A copy under another name, accepted as far as the original was."""
         profile = self.load(name)
+        was_accepted = not self.unaccepted_code(profile)
         profile.name = new_name
-        self.save(profile)
+        self.save(profile, trusted=was_accepted)
 
     def import_file(self, source: Path, name: str | None = None, overwrite: bool = False) -> Profile:
+        """Add someone's profile; what it would run needs the user's acceptance first."""
         try:
             text = Path(source).read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as exc:
             raise ProfileError(f"{source} cannot be read: {exc}.") from None
         profile = Profile.from_toml(text, str(source))
         profile.name = name or Path(source).stem
-        self.save(profile, overwrite=overwrite)
+        self.save(profile, overwrite=overwrite, trusted=False)
         return profile
 
     def export(self, name: str, target: Path) -> None:
-        atomic_write(Path(target), self.load(name).to_toml().encode("utf-8"))
+        try:
+            atomic_write(Path(target), self.load(name).to_toml().encode("utf-8"))
+        except OSError as exc:
+            raise ProfileError(f"The profile {name} could not be written to {target}: {exc.strerror or exc}.") \
+                from None
 
 
 def diff(a: Profile, b: Profile) -> list[tuple[str, Any, Any]]:
