@@ -8,7 +8,7 @@ STAMP  := $(VENV)/.installed
 # editable install's import hook is invisible to both (pyproject.toml, [tool.mypy]).
 TYPECHECK := build/typecheck
 
-.PHONY: run lint typecheck-tree test bench screenshots clean
+.PHONY: run lint typecheck-tree test bench soak screenshots clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -42,6 +42,11 @@ bench: $(STAMP)
 		echo "== $$module"; \
 		QT_QPA_PLATFORM=offscreen $(BIN)/python -m tests.benchmarks.$$module || exit 1; \
 	done
+
+# 200 runs from one app instance (real and fake children; cancels, failures, timeouts),
+# then what they left behind: processes, file descriptors, threads, RSS growth.
+soak: $(STAMP)
+	QT_QPA_PLATFORM=offscreen $(BIN)/python -m tests.soak.soak_app
 
 # Refresh the README's pictures from the GUI tests.
 screenshots: $(STAMP)

@@ -1,0 +1,1 @@
+"""`make soak`: many runs from one app instance, then what they left behind."""
