@@ -66,3 +66,13 @@ def slow_python(folder: Path) -> str:
     wrapper.write_text(f'#!/bin/sh\nsleep "${{DELAY:-0}}"\nexec {sys.executable} "$@"\n')
     wrapper.chmod(0o755)
     return str(wrapper)
+
+
+def fake_python(folder: Path) -> str:
+    """An interpreter that speaks the probe's protocol without TensorFlow, or misbehaves as
+    the run's TFLAUNCH_FAKE_CHILD variable says (tests/fake_child.py): faults in seconds."""
+    source = Path(__file__).with_name("fake_child.py").read_text(encoding="utf-8")
+    path = folder / "fake-python"
+    path.write_text(f"#!{sys.executable}\n{source}", encoding="utf-8")
+    path.chmod(0o755)
+    return str(path)

@@ -2,7 +2,7 @@
 
 The real MainWindow, offscreen, driven through its Run and Cancel actions as a user at
 the toolbar would. Two runs in ten are real TensorFlow runs of sample:mlp (one of them
-cancelled during import); the rest go to a fake interpreter (fake_python.py) that
+cancelled during import); the rest go to a fake interpreter (tests/fake_child.py) that
 succeeds, fails, crashes by signal, or hangs until it is cancelled or times out. After a
 warm-up of one cycle of every kind, processes, file descriptors, threads and RSS are
 compared with the end. Targets: nothing leaked, RSS growth at most 30 MB, every run ended
@@ -42,7 +42,8 @@ from PySide6.QtCore import (  # noqa: E402
 )
 
 from tests.benchmarks.common import RESULTS  # noqa: E402
-from tests.soak.fake_python import CHILD_ENV, MARKER_ENV  # noqa: E402
+from tests.builders import fake_python  # noqa: E402
+from tests.fake_child import CHILD_ENV, MARKER_ENV  # noqa: E402
 from tflaunch.core.paths import history_path, profiles_dir  # noqa: E402
 from tflaunch.core.run.record import PhaseState, RunRecord, RunStatus  # noqa: E402
 from tflaunch.core.settings.config import LaunchConfig  # noqa: E402
@@ -63,7 +64,7 @@ class Kind:
     """One way a run goes: what the child does and how the run must end."""
 
     name: str
-    child: str  # the fake interpreter's TFLAUNCH_SOAK_CHILD
+    child: str  # the fake interpreter's TFLAUNCH_FAKE_CHILD (tests/fake_child.py)
     expected: RunStatus
     cancel_in: str | None = None  # the soak presses Cancel shortly after this phase starts
     timeout: float = 120.0
@@ -131,15 +132,6 @@ def quiet_offscreen_warning(kind: QtMsgType, _context: QMessageLogContext, messa
     """Qt's messages, less the offscreen platform's note each time the log dock is shown."""
     if message != "This plugin does not support propagateSizeHints()":
         print(message, file=sys.stderr)
-
-
-def install_fake_python(folder: Path) -> str:
-    """fake_python.py behind a shebang naming this interpreter, executable."""
-    source = Path(__file__).with_name("fake_python.py").read_text(encoding="utf-8")
-    path = folder / "fake-python"
-    path.write_text(f"#!{sys.executable}\n{source}", encoding="utf-8")
-    path.chmod(0o755)
-    return str(path)
 
 
 class Soak:
@@ -212,7 +204,7 @@ def soak(runs: int, folder: Path, marker: str) -> tuple[dict, list[str]]:
     """Run the soak; its figures and the targets it missed."""
     app = QCoreApplication.instance()
     window = make_window(folder)
-    driver = Soak(window, install_fake_python(folder), marker)
+    driver = Soak(window, fake_python(folder), marker)
     records: list[RunRecord] = []
     unexpected: list[str] = []
     seconds: dict[str, list[float]] = defaultdict(list)

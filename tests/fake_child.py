@@ -1,9 +1,10 @@
-"""A stand-in interpreter for the soak: speaks the probe's protocol, or misbehaves on request.
+"""A stand-in interpreter for the soak and the fault matrix: speaks the probe's protocol,
+or misbehaves on request, without TensorFlow.
 
-The soak copies this file behind a shebang naming the real interpreter and sets it as the
-run's Python. It ignores its arguments; the run's extra variable TFLAUNCH_SOAK_CHILD says
-what to do. Without it (the app's interpreter check) or with "real" it becomes the real
-interpreter with the same arguments, so real TensorFlow runs go through it too.
+builders.fake_python() puts this file behind a shebang naming the real interpreter; a run
+uses it as its Python. It ignores its arguments; the run's variable TFLAUNCH_FAKE_CHILD
+says what to do (see main). Without it (the app's interpreter check) or with "real" it
+becomes the real interpreter with the same arguments, so real runs go through it too.
 """
 
 from __future__ import annotations
@@ -17,8 +18,8 @@ import time
 
 from tflaunch.core.run.events import encode
 
-CHILD_ENV = "TFLAUNCH_SOAK_CHILD"
-MARKER_ENV = "TFLAUNCH_SOAK_MARKER"
+CHILD_ENV = "TFLAUNCH_FAKE_CHILD"
+MARKER_ENV = "TFLAUNCH_FAKE_MARKER"  # put in helpers' argv, to find leftovers
 INPUTS = [{"name": "pixels", "dtype": "float32", "shape": [None, 784]}]
 
 
@@ -50,12 +51,22 @@ def start_until(last: str) -> None:
 
 def succeed() -> None:
     start_until("")
-    print("I soak: a fake TensorFlow log line", file=sys.stderr)
-    emit("result", "steady", environment={"tensorflow": "soak", "python": sys.version.split()[0]},
-         model={"name": "soak", "format": "sample", "params": 7850})
+    print("I fake: a TensorFlow log line", file=sys.stderr)
+    emit("result", "steady", environment={"tensorflow": "fake", "python": sys.version.split()[0]},
+         model={"name": "fake", "format": "sample", "params": 7850})
+
+
+def crash(signal_name: str) -> None:
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))  # no core file per run
+    os.kill(os.getpid(), getattr(signal, signal_name))
+    time.sleep(5)  # a signal the process survives (it is not one): fail the expectation
 
 
 def main() -> None:
+    """Modes: real, ok, fail (exit 3 in load), error (an error event in trace), crash
+    (SIGSEGV in devices), crash:PHASE:SIGNAME, hang (in load, with a helper process),
+    garbage (non-protocol stdout between valid events, then ok), exit0 (exits 0 in load
+    without a word)."""
     child = os.environ.get(CHILD_ENV, "real")
     if child == "real":
         os.execv(sys.executable, [sys.executable, *sys.argv[1:]])
@@ -64,22 +75,34 @@ def main() -> None:
         return
     if child == "fail":  # dies mid-phase without a word on the channel
         start_until("load")
-        print("Traceback (most recent call last):\nOSError: soak: the model went away", file=sys.stderr, flush=True)
+        print("Traceback (most recent call last):\nOSError: fake: the model went away", file=sys.stderr, flush=True)
         os._exit(3)
     if child == "error":  # says why on the channel, then exits
         start_until("trace")
-        emit("error", "trace", kind="exception", message="soak: tracing failed", detail="")
+        emit("error", "trace", kind="exception", message="fake: tracing failed", detail="")
         sys.exit(1)
     if child == "crash":
         start_until("devices")
-        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))  # no core file per run
-        os.kill(os.getpid(), signal.SIGSEGV)
+        crash("SIGSEGV")
+    if child.startswith("crash:"):
+        _, in_phase, signal_name = child.split(":")
+        if in_phase != "spawn":
+            start_until(in_phase)
+        crash(signal_name)
     if child == "hang":  # with a helper in its process group, as data loaders do
         start_until("load")
         subprocess.Popen([sys.executable, "-c", "import time; time.sleep(3600)", os.environ.get(MARKER_ENV, "")])
         while True:
             time.sleep(60)
-    sys.exit(f"soak: unknown child {child!r}")
+    if child == "garbage":
+        for line in ("not json", "{\"v\": 1, \"event\": \"phase_end\"}", "[1, 2]", "\x00\xff{{{"):
+            print(line, flush=True)
+        succeed()
+        return
+    if child == "exit0":
+        start_until("load")
+        sys.exit(0)
+    sys.exit(f"fake child: unknown mode {child!r}")
 
 
 if __name__ == "__main__":
