@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import html
+from collections import deque
 
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QKeySequence, QShortcut, QTextDocument
@@ -12,6 +13,11 @@ from tflaunch.core.run.record import RunRecord
 
 MAX_LINES = 20000
 FLUSH_MS = 100
+# What one flush may append: laying out text is what costs a QPlainTextEdit, so a child
+# that prints faster than anyone reads loses lines here (the count is shown) rather than
+# freezing the window. Runs keep their own bounded tail for the history.
+MAX_LINE_CHARS = 4096
+MAX_PENDING_CHARS = 256 * 1024
 
 
 class LogPane(QWidget):
@@ -50,7 +56,9 @@ class LogPane(QWidget):
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addLayout(bar)
         layout.addWidget(self.text)
-        self._pending: list[str] = []
+        self._pending: deque[str] = deque()
+        self._pending_chars = 0
+        self._skipped = 0
         self._flush = QTimer(self)
         self._flush.setSingleShot(True)
         self._flush.setInterval(FLUSH_MS)
@@ -58,20 +66,30 @@ class LogPane(QWidget):
 
     def begin(self, title: str) -> None:
         self._pending.clear()
+        self._pending_chars = self._skipped = 0
         self.text.clear()
         self._append_html(f"<b>── {html.escape(title)}</b>")
 
     def append_lines(self, lines: list[str]) -> None:
-        self._pending.extend(lines)
-        if len(self._pending) > MAX_LINES:
-            del self._pending[: len(self._pending) - MAX_LINES]
+        for line in lines:
+            if len(line) > MAX_LINE_CHARS:
+                line = f"{line[:MAX_LINE_CHARS]} … [line cut: {len(line) - MAX_LINE_CHARS} more characters]"
+            self._pending.append(line)
+            self._pending_chars += len(line)
+        while len(self._pending) > 1 and (len(self._pending) > MAX_LINES or self._pending_chars > MAX_PENDING_CHARS):
+            self._pending_chars -= len(self._pending.popleft())
+            self._skipped += 1
         if not self._flush.isActive():
             self._flush.start()
 
     def flush(self) -> None:
+        if self._skipped:
+            self._pending.appendleft(f"… {self._skipped} line(s) skipped: the run wrote them faster than "
+                                     "this log can show them")
         if self._pending:
             self.text.appendPlainText("\n".join(self._pending))
-            self._pending.clear()
+        self._pending.clear()
+        self._pending_chars = self._skipped = 0
 
     def show_end(self, record: RunRecord) -> None:
         """Close the run's log with how it ended; a failure in red with its reason."""

@@ -9,15 +9,22 @@ signals and timers. Watchers (the recorder that stores the run) hear what the CL
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
+from functools import partial
 
 from PySide6.QtCore import QObject, QProcess, QProcessEnvironment, QTimer, Signal
 
 from tflaunch.core.run.driver import Watcher
 from tflaunch.core.run.gpus import GpuMemorySampler
-from tflaunch.core.run.process_tree import end_group
+from tflaunch.core.run.process_tree import end_group, end_leftovers
 from tflaunch.core.run.record import RunRecord
 from tflaunch.core.run.sampling import ResourceSampler
 from tflaunch.core.run.session import SAMPLE_INTERVAL_S, Output, ProbeSession
+
+# Bytes of one channel handled per turn of the event loop: a child writing 50 MB at once
+# is read in slices, with the window's painting and timers in between, never in one go.
+READ_BUDGET = 256 * 1024
+_Channel = QProcess.ProcessChannel
 
 
 class ProbeProcess(QObject):
@@ -37,6 +44,7 @@ class ProbeProcess(QObject):
         self._gpu = gpu_sampler
         self._resources: ResourceSampler | None = None
         self._pid = 0
+        self._resuming: set[_Channel] = set()
         self._process = QProcess(self)
         self._process.setProcessChannelMode(QProcess.ProcessChannelMode.SeparateChannels)
         # Its own process group, as the CLI's child: cancel and timeout end the whole group.
@@ -81,10 +89,36 @@ class ProbeProcess(QObject):
         self._resources = ResourceSampler(pid, self._gpu)
 
     def _on_stdout(self) -> None:
-        self._deliver(self.session.stdout(self._process.readAllStandardOutput().data()))
+        self._read(_Channel.StandardOutput, self.session.stdout)
 
     def _on_stderr(self) -> None:
-        self._deliver(self.session.stderr(self._process.readAllStandardError().data()))
+        self._read(_Channel.StandardError, self.session.stderr)
+
+    def _read(self, channel: _Channel, feed: Callable[[bytes], Output]) -> None:
+        """One slice of a channel; the rest on a later turn (readyRead says only "new data")."""
+        self._resuming.discard(channel)
+        if self.session.done:
+            return
+        data = self._slice(channel)
+        if data:
+            self._deliver(feed(data))
+        self._process.setReadChannel(channel)
+        if self._process.bytesAvailable() > 0 and channel not in self._resuming:
+            self._resuming.add(channel)
+            QTimer.singleShot(0, self, partial(self._read, channel, feed))
+
+    def _drain(self) -> None:
+        """Everything left once the child is gone, before the record is closed."""
+        for channel, feed in ((_Channel.StandardOutput, self.session.stdout),
+                              (_Channel.StandardError, self.session.stderr)):
+            while data := self._slice(channel):
+                self._deliver(feed(data))
+
+    def _slice(self, channel: _Channel) -> bytes:
+        self._process.setReadChannel(channel)
+        # QIODevice.read(n) allocates n bytes up front: ask for no more than is there.
+        size = min(READ_BUDGET, self._process.bytesAvailable())
+        return bytes(self._process.read(size).data()) if size > 0 else b""
 
     def _deliver(self, output: Output) -> None:
         if output.log:
@@ -114,11 +148,11 @@ class ProbeProcess(QObject):
             self._end()
 
     def _on_finished(self, exit_code: int, status: QProcess.ExitStatus) -> None:
-        self._on_stdout()
-        self._on_stderr()
         self._sampler.stop()
         if self._pid:  # ours, from QProcess: the record's pid is whatever the child claimed
             end_group(self._pid, tree=False)  # a descendant may still run in the child's group
+        end_leftovers(self.session.marker)  # and one that left the group and outlived the child
+        self._drain()
         crashed = status is QProcess.ExitStatus.CrashExit
         # On a crash Qt 6 reports the terminating signal's number as the exit code.
         _record, output = self.session.exited(None if crashed else exit_code, exit_code if crashed else None)

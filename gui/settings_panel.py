@@ -28,7 +28,7 @@ from PySide6.QtWidgets import (
 
 from tflaunch.core.run.gpus import GpuInventory
 from tflaunch.core.run.interpreter import InterpreterInfo
-from tflaunch.core.settings.config import LaunchConfig, Problem
+from tflaunch.core.settings.config import MAX_THREADS, LaunchConfig, Problem
 from tflaunch.core.settings.vocabulary import BY_NAME, SAMPLE_MODELS, SETTINGS, Setting
 from tflaunch.core.units import format_bytes
 
@@ -87,7 +87,7 @@ class SettingsPanel(QWidget):
         if name == "visible_gpus":
             return self._gpu_editor()
         if name in ("intra", "inter"):
-            editor = ed.count_editor(0, 1024, "TensorFlow default")
+            editor = ed.count_editor(0, MAX_THREADS, "TensorFlow default")
         elif name == "memory_limit_mb":
             editor = ed.optional_mib_editor()
         elif name == "onednn":

@@ -84,4 +84,5 @@ def test_a_script_run_is_one_span_and_ends_by_its_exit_code():
     assert list(record.offsets()) == ["script"] and record.time_to_ready is None
     killed = RunRecord(LaunchConfig(), launched_at=100.0, command=["python", "x.py"])
     killed.finish(None, signal.SIGKILL)
-    assert killed.status is RunStatus.FAILED and killed.failure.message == "The script was killed by SIGKILL."
+    assert killed.status is RunStatus.FAILED and killed.failure.message.startswith("The script was killed by SIGKILL.")
+    assert "out-of-memory killer" in killed.failure.message

@@ -48,6 +48,15 @@ def _read_config(args: argparse.Namespace) -> dict[str, Any]:
     return config
 
 
+def _launcher(args: argparse.Namespace) -> Optional[int]:
+    """The launcher's pid, when the configuration names it (for exit_with_parent's check)."""
+    try:
+        pid = _read_config(args).get("launcher_pid")
+    except Exception:  # the run reports a bad configuration itself, below
+        return None
+    return pid if isinstance(pid, int) and not isinstance(pid, bool) and pid > 1 else None
+
+
 def main(argv: Optional[Sequence[str]] = None) -> None:
     args = _parser().parse_args(sys.argv[1:] if argv is None else argv)
     if args.known_xla_flags:
@@ -56,7 +65,7 @@ def main(argv: Optional[Sequence[str]] = None) -> None:
         print(json.dumps({"flags": known_flags(args.cache)}), flush=True)
         return
     channel = Channel()
-    exit_with_parent()
+    exit_with_parent(_launcher(args))
     probe = None
     code = 0
     try:

@@ -55,13 +55,18 @@ def memory() -> Tuple[Optional[int], Optional[int]]:
     return rss, peak
 
 
-def exit_with_parent(poll_s: float = 0.5) -> None:
+def exit_with_parent(launcher: Optional[int] = None, poll_s: float = 0.5) -> None:
     """Die with the launcher (a kill -9 of the app): an orphaned probe serves nobody.
 
     On Linux the kernel does it (PR_SET_PDEATHSIG), even while the probe is busy in C
-    code; elsewhere a thread polls for a new parent.
+    code; elsewhere a thread polls for a new parent. The kernel only acts on a death
+    after the request, so deaths before it are checked: one during the request (the
+    parent changed), and, when the launcher's pid is known, one during the interpreter's
+    start-up, before this ran at all (the launcher is gone).
     """
     parent = os.getppid()
+    if launcher is not None and parent != launcher and _gone(launcher):
+        os._exit(4)
     if sys.platform.startswith("linux"):
         with contextlib.suppress(OSError, AttributeError):
             ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
@@ -75,3 +80,22 @@ def exit_with_parent(poll_s: float = 0.5) -> None:
         os._exit(4)
 
     threading.Thread(target=watch, name="tflaunch-parent-watch", daemon=True).start()
+
+
+def _gone(pid: int) -> bool:
+    """True when no process `pid` runs (a zombie is a dead launcher waiting for its reaper).
+
+    The launcher is not our parent when the interpreter is a wrapper that did not exec
+    (a shell script, conda run): then its pid merely being alive is all that is asked.
+    """
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    except OSError:
+        return False  # alive, someone else's (a pid reused) or not ours to signal
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] in ("Z", "X")
+    except (OSError, IndexError):
+        return False

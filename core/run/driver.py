@@ -18,7 +18,7 @@ from typing import IO
 from ..settings.config import LaunchConfig
 from .gpus import GpuMemorySampler
 from .launch_check import KnownFlags, ask_known_flags, launch_check
-from .process_tree import end_group
+from .process_tree import end_group, end_leftovers
 from .record import RunRecord
 from .sampling import ResourceSampler
 from .session import SAMPLE_INTERVAL_S, Output, ProbeSession
@@ -128,7 +128,8 @@ def _loop(selector: selectors.BaseSelector, children: list[_Child], watcher: Wat
                     (child.exited_at is not None and now - child.exited_at > EXIT_DRAIN_S):
                 for stream in list(child.streams):
                     selector.unregister(stream)
-                end_group(child.proc.pid)  # a descendant still holding the pipes
+                # Reaped already: its group, not its pid (which may be a stranger's by now).
+                end_group(child.proc.pid, tree=False)  # a descendant still holding the pipes
                 _finish(child, watcher)
                 live.remove(child)
 
@@ -137,6 +138,7 @@ def _finish(child: _Child, watcher: Watcher) -> None:
     if child.session.done:
         return
     returncode = child.proc.wait()
+    end_leftovers(child.session.marker)  # helpers that left the group and outlived the child
     for stream in (child.proc.stdout, child.proc.stderr):
         if stream is not None:
             stream.close()

@@ -29,13 +29,14 @@ Kinds and their extra fields:
 - ``saved``: the probe's sample-export mode wrote ``path`` in ``format``.
 
 A reader must skip lines it cannot use: :class:`EventParser` counts malformed lines (not
-JSON, wrong types, unknown phase) and unknown kinds or versions separately, and never
-raises.
+JSON, wrong types, unknown phase, a figure out of range) and unknown kinds or versions
+separately, and never raises. Figures are checked where they enter (finite and in a sane
+range, see the limits below), texts and descriptions capped: what a child sends cannot
+crash a table, stall the app or fill the history.
 """
 
 from __future__ import annotations
 
-import codecs
 import json
 import math
 from collections.abc import Callable
@@ -120,40 +121,76 @@ class _Malformed(Exception):  # noqa: N818 (private; a protocol violation, not a
     """A line that is JSON but does not follow the protocol."""
 
 
-def _number(obj: dict[str, Any], key: str) -> float:
+# What a value may be before it reaches a record, a table or the history. A child can send
+# anything JSON can spell (1e308 is finite, and JSON's NaN/Infinity parse too); a figure
+# outside these ranges is a broken or hostile child, and its event is skipped, not stored.
+MAX_SECONDS = 1e6  # a phase or latency figure: over eleven days is no measurement
+EPOCH_RANGE = (0.0, 1e10)  # ts: 1970 to 2286, by the wall clock both processes share
+MAX_BYTES = 1 << 50  # a memory figure: a petabyte
+MAX_COUNT = (1 << 31) - 1  # pids and call counts
+MAX_INT = 1 << 63  # any other whole number (a model's parameters, bytes on disk)
+MAX_TEXT = 4096  # characters kept of a name, path or message
+MAX_DETAIL = 16384  # of an error's traceback tail
+MAX_DEPTH = 8  # nesting in settings, environment and model descriptions
+MAX_ITEMS = 20000  # values in one of those, all levels together
+LATENCY_KEYS = ("median", "min", "max", "p90", "mean")
+
+
+def _number(obj: dict[str, Any], key: str, low: float = 0.0, high: float = MAX_SECONDS) -> float:
     value = obj.get(key)
     # bool is an int subclass; a true/false duration is malformed, not 1 s.
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) \
+            or not low <= value <= high:
         raise _Malformed(key)
     return float(value)
 
 
-def _count(obj: dict[str, Any], key: str) -> int:
+def _count(obj: dict[str, Any], key: str, high: int = MAX_COUNT) -> int:
     value = obj.get(key)
-    if isinstance(value, bool) or not isinstance(value, int):
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= high:
         raise _Malformed(key)
     return value
 
 
-def _optional_number(obj: dict[str, Any], key: str) -> float | None:
-    return None if obj.get(key) is None else _number(obj, key)
+def _optional_number(obj: dict[str, Any], key: str, low: float = 0.0, high: float = MAX_SECONDS) -> float | None:
+    return None if obj.get(key) is None else _number(obj, key, low, high)
 
 
-def _optional_count(obj: dict[str, Any], key: str) -> int | None:
-    return None if obj.get(key) is None else _count(obj, key)
+def _optional_count(obj: dict[str, Any], key: str, high: int = MAX_COUNT) -> int | None:
+    return None if obj.get(key) is None else _count(obj, key, high)
 
 
-def _text(obj: dict[str, Any], key: str, default: str | None = None) -> str:
+def _text(obj: dict[str, Any], key: str, default: str | None = None, limit: int = MAX_TEXT) -> str:
     value = obj.get(key, default)
     if not isinstance(value, str):
         raise _Malformed(key)
-    return value
+    return value[:limit]
 
 
 def _mapping(obj: dict[str, Any], key: str) -> dict[str, Any]:
     value = obj.get(key, {})
     if not isinstance(value, dict):
         raise _Malformed(key)
+    budget = [MAX_ITEMS]
+    return {str(k)[:MAX_TEXT]: _plain(v, 1, budget, key) for k, v in value.items()}
+
+
+def _plain(value: Any, depth: int, budget: list[int], key: str) -> Any:
+    """`value` with every text capped and every non-finite number null; too deep or too
+    big a structure is malformed (a description, not a data dump)."""
+    budget[0] -= 1
+    if budget[0] < 0 or depth > MAX_DEPTH:
+        raise _Malformed(key)
+    if isinstance(value, str):
+        return value[:MAX_TEXT]
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) > MAX_INT:
+        return None  # beyond a float's range, any arithmetic on it would raise
+    if isinstance(value, list):
+        return [_plain(v, depth + 1, budget, key) for v in value]
+    if isinstance(value, dict):
+        return {str(k)[:MAX_TEXT]: _plain(v, depth + 1, budget, key) for k, v in value.items()}
     return value
 
 
@@ -178,6 +215,10 @@ def _inputs(obj: dict[str, Any]) -> list[dict[str, Any]]:
     return out
 
 
+def _clamped_age(age: float | None) -> float | None:
+    return None if age is None else max(age, 0.0)
+
+
 def _names(obj: dict[str, Any], key: str) -> list[str]:
     raw = obj.get(key) or []
     if not isinstance(raw, list) or not all(isinstance(n, str) for n in raw):
@@ -186,21 +227,27 @@ def _names(obj: dict[str, Any], key: str) -> list[str]:
 
 
 def _latency(obj: dict[str, Any]) -> dict[str, float]:
-    raw = _mapping(obj, "latency")
-    return {k: (_count(raw, k) if k == "n" else _number(raw, k)) for k in raw}
+    raw = obj.get("latency", {})
+    if not isinstance(raw, dict):
+        raise _Malformed("latency")
+    out: dict[str, float] = {k: _number(raw, k) for k in LATENCY_KEYS if k in raw}
+    if "n" in raw:
+        out["n"] = _count(raw, "n")
+    return out
 
 
 _BUILDERS: dict[str, Callable[[dict[str, Any], float, str], Event]] = {
     "hello": lambda o, ts, ph: Hello(
-        ts, ph, _count(o, "pid"), _optional_number(o, "process_age"), _text(o, "python", "")
+        # An age a tick below zero is the OS's 10 ms clock, not a lie.
+        ts, ph, _count(o, "pid"), _clamped_age(_optional_number(o, "process_age", -1.0)), _text(o, "python", "")
     ),
     "phase_start": lambda o, ts, ph: PhaseStart(ts, ph),
     "phase_end": lambda o, ts, ph: PhaseEnd(
         ts,
         ph,
         _number(o, "duration"),
-        _optional_count(o, "rss"),
-        _optional_count(o, "peak_rss"),
+        _optional_count(o, "rss", MAX_BYTES),
+        _optional_count(o, "peak_rss", MAX_BYTES),
         _latency(o),
     ),
     "settings": lambda o, ts, ph: SettingsApplied(ts, ph, _mapping(o, "applied")),
@@ -209,7 +256,7 @@ _BUILDERS: dict[str, Callable[[dict[str, Any], float, str], Event]] = {
     ),
     "result": lambda o, ts, ph: Result(ts, ph, _mapping(o, "environment"), _mapping(o, "model")),
     "error": lambda o, ts, ph: ProbeError(
-        ts, ph, _text(o, "kind"), _text(o, "message"), _text(o, "detail", "")
+        ts, ph, _text(o, "kind", limit=200), _text(o, "message"), _text(o, "detail", "", MAX_DETAIL)
     ),
     "saved": lambda o, ts, ph: Saved(ts, ph, _text(o, "path"), _text(o, "format")),
 }
@@ -249,7 +296,7 @@ class EventParser:
             phase = _text(obj, "phase")
             if phase not in PHASES:
                 raise _Malformed("phase")
-            return _BUILDERS[kind](obj, _number(obj, "ts"), phase)
+            return _BUILDERS[kind](obj, _number(obj, "ts", *EPOCH_RANGE), phase)
         except (_Malformed, TypeError, ValueError):
             self.malformed += 1
             return None
@@ -259,26 +306,43 @@ class LineBuffer:
     """Splits a byte stream into complete lines.
 
     Chunks from a pipe can end mid-line or mid-way through a UTF-8 character; this keeps
-    the tail until its line is complete. Undecodable bytes become U+FFFD instead of
-    raising, and a line longer than ``max_line`` is cut so a runaway writer cannot make
-    the buffer grow without bound.
+    the tail until its line is complete (lines are split as bytes and decoded whole, and a
+    newline byte is never part of a multi-byte character). Undecodable bytes become
+    U+FFFD instead of raising. A line longer than ``max_line`` bytes is cut once: its
+    first ``max_line`` bytes and a note of how much was dropped, the rest discarded up to
+    its newline, so a runaway writer costs neither memory nor a flood of pieces.
     """
 
     def __init__(self, max_line: int = 1 << 20) -> None:
-        self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
-        self._partial = ""
         self._max_line = max_line
+        self._parts: list[bytes] = []  # the line so far, joined once when it ends
+        self._kept = 0
+        self._dropped = 0
 
     def feed(self, chunk: bytes) -> list[str]:
-        text = self._partial + self._decoder.decode(chunk)
-        *lines, self._partial = text.split("\n")
-        if len(self._partial) > self._max_line:
-            lines.append(self._partial[: self._max_line])
-            self._partial = ""
-        return [line.rstrip("\r") for line in lines]
+        *complete, rest = chunk.split(b"\n")
+        lines = []
+        for piece in complete:
+            self._keep(piece)
+            lines.append(self._take())
+        self._keep(rest)
+        return lines
 
     def flush(self) -> list[str]:
         """Whatever is left when the stream closes (a last line without newline)."""
-        rest = (self._partial + self._decoder.decode(b"", final=True)).rstrip("\r")
-        self._partial = ""
-        return [rest] if rest else []
+        line = self._take()
+        return [line] if line else []
+
+    def _keep(self, piece: bytes) -> None:
+        room = self._max_line - self._kept
+        if room > 0 and piece:
+            self._parts.append(piece[:room])
+            self._kept += min(room, len(piece))
+        self._dropped += max(0, len(piece) - max(room, 0))
+
+    def _take(self) -> str:
+        line = b"".join(self._parts).decode("utf-8", errors="replace").rstrip("\r")
+        if self._dropped:
+            line += f" … [line cut: {self._dropped} more bytes]"
+        self._parts, self._kept, self._dropped = [], 0, 0
+        return line

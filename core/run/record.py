@@ -9,12 +9,23 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
 
+import psutil
+
 from ..phases import LABELS, PHASES, READY_PHASES
 from ..settings.config import LaunchConfig
-from ..units import format_duration
+from ..units import format_bytes, format_duration
 from . import events as ev
 
+# What a run keeps of its child's stderr (for the history and the failure's excerpt): the
+# last lines, and never more than STDERR_TAIL_BYTES together, however much was written.
 STDERR_TAIL_LINES = 200
+STDERR_TAIL_BYTES = 64 * 1024
+STDERR_LINE_CHARS = 4096  # the session cuts longer lines as it reads them
+# Signals a process dies of when memory runs out: the kernel's OOM killer sends SIGKILL;
+# a failed allocation aborts (SIGABRT), and touching memory that cannot be backed ends in
+# SIGSEGV or SIGBUS.
+_OUT_OF_MEMORY_SIGNALS = {signal.SIGKILL, signal.SIGABRT, signal.SIGSEGV, signal.SIGBUS}
+_LARGE_PEAK = 0.7  # of physical memory: a peak this high makes out-of-memory likely
 
 
 class PhaseState(str, Enum):
@@ -72,9 +83,11 @@ class RunRecord:
     described: bool = False  # the probe's result arrived
     ready_at: float | None = None  # wall clock at the end of the first inference
     malformed_lines: int = 0
+    heard_probe: bool = False  # at least one protocol event arrived: the child runs the probe
     finished_at: float | None = None
     history_id: int | None = None  # row in the run history, once stored
     command: list[str] | None = None  # set for a user's script launched with these settings
+    _stderr_bytes: int = field(default=0, init=False, repr=False, compare=False)  # of stderr_tail, UTF-8
 
     def __post_init__(self) -> None:
         if self.command is None:
@@ -95,6 +108,7 @@ class RunRecord:
 
     # -- feeding -----------------------------------------------------------------------
     def apply(self, event: ev.Event) -> None:
+        self.heard_probe = True
         if isinstance(event, ev.Hello):
             self.pid = event.pid
             if event.process_age is not None:
@@ -129,7 +143,17 @@ class RunRecord:
             self.failed_phase = event.phase
 
     def add_stderr(self, line: str) -> None:
-        self.stderr_tail.append(line)
+        # Lines from a session are cut already (with a note, hence the slack); this is for
+        # lines that come another way, such as an older history's.
+        if len(line) > STDERR_LINE_CHARS + 64:
+            line = f"{line[:STDERR_LINE_CHARS]} … [line cut: {len(line) - STDERR_LINE_CHARS} more characters]"
+        tail = self.stderr_tail
+        if tail.maxlen is not None and len(tail) == tail.maxlen:
+            self._stderr_bytes -= _size(tail[0])  # append will push it out
+        tail.append(line)
+        self._stderr_bytes += _size(line)
+        while self._stderr_bytes > STDERR_TAIL_BYTES and len(tail) > 1:
+            self._stderr_bytes -= _size(tail.popleft())
 
     def add_sample(self, at: float, rss: int, gpu: dict[int, int] | None = None) -> None:
         """A memory sample taken at wall-clock time `at`: process-tree RSS, GPU memory."""
@@ -164,13 +188,13 @@ class RunRecord:
                 f"The run was stopped after {format_duration(self.config.timeout)} "
                 f"(the timeout) while in phase {LABELS[where]}.",
             )
-        elif self.failure is None and exit_code == 0 and self.described:
+        elif self.failure is None and exit_code == 0 and self.described and self._all_reported():
             self.status = RunStatus.OK
             return
         else:
             self.status = RunStatus.FAILED
             if self.failure is None:
-                self.failure = Failure("crash", self._exit_description(where), self._stderr_excerpt())
+                self.failure = self._unexplained_end(where)
         self.failed_phase = where
         self._close_open_phase(where, PhaseState.FAILED)
 
@@ -186,7 +210,8 @@ class RunRecord:
             self.status = RunStatus.FAILED
             how = (f"was killed by {_signal_name(self.exit_signal)}" if self.exit_signal
                    else f"exited with code {self.exit_code}")
-            self.failure = Failure("script_failed", f"The script {how}.", self._stderr_excerpt())
+            self.failure = Failure("script_failed", f"The script {how}.{self._memory_hint()}",
+                                   self._stderr_excerpt())
 
     # -- reading -----------------------------------------------------------------------
     @property
@@ -394,6 +419,26 @@ class RunRecord:
                 phase.duration = max(0.0, (self.finished_at or time.time()) - phase.started)
             phase.state = state
 
+    def _all_reported(self) -> bool:
+        return all(p.state is PhaseState.DONE for p in self.phases.values())
+
+    def _unexplained_end(self, where: str) -> Failure:
+        """Why a run failed that the probe did not explain itself."""
+        skipped = self.malformed_lines
+        if not self.heard_probe and not self.exit_signal:
+            printed = f", and printed {skipped} line(s) that are not probe events" if skipped else ""
+            return Failure("no_probe", f"{self.config.python} exited with code {self.exit_code} without starting "
+                           f"tflaunch's probe (it never sent the probe's first line{printed}): it is not a Python "
+                           "interpreter, or not one that can run the probe. Choose the Python 3 executable of an "
+                           "environment with TensorFlow (--python; Interpreter in the app).", self._stderr_excerpt())
+        if self.exit_code == 0 and self.described:
+            return Failure("protocol", f"The probe finished, but phase {LABELS[where]} never reported a usable end "
+                           f"({skipped} line(s) were skipped as malformed or out of range, such as a duration "
+                           "that is no plausible number of seconds), so the run cannot be counted. Check that "
+                           "nothing else writes to the probe's output (a wrapper around --python, a "
+                           "sitecustomize) and run again.", self._stderr_excerpt())
+        return Failure("crash", self._exit_description(where), self._stderr_excerpt())
+
     def _exit_description(self, where: str) -> str:
         if self.exit_signal:
             how = f"was killed by {_signal_name(self.exit_signal)}"
@@ -401,10 +446,37 @@ class RunRecord:
             how = "exited before reporting a result"
         else:
             how = f"exited with code {self.exit_code}"
-        return f"The probe process {how} during phase {LABELS[where]}."
+        return f"The probe process {how} during phase {LABELS[where]}.{self._memory_hint()}"
+
+    def _memory_hint(self) -> str:
+        """For a death by a signal that running out of memory sends: that it may have, and
+        how close the run came. Cancel and timeout never get here: tflaunch sent no signal."""
+        if self.exit_signal not in _OUT_OF_MEMORY_SIGNALS:
+            return ""
+        peak, total = self.peak_rss, _physical_memory()
+        figures = f"peak memory was {format_bytes(peak)} of {format_bytes(total)}" if peak and total else ""
+        advice = ("Try a smaller model or batch, or close other programs; "
+                  "`journalctl -k` (or dmesg) says whether the kernel killed it.")
+        if self.exit_signal == signal.SIGKILL:
+            return (" tflaunch did not send it: that is most often the kernel's out-of-memory killer"
+                    f"{f' ({figures})' if figures else ''}. {advice}")
+        if peak and total and peak >= _LARGE_PEAK * total:
+            return f" It may have run out of memory: {figures}. {advice}"
+        return ""
 
     def _stderr_excerpt(self, lines: int = 12) -> str:
         return "\n".join(list(self.stderr_tail)[-lines:])
+
+
+def _physical_memory() -> int | None:
+    try:
+        return int(psutil.virtual_memory().total)
+    except (OSError, RuntimeError, AttributeError):
+        return None
+
+
+def _size(line: str) -> int:
+    return len(line.encode("utf-8", errors="replace"))
 
 
 def _signal_name(number: int) -> str:

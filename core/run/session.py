@@ -15,10 +15,13 @@ from ..settings.child import child_environment, probe_command
 from ..settings.config import LaunchConfig
 from . import events as ev
 from .events import EventParser, LineBuffer
-from .record import Failure, RunRecord
+from .process_tree import RUN_MARKER_ENV, run_marker
+from .record import STDERR_LINE_CHARS, Failure, RunRecord
 
 SAMPLE_INTERVAL_S = 1 / 15  # 15 Hz for every driver: the live graph's rate and the record's
-STDERR_LINE_CAP = 64 * 1024  # a longer stderr line is cut: one runaway write cannot flood memory
+# Per line of the child's log: one runaway write (a 50 MB line) costs neither memory nor the
+# app's event loop; the record keeps a bounded tail of these (record.STDERR_TAIL_BYTES).
+STDERR_LINE_CAP = STDERR_LINE_CHARS
 
 
 @dataclass
@@ -37,10 +40,11 @@ class ProbeSession:
         self.record = RunRecord(config, command=script)
         self._script, self._command, self._base_env = script, command, base_env
         self._parser = EventParser()
-        self._stdout = LineBuffer()
+        self._stdout = LineBuffer(max_line=STDERR_LINE_CAP) if script else LineBuffer()  # a script's is a log
         self._stderr = LineBuffer(max_line=STDERR_LINE_CAP)
         self.deadline: float | None = None  # monotonic
         self.cancelled = self.timed_out = False
+        self.marker = run_marker()  # in the child's environment: finds what it leaves behind
 
     @property
     def done(self) -> bool:
@@ -63,6 +67,7 @@ class ProbeSession:
         self.deadline = monotonic + record.config.timeout
         argv = self._command or self._script or probe_command(record.config, wall)
         env = child_environment(record.config, self._base_env, launch_hook=self._script is not None)
+        env[RUN_MARKER_ENV] = self.marker
         return argv, env
 
     def failed_to_start(self, message: str) -> RunRecord:

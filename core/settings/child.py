@@ -61,6 +61,7 @@ def probe_config(config: LaunchConfig, launched_at: float | None = None) -> dict
     """What the probe reads: how to measure, and the settings it applies or reads back."""
     cfg = {k: v for k, v in config.to_dict().items() if k not in ("python", "timeout")}
     cfg["launched_at"] = time.time() if launched_at is None else launched_at
+    cfg["launcher_pid"] = os.getpid()  # the probe dies with it, even if it died during start-up
     return cfg
 
 

@@ -19,10 +19,10 @@ from ..probe.input_shapes import InputSpecError
 from ..probe.input_shapes import parse as parse_input
 from ..probe.model_files import check_model_path
 from ..probe.user_code import is_file
-from .vocabulary import LOG_LEVELS, SAMPLE_MODELS
+from .vocabulary import BY_NAME, LOG_LEVELS, SAMPLE_MODELS
 
 DEFAULT_TIMEOUT_S = 600.0
-MAX_THREADS = 4096
+MAX_THREADS = 1024  # per pool: more is a typo, and TensorFlow would try to start them all
 _ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 # Variables that settings own: setting them again through extra_env would give one
 # setting two values.
@@ -76,7 +76,10 @@ class LaunchConfig:
                                 ("steady", 0, 1_000_000)):
             value = getattr(self, name)
             if not isinstance(value, int) or isinstance(value, bool) or not low <= value <= high:
-                problems.append(Problem(name, f"{name} must be a whole number from {low} to {high}, not {value!r}."))
+                setting = BY_NAME[name]
+                default = " (0 leaves TensorFlow's default)" if low == 0 and name in ("intra", "inter") else ""
+                problems.append(Problem(name, f"{setting.label} ({setting.cli}) must be a whole number from {low} "
+                                              f"to {high}{default}, not {value!r}."))
         if self.memory_limit_mb is not None and (not isinstance(self.memory_limit_mb, int)
                                                  or self.memory_limit_mb <= 0):
             problems.append(Problem("memory_limit_mb", "The GPU memory limit must be a positive number of MiB."))
