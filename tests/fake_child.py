@@ -65,8 +65,9 @@ def crash(signal_name: str) -> None:
 def main() -> None:
     """Modes: real, ok, fail (exit 3 in load), error (an error event in trace), crash
     (SIGSEGV in devices), crash:PHASE:SIGNAME, hang (in load, with a helper process),
-    garbage (non-protocol stdout between valid events, then ok), exit0 (exits 0 in load
-    without a word)."""
+    garbage (non-protocol stdout between valid events, then ok), doublefork (a setsid
+    grandchild holding the pipes, then exit 3 in load), flood (a 50 MB stderr line, then
+    ok), exit0 (exits 0 in load without a word)."""
     child = os.environ.get(CHILD_ENV, "real")
     if child == "real":
         os.execv(sys.executable, [sys.executable, *sys.argv[1:]])
@@ -97,6 +98,20 @@ def main() -> None:
     if child == "garbage":
         for line in ("not json", "{\"v\": 1, \"event\": \"phase_end\"}", "[1, 2]", "\x00\xff{{{"):
             print(line, flush=True)
+        succeed()
+        return
+    if child == "doublefork":  # a daemon that leaves the group, holds the pipes and outlives the child
+        start_until("load")
+        if os.fork() == 0:
+            os.setsid()
+            if os.fork() == 0:
+                os.execv(sys.executable, [sys.executable, "-c", "import time; time.sleep(3600)",
+                                          os.environ.get(MARKER_ENV, "")])
+            os._exit(0)
+        os._exit(3)
+    if child == "flood":  # one 50 MB line on stderr, then a healthy run
+        sys.stderr.write("x" * (50 << 20) + "\n")
+        sys.stderr.flush()
         succeed()
         return
     if child == "exit0":

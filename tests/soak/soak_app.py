@@ -1,7 +1,7 @@
 """Soak: many runs from one app instance, then what they left behind.
 
 The real MainWindow, offscreen, driven through its Run and Cancel actions as a user at
-the toolbar would. Two runs in ten are real TensorFlow runs of sample:mlp (one of them
+the toolbar would. Two runs in eleven are real TensorFlow runs of sample:mlp (one of them
 cancelled during import); the rest go to a fake interpreter (tests/fake_child.py) that
 succeeds, fails, crashes by signal, or hangs until it is cancelled or times out. After a
 warm-up of one cycle of every kind, processes, file descriptors, threads and RSS are
@@ -80,8 +80,9 @@ CYCLE = (
     Kind("real, cancelled", "real", RunStatus.CANCELLED, cancel_in="import"),
     Kind("crash", "crash", RunStatus.FAILED),
     Kind("hang, timed out", "hang", RunStatus.TIMED_OUT, timeout=1.0),
-    Kind("ok", "ok", RunStatus.OK),
+    Kind("flood", "flood", RunStatus.OK),
     Kind("error", "error", RunStatus.FAILED),
+    Kind("double fork", "doublefork", RunStatus.FAILED),
 )
 
 
