@@ -12,7 +12,7 @@ from PySide6.QtWidgets import QApplication
 from tflaunch.core.cli.arguments import SettingsError, config_from_args
 from tflaunch.core.paths import profiles_dir
 from tflaunch.core.probe.process import process_age
-from tflaunch.core.store.history import HistoryError, default_history
+from tflaunch.core.store.history import History, HistoryError, default_history
 from tflaunch.core.store.profiles import ProfileStore
 from tflaunch.resources import RESOURCES
 
@@ -41,15 +41,24 @@ def create_app(argv: list[str] | None = None) -> QApplication:
     return app
 
 
-def run_app(args: argparse.Namespace) -> int:
-    app = create_app()
-    history, problem = None, None
+def open_history() -> tuple[History | None, str | None]:
+    """The user's history, or None when it cannot be used (locked, damaged, newer), and what
+    the status bar says about it at start: the app starts whatever state the file is in."""
     try:
         history = default_history()
-        if history.interrupted_on_open:
-            problem = f"{history.interrupted_on_open} run(s) were interrupted when tflaunch last stopped; see History."
     except HistoryError as exc:
-        problem = f"Runs will not be kept: {exc}"
+        return None, f"Runs will not be kept: {exc}"
+    if history.read_only is not None:
+        return history, f"Runs will be measured but not stored: {history.read_only}"
+    if history.interrupted_on_open:
+        count = history.interrupted_on_open
+        return history, f"{count} run(s) were interrupted when tflaunch last stopped; see History."
+    return history, None
+
+
+def run_app(args: argparse.Namespace) -> int:
+    app = create_app()
+    history, problem = open_history()
     window = MainWindow(QSettings(), history, ProfileStore(profiles_dir()), history_problem=problem)
     settings_ok = True
     if args.model is not None or args.profile:

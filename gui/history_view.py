@@ -19,11 +19,14 @@ from PySide6.QtWidgets import (
 )
 
 from tflaunch.core.report.review import Review, comparison_review, run_review
-from tflaunch.core.store.history import History, RunSummary
+from tflaunch.core.run.record import RunRecord
+from tflaunch.core.store.history import History, HistoryError, RunSummary
+from tflaunch.core.store.rows import DAMAGED
 from tflaunch.core.units import format_bytes, format_duration
 
 from .palette import STATUS_COLORS
 
+DAMAGED_COLOR = "#9aa0a6"  # grey: a row that cannot be read
 COLUMNS = ("Date", "Model", "Settings", "Ready", "Peak", "Status", "From")
 _SORT_ROLE = Qt.ItemDataRole.UserRole + 1  # numbers sort as numbers, not as their text
 
@@ -42,6 +45,7 @@ class HistoryView(QWidget):
     rerun_requested = Signal(int)
     compare_requested = Signal(list)
     save_profile_requested = Signal(list)
+    problem = Signal(str)  # the history could not be read or changed: file, cause, what to do
 
     def __init__(self, history: History | None, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -103,11 +107,18 @@ class HistoryView(QWidget):
 
     def refresh(self) -> None:
         self.model.removeRows(0, self.model.rowCount())
-        runs = self.history.list_runs() if self.history else []
+        try:
+            runs = self.history.list_runs() if self.history else []
+        except HistoryError as exc:
+            self.count.setText(str(exc))
+            self.problem.emit(str(exc))
+            self._update_buttons()
+            return
         for run in runs:
             self.model.appendRow(self._row(run))
         where = f" in {self.history.path}" if self.history else " (the history could not be opened)"
-        self.count.setText(f"{len(runs)} runs{where}")
+        damaged = sum(run.status == DAMAGED for run in runs)
+        self.count.setText(f"{len(runs)} runs{where}" + (f"; {damaged} damaged (hover for why)" if damaged else ""))
         self._update_buttons()
 
     def _row(self, run: RunSummary) -> list[QStandardItem]:
@@ -123,12 +134,24 @@ class HistoryView(QWidget):
         ]
         cells[0].setData(run.id, Qt.ItemDataRole.UserRole)
         cells[5].setForeground(QColor(STATUS_COLORS.get(run.status, "#202124")))
+        if run.status == DAMAGED:
+            for cell in cells:
+                cell.setForeground(QColor(DAMAGED_COLOR))
+                cell.setToolTip(f"This run cannot be read: {run.damage}. Delete it; the other runs are not affected.")
         return cells
 
-    def review(self) -> Review | None:
+    def load(self, run_ids: list[int]) -> list[RunRecord]:
+        """The stored runs; none when one cannot be read, which `problem` says."""
         if self.history is None:
-            return None
-        records = [self.history.load(i) for i in self.selected_ids()]
+            return []
+        try:
+            return [self.history.load(i) for i in run_ids]
+        except (HistoryError, KeyError) as exc:
+            self.problem.emit(str(exc) if isinstance(exc, HistoryError) else f"Run {exc} is no longer in the history.")
+            return []
+
+    def review(self) -> Review | None:
+        records = self.load(self.selected_ids())
         if len(records) == 1:
             return run_review(records[0])
         return comparison_review(records) if records else None
@@ -147,7 +170,10 @@ class HistoryView(QWidget):
     def delete_selected(self) -> None:
         ids = self.selected_ids()
         if ids and self.history:
-            self.history.delete(ids)
+            try:
+                self.history.delete(ids)
+            except HistoryError as exc:
+                self.problem.emit(str(exc))
             self.refresh()
 
     def _emit_single(self, signal) -> None:

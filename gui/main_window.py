@@ -135,6 +135,7 @@ class MainWindow(QMainWindow):
         self.history_view.rerun_requested.connect(self._rerun_stored)
         self.history_view.compare_requested.connect(self._compare_stored)
         self.history_view.save_profile_requested.connect(self._save_stored_runs)
+        self.history_view.problem.connect(self._say)
         self.compare_view.save_profile_requested.connect(self._save_best_of_comparison)
         self.profiles_view.apply_requested.connect(self.apply_profile)
         self.saver.saved.connect(lambda _name: self.profiles_view.refresh())
@@ -235,7 +236,8 @@ class MainWindow(QMainWindow):
             self.log_dock.show()
             self.log_dock.raise_()
         self._set_busy(False)
-        self._say(record.headline)
+        # A run the history could not keep says so, over its headline: it is still shown.
+        self._say(record.headline + (f" — {self.runner.not_stored}" if self.runner.not_stored else ""))
         self.run_finished.emit(record)
 
     def _on_run_selected(self, record: RunRecord) -> None:
@@ -283,7 +285,8 @@ class MainWindow(QMainWindow):
         self._set_busy(False)
         self.sweep_view.finish(sweep, status, self.sweeper.sweep_id)
         self.history_view.refresh()
-        self._say(f"Sweep {status}: {sweep.trials_run} trials")
+        note = self.sweeper.session.recorder.note() if self.sweeper.session else None
+        self._say(f"Sweep {status}: {sweep.trials_run} trials" + (f" — {note[:1].upper()}{note[1:]}" if note else ""))
 
     def _save_sweep_winner(self) -> None:
         name = self.saver.ask_name("Save the winner as a profile")
@@ -299,7 +302,7 @@ class MainWindow(QMainWindow):
 
     # -- history, comparison and profiles ----------------------------------------------
     def _load(self, run_ids: Sequence[int]) -> list[RunRecord]:
-        return [self.history.load(i) for i in run_ids] if self.history is not None else []
+        return self.history_view.load(list(run_ids))  # a run that cannot be read is said, not raised
 
     def _show_stored_run(self, run_id: int) -> None:
         for record in self._load([run_id]):

@@ -8,6 +8,7 @@ from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QInputDialog, QWidget
 
 from tflaunch.core.run.record import RunRecord
+from tflaunch.core.store.history import HistoryError
 from tflaunch.core.store.profiles import Profile, ProfileError, ProfileStore, evidence_from_runs
 
 
@@ -38,7 +39,7 @@ class ProfileSaver(QObject):
         try:
             profile = make_profile()
             path = self.store.save(profile)
-        except (ProfileError, OSError, ValueError) as exc:
+        except (ProfileError, OSError, ValueError, HistoryError) as exc:  # a sweep's runs are read back
             self.message.emit(f"Profile not saved: {exc}")
             return False
         self.saved.emit(profile.name)

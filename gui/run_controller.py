@@ -24,14 +24,15 @@ class RunController(QObject):
     sampled = Signal(float, int, object)  # seconds since launch, RSS bytes, {gpu: bytes}
     log_lines = Signal(list)
     run_finished = Signal(object)  # RunRecord
-    history_problem = Signal(str)
+    history_problem = Signal(str)  # a run is not stored: which file, why, what to do
 
     def __init__(self, history: History | None, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.history = history
         self.gpu_sampler: GpuMemorySampler | None = None
         self.process: ProbeProcess | None = None
-        self._recorder = RunRecorder(history, "gui", self.history_problem.emit)
+        self.not_stored: str | None = None  # why the last run is not in the history, when it is not
+        self._recorder = RunRecorder(history, "gui", self._on_history_problem)
 
     @property
     def running(self) -> bool:
@@ -51,6 +52,7 @@ class RunController(QObject):
         """Start a run of the model, or of `script` with the settings applied."""
         if self.running:
             return None
+        self.not_stored = None
         process = ProbeProcess(ProbeSession(config, script=script), self, self.gpu_sampler, self._recorder)
         process.event_applied.connect(self.phase_changed)
         process.sampled.connect(self.sampled)
@@ -63,6 +65,10 @@ class RunController(QObject):
     def cancel(self) -> None:
         if self.process is not None:
             self.process.cancel()
+
+    def _on_history_problem(self, message: str) -> None:
+        self.not_stored = message[:1].upper() + message[1:]
+        self.history_problem.emit(self.not_stored)
 
     def _on_finished(self, record: RunRecord) -> None:
         process, self.process = self.process, None

@@ -37,9 +37,14 @@ class WindowState:
     def last_config(self) -> LaunchConfig | None:
         try:
             saved = json.loads(self.settings.value("run/config", "") or "null")
-            return LaunchConfig.from_dict(saved) if isinstance(saved, dict) else None
-        except (ValueError, TypeError):
+            config = LaunchConfig.from_dict(saved) if isinstance(saved, dict) else None
+        except (ValueError, TypeError, OverflowError, RecursionError):
             return None  # unreadable settings: start from defaults
+        # A value out of range (an edited file) would not fit the form's fields: defaults
+        # then. A model or interpreter gone since is kept, for the form to point out.
+        if config is None or [p for p in config.validate(check_model=False) if p.field not in ("python", "imports")]:
+            return None
+        return config
 
     def save_config(self, config: LaunchConfig) -> None:
         self.settings.setValue("run/config", json.dumps(config.to_dict()))

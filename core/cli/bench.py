@@ -39,15 +39,15 @@ def add_arguments(sub: argparse._SubParsersAction) -> None:  # type: ignore[type
     bench.add_argument("--no-history", action="store_true", help="do not store the runs in the run history")
 
 
-def open_history(enabled: bool = True) -> History | None:
-    """The user's history; without one (disabled or unreadable) runs still run, unstored."""
+def open_history(enabled: bool = True) -> tuple[History | None, HistoryError | None]:
+    """The user's history, or None and why: without one (disabled, locked, damaged) runs still
+    run, and the command says after its results that they were not stored (RunRecorder.note)."""
     if not enabled:
-        return None
+        return None, None
     try:
-        return default_history()
+        return default_history(), None
     except HistoryError as exc:
-        say(f"runs not stored: {exc}")
-        return None
+        return None, exc
 
 
 def say(message: str) -> None:
@@ -79,7 +79,8 @@ def run(args: argparse.Namespace) -> int:
             ProfileStore(profiles_dir()).check_writable(args.save_profile)
         except ProfileError as exc:
             return refuse("invalid_profile_name", str(exc), args.json)
-    recorder = RunRecorder(open_history(not args.no_history), "cli", say)
+    history, problem = open_history(not args.no_history)
+    recorder = RunRecorder(history, "cli", problem=problem)
     records: list[RunRecord] = []
     for i in range(args.repeat):
         prefix = f"[{i + 1}/{args.repeat}] " if args.repeat > 1 else ""
@@ -102,6 +103,9 @@ def run(args: argparse.Namespace) -> int:
         print(run_table(records[0]))
     else:
         print(repeat_table(records))
+    if note := recorder.note():  # after the results, which a history problem must never cost
+        sys.stdout.flush()  # the results first, wherever both streams go
+        say(note)
     for record in failed:
         excerpt = record.failure.detail if record.failure else ""
         for line in excerpt.splitlines()[-8:]:

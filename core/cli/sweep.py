@@ -8,6 +8,7 @@ import sys
 
 from ..paths import profiles_dir
 from ..run.formats import ConversionError
+from ..store.history import HistoryError
 from ..store.profiles import ProfileError, ProfileStore
 from ..sweep.plan import OBJECTIVES, PlanError, Sweep, SweepPlan, Trial, axes_help, format_objective, outcome
 from ..sweep.report import results_json, results_table
@@ -62,11 +63,15 @@ def run(args: argparse.Namespace) -> int:
     if why:
         print(f"tflaunch: {why}", file=sys.stderr)
         return 2
-    session = SweepSession(plan, candidates, open_history(), say)
+    history, problem = open_history()
+    session = SweepSession(plan, candidates, history, problem=problem)
     print(f"tflaunch: sweep of {plan.describe(len(candidates))}", file=sys.stderr)
     status = run_headless(session, _progress)
     sweep = session.sweep
     print(json.dumps(results_json(sweep, session.sweep_id, status), indent=2) if args.json else results_table(sweep))
+    if note := session.recorder.note():
+        sys.stdout.flush()  # the results first, wherever both streams go
+        say(note)
     if status == "cancelled":
         print("tflaunch: sweep cancelled; the finished trials are in the history.", file=sys.stderr)
         return 130
@@ -99,7 +104,7 @@ def _save_winner(name: str, session: SweepSession) -> int:
     try:
         profile = winner_profile(name, session.sweep, session.history, session.sweep_id)
         path = ProfileStore(profiles_dir()).save(profile, overwrite=True)
-    except (ProfileError, OSError, ValueError) as exc:
+    except (ProfileError, OSError, ValueError, HistoryError) as exc:
         print(f"tflaunch: profile not saved: {exc}", file=sys.stderr)
         return 1
     print(f"tflaunch: saved the winner as profile {name} ({path})", file=sys.stderr)

@@ -3,24 +3,41 @@
 A run is written when it starts (status "running") and its samples as they come, so a
 crash of the writer loses nothing but the end: the next open finds the row still
 "running" with a writer that is gone and marks it "interrupted".
+
+Whatever happens to the file (locked by another process, damaged, read-only, several
+processes creating it at once), History raises only HistoryError, whose message names the
+file, the cause and what to do; a caller stores nothing and goes on.
 """
 
 from __future__ import annotations
 
-import json
 import sqlite3
 import time
-from collections.abc import Iterable, Sequence
-from contextlib import AbstractContextManager, closing
-from dataclasses import dataclass
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import closing, contextmanager
 from pathlib import Path
-from types import TracebackType
-from typing import Any, Literal
+from typing import Any
 
 import psutil
 
-from ..run.record import Failure, PhaseRecord, PhaseState, RunRecord, RunStatus
-from ..settings.config import LaunchConfig
+from ..run.record import RunRecord, RunStatus
+from .history_file import BUSY_TIMEOUT_S, HistoryError, connect, explain
+from .rows import (
+    DamagedRowError,
+    RunSummary,
+    parsed_json,
+    record_from_rows,
+    storable_int,
+    storable_json,
+    storable_real,
+    storable_samples,
+    storable_text,
+    stored_trial,
+    summary_from_row,
+)
+
+# HistoryError and RunSummary live beside History for its callers.
+__all__ = ["BUSY_TIMEOUT_S", "SCHEMA_VERSION", "History", "HistoryError", "RunSummary", "default_history"]
 
 SCHEMA_VERSION = 3
 
@@ -88,38 +105,6 @@ MIGRATIONS: tuple[str, ...] = (
 )
 
 
-class HistoryError(Exception):
-    """The history file cannot be used; the message says which file and why."""
-
-
-@dataclass(frozen=True)
-class RunSummary:
-    """One row of the history list, without samples."""
-
-    id: int
-    launched_at: float
-    source: str
-    model: str
-    status: str
-    failed_phase: str | None
-    time_to_ready: float | None
-    peak_rss: int | None
-    settings_summary: str
-    assumed_inputs: bool = False  # a default filled an input shape: the figures are tflaunch's guess
-
-
-def _assumed(model_info: str | None) -> bool:
-    try:
-        inputs = json.loads(model_info or "{}").get("inputs") or []
-        return any(isinstance(i, dict) and i.get("assumed") for i in inputs)
-    except (ValueError, AttributeError):
-        return False
-
-
-def _json(value: Any) -> str:
-    return json.dumps(value, default=str)
-
-
 def _writer_identity() -> tuple[int, float]:
     me = psutil.Process()
     return me.pid, me.create_time()
@@ -138,34 +123,49 @@ def _writer_alive(pid: int | None, started: float | None) -> bool:
 class History:
     def __init__(self, path: Path) -> None:
         self.path = Path(path)
+        self.read_only: HistoryError | None = None  # why runs cannot be stored here, when so
+        self.damaged: HistoryError | None = None  # set when damage is met: nothing is written after
+        self.interrupted_on_open = 0
+        self._version = 0
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            self._db = sqlite3.connect(self.path, isolation_level=None)  # explicit transactions
-            self._db.execute("PRAGMA foreign_keys = ON")
-            self._db.execute("PRAGMA journal_mode = WAL")
-            # WAL with NORMAL sync: no fsync per commit (runs are written while the child starts,
-            # and a stalled fsync must not slow what is measured); still never a corrupt file.
-            self._db.execute("PRAGMA synchronous = NORMAL")
+            self._db, self.read_only = connect(self.path)
+        except sqlite3.Error as exc:
+            raise explain(self.path, exc, "opened") from exc
+        try:
             self._migrate()
-            self.interrupted_on_open = self.mark_interrupted()
-        except sqlite3.DatabaseError as exc:
-            raise HistoryError(
-                f"The run history {self.path} cannot be read ({exc}). Move it aside to start a new one; "
-                "tflaunch leaves it untouched."
-            ) from exc
+            if self.read_only is None:
+                with self.patience(0.5):  # a busy file leaves them for the next open
+                    self.interrupted_on_open = self.mark_interrupted()
+        except HistoryError as exc:
+            if exc.kind != "locked" or self._version < SCHEMA_VERSION:
+                self._db.close()
+                raise
+        except sqlite3.Error as exc:
+            self._db.close()
+            raise self._error(exc, "opened") from exc
 
     def close(self) -> None:
         self._db.close()
 
     def _migrate(self) -> None:
-        version = self._db.execute("PRAGMA user_version").fetchone()[0]
-        if version > SCHEMA_VERSION:
-            raise sqlite3.DatabaseError(
-                f"written by a newer tflaunch (schema {version}, this one knows {SCHEMA_VERSION})")
-        for step in range(version, SCHEMA_VERSION):
-            with self._transaction():
-                self._run_script(MIGRATIONS[step])
-                self._db.execute(f"PRAGMA user_version = {step + 1}")
+        self._version = self._db.execute("PRAGMA user_version").fetchone()[0]
+        if self._version < SCHEMA_VERSION and self.read_only is None:
+            # One transaction for every step, and the version read again inside it: of several
+            # processes opening a new file at once, one creates it and the others wait, then
+            # find it done.
+            with self._writing("set up"):
+                self._version = self._db.execute("PRAGMA user_version").fetchone()[0]
+                if self._version < SCHEMA_VERSION:
+                    for step in range(self._version, SCHEMA_VERSION):
+                        self._run_script(MIGRATIONS[step])
+                    self._db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+                    self._version = SCHEMA_VERSION
+        if self._version > SCHEMA_VERSION:
+            raise HistoryError(
+                f"the run history {self.path} was written by a newer tflaunch (schema {self._version}, "
+                f"this one knows {SCHEMA_VERSION})",
+                "Update tflaunch to use it, or set TFLAUNCH_DATA_DIR to another folder; tflaunch left it untouched.",
+                "newer")
 
     def _run_script(self, script: str) -> None:
         # executescript would COMMIT our open transaction; run the statements one by one.
@@ -173,73 +173,111 @@ class History:
             if statement.strip():
                 self._db.execute(statement)
 
-    def _transaction(self) -> AbstractContextManager[None]:
-        db = self._db
+    @contextmanager
+    def patience(self, seconds: float) -> Iterator[None]:
+        """Writes inside wait at most `seconds` for another process's write (a run in progress
+        skips a busy moment instead of waiting through it: the wait would be measured)."""
+        before = self._db.execute("PRAGMA busy_timeout").fetchone()[0]
+        self._db.execute(f"PRAGMA busy_timeout = {int(seconds * 1000)}")
+        try:
+            yield
+        finally:
+            self._db.execute(f"PRAGMA busy_timeout = {int(before)}")
 
-        class _Tx:
-            def __enter__(self) -> None:
-                db.execute("BEGIN IMMEDIATE")
+    @contextmanager
+    def _writing(self, doing: str = "written") -> Iterator[None]:
+        """One write transaction; any failure comes out as a HistoryError."""
+        refusal = self.read_only or self.damaged
+        if refusal is not None:
+            raise refusal
+        try:
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                yield
+            except BaseException:
+                if self._db.in_transaction:
+                    self._db.execute("ROLLBACK")
+                raise
+            self._db.execute("COMMIT")
+        except sqlite3.Error as exc:
+            if self._db.in_transaction:
+                try:
+                    self._db.execute("ROLLBACK")
+                except sqlite3.Error:
+                    pass  # the first error is the one to tell
+            raise self._error(exc, doing) from exc
 
-            def __exit__(self, kind: type[BaseException] | None, value: BaseException | None,
-                         tb: TracebackType | None) -> Literal[False]:
-                db.execute("COMMIT" if kind is None else "ROLLBACK")
-                return False
+    def _error(self, exc: sqlite3.Error, doing: str) -> HistoryError:
+        error = explain(self.path, exc, doing)
+        if error.kind == "damaged":
+            self.damaged = error
+        return error
 
-        return _Tx()
+    @contextmanager
+    def _reading(self) -> Iterator[None]:
+        try:
+            yield
+        except sqlite3.Error as exc:
+            raise self._error(exc, "read") from exc
 
     # -- writing -----------------------------------------------------------------------
+    # Every value is made storable first (a figure out of range becomes NULL, a stored
+    # stderr is capped): a record a run produced can always be written.
     def begin(self, record: RunRecord, source: str, sweep_id: int | None = None,
               trial: dict[str, Any] | None = None) -> int:
         pid, started = _writer_identity()
-        with self._transaction():
+        with self._writing():
             cursor = self._db.execute(
                 "INSERT INTO runs (launched_at, source, model, status, config, writer_pid, writer_started, command,"
                 " sweep_id, trial) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (record.launched_at, source, record.subject, RunStatus.RUNNING.value,
-                 _json(record.config.to_dict()), pid, started,
-                 None if record.command is None else _json(record.command),
-                 sweep_id, None if trial is None else _json(trial)),
+                (storable_real(record.launched_at) or time.time(), source, record.subject, RunStatus.RUNNING.value,
+                 storable_json(record.config.to_dict()), pid, started,
+                 None if record.command is None else storable_json(record.command, "[]"),
+                 sweep_id, None if trial is None else storable_json(trial)),
             )
         assert cursor.lastrowid is not None  # set by the INSERT
         return cursor.lastrowid
 
     def add_samples(self, run_id: int, samples: Sequence[tuple[float, int]]) -> None:
-        if samples:
-            with self._transaction():
-                self._db.executemany("INSERT INTO samples (run_id, t, rss) VALUES (?, ?, ?)",
-                                     [(run_id, t, rss) for t, rss in samples])
+        rows = [(run_id, t, rss) for t, rss in storable_samples(samples)]
+        if rows:
+            with self._writing():
+                self._db.executemany("INSERT INTO samples (run_id, t, rss) VALUES (?, ?, ?)", rows)
 
     def finish(self, run_id: int, record: RunRecord, samples_written: int = 0) -> None:
         """Store the finished record; samples after the first `samples_written` are added."""
         failure = None
         if record.failure is not None:
             failure = {"kind": record.failure.kind, "message": record.failure.message,
-                       "detail": record.failure.detail}
-        with self._transaction():
+                       "detail": storable_text(record.failure.detail)}
+        with self._writing():
             self._db.execute(
                 "UPDATE runs SET finished_at=?, status=?, failed_phase=?, time_to_ready=?, peak_rss=?,"
                 " config=?, settings=?, environment=?, model_info=?, failure=?, exit_code=?, exit_signal=?,"
                 " stderr_tail=? WHERE id=?",
-                (record.finished_at or time.time(), record.status.value, record.failed_phase,
-                 record.time_to_ready, record.peak_rss, _json(record.config.to_dict()),
-                 _json(record.settings), _json(record.environment), _json(record.model),
-                 None if failure is None else _json(failure), record.exit_code, record.exit_signal,
-                 "\n".join(record.stderr_tail), run_id),
+                (storable_real(record.finished_at) or time.time(), record.status.value, record.failed_phase,
+                 storable_real(record.time_to_ready), storable_int(record.peak_rss),
+                 storable_json(record.config.to_dict()), storable_json(record.settings),
+                 storable_json(record.environment), storable_json(record.model),
+                 None if failure is None else storable_json(failure), storable_int(record.exit_code),
+                 storable_int(record.exit_signal), storable_text("\n".join(record.stderr_tail)), run_id),
             )
             self._db.execute("DELETE FROM phases WHERE run_id=?", (run_id,))
             self._db.executemany(
                 "INSERT INTO phases (run_id, name, state, started, duration, rss, peak_rss, latency)"
                 " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                [(run_id, p.name, p.state.value, p.started, p.duration, p.rss, p.peak_rss, _json(p.latency))
+                [(run_id, p.name, p.state.value, storable_real(p.started), storable_real(p.duration),
+                  storable_int(p.rss), storable_int(p.peak_rss), storable_json(p.latency))
                  for p in record.phases.values()],
             )
-            rest = record.samples[samples_written:]
+            rest = storable_samples(record.samples[samples_written:])
             self._db.executemany("INSERT INTO samples (run_id, t, rss) VALUES (?, ?, ?)",
                                  [(run_id, t, rss) for t, rss in rest])
 
     def record(self, record: RunRecord, source: str, sweep_id: int | None = None,
                trial: dict[str, Any] | None = None) -> int:
-        """Store a run that is already finished (tests and imports; runs use RunRecorder)."""
+        """Store a run that is already finished (tests, imports, and a run whose start found
+        the history busy)."""
         run_id = self.begin(record, source, sweep_id, trial)
         self.finish(run_id, record)
         return run_id
@@ -247,100 +285,106 @@ class History:
     # -- sweeps --------------------------------------------------------------------------
     def create_sweep(self, model: str, plan: dict[str, Any]) -> int:
         pid, started = _writer_identity()
-        with self._transaction():
+        with self._writing():
             cursor = self._db.execute(
                 "INSERT INTO sweeps (created, model, plan, status, writer_pid, writer_started)"
                 " VALUES (?, ?, ?, ?, ?, ?)",
-                (time.time(), model, _json(plan), "running", pid, started))
+                (time.time(), model, storable_json(plan), "running", pid, started))
         assert cursor.lastrowid is not None  # set by the INSERT
         return cursor.lastrowid
 
     def finish_sweep(self, sweep_id: int, status: str, summary: str) -> None:
-        with self._transaction():
+        with self._writing():
             self._db.execute("UPDATE sweeps SET status=?, summary=? WHERE id=?", (status, summary, sweep_id))
 
     def sweep_plan(self, sweep_id: int) -> dict[str, Any]:
-        row = self._db.execute("SELECT plan FROM sweeps WHERE id=?", (sweep_id,)).fetchone()
+        with self._reading():
+            row = self._db.execute("SELECT plan FROM sweeps WHERE id=?", (sweep_id,)).fetchone()
         if row is None:
             raise KeyError(sweep_id)
-        plan: dict[str, Any] = json.loads(row[0])
+        try:
+            plan: dict[str, Any] = parsed_json(row[0], "plan")
+        except DamagedRowError as exc:
+            raise self._damaged_row(f"sweep {sweep_id}", exc) from None
         return plan
 
     def sweep_trials(self, sweep_id: int) -> list[tuple[dict[str, Any], RunRecord]]:
         """(trial, record) of every finished trial of a sweep, in the order they ran."""
-        rows = self._db.execute("SELECT id, trial FROM runs WHERE sweep_id=? ORDER BY launched_at, id",
-                                (sweep_id,)).fetchall()
-        return [(json.loads(trial), self.load(run_id)) for run_id, trial in rows if trial]
+        with self._reading():
+            rows = self._db.execute("SELECT id, trial FROM runs WHERE sweep_id=? ORDER BY launched_at, id",
+                                    (sweep_id,)).fetchall()
+        out = []
+        for run_id, trial in rows:
+            if trial:
+                try:
+                    out.append((stored_trial(trial), self.load(run_id)))
+                except DamagedRowError as exc:
+                    raise self._damaged_row(f"run {run_id}", exc) from None
+        return out
 
     def list_sweeps(self) -> list[tuple[int, float, str, str, str | None]]:
         """(id, created, model, status, summary), newest first."""
-        return self._db.execute(
-            "SELECT id, created, model, status, summary FROM sweeps ORDER BY created DESC").fetchall()
+        with self._reading():
+            return self._db.execute(
+                "SELECT id, created, model, status, summary FROM sweeps ORDER BY created DESC").fetchall()
 
     def mark_interrupted(self) -> int:
         """Runs and sweeps left "running" by a writer that no longer exists are marked
         interrupted; the number of runs so marked."""
         counts = []
         for table in ("runs", "sweeps"):
-            rows = self._db.execute(
-                f"SELECT id, writer_pid, writer_started FROM {table} WHERE status=?", (RunStatus.RUNNING.value,)
-            ).fetchall()
+            with self._reading():
+                rows = self._db.execute(
+                    f"SELECT id, writer_pid, writer_started FROM {table} WHERE status=?", (RunStatus.RUNNING.value,)
+                ).fetchall()
             dead = [(RunStatus.INTERRUPTED.value, row_id) for row_id, pid, started in rows
-                    if not _writer_alive(pid, started)]
+                    if not _writer_alive(storable_int(pid), storable_real(started))]
             if dead:
-                with self._transaction():
+                with self._writing():
                     self._db.executemany(f"UPDATE {table} SET status=? WHERE id=?", dead)
             counts.append(len(dead))
         return counts[0]
 
     def delete(self, run_ids: Iterable[int]) -> None:
-        with self._transaction():
+        with self._writing():
             self._db.executemany("DELETE FROM runs WHERE id=?", [(i,) for i in run_ids])
 
     # -- reading -----------------------------------------------------------------------
     def list_runs(self, model: str | None = None, limit: int = 10000) -> list[RunSummary]:
+        """Newest first; a row that cannot be read is listed with status "damaged" and why."""
+        if self._version == 0:  # a new file that could not be set up (read-only): nothing in it
+            return []
         query = ("SELECT id, launched_at, source, model, status, failed_phase, time_to_ready, peak_rss, config,"
                  " model_info FROM runs")
         args: tuple[str, ...] = ()
         if model is not None:
             query, args = query + " WHERE model=?", (model,)
-        # The columns of RunSummary, then the config it is summarised from.
-        rows: list[tuple[int, float, str, str, str, str | None, float | None, int | None, str, str]] = (
-            self._db.execute(query + " ORDER BY launched_at DESC LIMIT ?", (*args, limit)).fetchall())
-        return [RunSummary(*row[:8], LaunchConfig.from_dict(json.loads(row[8])).summary(), _assumed(row[9]))
-                for row in rows]
+        with self._reading():
+            rows = self._db.execute(query + " ORDER BY launched_at DESC LIMIT ?", (*args, limit)).fetchall()
+        return [summary_from_row(row) for row in rows]
 
     def load(self, run_id: int) -> RunRecord:
-        with closing(self._db.execute("SELECT * FROM runs WHERE id=?", (run_id,))) as cursor:
-            row = cursor.fetchone()
-            if row is None:
-                raise KeyError(run_id)
-            columns = [c[0] for c in cursor.description]
-        data = dict(zip(columns, row, strict=True))
-        command = json.loads(data["command"]) if data["command"] else None
-        record = RunRecord(LaunchConfig.from_dict(json.loads(data["config"])), launched_at=data["launched_at"],
-                           command=command)
-        record.status = RunStatus(data["status"])
-        record.finished_at = data["finished_at"]
-        record.failed_phase = data["failed_phase"]
-        record.settings = json.loads(data["settings"])
-        record.environment = json.loads(data["environment"])
-        record.model = json.loads(data["model_info"])
-        if data["time_to_ready"] is not None:
-            record.ready_at = data["launched_at"] + data["time_to_ready"]
-        if data["failure"]:
-            record.failure = Failure(**json.loads(data["failure"]))
-        record.exit_code, record.exit_signal = data["exit_code"], data["exit_signal"]
-        record.stderr_tail.extend(data["stderr_tail"].splitlines())
-        for name, state, started, duration, rss, peak, latency in self._db.execute(
-            "SELECT name, state, started, duration, rss, peak_rss, latency FROM phases WHERE run_id=?", (run_id,)
-        ):
-            record.phases[name] = PhaseRecord(name, PhaseState(state), started, duration, rss, peak,
-                                              json.loads(latency))
-        record.samples = [tuple(r) for r in self._db.execute(
-            "SELECT t, rss FROM samples WHERE run_id=? ORDER BY t", (run_id,))]
+        """The stored run; KeyError if there is none, HistoryError if it cannot be read."""
+        with self._reading():
+            with closing(self._db.execute("SELECT * FROM runs WHERE id=?", (run_id,))) as cursor:
+                row = cursor.fetchone()
+                if row is None:
+                    raise KeyError(run_id)
+                columns = [c[0] for c in cursor.description]
+            phases = self._db.execute("SELECT name, state, started, duration, rss, peak_rss, latency FROM phases"
+                                      " WHERE run_id=?", (run_id,)).fetchall()
+            samples = self._db.execute("SELECT t, rss FROM samples WHERE run_id=? ORDER BY t", (run_id,)).fetchall()
+        try:
+            record = record_from_rows(dict(zip(columns, row, strict=True)), phases, samples)
+        except DamagedRowError as exc:
+            raise self._damaged_row(f"run {run_id}", exc) from None
         record.history_id = run_id
         return record
+
+    def _damaged_row(self, what: str, exc: DamagedRowError) -> HistoryError:
+        return HistoryError(f"{what} in the run history {self.path} is damaged ({exc})",
+                            "It cannot be shown; the other runs are not affected. Delete it in the app's History tab.",
+                            "damaged run")
 
 
 def default_history() -> History:

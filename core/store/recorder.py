@@ -1,13 +1,15 @@
 """RunRecorder: every run in the history from its first moment, for the CLI and the app alike.
 
 A run is written when it starts (status "running"), its samples as they come (at most
-FLUSH_S apart, so a crash loses at most that much), and its end. A history that fails
-is reported once and the run goes on: a measurement is never lost to its bookkeeping.
+FLUSH_S apart, so a crash loses at most that much), and its end. While the run runs, a
+history busy with another process's write is skipped, not waited for (the wait would be
+measured): what could not be written then is written at the end. A history that fails
+is told (on_problem, and note() for the command line) and the run goes on: a measurement
+is never lost to its bookkeeping.
 """
 
 from __future__ import annotations
 
-import sqlite3
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -19,21 +21,27 @@ from ..run.session import Output
 from .history import History, HistoryError
 
 FLUSH_S = 1.0
+LIVE_WAIT_S = 0.05  # the longest a write during a run waits for another process's write
 
 
 @dataclass
 class _Row:
-    run_id: int
+    run_id: int | None  # None until the run's row is written (the history was busy at its start)
+    sweep_id: int | None = None
+    trial: dict[str, Any] | None = None
     written: int = 0  # samples already stored
     flushed_at: float = 0.0
 
 
 class RunRecorder(Watcher):
     def __init__(self, history: History | None, source: str,
-                 on_problem: Callable[[str], None] | None = None) -> None:
+                 on_problem: Callable[[str], None] | None = None, problem: HistoryError | None = None) -> None:
+        """`on_problem` hears, for each run that ends not stored, the line that says so;
+        `problem` is why there is no history, when it could not be opened."""
         self.history = history
         self.source = source
-        self.problem: str | None = None
+        self.problem = problem  # the latest reason a write failed
+        self.unstored = 0  # runs that ended without being stored whole
         self.on_problem = on_problem
         self._rows: dict[int, _Row] = {}
         self._labels: dict[int, tuple[int | None, dict[str, Any] | None]] = {}
@@ -44,35 +52,63 @@ class RunRecorder(Watcher):
 
     def started(self, record: RunRecord) -> None:
         sweep_id, trial = self._labels.pop(id(record), (None, None))
-        run_id = self.write(lambda h: h.begin(record, self.source, sweep_id, trial))
+        row = _Row(None, sweep_id, trial, flushed_at=time.monotonic())
+        self._rows[id(record)] = row
+        self._begin(record, row)
+
+    def _begin(self, record: RunRecord, row: _Row) -> None:
+        run_id = self.write(lambda h: h.begin(record, self.source, row.sweep_id, row.trial), live=True)
         if run_id is not None:
-            record.history_id = run_id
-            self._rows[id(record)] = _Row(run_id, flushed_at=time.monotonic())
+            row.run_id = record.history_id = run_id
 
     def changed(self, record: RunRecord, output: Output | None) -> None:
         row = self._rows.get(id(record))
         if row is None or output is not None or time.monotonic() - row.flushed_at < FLUSH_S:
             return
-        new = record.samples[row.written:]
         row.flushed_at = time.monotonic()
-        if self.write(lambda h: h.add_samples(row.run_id, new)) is not None:
+        if row.run_id is None:
+            self._begin(record, row)
+        run_id, new = row.run_id, record.samples[row.written:]
+        if run_id is not None and self.write(lambda h: h.add_samples(run_id, new), live=True) is not None:
             row.written += len(new)
 
     def ended(self, record: RunRecord) -> None:
         row = self._rows.pop(id(record), None)
-        if row is None:  # refused before it started, or not stored
+        if row is None:  # refused before it started
             self._labels.pop(id(record), None)
             return
-        self.write(lambda h: h.finish(row.run_id, record, row.written))
+        run_id = row.run_id
+        if run_id is None:
+            stored = self.write(lambda h: h.record(record, self.source, row.sweep_id, row.trial))
+            if stored is not None:
+                record.history_id = stored
+        else:
+            stored = self.write(lambda h: h.finish(run_id, record, row.written))
+        if stored is None:
+            self.unstored += 1
+            if self.on_problem is not None and self.problem is not None:
+                self.on_problem(self.problem.not_stored("this run is"))
 
-    def write(self, action: Callable[[History], Any]) -> Any:
-        if self.history is None or self.problem is not None:
+    def write(self, action: Callable[[History], Any], live: bool = False) -> Any:
+        """What `action` returned (True for None), or None when it could not be written:
+        `live` (a run in progress) waits only LIVE_WAIT_S, and a busy history is not a problem
+        then, as the end writes what is missing."""
+        if self.history is None:
             return None
         try:
-            result = action(self.history)
+            if live:
+                with self.history.patience(LIVE_WAIT_S):
+                    result = action(self.history)
+            else:
+                result = action(self.history)
             return True if result is None else result
-        except (sqlite3.Error, HistoryError) as exc:
-            self.problem = f"the run history {self.history.path} cannot be written ({exc}); runs are not stored"
-            if self.on_problem:
-                self.on_problem(self.problem)
+        except HistoryError as exc:
+            if not (live and exc.kind == "locked"):
+                self.problem = exc
             return None
+
+    def note(self) -> str | None:
+        """The line the command line prints after its results when runs were not stored."""
+        if not self.unstored or self.problem is None:
+            return None
+        return self.problem.not_stored("this run is" if self.unstored == 1 else f"{self.unstored} runs are")

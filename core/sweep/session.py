@@ -16,7 +16,7 @@ from ..run.formats import in_formats
 from ..run.launch_check import KnownFlags, ask_known_flags, launch_check
 from ..run.record import RunRecord, RunStatus
 from ..run.session import ProbeSession
-from ..store.history import History
+from ..store.history import History, HistoryError
 from ..store.recorder import RunRecorder
 from .plan import Candidate, Sweep, SweepPlan, Trial, objective_value, outcome
 
@@ -54,11 +54,12 @@ def trial_info(trial: Trial, instance: int) -> dict[str, Any]:
 
 class SweepSession:
     def __init__(self, plan: SweepPlan, candidates: list[Candidate], history: History | None,
-                 on_problem: Callable[[str], None] | None = None) -> None:
+                 on_problem: Callable[[str], None] | None = None, problem: HistoryError | None = None) -> None:
+        """`on_problem` and `problem` as RunRecorder's: a run not stored is told, and why."""
         self.plan = plan
         self.sweep = Sweep(plan, candidates)
         self.history = history
-        self.recorder = RunRecorder(history, "sweep", on_problem)
+        self.recorder = RunRecorder(history, "sweep", on_problem, problem)
         self.sweep_id: int | None = None
         self.status = "running"
         if history is not None:

@@ -1,0 +1,123 @@
+"""The run history's file: opening it whatever state it is in, and what a failure means.
+
+SQLite's errors become HistoryError, whose message names the file, the cause and what
+to do, so that no caller has to know SQLite to tell a user something useful.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import sqlite3
+import time
+from pathlib import Path
+from urllib.parse import quote
+
+BUSY_TIMEOUT_S = 3.0  # how long a write waits for another process's write to end
+
+
+class HistoryError(Exception):
+    """The history (or one run in it) cannot be used: `what` names the file and the cause,
+    `advice` says what to do; `kind` is locked, damaged, read-only, damaged run or other."""
+
+    def __init__(self, what: str, advice: str = "", kind: str = "other") -> None:
+        self.what, self.advice, self.kind = what, advice, kind
+        super().__init__(f"{what[:1].upper()}{what[1:]}." + (f" {advice}" if advice else ""))
+
+    def not_stored(self, subject: str = "this run is") -> str:
+        """The line that tells a user what was not stored and why: "…; this run is not stored. …"."""
+        return f"{self.what}; {subject} not stored." + (f" {self.advice}" if self.advice else "")
+
+
+def _unwritable(path: Path) -> str | None:
+    """Why the history at `path` cannot be written here, or None when it can."""
+    if path.exists():
+        if not os.access(path, os.W_OK):
+            return "no permission to write the file"
+        # SQLite makes its -wal and -shm files beside the history.
+        if not os.access(path.parent, os.W_OK) and not all(
+                os.access(f"{path}{extra}", os.W_OK) for extra in ("-wal", "-shm")):
+            return f"the folder {path.parent} is read-only"
+        return None
+    folder = path.parent
+    while not folder.exists() and folder != folder.parent:
+        folder = folder.parent
+    return None if os.access(folder, os.W_OK) else f"the folder {folder} is read-only"
+
+
+def _use_wal(db: sqlite3.Connection) -> None:
+    """WAL: readers never wait for a writer. Of several processes creating the file at once,
+    some find it busy for a moment and try again, for BUSY_TIMEOUT_S in all."""
+    deadline = time.monotonic() + BUSY_TIMEOUT_S
+    while True:
+        try:
+            db.execute("PRAGMA journal_mode = WAL").fetchone()
+            return  # WAL, or a mode SQLite keeps (the history works in either)
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or time.monotonic() > deadline:
+                raise
+        time.sleep(0.05)
+
+
+def connect(path: Path) -> tuple[sqlite3.Connection, HistoryError | None]:
+    """A connection to the history at `path`, and why it is read-only when it is: a file
+    tflaunch may not write is still read (the app lists it, `tflaunch report` reports it)."""
+    why = _unwritable(path)
+    if why is None:
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            db = sqlite3.connect(path, timeout=BUSY_TIMEOUT_S, isolation_level=None)  # explicit transactions
+            db.execute("PRAGMA foreign_keys = ON")
+            _use_wal(db)
+            # WAL with NORMAL sync: no fsync per commit (runs are written while the child starts,
+            # and a stalled fsync must not slow what is measured); still never a corrupt file.
+            db.execute("PRAGMA synchronous = NORMAL")
+            return db, None
+        except OSError as exc:
+            why = exc.strerror or str(exc)
+        except sqlite3.OperationalError as exc:
+            if getattr(exc, "sqlite_errorname", "") not in ("SQLITE_READONLY", "SQLITE_CANTOPEN"):
+                raise
+            why = str(exc)
+    advice = (f"To store runs, make it writable (chmod u+w {shlex.quote(str(path))}, and its folder) "
+              "or set TFLAUNCH_DATA_DIR to a writable folder.")
+    if not path.exists():
+        raise HistoryError(f"the run history {path} cannot be created ({why})", advice, "read-only")
+    read_only = HistoryError(f"the run history {path} is read-only ({why})", advice, "read-only")
+    uri = f"file:{quote(str(path))}?mode=ro"
+    try:
+        db = sqlite3.connect(uri, uri=True, timeout=BUSY_TIMEOUT_S, isolation_level=None)
+        db.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()
+    except sqlite3.OperationalError as exc:
+        if "locked" in str(exc):
+            raise
+        # A WAL file whose index (-shm) cannot be made in a read-only folder: read the file
+        # as it is, without locks (what a writer has not checkpointed yet is not seen).
+        db = sqlite3.connect(uri + "&immutable=1", uri=True, isolation_level=None)
+        db.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()
+    return db, read_only
+
+
+def explain(path: Path, exc: sqlite3.Error, doing: str) -> HistoryError:
+    """What an SQLite error means for the user: the file, the cause, what to do."""
+    name = getattr(exc, "sqlite_errorname", "")
+    if name.startswith(("SQLITE_BUSY", "SQLITE_LOCKED")) or "locked" in str(exc):
+        return HistoryError(
+            f"the run history {path} could not be {doing} (database is locked by another process "
+            f"for more than {BUSY_TIMEOUT_S:g} s)",
+            "Let the other tflaunch finish, or close the program that holds it, then try again.", "locked")
+    if name.startswith(("SQLITE_CORRUPT", "SQLITE_NOTADB")) or type(exc) is sqlite3.DatabaseError:
+        return HistoryError(
+            f"the run history {path} is damaged ({exc})",
+            f"tflaunch left it untouched. Move it aside (mv {shlex.quote(str(path))} "
+            f"{shlex.quote(f'{path}.damaged')}) to start a new one.",
+            "damaged")
+    if name.startswith(("SQLITE_READONLY", "SQLITE_CANTOPEN", "SQLITE_PERM", "SQLITE_AUTH")):
+        return HistoryError(
+            f"the run history {path} could not be {doing} ({exc})",
+            "Make it and its folder writable, or set TFLAUNCH_DATA_DIR to a writable folder.", "read-only")
+    if name.startswith("SQLITE_FULL"):
+        return HistoryError(f"the run history {path} could not be {doing} (the disk is full)",
+                            f"Free some space on the disk of {path.parent}.", "full")
+    return HistoryError(f"the run history {path} could not be {doing} ({exc})",
+                        "Check the file and its disk; tflaunch left it untouched.")
