@@ -28,32 +28,49 @@ def emit(event: str, phase: str, **fields: object) -> None:
     sys.stdout.flush()
 
 
-def phase(name: str) -> None:
-    emit("phase_start", name)
-    extra = {"latency": {"median": 1e-4, "min": 1e-4, "max": 2e-4, "p90": 2e-4, "n": 3}} if name == "steady" else {}
-    emit("phase_end", name, duration=0.001, rss=50 << 20, peak_rss=60 << 20, **extra)
-
-
-def start_until(last: str) -> None:
-    """hello, then every phase before `last`, then `last` started and left open."""
+def hello() -> None:
     emit("hello", "spawn", pid=os.getpid(), process_age=0.02, python=sys.executable)
     emit("phase_end", "spawn", duration=0.02, rss=20 << 20, peak_rss=20 << 20)
+
+
+def start(name: str) -> None:
+    emit("phase_start", name)
+
+
+def end(name: str, duration: float = 0.001) -> None:
+    extra = {"latency": {"median": 1e-4, "min": 1e-4, "max": 2e-4, "p90": 2e-4, "n": 3}} if name == "steady" else {}
+    emit("phase_end", name, duration=duration, rss=50 << 20, peak_rss=60 << 20, **extra)
+
+
+def start_until(last: str, durations: dict[str, float] | None = None) -> None:
+    """hello, then every phase before `last` (with `durations` where given), then `last`
+    started and left open."""
+    hello()
     for name in ("import", "devices", "load", "trace", "first", "steady"):
+        start(name)
         if name == last:
-            emit("phase_start", name)
             return
-        phase(name)
+        end(name, (durations or {}).get(name, 0.001))
         if name == "devices":
             emit("settings", "devices", applied={"intra_op_threads": 0, "inter_op_threads": 0})
         elif name == "load":
             emit("inputs", "load", inputs=INPUTS, signature=None, signatures=[])
 
 
-def succeed() -> None:
-    start_until("")
+def succeed(durations: dict[str, float] | None = None) -> None:
+    """A whole run that ends ok, unless a duration in `durations` is one a reader refuses."""
+    start_until("", durations)
     print("I fake: a TensorFlow log line", file=sys.stderr)
     emit("result", "steady", environment={"tensorflow": "fake", "python": sys.version.split()[0]},
          model={"name": "fake", "format": "sample", "params": 7850})
+
+
+def note(name: str, value: object) -> None:
+    """Tell the test something (a pid) through a file next to this script, atomically."""
+    path = os.path.join(os.path.dirname(os.path.abspath(sys.argv[0])), name)
+    with open(path + ".tmp", "w") as f:
+        f.write(str(value))
+    os.replace(path + ".tmp", path)
 
 
 def crash(signal_name: str) -> None:

@@ -1,5 +1,6 @@
-"""Fake interpreters for the fault tests: cheap children that speak the probe's protocol
-(or do not), then misbehave as a broken or hostile child would.
+"""Scripted fake interpreters for the fault tests: cheap children that speak the probe's
+protocol (or do not), then misbehave as a broken or hostile child would; and the checks
+that nothing they started is left.
 
 A fake is an executable script with this interpreter in its shebang, given as the run's
 Python; it ignores the probe's arguments. Its path is unique to the test, so any process
@@ -15,50 +16,21 @@ from pathlib import Path
 
 import psutil
 
-PRELUDE = '''\
-import os, sys, time
+ANSWER_CHECK = """
 if sys.argv[1:2] == ["-c"]:  # the app's interpreter check, not a run: answer it and go
     print('{"python": "3", "executable": "fake", "tensorflow": "fake"}')
     sys.exit(0)
-from tflaunch.core.run.events import encode
-
-def emit(event, phase, **fields):
-    sys.stdout.write(encode(event, phase, time.time(), **fields) + "\\n")
-    sys.stdout.flush()
-
-def hello():
-    emit("hello", "spawn", pid=os.getpid(), process_age=0.01, python=sys.executable)
-    emit("phase_end", "spawn", duration=0.01, rss=20 << 20, peak_rss=20 << 20)
-
-def start(name):
-    emit("phase_start", name)
-
-def end(name, duration=0.01):
-    latency = {"latency": {"n": 3, "median": 0.001, "p90": 0.002}} if name == "steady" else {}
-    emit("phase_end", name, duration=duration, rss=30 << 20, peak_rss=40 << 20, **latency)
-
-def succeed(durations={}):
-    """hello, every phase, the result: a run that ends ok unless a duration is refused."""
-    hello()
-    for name in ("import", "devices", "load", "trace", "first", "steady"):
-        start(name)
-        end(name, durations.get(name, 0.01))
-    emit("result", "steady", environment={"tensorflow": "fake"}, model={"name": "fake", "format": "sample"})
-
-def note(name, value):
-    """Tell the test something (a pid) through a file next to this script."""
-    path = os.path.join(os.path.dirname(os.path.abspath(sys.argv[0])), name)
-    with open(path + ".tmp", "w") as f:
-        f.write(str(value))
-    os.replace(path + ".tmp", path)
-'''
+"""
 
 
 def fake_python(folder: Path, body: str, name: str = "fake-python") -> str:
-    """An interpreter that runs PRELUDE, then `body`."""
+    """An interpreter that runs `body` with tests/fake_child.py's helpers at hand (emit,
+    hello, start, end, start_until, succeed, note)."""
+    helpers = Path(__file__).parents[1].joinpath("fake_child.py").read_text(encoding="utf-8")
+    helpers = helpers[: helpers.index('if __name__ == "__main__":')]
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / name
-    path.write_text(f"#!{sys.executable}\n{PRELUDE}\n{body}\n")
+    path.write_text(f"#!{sys.executable}\n{helpers}{ANSWER_CHECK}\n{body}\n")
     path.chmod(0o755)
     return str(path)
 

@@ -14,7 +14,6 @@ import subprocess
 import time
 import uuid
 
-import psutil
 import pytest
 
 from tflaunch.core.paths import history_path
@@ -25,6 +24,7 @@ from tflaunch.core.store.history import History
 
 from ..builders import TFLAUNCH, fake_python, finished_record, tflaunch
 from ..fake_child import CHILD_ENV, MARKER_ENV
+from .children import assert_nothing_left, left_running
 
 SIGNALS = ("SIGKILL", "SIGSEGV", "SIGABRT", "SIGBUS", "SIGILL", "SIGFPE", "SIGTERM")
 
@@ -47,22 +47,6 @@ def earlier_run():
     history.close()
 
 
-def leftovers(marker: str, wait_s: float = 3.0) -> list[psutil.Process]:
-    """Processes whose command line carries the run's marker, after up to `wait_s`."""
-    deadline = time.monotonic() + wait_s
-    while True:
-        found = []
-        for proc in psutil.process_iter(["cmdline"]):
-            try:
-                if any(marker in part for part in proc.info["cmdline"] or ()) and proc.status() != "zombie":
-                    found.append(proc)
-            except (psutil.NoSuchProcess, psutil.AccessDenied):
-                continue
-        if not found or time.monotonic() > deadline:
-            return found
-        time.sleep(0.1)
-
-
 def bench(fake: str, mode: str, *extra: str) -> tuple[subprocess.CompletedProcess, str]:
     marker = uuid.uuid4().hex
     result = tflaunch("bench", "--model", "sample:mlp", "--python", fake, "--env", f"{CHILD_ENV}={mode}",
@@ -76,7 +60,7 @@ def test_a_crash_by_signal_in_any_phase_names_the_phase_and_the_signal(fake, ear
     last = result.stderr.strip().splitlines()[-1]
     assert result.returncode == 1 and "Traceback" not in result.stderr
     assert last.startswith("tflaunch: Failed in ") and f"{signal_name} during phase {LABELS[phase]}" in last, last
-    assert not leftovers(marker)
+    assert_nothing_left(marker)
     [stored] = [s for s in History(history_path()).list_runs() if s.status != "ok"]
     assert stored.status == "failed" and stored.failed_phase == phase
 
@@ -85,7 +69,7 @@ def test_garbage_on_stdout_is_skipped_and_counted(fake, earlier_run):
     result, marker = bench(fake, "garbage", "--json")
     assert result.returncode == 0, result.stderr
     assert '"malformed_lines": 4' in result.stdout
-    assert not leftovers(marker)
+    assert_nothing_left(marker)
 
 
 def test_a_silent_exit_is_a_failure_in_its_phase(fake, earlier_run):
@@ -100,7 +84,7 @@ def test_a_hang_times_out_and_takes_its_helpers_with_it(fake, earlier_run):
     result, marker = bench(fake, "hang", "--timeout", "2")
     assert time.monotonic() - started < 30
     assert result.returncode == 1 and "timed out" in result.stderr.strip().splitlines()[-1].lower()
-    assert not leftovers(marker), "the helper the child started is gone too"
+    assert_nothing_left(marker)  # the helper the child started too
 
 
 def test_ctrl_c_cancels_the_run_and_leaves_nothing(fake, earlier_run):
@@ -109,13 +93,13 @@ def test_ctrl_c_cancels_the_run_and_leaves_nothing(fake, earlier_run):
                             f"{CHILD_ENV}=hang", "--env", f"{MARKER_ENV}={marker}"],
                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 30
-    while len(leftovers(marker, wait_s=0)) < 2 and time.monotonic() < deadline:  # the child and its helper
+    while len(left_running(marker)) < 2 and time.monotonic() < deadline:  # the child and its helper
         time.sleep(0.1)
     cli.send_signal(signal.SIGINT)
     out, err = cli.communicate(timeout=30)
     assert cli.returncode == 130, err
     assert "cancel" in err.lower() and "Traceback" not in err
-    assert not leftovers(marker)
+    assert_nothing_left(marker)
     [stored] = [s for s in History(history_path()).list_runs() if s.status != "ok"]
     assert stored.status == "cancelled"
 
@@ -144,7 +128,7 @@ def test_the_app_ends_every_fault_and_stays_usable(qtbot, window, fake, mode, st
     record = finished.args[0]
     assert record.status is status and record.failed_phase == phase
     assert window.run_action.isEnabled() and not window.running
-    assert not leftovers(marker)
+    assert_nothing_left(marker)
     if status is RunStatus.FAILED:
         assert LABELS[phase] in window.statusBar().currentMessage() or LABELS[phase] in record.headline
 
@@ -154,13 +138,13 @@ def test_the_app_cancels_a_hang_and_times_out_the_next(qtbot, window, fake):
     window.use_config(LaunchConfig(python=fake, extra_env={CHILD_ENV: "hang", MARKER_ENV: marker}, timeout=30))
     with qtbot.waitSignal(window.run_finished, timeout=30_000) as finished:
         window.start_run()
-        qtbot.waitUntil(lambda: len(leftovers(marker, wait_s=0)) >= 2, timeout=20_000)
+        qtbot.waitUntil(lambda: len(left_running(marker)) >= 2, timeout=20_000)
         window.cancel_action.trigger()
     assert finished.args[0].status is RunStatus.CANCELLED
-    assert not leftovers(marker)
+    assert_nothing_left(marker)
     window.use_config(LaunchConfig(python=fake, extra_env={CHILD_ENV: "hang", MARKER_ENV: marker}, timeout=1.5))
     with qtbot.waitSignal(window.run_finished, timeout=30_000) as finished:
         window.start_run()
     assert finished.args[0].status is RunStatus.TIMED_OUT
-    assert not leftovers(marker)
+    assert_nothing_left(marker)
     assert os.environ.get(CHILD_ENV) is None, "the fault's variable stayed in the child"
