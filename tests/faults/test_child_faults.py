@@ -237,19 +237,3 @@ def test_an_interpreter_that_is_not_python_is_named_as_such(tmp_path, body):
     assert done.returncode == 1
     assert f"Failed in Spawn: {python} exited with code 0 without starting tflaunch's probe" in done.stderr
     assert "it is not a Python interpreter" in done.stderr and "--python" in done.stderr
-
-
-def test_ctrl_c_cancels_with_exit_code_130(tmp_path):
-    fake = fake_python(tmp_path, "hello()\nstart('import')\nnote('child', os.getpid())\ntime.sleep(600)")
-    cli = subprocess.Popen([*TFLAUNCH, "bench", "--model", "sample:mlp", "--python", fake],
-                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    try:
-        read_note(tmp_path, "child")
-        cli.send_signal(signal.SIGINT)
-        _out, err = cli.communicate(timeout=30)
-    finally:
-        cli.kill()
-    assert cli.returncode == 130, err
-    assert "tflaunch: Cancelled during Import" in err and "Traceback" not in err
-    assert History(history_path()).list_runs()[0].status == "cancelled"
-    assert_nothing_left(fake)
