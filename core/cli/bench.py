@@ -58,7 +58,7 @@ def refuse(kind: str, message: str, as_json: bool) -> int:
     """Nothing ran: the reason, in JSON too when a script asked for JSON."""
     if as_json:
         print(json.dumps(failure_json(kind, message), indent=2))
-    print(f"tflaunch: {message}", file=sys.stderr)
+    say(message)
     return 2
 
 
