@@ -8,7 +8,7 @@ STAMP  := $(VENV)/.installed
 # editable install's import hook is invisible to both (pyproject.toml, [tool.mypy]).
 TYPECHECK := build/typecheck
 
-.PHONY: run lint typecheck-tree test bench soak screenshots clean
+.PHONY: run lint typecheck-tree system-deps test bench soak screenshots install-desktop pipx-check clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -31,7 +31,22 @@ lint: $(STAMP) typecheck-tree
 	$(BIN)/python .ci/mypy_ratchet.py
 	PYTHONPATH=$(TYPECHECK) $(BIN)/lint-imports
 
-test: $(STAMP) lint
+# Debian tools the packaging tests validate with (desktop-file-validate, appstreamcli):
+# installed here when missing, as root or through passwordless sudo.
+DEBIAN_TOOLS := desktop-file-validate:desktop-file-utils appstreamcli:appstream
+system-deps:
+	@missing=""; for pair in $(DEBIAN_TOOLS); do \
+		command -v $${pair%%:*} >/dev/null || missing="$$missing $${pair##*:}"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+		if [ "$$(id -u)" = 0 ]; then sudo=""; elif sudo -n true 2>/dev/null; then sudo="sudo -n"; \
+		else echo "make: the tests need Debian packages:$$missing. Install them: sudo apt-get install$$missing" >&2; exit 1; fi; \
+		echo "make: installing Debian packages:$$missing"; \
+		$$sudo apt-get install -y -q $$missing >/dev/null 2>&1 || \
+			{ $$sudo apt-get update -q >/dev/null && $$sudo apt-get install -y -q $$missing >/dev/null; }; \
+	fi
+
+test: $(STAMP) system-deps lint
 	# Two workers, one test file each at a time (files share their built models); the
 	# children are real TensorFlow processes, so this halves the suite on two cores.
 	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest -q -n 2 --dist loadfile --durations=10
@@ -51,6 +66,27 @@ soak: $(STAMP)
 # Refresh the README's pictures from the GUI tests.
 screenshots: $(STAMP)
 	TFLAUNCH_SCREENSHOTS=resources/screenshots QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest -q tests/gui
+
+# The desktop entry, AppStream metainfo and icon into the user's XDG folders, with Exec
+# pointing at this checkout's .venv (a pipx or pip install puts tflaunch-gui on PATH and can
+# use packaging/linux/ as it is).
+XDG_DATA_HOME ?= $(HOME)/.local/share
+APP_ID := io.github.tflaunch.tflaunch
+install-desktop: $(STAMP)
+	install -d $(XDG_DATA_HOME)/applications $(XDG_DATA_HOME)/metainfo $(XDG_DATA_HOME)/icons/hicolor/scalable/apps
+	sed -e 's|^TryExec=tflaunch-gui|TryExec=$(abspath $(BIN))/tflaunch-gui|' \
+	    -e 's|^Exec=tflaunch-gui|Exec=$(abspath $(BIN))/tflaunch-gui|' \
+	    packaging/linux/$(APP_ID).desktop > $(XDG_DATA_HOME)/applications/$(APP_ID).desktop
+	install -m 644 packaging/linux/$(APP_ID).metainfo.xml $(XDG_DATA_HOME)/metainfo/
+	install -m 644 packaging/linux/$(APP_ID).svg $(XDG_DATA_HOME)/icons/hicolor/scalable/apps/
+	-command -v update-desktop-database >/dev/null && update-desktop-database -q $(XDG_DATA_HOME)/applications
+	-command -v gtk-update-icon-cache >/dev/null && gtk-update-icon-cache -q -t $(XDG_DATA_HOME)/icons/hicolor
+	@echo "tflaunch is in the desktop's applications menu ($(XDG_DATA_HOME)/applications/$(APP_ID).desktop)."
+
+# `pipx install .` from a clean clone of this checkout into a throw-away PIPX_HOME, then the
+# installed commands answer (minutes: pipx downloads TensorFlow and PySide6 into its venv).
+pipx-check: $(STAMP)
+	packaging/pipx-check.sh $(BIN)
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache .mypy_cache .ruff_cache .import_linter_cache
