@@ -12,7 +12,7 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import NoReturn
 
-from . import bench, profiles, report, sample, sweep
+from . import bench, devices, history, profiles, report, sample, sweep
 from .arguments import add_config_arguments, failure_json
 
 GuiLauncher = Callable[[argparse.Namespace], int]
@@ -39,6 +39,8 @@ def build_parser() -> argparse.ArgumentParser:
     profiles.add_arguments(sub)
     sweep.add_arguments(sub)
     report.add_arguments(sub)
+    history.add_arguments(sub)
+    devices.add_arguments(sub)
     gui = sub.add_parser("gui", help="open the app (default when no command is given)")
     add_config_arguments(gui, model_required=False)
     gui.add_argument("--run", action="store_true", help="start a run as soon as the window opens")
@@ -59,7 +61,7 @@ def main(argv: Sequence[str] | None = None, gui_launcher: GuiLauncher | None = N
     commands: dict[str, Callable[[argparse.Namespace], int]] = {
         "bench": bench.run, "sample": sample.run, "run": profiles.run_command,
         "profiles": profiles.profiles_command, "sweep": sweep.run,
-        "report": lambda a: report.run(a, review_renderer),
+        "report": lambda a: report.run(a, review_renderer), "history": history.run, "devices": devices.run,
     }
     if args.command in commands:
         return commands[args.command](args)

@@ -23,6 +23,7 @@ import psutil
 from ..run.record import RunRecord, RunStatus
 from .history_file import BUSY_TIMEOUT_S, HistoryError, connect, explain
 from .rows import (
+    DAMAGED,
     DamagedRowError,
     RunSummary,
     parsed_json,
@@ -362,6 +363,46 @@ class History:
         with self._reading():
             rows = self._db.execute(query + " ORDER BY launched_at DESC LIMIT ?", (*args, limit)).fetchall()
         return [summary_from_row(row) for row in rows]
+
+    def find_runs(self, *, ids: Sequence[int] | None = None, model_contains: str | None = None,
+                  statuses: Sequence[str] = (), since: float | None = None, until: float | None = None,
+                  limit: int | None = None) -> list[RunSummary]:
+        """The runs matching every filter given, newest first: ids, a model containing the text,
+        a status (a RunStatus value, or "damaged" for rows that cannot be read), launched at
+        `since` or later and before `until` (Unix times). Damaged rows are listed as in list_runs."""
+        if self._version == 0:  # a new file that could not be set up (read-only): nothing in it
+            return []
+        where: list[str] = []
+        args: list[Any] = []
+        if ids is not None:
+            where.append(f"id IN ({','.join('?' * len(ids))})")
+            args += ids
+        if model_contains:
+            where.append("instr(model, ?) > 0")
+            args.append(model_contains)
+        # A damaged row's status is decided on reading: with "damaged" asked for, statuses are
+        # filtered on the summaries instead.
+        by_summary = DAMAGED in statuses
+        if statuses and not by_summary:
+            where.append(f"status IN ({','.join('?' * len(statuses))})")
+            args += statuses
+        if since is not None:
+            where.append("launched_at >= ?")
+            args.append(since)
+        if until is not None:
+            where.append("launched_at < ?")
+            args.append(until)
+        query = ("SELECT id, launched_at, source, model, status, failed_phase, time_to_ready, peak_rss, config,"
+                 " model_info FROM runs" + (f" WHERE {' AND '.join(where)}" if where else "")
+                 + " ORDER BY launched_at DESC, id DESC")
+        if limit is not None and not by_summary:
+            query, args = query + " LIMIT ?", [*args, limit]
+        with self._reading():
+            rows = self._db.execute(query, args).fetchall()
+        runs = [summary_from_row(row) for row in rows]
+        if by_summary:
+            runs = [run for run in runs if run.status in statuses][:limit]
+        return runs
 
     def load(self, run_id: int) -> RunRecord:
         """The stored run; KeyError if there is none, HistoryError if it cannot be read."""

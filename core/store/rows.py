@@ -42,6 +42,7 @@ class RunSummary:
     settings_summary: str
     assumed_inputs: bool = False  # a default filled an input shape: the figures are tflaunch's guess
     damage: str = ""  # why a damaged row cannot be read
+    outputs_not_finite: bool = False  # ready, but the first inference gave NaN or Inf
 
 
 # -- writing -------------------------------------------------------------------------------
@@ -199,9 +200,11 @@ def stored_config(text: Any) -> LaunchConfig:
     return config
 
 
-def _assumed(model_info: dict[str, Any]) -> bool:
+def _marks(model_info: dict[str, Any]) -> tuple[bool, str, bool]:
+    """(assumed_inputs, damage, outputs_not_finite) of a stored run's model facts."""
     inputs = model_info.get("inputs") or []
-    return isinstance(inputs, list) and any(isinstance(i, dict) and i.get("assumed") for i in inputs)
+    assumed = isinstance(inputs, list) and any(isinstance(i, dict) and i.get("assumed") for i in inputs)
+    return assumed, "", model_info.get("outputs_finite") is False
 
 
 def summary_from_row(row: Sequence[Any]) -> RunSummary:
@@ -214,7 +217,7 @@ def summary_from_row(row: Sequence[Any]) -> RunSummary:
             _text(model, "model"), _choice(status, "status", (s.value for s in RunStatus)),
             None if failed_phase is None else _choice(failed_phase, "failed_phase", PHASES),
             _nonnegative(ready, "time_to_ready"), _int(peak, "peak_rss", 0),
-            stored_config(config).summary(), _assumed(parsed_json(model_info, "model_info")))
+            stored_config(config).summary(), *_marks(parsed_json(model_info, "model_info")))
     except DamagedRowError as exc:
         return RunSummary(run_id, storable_real(launched_at) or 0.0, source if isinstance(source, str) else "?",
                           model if isinstance(model, str) else "?", DAMAGED, None, None, None, "",

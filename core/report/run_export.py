@@ -1,0 +1,101 @@
+"""Stored runs as data for other tools: a JSON object or a CSV row per run.
+
+Figures are plain numbers in SI units (seconds, bytes), named so in the CSV header
+(time_to_ready_s, peak_rss_bytes), so a spreadsheet or pandas reads them as numbers. A
+row that cannot be read is exported as what is known of it, with the reason.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from ..phases import PHASES
+from ..run.record import RunRecord
+from ..store.rows import DAMAGED, RunSummary
+
+
+@dataclass(frozen=True)
+class ExportedRun:
+    """One run to export: its summary, and its record unless the row is damaged."""
+
+    summary: RunSummary
+    record: RunRecord | None
+    damage: str = ""  # why the record could not be read
+
+
+CSV_COLUMNS = [
+    "id", "launched", "launched_unix_s", "source", "model", "status", "failed_phase", "settings",
+    "assumed_input_shape", "time_to_ready_s", "other_s", *[f"{p}_s" for p in PHASES],
+    "steady_median_per_call_s", "steady_p90_per_call_s", "steady_calls", "batch", "peak_rss_bytes",
+    "tensorflow", "python", "failure", "damage",
+]
+
+
+def local_time(ts: float) -> str:
+    """A Unix time as local ISO 8601 with its offset: 2026-11-03T14:22:05+01:00."""
+    return time.strftime("%Y-%m-%dT%H:%M:%S", time.localtime(ts)) + _offset(ts)
+
+
+def _offset(ts: float) -> str:
+    seconds = time.localtime(ts).tm_gmtoff
+    sign = "+" if seconds >= 0 else "-"
+    hours, minutes = divmod(abs(seconds) // 60, 60)
+    return f"{sign}{hours:02d}:{minutes:02d}"
+
+
+def _seconds(value: float | None) -> float | None:
+    return None if value is None else round(value, 6)  # microseconds: below what a clock here resolves
+
+
+def summary_dict(run: RunSummary) -> dict[str, Any]:
+    """A history list row for --json: seconds and bytes as numbers."""
+    out: dict[str, Any] = {
+        "id": run.id, "launched_at": run.launched_at, "launched": local_time(run.launched_at),
+        "source": run.source, "model": run.model, "status": run.status, "failed_phase": run.failed_phase,
+        "settings": run.settings_summary, "time_to_ready": run.time_to_ready, "peak_rss": run.peak_rss,
+        "assumed_input_shape": run.assumed_inputs,
+    }
+    if run.status == DAMAGED:
+        out["damage"] = run.damage
+    return out
+
+
+def run_dict(run: ExportedRun) -> dict[str, Any]:
+    """A whole run for JSON: the record as `tflaunch bench --json` prints it, with its id,
+    source and memory samples; a damaged one as its summary and the reason."""
+    if run.record is None:
+        return {**summary_dict(run.summary), "status": DAMAGED, "damage": run.damage or run.summary.damage}
+    return {"id": run.summary.id, "source": run.summary.source, "launched": local_time(run.record.launched_at),
+            **run.record.to_dict(), "memory_samples": [[round(t, 6), rss] for t, rss in run.record.samples]}
+
+
+def csv_row(run: ExportedRun) -> list[Any]:
+    summary, record = run.summary, run.record
+    if record is None:
+        return [summary.id, local_time(summary.launched_at), summary.launched_at, summary.source, summary.model,
+                DAMAGED, *[None] * (len(CSV_COLUMNS) - 7), run.damage or summary.damage]
+    latency = record.latency if record.latency.get("n") else {}
+    failure = record.failure.message if record.failure else None
+    return [
+        summary.id, local_time(record.launched_at), record.launched_at, summary.source, record.subject,
+        record.status.value, record.failed_phase, record.config.summary(), bool(record.assumed_inputs),
+        _seconds(record.time_to_ready), _seconds(record.other_time),
+        *[_seconds(record.phases[p].duration) for p in PHASES],
+        _seconds(latency.get("median")), _seconds(latency.get("p90")), latency.get("n"),
+        record.fed_batch if latency else None, record.peak_rss,
+        record.environment.get("tensorflow"), record.environment.get("python"), failure, None,
+    ]
+
+
+def to_csv(runs: Iterable[ExportedRun]) -> str:
+    out = io.StringIO()
+    writer = csv.writer(out)
+    writer.writerow(CSV_COLUMNS)
+    for run in runs:
+        writer.writerow(["" if cell is None else cell for cell in csv_row(run)])
+    return out.getvalue()
