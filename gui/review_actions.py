@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtWidgets import QApplication, QFileDialog, QMainWindow
+from PySide6.QtWidgets import QApplication, QMainWindow
 
 from tflaunch.core.report.review import Review
 
+from . import file_dialogs
 from .review_image import render_image, write
 
 # File dialog filters: (filter text, format, scale).
@@ -25,18 +26,28 @@ def export_review(window: QMainWindow) -> None:
     if review is None:
         window.statusBar().showMessage("Nothing to export here: show a finished run, a comparison or a sweep first.")
         return
-    path, chosen = QFileDialog.getSaveFileName(window, "Export review", "review.png",
-                                               ";;".join(f for f, _, _ in FILTERS))
+    path, chosen = file_dialogs.save_file(window, "review", "Export review", f"{review.file_stem}.png",
+                                          ";;".join(f for f, _, _ in FILTERS), FILTERS[0][0])
     if path:
-        _, fmt, scale = next((f for f in FILTERS if f[0] == chosen), FILTERS[0])
-        save_review(window, review, Path(path), fmt, scale)
+        save_review(window, review, *target(Path(path), chosen))
+
+
+def target(path: Path, chosen: str) -> tuple[Path, str, int]:
+    """Where and how to write: the format of the chosen filter, unless the name typed says
+    another (report.svg is an SVG whatever the filter); a name without one gets the filter's
+    extension."""
+    _, fmt, scale = next((f for f in FILTERS if f[0] == chosen), FILTERS[0])
+    typed = path.suffix.lstrip(".").lower()
+    if typed not in {f for _, f, _ in FILTERS}:  # none, or a dot in the name (review-v1.2)
+        return path.with_name(f"{path.name}.{fmt}"), fmt, scale
+    return (path, fmt, scale) if typed == fmt else (path, typed, 1)
 
 
 def save_review(window: QMainWindow, review: Review, path: Path, fmt: str, scale: int) -> None:
     try:
         write(review, path, fmt, scale)
     except (OSError, ValueError) as exc:
-        window.statusBar().showMessage(f"Review not written: {exc}")
+        window.statusBar().showMessage(f"Review not written to {path}: {exc}. Choose another folder or name.")
         return
     window.statusBar().showMessage(f"Review written to {path}")
 

@@ -1,9 +1,12 @@
 """Review images: one composed picture of a run, a comparison or a sweep.
 
-Drawn on a fixed 1600×900 canvas in a light theme, never captured from the live window,
-so it is the same whatever the window's size. The charts are the app's own plot classes,
-rendered through pyqtgraph's exporter machinery onto our painter; the same painting code
-writes PNG (a QImage) and SVG (a QSvgGenerator, where text stays text).
+Drawn on a fixed 1600×900 canvas in a light theme of its own (not the app's palette),
+never captured from the live window, so it is the same whatever the window's size. The
+charts are the app's own plot classes in pyqtgraph's export mode, painted item by item
+(plot_painting) onto our painter; the same painting code writes PNG (a QImage) and SVG
+(a QSvgGenerator, where text stays text, then rewritten into page pixels by
+svg_geometry so every renderer draws its lines as the PNG does). Fonts are sized in
+pixels and both formats use 96 dpi, so no screen's DPI moves a label.
 """
 
 from __future__ import annotations
@@ -12,9 +15,9 @@ from pathlib import Path
 
 import pyqtgraph as pg
 from pyqtgraph.exporters import ImageExporter
-from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QRectF, QSize, Qt
-from PySide6.QtGui import QColor, QFont, QFontMetricsF, QImage, QPainter, QPen
-from PySide6.QtSvg import QSvgGenerator
+from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QPointF, QRectF, QSize, Qt
+from PySide6.QtGui import QColor, QFont, QFontMetricsF, QImage, QPainter, QPen, QTextOption
+from PySide6.QtSvg import QSvgGenerator, QSvgRenderer
 
 from tflaunch.core.report.review import Review
 
@@ -27,9 +30,13 @@ from .charts import (
     setup_memory_overlay,
 )
 from .memory_plot import MemoryPlot
+from .plot_painting import paint_plot
+from .svg_geometry import page_coordinates
 from .waterfall import Waterfall
 
 WIDTH, HEIGHT = 1600, 900
+DPI = 96  # the CSS pixel: 1600 px is 423 mm in an SVG, as in a browser
+DOTS_PER_METER = round(DPI / 0.0254)
 MARGIN = 40
 INK, MUTED, RULE, ACCENT, ZEBRA = "#202124", "#5f6368", "#dadce0", "#0b57d0", "#f5f7fa"
 
@@ -52,8 +59,11 @@ class _Canvas:
         """Wrapped text in rect; returns the height it took."""
         self.p.setFont(_font(size, bold))
         self.p.setPen(QColor(color))
-        bounds = self.p.boundingRect(rect, int(flags) | int(Qt.TextFlag.TextWordWrap), text)
-        self.p.drawText(rect, int(flags) | int(Qt.TextFlag.TextWordWrap), text)
+        option = QTextOption(flags)
+        # Between words where it can, anywhere where it must: a long path stays in its column.
+        option.setWrapMode(QTextOption.WrapMode.WrapAtWordBoundaryOrAnywhere)
+        bounds = self.p.boundingRect(rect, text, option)
+        self.p.drawText(rect, text, option)
         return min(bounds.height(), rect.height())
 
     def facts(self, rect: QRectF, facts: list[tuple[str, str]]) -> float:
@@ -97,15 +107,13 @@ class _Canvas:
                 self.p.drawText(QRectF(x + pad, y, widths[i] - 2 * pad, row_h), int(align), shown)
                 x += widths[i]
         self.p.setPen(QPen(QColor(RULE), 1))
-        self.p.drawLine(rect.left(), rect.top() + row_h, rect.left() + sum(widths), rect.top() + row_h)
+        rule_y = rect.top() + row_h
+        self.p.drawLine(QPointF(rect.left(), rule_y), QPointF(rect.left() + sum(widths), rule_y))
 
     def plot(self, rect: QRectF, widget: pg.PlotWidget) -> None:
-        """Render a plot widget's PlotItem into rect through pyqtgraph's export mode."""
+        """Paint a plot widget's PlotItem into rect in pyqtgraph's export mode."""
         item = widget.getPlotItem()
-        for side in ("left", "bottom"):
-            axis = item.getAxis(side)
-            axis.setPen(pg.mkPen(MUTED))
-            axis.setTextPen(pg.mkPen(INK))
+        _light_theme(item)
         item.setGeometry(QRectF(0, 0, rect.width(), rect.height()))
         item.layout.activate()
         widget.scene().prepareForPaint()
@@ -113,9 +121,33 @@ class _Canvas:
         exporter.setExportMode(True, {"antialias": True, "background": QColor("white"), "painter": self.p,
                                       "resolutionScale": 1.0})
         try:
-            widget.scene().render(self.p, rect, item.sceneBoundingRect())
+            paint_plot(self.p, item, rect)
         finally:
             exporter.setExportMode(False)
+
+
+def _light_theme(item: pg.PlotItem) -> None:
+    """The review's own colours and pixel-sized fonts on a plot, whatever the app's theme,
+    palette or screen DPI gave it: the picture is the same on every machine."""
+    item.getViewBox().setBackgroundColor(QColor("white"))
+    for side in ("left", "bottom", "right", "top"):
+        axis = item.getAxis(side)
+        axis.setPen(pg.mkPen(MUTED))
+        axis.setTextPen(pg.mkPen(INK))
+        axis.setTickFont(_font(13))
+        axis.setLabel(axis.labelText, axis.labelUnits, **{"color": INK, "font-size": "14px"})
+    legend = item.legend
+    if legend is not None:
+        legend.setPen(None)
+        legend.setBrush(None)
+        legend.setLabelTextColor(INK)
+        legend.setLabelTextSize("13px")
+        for _sample, label in legend.items:
+            label.setText(label.text)  # setLabelTextSize stores the size; a label applies it when set
+    for text in [i for i in item.getViewBox().allChildren() if isinstance(i, pg.TextItem)]:
+        text.setFont(_font(13))
+        if text.color.lightnessF() > 0.7:  # ink meant for a dark background
+            text.setColor(INK)
 
 
 def _paint(painter: QPainter, review: Review) -> None:
@@ -131,7 +163,7 @@ def _paint(painter: QPainter, review: Review) -> None:
     top = 100.0
     if review.headline:
         top += c.text(QRectF(MARGIN, top, WIDTH - 2 * MARGIN, 56), review.headline, 19, bold=True, color=ACCENT) + 10
-    left = QRectF(MARGIN, top, 700, 420 - top + 100)
+    left = QRectF(MARGIN, top, 700, 490 - top)  # ends above the bottom row of charts and tables
     right = QRectF(780, top, WIDTH - 780 - MARGIN, 360)
     bottom = QRectF(MARGIN, 500, WIDTH - 2 * MARGIN, HEIGHT - 500 - MARGIN)
     c.facts(left, review.facts)
@@ -168,31 +200,50 @@ def _paint(painter: QPainter, review: Review) -> None:
 
 
 def _legend(c: _Canvas, rect: QRectF, labels: list[str]) -> None:
+    """One swatch and label a run on one line; labels too long for it share it equally, elided."""
+    metrics = QFontMetricsF(_font(14))
+    share = rect.width() / max(len(labels), 1) - 44
+    fits = sum(metrics.horizontalAdvance(label) + 44 for label in labels) <= rect.width()
     x = rect.left()
     for i, label in enumerate(labels):
+        shown = label if fits else metrics.elidedText(label, Qt.TextElideMode.ElideMiddle, share)
         c.p.fillRect(QRectF(x, rect.top() + 6, 14, 14), QColor(run_color(i)))
-        width = QFontMetricsF(_font(14)).horizontalAdvance(label)
-        c.text(QRectF(x + 20, rect.top() + 3, width + 4, 22), label, 14)
+        width = metrics.horizontalAdvance(shown)
+        c.text(QRectF(x + 20, rect.top() + 3, width + 4, 22), shown, 14)
         x += width + 44
 
 
 def render_image(review: Review, scale: int = 1) -> QImage:
+    """The review on a QImage of 1600×900 pixels times `scale`."""
     image = QImage(WIDTH * scale, HEIGHT * scale, QImage.Format.Format_ARGB32)
+    image.setDotsPerMeterX(DOTS_PER_METER * scale)
+    image.setDotsPerMeterY(DOTS_PER_METER * scale)
     image.fill(QColor("white"))
     painter = QPainter(image)
-    painter.scale(scale, scale)
     try:
-        _paint(painter, review)
+        if scale == 1:
+            _paint(painter, review)
+        else:
+            # A plot's lines are cosmetic pens, which no painter scale widens: at 2× they
+            # came out half as thick as the rest. The SVG holds them in page pixels (its
+            # geometry is the PNG's, tests/gui/test_export_geometry.py), so scaled it is
+            # the same picture, every line included, only sharper.
+            QSvgRenderer(QByteArray(render_svg(review))).render(painter)
     finally:
         painter.end()
     return image
 
 
 def render_svg(review: Review) -> bytes:
+    """The review as SVG 1.1 whose shapes lie in page pixels (a viewBox of 1600×900)."""
     buffer = QBuffer()
     buffer.open(QIODevice.OpenModeFlag.WriteOnly)
-    generator = QSvgGenerator()
+    # SVG 1.1, not Qt's default SVG Tiny 1.2: Tiny has no clipping, so bands and curves
+    # would spill out of their plots.
+    generator = QSvgGenerator(QSvgGenerator.SvgVersion.Svg11)
     generator.setOutputDevice(buffer)
+    # The PNG's resolution: a font or pen given in points comes out the same size in both.
+    generator.setResolution(DPI)
     generator.setSize(QSize(WIDTH, HEIGHT))
     generator.setViewBox(QRectF(0, 0, WIDTH, HEIGHT))
     generator.setTitle(review.title)
@@ -202,7 +253,7 @@ def render_svg(review: Review) -> bytes:
         _paint(painter, review)
     finally:
         painter.end()
-    return bytes(buffer.data())
+    return page_coordinates(buffer.data().data())
 
 
 def png_bytes(review: Review, scale: int = 1) -> bytes:
@@ -210,7 +261,7 @@ def png_bytes(review: Review, scale: int = 1) -> bytes:
     buffer = QBuffer(data)
     buffer.open(QIODevice.OpenModeFlag.WriteOnly)
     render_image(review, scale).save(buffer, "PNG")
-    return bytes(data)
+    return data.data()
 
 
 def write(review: Review, path: Path, fmt: str | None = None, scale: int = 1) -> Path:

@@ -8,7 +8,6 @@ from pathlib import Path
 from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
-    QFileDialog,
     QFormLayout,
     QHBoxLayout,
     QLabel,
@@ -16,6 +15,8 @@ from PySide6.QtWidgets import (
     QPushButton,
     QWidget,
 )
+
+from . import file_dialogs
 
 
 class ScriptDialog(QDialog):
@@ -69,6 +70,6 @@ class ScriptDialog(QDialog):
             self.accept()
 
     def _browse(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self, "Choose a script", "", "Python (*.py);;All files (*)")
+        path = file_dialogs.open_file(self, "script", "Choose a script", "Python (*.py);;All files (*)")
         if path:
             self.script.setText(path)

@@ -37,7 +37,8 @@ def build(target: str, baseline: int = 0) -> Review:
         history = default_history()
         sweep_id = int(target[len("sweep:"):])
         sweep, example = restore_sweep(history, sweep_id)
-        return sweep_review(sweep, example, sweep_id)
+        # Every trial's run: the review's dates and environments are the sweep's own.
+        return sweep_review(sweep, [record for _, record in history.sweep_trials(sweep_id)] or example, sweep_id)
     ids = target.split(",")
     if all(part.strip().isdigit() for part in ids):
         history = default_history()

@@ -1,26 +1,32 @@
 """Review: what a review image says about a run, a comparison or a sweep, without Qt.
 
 The image, the Markdown and the CSV are three renderings of one Review, so the numbers a
-reviewer reads in a document and in a spreadsheet are the same ones the picture shows.
+reviewer reads in a document and in a spreadsheet are the same ones the picture shows:
+as text with units in the picture and the Markdown, as plain numbers (the unit in the
+column's header) in the CSV. Every fact comes from the review's own runs.
 """
 
 from __future__ import annotations
 
 import csv
 import io
+import re
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from pathlib import PurePath
 from typing import Any
 
 from ..phases import LABELS, OTHER, OTHER_LABEL, PHASES
 from ..run.record import RunRecord
 from ..settings.config import LaunchConfig
 from ..store.profiles import describe_evidence
-from ..sweep.plan import Sweep, outcome
+from ..sweep.plan import OBJECTIVES, CandidateResult, Sweep, outcome
 from ..sweep.report import result_rows
 from ..units import format_bytes, format_duration
-from .compare import ROW_LABELS, bar_values, deltas, differing_settings, rows_for
+from .compare import ROW_LABELS, bar_values, deltas, differing_settings, row_value, rows_for
+
+Cell = float | int | bool | str | None  # a spreadsheet's cell: a number, a yes/no, a word, or nothing
 
 
 @dataclass
@@ -47,6 +53,10 @@ class Review:
     # A sweep's trials per setting (setting, values, stopped early) and what they measure.
     distributions: list[tuple[str, list[float], bool]] = field(default_factory=list)
     objective: str = "ready"
+    # The table for a spreadsheet: plain numbers, each column's unit in its header.
+    data: tuple[list[str], list[list[Cell]]] | None = None
+    # What to call its file: tflaunch-run-sample-mlp-2026-11-23-1412, without the extension.
+    file_stem: str = "tflaunch-review"
 
     def markdown(self) -> str:
         lines = [f"# {self.title}", "", self.subtitle, ""]
@@ -60,20 +70,82 @@ class Review:
         return "\n".join(lines).rstrip() + "\n"
 
     def csv(self) -> str:
+        """Numbers a spreadsheet can sum: seconds and bytes as plain numbers (the unit in
+        the header), yes/no as true/false, nothing measured as an empty cell."""
         out = io.StringIO()
         writer = csv.writer(out)
-        if self.table:
-            header, rows = self.table
+        if self.data:
+            header, rows = self.data
             writer.writerow(header)
-            writer.writerows(rows)
+            writer.writerows([csv_cell(cell) for cell in row] for row in rows)
         else:
             writer.writerow(["item", "value"])
             writer.writerows(self.facts)
         return out.getvalue()
 
 
+def csv_cell(value: Cell) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float):
+        return f"{value:.10g}"  # a microsecond in up to 2.7 hours, without the float noise of a sum
+    return str(value)
+
+
 def _date(ts: float) -> str:
     return time.strftime("%Y-%m-%d %H:%M", time.localtime(ts))
+
+
+def _stamp(ts: float) -> str:
+    return time.strftime("%Y-%m-%d-%H%M", time.localtime(ts))
+
+
+def slug(subject: str) -> str:
+    """A model or script as part of a file name: sample:mlp -> sample-mlp,
+    /models/resnet.keras -> resnet, script: /work/train.py -> script-train."""
+    prefix, text = ("script-", subject[len("script: "):]) if subject.startswith("script: ") else ("", subject)
+    name = PurePath(text.rstrip("/\\")).name or text
+    name = re.sub(r"\.(keras|h5|hdf5|py)$", "", name.replace(".py:", "-"))
+    return (prefix + re.sub(r"[^A-Za-z0-9._-]+", "-", name).strip("-."))[:60].strip("-.") or "model"
+
+
+def _dates(records: Sequence[RunRecord]) -> str:
+    """When these runs ran: one date, or the first to the last."""
+    first, last = _date(min(r.launched_at for r in records)), _date(max(r.launched_at for r in records))
+    return first if first == last else f"{first} to {last}"
+
+
+def _each(records: Sequence[RunRecord], value: Callable[[RunRecord], str | None],
+          labels: Sequence[str] | None = None) -> str | None:
+    """One value when the runs agree; otherwise each value with the runs it belongs to
+    (by label, or counted). None when no run has one."""
+    groups: dict[str, list[str]] = {}
+    for i, record in enumerate(records):
+        text = value(record)
+        if text is not None:
+            groups.setdefault(text, []).append(labels[i] if labels else "")
+    if len(groups) <= 1:
+        return next(iter(groups), None)
+    if labels:
+        return "; ".join(f"{', '.join(runs)}: {text}" for text, runs in groups.items())
+    return "; ".join(f"{text} ({len(runs)} run{'s' if len(runs) > 1 else ''})" for text, runs in groups.items())
+
+
+def _settings(config: LaunchConfig) -> str:
+    """The settings that differ from the defaults, less the interpreter: a fact of its own."""
+    return config.replace(python=LaunchConfig().python).summary()
+
+
+def environment_facts(records: Sequence[RunRecord], labels: Sequence[str] | None = None) -> list[tuple[str, str]]:
+    """Where these runs ran (TensorFlow, Python, CPU, GPUs) and with which interpreter,
+    read from the runs themselves."""
+    if not records:
+        return []
+    environment = _each(records, lambda r: r.environment_line if r.environment else None, labels)
+    return [("Environment", environment or records[0].environment_line),
+            ("Interpreter", _each(records, lambda r: r.config.python, labels) or "")]
 
 
 def series(record: RunRecord, label: str) -> Series:
@@ -83,10 +155,11 @@ def series(record: RunRecord, label: str) -> Series:
 def run_review(record: RunRecord, profile: str | None = None) -> Review:
     ident = f"run #{record.history_id}" if record.history_id is not None else "run"
     title = f"{record.subject}: {record.status_line}"
-    facts = [("Settings", record.config.summary()), ("Environment", record.environment_line)]
+    facts = [("Settings", _settings(record.config)), *environment_facts([record])]
     if record.model.get("params") is not None:
         size = f", {format_bytes(record.model['bytes_on_disk'])} on disk" if record.model.get("bytes_on_disk") else ""
-        facts.insert(0, ("Model", f"{record.model.get('format', '')} with {record.model['params']:,} parameters{size}"))
+        kind = f"{record.model['format']} with" if record.model.get("format") else "With"
+        facts.insert(0, ("Model", f"{kind} {record.model['params']:,} parameters{size}"))
     if profile:
         facts.insert(0, ("Profile", profile))
     if not record.is_script:
@@ -100,14 +173,21 @@ def run_review(record: RunRecord, profile: str | None = None) -> Review:
         facts.append(("Inputs", record.inputs_line + (f" via signature {record.model['signature']}"
                                                       if record.model.get("signature") else "")))
     facts += [("Warning", warning) for warning in record.warnings]
+    per_call = record.latency.get("median") if record.latency.get("n") else None
     rows = [[LABELS[name], format_duration(record.phases[name].duration), format_bytes(record.phases[name].rss),
              format_bytes(record.phases[name].peak_rss)] for name in PHASES]
-    if record.latency.get("n"):  # per call, as everywhere: a total depends on how many calls
-        rows[-1][1] = f"{format_duration(record.latency['median'])}/call"
+    data: list[list[Cell]] = [[LABELS[name], record.phases[name].duration,
+                               per_call if name == "steady" else None, record.phases[name].rss,
+                               record.phases[name].peak_rss] for name in PHASES]
+    if per_call is not None:  # per call, as everywhere: a total depends on how many calls
+        rows[-1][1] = f"{format_duration(per_call)}/call"
     if record.other_time is not None:
         rows.insert(len(PHASES) - 1, [OTHER_LABEL, format_duration(record.other_time), "–", "–"])
+        data.insert(len(PHASES) - 1, [OTHER_LABEL, record.other_time, None, None, None])
     return Review("run", title, f"{ident}, {_date(record.launched_at)}", facts, [series(record, ident)],
-                  (["Phase", "Duration", "RSS at end", "Peak RSS"], rows))
+                  (["Phase", "Duration", "RSS at end", "Peak RSS"], rows),
+                  data=(["Phase", "Duration (s)", "Per call (s)", "RSS at end (bytes)", "Peak RSS (bytes)"], data),
+                  file_stem=f"tflaunch-run-{slug(record.subject)}-{_stamp(record.launched_at)}")
 
 
 def comparison_review(records: Sequence[RunRecord], baseline: int = 0) -> Review:
@@ -129,31 +209,62 @@ def comparison_review(records: Sequence[RunRecord], baseline: int = 0) -> Review
                 f"{format_duration(records[best].time_to_ready)}"
                 + (f", {ratio:.2f}× the baseline" if ratio and best != baseline else " (the baseline)"))
     differing = differing_settings([r.config for r in records])
-    facts = [("Model", base.subject), ("Environment", base.environment_line), ("Runs compared", str(len(records))),
+    facts = [("Model", _each(records, lambda r: r.subject, labels) or base.subject),
+             *environment_facts(records, labels), ("Runs compared", str(len(records))),
              ("Settings that differ", "; ".join(
                  f"{name}: " + " / ".join(str(getattr(r.config, name)) for r in records) for name in differing)
               or "none (the same settings, run again)")]
-    first, last = _date(min(r.launched_at for r in records)), _date(max(r.launched_at for r in records))
-    return Review("comparison", f"{base.subject}: {len(records)} runs compared",
-                  first if first == last else f"{first} to {last}", facts,
+    # One row a run, one unit a column: what a spreadsheet sums and charts.
+    data_header = ["Run", "Settings", "Baseline", *[f"{ROW_LABELS[row]} (s)" for row in rows_for(records)],
+                   "Peak memory (bytes)"]
+    data: list[list[Cell]] = [[label, r.config.summary(), i == baseline,
+                               *[row_value(r, row) for row in rows_for(records)], r.peak_rss]
+                              for i, (label, r) in enumerate(zip(labels, records, strict=True))]
+    return Review("comparison", f"{base.subject}: {len(records)} runs compared", _dates(records), facts,
                   [series(r, f"{label}: {r.config.summary()}") for r, label in zip(records, labels, strict=True)],
-                  (header, rows), headline)
+                  (header, rows), headline, data=(data_header, data),
+                  file_stem=f"tflaunch-compare-{len(records)}-runs-{_stamp(max(r.launched_at for r in records))}")
 
 
-def sweep_review(sweep: Sweep, example: RunRecord | None, sweep_id: int | None = None) -> Review:
+def sweep_review(sweep: Sweep, runs: Sequence[RunRecord] | RunRecord | None, sweep_id: int | None = None) -> Review:
+    """The review of a sweep, its date and environment read from `runs`: the sweep's own
+    runs (all of them, or one at least), never whatever else is on show."""
+    records = [runs] if isinstance(runs, RunRecord) else list(runs or ())
     objective = sweep.plan.objective
     results = sweep.results()
-    facts = [("Model", sweep.plan.base.model), ("Plan", sweep.plan.describe(len(sweep.candidates))),
-             ("Trials run", f"{sweep.trials_run} (all {sweep.planned_without_racing} without racing)")]
-    if example is not None:
-        facts.append(("Environment", example.environment_line))
+    facts = [("Model", sweep.plan.base.model), ("Settings", _settings(sweep.plan.base)),
+             ("Plan", sweep.plan.describe(len(sweep.candidates))),
+             ("Trials run", f"{sweep.trials_run} (all {sweep.planned_without_racing} without racing)"),
+             *(environment_facts(records) or [("Interpreter", sweep.plan.base.python)])]
     ident = f"sweep #{sweep_id}" if sweep_id is not None else "sweep"
-    if example is not None:
-        ident += f", {_date(example.launched_at)}"
+    if records:
+        ident += f", {_dates(records)}"
     return Review("sweep", f"{sweep.plan.base.model}: which settings start it fastest", ident, facts,
                   [], result_rows(results, objective),
                   outcome(results, objective),
-                  [(r.candidate.key, list(r.values), r.stopped is not None) for r in results], objective)
+                  [(r.candidate.key, list(r.values), r.stopped is not None) for r in results], objective,
+                  data=_sweep_data(results, objective),
+                  file_stem=f"tflaunch-sweep-{slug(sweep.plan.base.model)}"
+                            + (f"-{_stamp(min(r.launched_at for r in records))}" if records else ""))
+
+
+def _sweep_data(results: Sequence[CandidateResult], objective: str) -> tuple[list[str], list[list[Cell]]]:
+    unit = "bytes" if objective == "peak" else "s"
+
+    def number(value: float | None) -> Cell:
+        return round(value) if unit == "bytes" and value is not None else value
+
+    header = ["#", "Setting", "Baseline", f"Median {OBJECTIVES[objective]} ({unit})", f"Min ({unit})",
+              f"Max ({unit})", f"IQR ({unit})", "vs baseline (×)", "vs baseline, 95% CI low (×)",
+              "vs baseline, 95% CI high (×)", "Runs", "Failed runs", "Stopped early", "Note"]
+    rows: list[list[Cell]] = []
+    for rank, r in enumerate(results, start=1):
+        s, ratio = r.spread, r.ratio
+        rows.append([rank, r.candidate.key, r.candidate.baseline,
+                     number(s.median if s else None), number(s.low if s else None), number(s.high if s else None),
+                     number(s.iqr if s else None), ratio.estimate if ratio else None, ratio.low if ratio else None,
+                     ratio.high if ratio else None, s.n if s else 0, r.failures, r.stopped is not None, r.note])
+    return header, rows
 
 
 def profile_review(name: str, evidence: dict[str, Any], config: LaunchConfig) -> Review:
@@ -167,7 +278,11 @@ def profile_review(name: str, evidence: dict[str, Any], config: LaunchConfig) ->
     labels = {**LABELS, OTHER: OTHER_LABEL}
     rows = [[labels[p], format_duration(v.get("median")), format_duration(v.get("min")), format_duration(v.get("max"))]
             for p, v in phases.items() if p in labels]
+    data: list[list[Cell]] = [[labels[p], v.get("median"), v.get("min"), v.get("max")]
+                              for p, v in phases.items() if p in labels]
     return Review("profile", f"Launch profile {name}",
                   f"{evidence.get('model', config.model)}, {evidence.get('date', '')}", facts,
                   [Series("median of the evidence runs", spans, [], evidence.get("peak_rss_bytes_median"))],
-                  (["Phase", "Median", "Min", "Max"], rows))
+                  (["Phase", "Median", "Min", "Max"], rows),
+                  data=(["Phase", "Median (s)", "Min (s)", "Max (s)"], data),
+                  file_stem=f"tflaunch-profile-{slug(name)}")

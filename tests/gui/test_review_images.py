@@ -7,6 +7,7 @@ import random
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import numpy as np
@@ -14,6 +15,7 @@ from PySide6.QtGui import QColor, QImage
 from PySide6.QtWidgets import QApplication
 
 from tflaunch.core.report.review import comparison_review, run_review, sweep_review
+from tflaunch.core.run.record import RunRecord
 from tflaunch.core.settings.config import LaunchConfig
 from tflaunch.core.sweep.plan import Sweep, SweepPlan
 from tflaunch.gui import review_actions
@@ -93,7 +95,7 @@ def test_markdown_and_csv_exports_carry_the_same_numbers(tmp_path, qapp):
     write(review, tmp_path / "r.md")
     write(review, tmp_path / "r.csv")
     assert "| Load | 200 ms |" in (tmp_path / "r.md").read_text()
-    assert "Load,200 ms," in (tmp_path / "r.csv").read_text()
+    assert "Load,0.2,,100,200" in (tmp_path / "r.csv").read_text()  # seconds and bytes as plain numbers
 
 
 def test_export_and_copy_from_the_window_use_the_current_tab(qtbot, window, tmp_path):
@@ -149,3 +151,42 @@ def test_tflaunch_report_makes_images_headless_from_the_history(tmp_path):
     missing = subprocess.run([*TFLAUNCH, "report", "999", "-o", str(tmp_path / "x.png")], capture_output=True,
                              text=True, timeout=60, env=env)
     assert missing.returncode == 1 and "nothing to report for '999'" in missing.stderr
+
+
+def other_run() -> RunRecord:
+    """A run from elsewhere and long ago, to show in the Run tab while other runs are reviewed."""
+    record = finished_record(model="sample:cnn", at=1_500_000_000.0)
+    record.config = record.config.replace(python="/opt/elsewhere/bin/python")
+    record.environment = {"tensorflow": "2.15.0", "cpu": "Old CPU", "gpus": [{"model": "Tesla K80"}]}
+    return record
+
+
+def test_a_comparison_review_is_of_its_runs_whatever_the_run_tab_shows(qtbot, window):
+    window.run_view.show_record(other_run())
+    runs = [finished_record(at=1_800_000_000.0), finished_record(intra=2, at=1_800_000_600.0)]
+    window.compare_view.show_runs(runs)
+    window.tabs.setCurrentWidget(window.compare_view)
+    review = review_actions.current_review(window)
+    facts = dict(review.facts)
+    assert facts["Environment"] == "TensorFlow 2.21.0, no GPU" and facts["Interpreter"] == runs[0].config.python
+    assert facts["Model"] == "sample:mlp" and "2015" not in review.subtitle and "2017" not in review.subtitle
+    assert review.subtitle.startswith(time.strftime("%Y-%m-%d", time.localtime(1_800_000_000.0)))
+
+
+def test_a_sweep_review_is_of_its_runs_whatever_the_run_tab_shows(qtbot, window, tmp_path):
+    fake = fake_python(tmp_path)
+    window.use_config(LaunchConfig(model="sample:mlp", steady=1, python=fake, extra_env={CHILD_ENV: "ok"}))
+    box, values = window.sweep_view._axes["intra"]
+    box.setChecked(True)
+    values.setText("2")
+    window.sweep_view.repeat.setValue(1)
+    window.sweep_view.warmup.setValue(0)
+    with qtbot.waitSignal(window.sweeper.finished, timeout=60_000):
+        window.sweep_view.start_button.click()
+    window.run_view.show_record(other_run())  # what the Run tab shows has nothing to do with the sweep
+    review = review_actions.current_review(window)
+    facts = dict(review.facts)
+    assert review.kind == "sweep" and facts["Interpreter"] == fake
+    assert facts["Environment"].startswith("TensorFlow fake, Python ")
+    assert time.strftime("%Y-%m-%d") in review.subtitle and "2017" not in review.subtitle
+    assert review.file_stem.startswith(f"tflaunch-sweep-sample-mlp-{time.strftime('%Y-%m-%d')}")
