@@ -12,6 +12,12 @@ Clipping is the other thing renderers disagree on: Qt's own renderer ignores cli
 ImageMagick inverts it. A plot clips to rectangles (its view, a label's box), so a shape
 that lies inside its clip loses the clip, and a rectangle (a band, a bar) reaching out of
 it is cut to it here; only what is left (a curve leaving its view) keeps a clip-path.
+
+Translucency is the third: ImageMagick's own renderer ignores fill-opacity, so the phase
+bands became solid blocks. Translucent fills (bands, a legend's box) lie on the white plot
+background of a review page, where a translucent colour is exactly an opaque tint of it,
+which every renderer draws alike. Translucent strokes stay as they are: the grid is drawn
+over the curves, and an opaque tint would cut them.
 """
 
 from __future__ import annotations
@@ -45,7 +51,28 @@ def page_coordinates(svg: bytes) -> bytes:
         if not element.get("transform"):  # in page pixels now: scaling or not is all one
             element.attrib.pop("vector-effect", None)
     _cut_to_clips(root)
+    _tint_over_white(root)
     return ET.tostring(root, encoding="UTF-8", xml_declaration=True)
+
+
+_HEX = re.compile(r"^#([0-9a-fA-F]{6})$")
+
+
+def _tint_over_white(root: ET.Element) -> None:
+    """Each translucent #rrggbb fill as the opaque colour it makes on white."""
+    for element in root.iter():
+        for paint in ("fill",):
+            colour, opacity = element.get(paint) or "", element.get(f"{paint}-opacity")
+            match = _HEX.match(colour)
+            if match is None or opacity is None:
+                continue
+            try:
+                alpha = min(max(float(opacity), 0.0), 1.0)
+            except ValueError:
+                continue
+            rgb = bytes.fromhex(match.group(1))
+            element.set(paint, "#" + "".join(f"{round(255 - alpha * (255 - c)):02x}" for c in rgb))
+            element.set(f"{paint}-opacity", "1")
 
 
 def _parse(transform: str | None) -> Matrix | None:
