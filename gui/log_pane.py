@@ -18,6 +18,8 @@ FLUSH_MS = 100
 # freezing the window. Runs keep their own bounded tail for the history.
 MAX_LINE_CHARS = 4096
 MAX_PENDING_CHARS = 256 * 1024
+# The last lines shown, as they came: a failure's excerpt of them is not shown twice.
+RECENT_LINES = 64
 
 
 class LogPane(QWidget):
@@ -35,8 +37,8 @@ class LogPane(QWidget):
         self.search.setPlaceholderText("Search the log (Ctrl+F, Enter for next, Shift+Enter for previous)")
         self.search.setClearButtonEnabled(True)
         self.search.returnPressed.connect(self.find_next)
-        self.search.textChanged.connect(lambda _t: self.match.clear())
         self.match = QLabel()
+        self.search.textChanged.connect(lambda _t: self.match.clear())
         previous, following = QToolButton(), QToolButton()
         previous.setArrowType(Qt.ArrowType.UpArrow)
         previous.setToolTip("Previous match (Shift+Enter)")
@@ -57,6 +59,7 @@ class LogPane(QWidget):
         layout.addLayout(bar)
         layout.addWidget(self.text)
         self._pending: deque[str] = deque()
+        self._recent: deque[str] = deque(maxlen=RECENT_LINES)
         self._pending_chars = 0
         self._skipped = 0
         self._flush = QTimer(self)
@@ -66,11 +69,13 @@ class LogPane(QWidget):
 
     def begin(self, title: str) -> None:
         self._pending.clear()
+        self._recent.clear()
         self._pending_chars = self._skipped = 0
         self.text.clear()
         self._append_html(f"<b>── {html.escape(title)}</b>")
 
     def append_lines(self, lines: list[str]) -> None:
+        self._recent.extend(lines)
         for line in lines:
             if len(line) > MAX_LINE_CHARS:
                 line = f"{line[:MAX_LINE_CHARS]} … [line cut: {len(line) - MAX_LINE_CHARS} more characters]"
@@ -96,10 +101,17 @@ class LogPane(QWidget):
         self.flush()
         color = "#146c2e" if record.failure is None else "#b3261e"
         self._append_html(f'<b style="color:{color}">── {html.escape(record.headline)}</b>')
-        if record.failure is not None and record.failure.detail and record.failure.kind != "crash":
-            self._append_html(f'<pre style="color:{color}">{html.escape(record.failure.detail)}</pre>')
+        detail = record.failure.detail if record.failure is not None else ""
+        if detail and record.failure is not None and record.failure.kind != "crash" and not self._shows(detail):
+            self._append_html(f'<pre style="color:{color}">{html.escape(detail)}</pre>')
         bar = self.text.verticalScrollBar()
         bar.setValue(bar.maximum())
+
+    def _shows(self, detail: str) -> bool:
+        """Whether `detail` is the log's last lines: a failure's excerpt of the child's output
+        (a script that failed, a probe that died) was just shown as it came."""
+        lines = detail.split("\n")
+        return len(lines) <= len(self._recent) and list(self._recent)[-len(lines):] == lines
 
     def show_record(self, record: RunRecord) -> None:
         """The stored tail of a finished run's log."""

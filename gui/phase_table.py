@@ -9,7 +9,7 @@ from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableWidget, QTableWidgetItem, QWidget
 
 from tflaunch.core.phases import DESCRIPTIONS, LABELS, OTHER, TIMELINE_ROWS
-from tflaunch.core.run.record import PhaseState, RunRecord
+from tflaunch.core.run.record import PhaseRecord, PhaseState, RunRecord
 from tflaunch.core.units import format_bytes, format_duration
 
 from .palette import PHASE_COLORS, STATE_COLORS
@@ -93,9 +93,23 @@ class PhaseTable(QTableWidget):
                 shown = f"{format_duration(record.latency['median'])}/call"
                 self._cell(row, 2).setToolTip(f"Steady state: {record.steady_line}; "
                                              f"{format_duration(duration)} in all.")
-            texts = (state.value, shown,
+            texts = (self._state_text(phase) if phase else state.value, shown,
                      format_bytes(phase.rss) if phase and phase.rss else "",
                      format_bytes(phase.peak_rss) if phase and phase.peak_rss else "")
             for col, text in enumerate(texts, start=1):
                 self._cell(row, col).setText(text)
             self._cell(row, 1).setForeground(QColor(STATE_COLORS[state.value]))
+
+    def _state_text(self, phase: PhaseRecord) -> str:
+        """The state; for a running phase that counts its calls, how far it is ("37/100 calls")."""
+        cell = self._cell(ROWS.index(phase.name), 1)
+        if phase.state is not PhaseState.RUNNING or phase.progress is None:
+            cell.setToolTip(DESCRIPTIONS.get(phase.name, OTHER_TIP))
+            return phase.state.value
+        done, total = phase.progress
+        cell.setToolTip(f"{LABELS[phase.name]} running: {done} of {total} calls done.")
+        text = f"{done}/{total} calls"
+        # The column keeps its width (the table must not shift): the short form where it must.
+        if self.fontMetrics().horizontalAdvance(text) + 12 > self.columnWidth(1):
+            text = f"{done}/{total}"
+        return text

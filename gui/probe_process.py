@@ -1,9 +1,11 @@
-"""ProbeProcess: the app's driver of a ProbeSession, a QProcess and a sampling QTimer.
+"""ProbeProcess: the app's driver of a ProbeSession, a QProcess, a sampling thread and a clock.
 
 Only I/O lives here: bytes from the QProcess go to core's ProbeSession, which parses and
-folds them into the RunRecord exactly as the command line's driver does; the clock and
-the exit are reported to the same session. Nothing blocks: it reacts to QProcess
-signals and timers. Watchers (the recorder that stores the run) hear what the CLI's hear.
+folds them into the RunRecord exactly as the command line's driver does; the clock, the
+memory samples and the exit are reported to the same session, all on the GUI thread.
+Memory is read on a thread of its own (SamplerThread) and collected on the clock's tick.
+Nothing blocks: it reacts to QProcess signals and timers. Watchers (the recorder that
+stores the run) hear what the CLI's hear.
 """
 
 from __future__ import annotations
@@ -19,19 +21,23 @@ from tflaunch.core.run.gpus import GpuMemorySampler
 from tflaunch.core.run.process_tree import end_group, end_leftovers
 from tflaunch.core.run.record import RunRecord
 from tflaunch.core.run.sampling import ResourceSampler
-from tflaunch.core.run.session import SAMPLE_INTERVAL_S, Output, ProbeSession
+from tflaunch.core.run.session import Output, ProbeSession
+
+from .sampler_thread import SamplerThread
 
 # Bytes of one channel handled per turn of the event loop: a child writing 50 MB at once
 # is read in slices, with the window's painting and timers in between, never in one go.
 READ_BUDGET = 256 * 1024
 _Channel = QProcess.ProcessChannel
+# The GUI's clock: the deadline is checked and the sampler's batch collected 20 times a second.
+TICK_MS = 50
 
 
 class ProbeProcess(QObject):
     """Runs one ProbeSession; emits the record as it grows and when it is done."""
 
     event_applied = Signal(object)  # RunRecord
-    sampled = Signal(float, int, object)  # seconds since launch, RSS bytes, {gpu: bytes}
+    sampled = Signal(list)  # [(seconds since launch, RSS bytes, {gpu: bytes})], oldest first
     log_lines = Signal(list)  # the child's stderr; for a script, its stdout too
     finished = Signal(object)  # RunRecord
 
@@ -42,7 +48,7 @@ class ProbeProcess(QObject):
         self.record: RunRecord = session.record
         self._watcher = watcher or Watcher()
         self._gpu = gpu_sampler
-        self._resources: ResourceSampler | None = None
+        self._sampling: SamplerThread | None = None
         self._pid = 0
         self._resuming: set[_Channel] = set()
         self._process = QProcess(self)
@@ -54,9 +60,9 @@ class ProbeProcess(QObject):
         self._process.started.connect(self._on_started)
         self._process.errorOccurred.connect(self._on_error)
         self._process.finished.connect(self._on_finished)
-        self._sampler = QTimer(self)
-        self._sampler.setInterval(round(SAMPLE_INTERVAL_S * 1000))
-        self._sampler.timeout.connect(self._on_tick)
+        self._clock = QTimer(self)
+        self._clock.setInterval(TICK_MS)
+        self._clock.timeout.connect(self._on_tick)
 
     @property
     def running(self) -> bool:
@@ -73,12 +79,15 @@ class ProbeProcess(QObject):
             environment.insert(name, value)
         self._process.setProcessEnvironment(environment)
         self._watcher.started(self.record)
-        self._sampler.start()  # the deadline is checked on the same tick
+        self._clock.start()
         self._process.start(argv[0], argv[1:])
 
     def cancel(self) -> None:
         """Stop the child and everything it started, now; the run ends as cancelled."""
         if self.running and self.session.cancel():
+            # Now, not when the child's end is heard: a window closing on a run may be
+            # gone by then, and its sampler with it.
+            self._stop_sampling()
             self._kill()
 
     # -- slots -------------------------------------------------------------------------
@@ -86,7 +95,8 @@ class ProbeProcess(QObject):
         pid = int(self._process.processId())
         self._pid = pid
         self.session.started(pid)
-        self._resources = ResourceSampler(pid, self._gpu)
+        self._sampling = SamplerThread(ResourceSampler(pid, self._gpu))
+        self._sampling.start()
 
     def _on_stdout(self) -> None:
         self._read(_Channel.StandardOutput, self.session.stdout)
@@ -132,23 +142,34 @@ class ProbeProcess(QObject):
         if self.session.expired(time.monotonic()):
             self._kill()
             return
-        sample = self._resources.sample() if self._resources is not None else None
-        if sample is None:
+        self._collect()
+
+    def _collect(self) -> None:
+        """The sampler's batch into the session (every sample), then to the views (one signal)."""
+        batch = self._sampling.drain() if self._sampling is not None else []
+        if not batch or self.session.done:
             return
-        now = time.time()
-        self.session.sample(now, *sample)
+        for wall, rss, gpu in batch:
+            self.session.sample(wall, rss, gpu)
         self._watcher.changed(self.record, None)
-        self.sampled.emit(now - self.record.launched_at, sample[0], sample[1])
+        launched = self.record.launched_at
+        self.sampled.emit([(wall - launched, rss, gpu) for wall, rss, gpu in batch])
+
+    def _stop_sampling(self) -> None:
+        self._clock.stop()
+        if self._sampling is not None:
+            self._sampling.stop()
 
     def _on_error(self, error: QProcess.ProcessError) -> None:
         if error is QProcess.ProcessError.FailedToStart and not self.session.done:
-            self._sampler.stop()
+            self._stop_sampling()
             self.session.failed_to_start(f"Could not start {self.record.config.python}: "
                                          f"{self._process.errorString()}.")
             self._end()
 
     def _on_finished(self, exit_code: int, status: QProcess.ExitStatus) -> None:
-        self._sampler.stop()
+        self._stop_sampling()
+        self._collect()  # what was read before the end belongs to the run
         if self._pid:  # ours, from QProcess: the record's pid is whatever the child claimed
             end_group(self._pid, tree=False)  # a descendant may still run in the child's group
         end_leftovers(self.session.marker)  # and one that left the group and outlived the child

@@ -21,7 +21,7 @@ from .probe_process import ProbeProcess
 
 class RunController(QObject):
     phase_changed = Signal(object)  # RunRecord
-    sampled = Signal(float, int, object)  # seconds since launch, RSS bytes, {gpu: bytes}
+    sampled = Signal(list)  # [(seconds since launch, RSS bytes, {gpu: bytes})], a batch per tick
     log_lines = Signal(list)
     run_finished = Signal(object)  # RunRecord
     history_problem = Signal(str)  # a run is not stored: which file, why, what to do

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import statistics
 import time
-from typing import Any, Dict, List
+from typing import Any, Callable, Dict, List, Optional
 
 from .entry_point import EntryPoint
 from .input_values import Fed
@@ -57,12 +57,26 @@ def all_finite(tf: Any, outputs: Any) -> bool:
     return True
 
 
-def steady_latency(tf: Any, fn: Any, packed: Any, runs: int) -> dict[str, float]:
+PROGRESS_EVERY_S = 0.25  # a long steady phase says how far it is, at most 4 times a second
+
+
+def steady_latency(tf: Any, fn: Any, packed: Any, runs: int,
+                   progress: Optional[Callable[[int, int], None]] = None) -> dict[str, float]:
+    """Latency of `runs` calls; `progress(done, total)` is told between calls, outside the
+    timed part, so reporting costs the figures nothing."""
     samples = []
-    for _ in range(max(runs, 0)):
+    total = max(runs, 0)
+    if progress is not None and total:
+        progress(0, total)  # the count shows from the start, not after the first report
+    reported = time.perf_counter()
+    for _ in range(total):
         start = time.perf_counter()
         infer(tf, fn, packed)
-        samples.append(time.perf_counter() - start)
+        end = time.perf_counter()
+        samples.append(end - start)
+        if progress is not None and end - reported >= PROGRESS_EVERY_S and len(samples) < total:
+            progress(len(samples), total)
+            reported = end
     if not samples:
         return {"n": 0}
     ordered = sorted(samples)

@@ -68,7 +68,9 @@ class Probe:
             outputs = infer(tf, fn, packed)
         finite = all_finite(tf, outputs)
         with self.phase("steady") as extra:
-            extra["latency"] = steady_latency(tf, fn, packed, int(cfg.get("steady", 20)))
+            extra["latency"] = steady_latency(
+                tf, fn, packed, int(cfg.get("steady", 20)),
+                lambda done, total: self.channel.emit("progress", "steady", done=done, total=total))
         model_facts = describe(tf, model, cfg["model"], entry, fed, variables, cfg)
         model_facts["outputs_finite"] = finite
         self.channel.emit("result", "steady", environment=environment(tf, keras), model=model_facts)

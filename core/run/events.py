@@ -27,6 +27,8 @@ Kinds and their extra fields:
 - ``error``: ``kind`` (a stable identifier such as ``model_not_found``), ``message`` (one
   sentence a user can act on) and ``detail`` (traceback tail, may be empty).
 - ``saved``: the probe's sample-export mode wrote ``path`` in ``format``.
+- ``progress``: during a phase that repeats work (``steady``): ``done`` of ``total`` calls
+  (counts, ``done`` at most ``total``), a few times a second at most.
 
 A reader must skip lines it cannot use: :class:`EventParser` counts malformed lines (not
 JSON, wrong types, unknown phase, a figure out of range) and unknown kinds or versions
@@ -114,7 +116,15 @@ class Saved:
     format: str
 
 
-Event = Hello | PhaseStart | PhaseEnd | SettingsApplied | InputsListed | Result | ProbeError | Saved
+@dataclass(frozen=True)
+class Progress:
+    ts: float
+    phase: str
+    done: int
+    total: int
+
+
+Event = Hello | PhaseStart | PhaseEnd | SettingsApplied | InputsListed | Result | ProbeError | Saved | Progress
 
 
 class _Malformed(Exception):  # noqa: N818 (private; a protocol violation, not a bug)
@@ -259,7 +269,14 @@ _BUILDERS: dict[str, Callable[[dict[str, Any], float, str], Event]] = {
         ts, ph, _text(o, "kind", limit=200), _text(o, "message"), _text(o, "detail", "", MAX_DETAIL)
     ),
     "saved": lambda o, ts, ph: Saved(ts, ph, _text(o, "path"), _text(o, "format")),
+    "progress": lambda o, ts, ph: _progress(ts, ph, _count(o, "done"), _count(o, "total")),
 }
+
+
+def _progress(ts: float, phase: str, done: int, total: int) -> Progress:
+    if done > total:
+        raise _Malformed("done")
+    return Progress(ts, phase, done, total)
 
 
 def encode(event: str, phase: str, ts: float, **fields: Any) -> str:

@@ -7,6 +7,7 @@ so tests can stand a fake in at exactly this boundary.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterable
 from dataclasses import dataclass
 from types import ModuleType
@@ -119,11 +120,16 @@ def inventory(nvml: ModuleType | None = None) -> GpuInventory:
 
 
 class GpuMemorySampler:
-    """Per-GPU memory held by a set of processes; keeps NVML open between samples."""
+    """Per-GPU memory held by a set of processes; keeps NVML open between samples.
+
+    One sampler serves every run's sampling thread at once; `close` may come from another
+    thread while one samples, so NVML is shut down only between samples.
+    """
 
     def __init__(self, nvml: ModuleType | None = None) -> None:
         self._nvml = nvml or _load_nvml()
         self._handles: list[Any] = []
+        self._lock = threading.Lock()
         if self._nvml is None:
             return
         try:
@@ -143,17 +149,19 @@ class GpuMemorySampler:
         used: dict[int, int] = {}
         if self._nvml is None:  # then there are no handles either
             return used
-        for index, handle in enumerate(self._handles):
-            try:
-                procs = self._nvml.nvmlDeviceGetComputeRunningProcesses(handle)
-            except self._nvml.NVMLError:
-                continue
-            total = sum(p.usedGpuMemory or 0 for p in procs if p.pid in wanted)
-            if any(p.pid in wanted for p in procs):
-                used[index] = total
+        with self._lock:
+            for index, handle in enumerate(self._handles):
+                try:
+                    procs = self._nvml.nvmlDeviceGetComputeRunningProcesses(handle)
+                except self._nvml.NVMLError:
+                    continue
+                total = sum(p.usedGpuMemory or 0 for p in procs if p.pid in wanted)
+                if any(p.pid in wanted for p in procs):
+                    used[index] = total
         return used
 
     def close(self) -> None:
-        if self._handles and self._nvml is not None:
-            self._handles = []
-            self._nvml.nvmlShutdown()
+        with self._lock:
+            if self._handles and self._nvml is not None:
+                self._handles = []
+                self._nvml.nvmlShutdown()

@@ -54,6 +54,7 @@ class PhaseRecord:
     rss: int | None = None
     peak_rss: int | None = None
     latency: dict[str, float] = field(default_factory=dict)
+    progress: tuple[int, int] | None = None  # (done, total) calls, while a repeating phase runs
 
 
 @dataclass
@@ -141,6 +142,8 @@ class RunRecord:
         elif isinstance(event, ev.ProbeError):
             self.failure = Failure(event.kind, event.message, event.detail)
             self.failed_phase = event.phase
+        elif isinstance(event, ev.Progress):
+            self.phases[event.phase].progress = (event.done, event.total)
 
     def add_stderr(self, line: str) -> None:
         # Lines from a session are cut already (with a note, hence the slack); this is for

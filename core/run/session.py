@@ -18,7 +18,7 @@ from .events import EventParser, LineBuffer
 from .process_tree import RUN_MARKER_ENV, run_marker
 from .record import STDERR_LINE_CHARS, Failure, RunRecord
 
-SAMPLE_INTERVAL_S = 1 / 15  # 15 Hz for every driver: the live graph's rate and the record's
+SAMPLE_INTERVAL_S = 1 / 15  # the command line's driver; the app samples on a thread of its own, at 25 Hz
 # Per line of the child's log: one runaway write (a 50 MB line) costs neither memory nor the
 # app's event loop; the record keeps a bounded tail of these (record.STDERR_TAIL_BYTES).
 STDERR_LINE_CAP = STDERR_LINE_CHARS

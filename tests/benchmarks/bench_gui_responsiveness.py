@@ -1,7 +1,9 @@
 """Responsiveness of the window during a run of sample:wide.
 
-A 10 ms precise QTimer measures its own lateness (event-loop lag); the memory graph
-counts the samples it drew. Targets: lag p99 at most 30 ms; at least 10 samples/s.
+A 5 ms precise QTimer measures its own lateness (event-loop lag, p50 and p99); the run's
+record says at what rate memory was sampled (on the sampler thread, handed to the session
+on the GUI thread), and the memory graph counts the samples it drew. Targets: lag p99 at
+most 20 ms; sampling at 20 Hz or more.
 """
 
 from __future__ import annotations
@@ -25,7 +27,15 @@ from tflaunch.gui.app import create_app  # noqa: E402
 from tflaunch.gui.main_window import MainWindow  # noqa: E402
 
 RUNS = 6
-TICK_S = 0.010
+TICK_S = 0.005
+TARGET_LAG_P99_MS = 20
+TARGET_SAMPLE_HZ = 20
+
+
+def sample_rate(record) -> float:
+    """Samples per second between the run's first and last sample."""
+    times = [t for t, _ in record.samples]
+    return (len(times) - 1) / (times[-1] - times[0]) if len(times) > 1 and times[-1] > times[0] else 0.0
 
 
 def measure_run(app, window) -> dict:
@@ -57,6 +67,7 @@ def measure_run(app, window) -> dict:
         "lag_p50_ms": 1000 * statistics.median(lag),
         "lag_p99_ms": 1000 * lag[min(len(lag) - 1, int(0.99 * len(lag)))],
         "lag_max_ms": 1000 * lag[-1],
+        "sample_rate_hz": sample_rate(result["record"]),
         "graph_samples_per_s": samples / elapsed,
     }
 
@@ -79,14 +90,17 @@ def main() -> None:
     # The first run in a fresh process also pays one-time costs (first paint of each plot
     # item, lazy imports); it is reported apart, not hidden.
     warm = runs[1:]
+    p50 = statistics.median(r["lag_p50_ms"] for r in warm)
     p99 = statistics.median(r["lag_p99_ms"] for r in warm)
-    rate = statistics.median(r["graph_samples_per_s"] for r in warm)
+    rate = statistics.median(r["sample_rate_hz"] for r in warm)
+    drawn = statistics.median(r["graph_samples_per_s"] for r in warm)
     report("gui_responsiveness", {
-        "benchmark": "event-loop lag and graph sample rate during sample:wide runs",
+        "benchmark": "event-loop lag (5 ms timer) and memory sample rate during sample:wide runs",
         "first_run": runs[0], "warm_runs": warm,
-        "median_lag_p99_ms": p99, "median_graph_samples_per_s": rate,
-        "targets": {"lag_p99_ms": 30, "graph_samples_per_s": 10},
-        "met": p99 <= 30 and rate >= 10,
+        "median_lag_p50_ms": p50, "median_lag_p99_ms": p99,
+        "median_sample_rate_hz": rate, "median_graph_samples_per_s": drawn,
+        "targets": {"lag_p99_ms": TARGET_LAG_P99_MS, "sample_rate_hz": TARGET_SAMPLE_HZ},
+        "met": p99 <= TARGET_LAG_P99_MS and rate >= TARGET_SAMPLE_HZ,
     })
     window.close()
 
