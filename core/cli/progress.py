@@ -32,8 +32,10 @@ class Progress(Watcher):
             current = record.current_phase or "steady"
             started = record.phases[current].started or record.launched_at
             rss = record.samples[-1][1] if record.samples else None
+            progress = record.phases[current].progress
+            count = f"   {progress[0]}/{progress[1]} calls" if progress else ""
             self._write(f"{self.prefix}{LABELS[current]:<16} {format_duration(time.time() - started):>9}"
-                        f"   RSS {format_bytes(rss)} …", final=False)
+                        f"   RSS {format_bytes(rss)}{count} …", final=False)
 
     def ended(self, record: RunRecord) -> None:
         if self.live:
