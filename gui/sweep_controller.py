@@ -1,7 +1,8 @@
 """SweepController: the app's driver of a SweepSession, one trial's ProbeProcesses at a time.
 
 The decisions and the storing are core's SweepSession, the same one `tflaunch sweep`
-drives; this only prepares it off the GUI thread and starts processes when a trial is due.
+drives; this only prepares it off the GUI thread (core's prepare, which converts the model
+when format varies, as the command line does) and starts processes when a trial is due.
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ class SweepController(QObject):
     trial_started = Signal(object, object)  # Trial, its first RunRecord
     finished = Signal(object, str)  # Sweep, status: done or cancelled
     history_problem = Signal(str)
-    _prepared = Signal(object, object)  # candidates or an error message, plan (from the worker thread)
+    _prepared = Signal(int, object, object)  # preparation number, candidates or an error message, plan
 
     def __init__(self, history: History | None, parent: QObject | None = None,
                  gpu_sampler: GpuMemorySampler | None = None) -> None:
@@ -41,6 +42,8 @@ class SweepController(QObject):
         self._trial: Trial | None = None
         self._processes: list[ProbeProcess] = []
         self._cancelled = False
+        self._preparation = 0  # numbers each start: a result from an abandoned one is ignored
+        self._preparing = False
         self._prepared.connect(self._on_prepared)
 
     @property
@@ -53,32 +56,45 @@ class SweepController(QObject):
 
     @property
     def running(self) -> bool:
-        return self.session is not None and self.session.status == "running"
+        """Preparing or running trials: either way the app is busy with this sweep."""
+        return self._preparing or (self.session is not None and self.session.status == "running")
 
     def start(self, plan: SweepPlan) -> None:
         """Prepare (converting the model if format varies) off the GUI thread, then check
         every setting and run."""
         self._cancelled = False
         self.session = None
-        self.preparing.emit("Preparing: converting the model into each format…" if "format" in plan.axes
-                            else "Preparing…")
+        self._preparation += 1
+        self._preparing = True
+        formats = plan.axes.get("format")
+        self.preparing.emit(f"Preparing: saving {plan.base.model} as {', '.join(formats)} (converted once, "
+                            "then kept for later sweeps)…" if formats else "Preparing…")
+        number = self._preparation
 
         def work() -> None:
             try:
-                self._prepared.emit(prepare(plan), plan)
+                self._prepared.emit(number, prepare(plan), plan)
             except (PlanError, ConversionError, OSError) as exc:
-                self._prepared.emit(str(exc), plan)
+                self._prepared.emit(number, str(exc), plan)
 
         threading.Thread(target=work, name="tflaunch-sweep-prepare", daemon=True).start()
 
     def cancel(self) -> None:
         self._cancelled = True
+        if self._preparing:  # at once: a conversion may take minutes; its result is ignored, its files kept
+            self._preparing = False
+            self.failed_to_start.emit("cancelled while preparing; a conversion still under way finishes in the "
+                                      "background and is kept for the next sweep")
+            return
         for process in self._processes:
             process.cancel()
         if not self._processes and self.running:
             self._end("cancelled")
 
-    def _on_prepared(self, candidates: list[Candidate] | str, plan: SweepPlan) -> None:
+    def _on_prepared(self, number: int, candidates: list[Candidate] | str, plan: SweepPlan) -> None:
+        if number != self._preparation or not self._preparing:
+            return  # cancelled, or a later sweep started meanwhile
+        self._preparing = False
         if isinstance(candidates, str):
             self.failed_to_start.emit(candidates)
             return
@@ -86,9 +102,6 @@ class SweepController(QObject):
         why = refusal(candidates, known=cached_known_flags)
         if why:
             self.failed_to_start.emit(why)
-            return
-        if self._cancelled:
-            self.failed_to_start.emit("cancelled before the first trial")
             return
         self.session = SweepSession(plan, candidates, self.history, self.history_problem.emit)
         self.started_at = time.monotonic()

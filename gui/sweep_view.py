@@ -3,24 +3,21 @@
 from __future__ import annotations
 
 import html
+import time
+from collections.abc import Callable
 
 import pyqtgraph as pg
-from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QColor
+from PySide6.QtCore import QSize, Qt, QTimer, Signal
+from PySide6.QtGui import QColor, QResizeEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
-    QCheckBox,
-    QComboBox,
-    QFormLayout,
-    QGridLayout,
-    QGroupBox,
+    QFrame,
     QHBoxLayout,
     QHeaderView,
     QLabel,
-    QLineEdit,
     QProgressBar,
     QPushButton,
-    QSpinBox,
+    QScrollArea,
     QSplitter,
     QTableWidget,
     QTableWidgetItem,
@@ -31,26 +28,21 @@ from PySide6.QtWidgets import (
 from tflaunch.core.report.review import Review, sweep_review
 from tflaunch.core.run.record import RunRecord
 from tflaunch.core.settings.config import LaunchConfig
-from tflaunch.core.sweep.plan import AXES as CORE_AXES
-from tflaunch.core.sweep.plan import (
-    OBJECTIVES,
-    PlanError,
-    Sweep,
-    SweepPlan,
-    format_objective,
-    leader_of,
-    outcome,
-    winner_of,
-)
+from tflaunch.core.store.history import History
+from tflaunch.core.sweep.plan import Sweep, SweepPlan, Trial, format_objective, leader_of, outcome, winner_of
 from tflaunch.core.sweep.report import result_rows
 from tflaunch.core.units import format_duration
 
 from .charts import draw_strips
+from .plot_theme import follow_palette
+from .sweep_plan_form import SweepPlanForm
 
-# Axis, default values, what it sets: core's table of axes (env.NAME is typed by hand).
-AXES: tuple[tuple[str, str, str], ...] = tuple(
-    (name, default, text) for name, (text, default) in CORE_AXES.items() if "." not in name)
 WINNER = QColor("#e6f4ea")
+# The chart stays readable however small the window (1024×700 included): the plan above
+# scrolls and the table beside it narrows first.
+CHART_MIN_HEIGHT = 170  # room for the axis titles, not only the dots
+CHART_MIN_WIDTH = 220
+PLAN_MIN_HEIGHT = 60
 
 
 class SweepView(QWidget):
@@ -58,60 +50,23 @@ class SweepView(QWidget):
     cancel_requested = Signal()
     save_winner_requested = Signal()
 
-    def __init__(self, parent: QWidget | None = None) -> None:
+    def __init__(self, history: History | None = None, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self._sweep: Sweep | None = None
         self._sweep_id: int | None = None
-        self._example: RunRecord | None = None
-        self.trial_seconds = 3.0  # until a trial has run, a guess for the estimate
-        self._axes: dict[str, tuple[QCheckBox, QLineEdit]] = {}
-        grid = QGridLayout()
-        for row, (axis, default, text) in enumerate(AXES):
-            box = QCheckBox(axis)
-            box.setToolTip(f"Vary {text}")
-            values = QLineEdit(default)
-            values.setToolTip("Values separated by commas")
-            values.setEnabled(False)
-            box.toggled.connect(values.setEnabled)
-            box.toggled.connect(self._update_estimate)
-            values.textChanged.connect(self._update_estimate)
-            grid.addWidget(box, row // 2, (row % 2) * 2)
-            grid.addWidget(values, row // 2, (row % 2) * 2 + 1)
-            self._axes[axis] = (box, values)
-        self.env_axis = QLineEdit()
-        self.env_axis.setPlaceholderText("env: NAME=a,b (an extra environment variable to vary)")
-        self.env_axis.textChanged.connect(self._update_estimate)
-        grid.addWidget(self.env_axis, len(AXES) // 2, 0, 1, 4)
-        vary = QGroupBox("Vary")
-        vary.setLayout(grid)
+        self._runs: list[RunRecord] = []
+        self._preparing_since: float | None = None
+        self._preparing_text = ""
+        self._clock = QTimer(self)  # the seconds a preparation (a conversion) has taken, while it runs
+        self._clock.setInterval(1000)
+        self._clock.timeout.connect(self._show_preparing)
 
-        self.objective = QComboBox()
-        for key, text in OBJECTIVES.items():
-            self.objective.addItem(text, key)
-        self.repeat = QSpinBox(minimum=1, maximum=100, value=5)
-        self.repeat.setToolTip("Measured trials per setting")
-        self.warmup = QSpinBox(minimum=0, maximum=10, value=1)
-        self.warmup.setToolTip("Rounds run first and discarded (page cache, lazy initialisation)")
-        self.instances = QSpinBox(minimum=1, maximum=16, value=1)
-        self.instances.setToolTip("Probes started together per trial: the contention several processes see")
-        self.racing = QCheckBox("Racing")
-        self.racing.setChecked(True)
-        self.racing.setToolTip("Stop a setting once its range no longer overlaps the leader's and its "
-                               "median is at least 3% worse (after 3 trials each)")
-        for widget in (self.repeat, self.warmup, self.instances):
-            widget.valueChanged.connect(self._update_estimate)
-        self.racing.toggled.connect(self._update_estimate)
-        how = QFormLayout()
-        how.addRow("Objective", self.objective)
-        how.addRow("Trials per setting", self.repeat)
-        how.addRow("Warm-up rounds", self.warmup)
-        how.addRow("Instances at once", self.instances)
-        how.addRow(self.racing)
-        how_box = QGroupBox("How")
-        how_box.setLayout(how)
-
-        self.estimate = QLabel()
-        self.estimate.setWordWrap(True)
+        self.form = SweepPlanForm(history)
+        # The plan's controls, where the window and the tests reach them.
+        self.estimate, self._axes, self.env_axis = self.form.estimate, self.form.axes, self.form.env_axis
+        self.objective = self.form.objective
+        self.repeat, self.warmup, self.instances, self.racing = (self.form.repeat, self.form.warmup,
+                                                                  self.form.instances, self.form.racing)
         self.start_button = QPushButton("Start sweep")
         self.start_button.setToolTip("Run the sweep with the settings panel as the baseline")
         self.start_button.clicked.connect(self._on_start)
@@ -132,98 +87,118 @@ class SweepView(QWidget):
         # Two lines kept free: the results table below stretches and would clip a wrapped verdict.
         self.verdict.setMinimumHeight(2 * self.verdict.fontMetrics().lineSpacing() + 6)
 
-        buttons = QHBoxLayout()
-        for button in (self.start_button, self.cancel_button, self.save_button):
-            buttons.addWidget(button)
-        top = QHBoxLayout()
-        top.addWidget(vary, 3)
-        top.addWidget(how_box, 2)
-
         header, _ = result_rows([], "ready")  # the same columns as the terminal and the review images
         self.table = QTableWidget(0, len(header))
         self.table.setHorizontalHeaderLabels(header)
         self.table.verticalHeader().hide()
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.NoSelection)
-        header = self.table.horizontalHeader()
-        header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-        header.setStretchLastSection(True)
+        columns = self.table.horizontalHeader()
+        columns.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        columns.setStretchLastSection(True)
         self.chart = pg.PlotWidget(background="w")
         self.chart.setMenuEnabled(False)
         self.chart.setMouseEnabled(x=False, y=False)
-        results = QSplitter(Qt.Orientation.Horizontal)
-        results.addWidget(self.table)
-        results.addWidget(self.chart)
-        results.setStretchFactor(0, 3)
-        results.setStretchFactor(1, 2)
+        follow_palette(self.chart)
+        self.chart.getPlotItem().getAxis("bottom").enableAutoSIPrefix(False)  # setting numbers, not "(x0.001)"
+        self.chart.setMinimumSize(CHART_MIN_WIDTH, CHART_MIN_HEIGHT)
+        self.results = QSplitter(Qt.Orientation.Horizontal)
+        self.results.addWidget(self.table)
+        self.results.addWidget(self.chart)
+        self.results.setStretchFactor(0, 3)
+        self.results.setStretchFactor(1, 2)
+        self.results.setChildrenCollapsible(False)
 
+        # Above: the plan, which scrolls when the window is small. Below: its size, the
+        # buttons, the sweep's progress and its results, always in sight.
+        scroll = QScrollArea()
+        scroll.setWidget(self.form)
+        scroll.setWidgetResizable(True)
+        scroll.setFrameShape(QFrame.Shape.NoFrame)
+        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)  # see resizeEvent
+        scroll.setMinimumHeight(PLAN_MIN_HEIGHT)
+        self._plan_scroll = scroll
+        follow = _FitsItsText()
+        follow_layout = QVBoxLayout(follow)
+        follow_layout.setContentsMargins(0, 0, 0, 0)
+        buttons = QHBoxLayout()
+        for button in (self.start_button, self.cancel_button, self.save_button):
+            buttons.addWidget(button)
+        follow_layout.addWidget(self.estimate)  # the plan's size and time, in sight by the button that starts it
+        follow_layout.addLayout(buttons)
+        follow_layout.addWidget(self.progress)
+        follow_layout.addWidget(self.status)
+        follow_layout.addWidget(self.verdict)
+        follow_layout.addWidget(self.results, 1)
+        self.sections = QSplitter(Qt.Orientation.Vertical)
+        self.sections.addWidget(scroll)
+        self.sections.addWidget(follow)
+        self.sections.setStretchFactor(0, 0)
+        self.sections.setStretchFactor(1, 1)
+        self.sections.setChildrenCollapsible(False)
         layout = QVBoxLayout(self)
-        layout.addLayout(top)
-        layout.addWidget(self.estimate)
-        layout.addLayout(buttons)
-        layout.addWidget(self.progress)
-        layout.addWidget(self.status)
-        layout.addWidget(self.verdict)
-        layout.addWidget(results, 1)
-        self._update_estimate()
+        layout.setContentsMargins(4, 4, 4, 4)  # a narrow margin inside the tab's frame: the pixels go to the chart
+        layout.addWidget(self.sections)
 
-    # -- the plan ----------------------------------------------------------------------
     def plan(self, base: LaunchConfig) -> SweepPlan:
-        axes = {axis: [v.strip() for v in values.text().split(",") if v.strip()]
-                for axis, (box, values) in self._axes.items() if box.isChecked()}
-        env = self.env_axis.text().strip()
-        if env:
-            name, sep, values = env.partition("=")
-            if not sep or not name.strip():
-                raise PlanError("Write the environment variable to vary as NAME=a,b.")
-            axes[f"env.{name.strip()}"] = [v.strip() for v in values.split(",") if v.strip()]
-        return SweepPlan(base, axes, self.repeat.value(), self.warmup.value(), self.objective.currentData(),
-                         self.racing.isChecked(), self.instances.value())
+        return self.form.plan(base)
 
-    def _count(self) -> int:
-        count = 1
-        for box, values in self._axes.values():
-            if box.isChecked():
-                count *= max(1, len([v for v in values.text().split(",") if v.strip()]))
-        env = self.env_axis.text().partition("=")[2]
-        if env.strip():
-            count *= len([v for v in env.split(",") if v.strip()])
-        return count + 1  # the baseline
+    def follow_settings(self, panel: QWidget, config: Callable[[], LaunchConfig]) -> None:
+        self.form.follow_settings(panel, config)
 
-    def _update_estimate(self) -> None:
-        settings = self._count()
-        trials = settings * (self.warmup.value() + self.repeat.value())
-        racing = ", fewer with racing" if self.racing.isChecked() else ""
-        self.estimate.setText(f"Plan: {settings} settings (the baseline included) × ({self.warmup.value()} warm-up "
-                              f"+ {self.repeat.value()}) = {trials} trials, about "
-                              f"{format_duration(trials * self.trial_seconds)}{racing}.")
+    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 (Qt's name)
+        """The plan scrolls up and down, never sideways: its boxes stack when narrow."""
+        super().resizeEvent(event)
+        self.form.fit_width(self._plan_scroll.width() - self._plan_scroll.verticalScrollBar().sizeHint().width())
 
     def _on_start(self) -> None:
         self.start_requested.emit(None)
 
     # -- following and results -----------------------------------------------------------
     def show_message(self, text: str) -> None:
+        """A word from the window or the controller; while preparing, the seconds it takes follow it."""
+        self._preparing_text = text
         self.status.setText(text)
+        self._show_preparing()
 
-    def set_example(self, record: RunRecord) -> None:
-        """A run of this sweep: reviews take its date and environment from it."""
-        self._example = record
+    def _show_preparing(self) -> None:
+        if self._preparing_since is not None:
+            waited = time.monotonic() - self._preparing_since
+            # A coarse timer may tick a little early: 0.97 s is "1 s so far".
+            self.status.setText(f"{self._preparing_text} {waited:.0f} s so far" if waited >= 0.5
+                                else self._preparing_text)
+
+    def trial_started(self, trial: Trial, record: RunRecord) -> None:
+        """A trial's first run began: the review takes its date and environment from the
+        sweep's own runs."""
+        self._runs.append(record)
+        if self._preparing_since is not None:  # prepared: the bar stays busy until a trial has ended
+            self._preparing_since = None
+            self._clock.stop()
+            self.status.setText(f"First trial running: {trial.candidate.key}{' (warm-up)' if trial.warmup else ''}…")
 
     def review(self) -> Review | None:
         if self._sweep is None or not self._sweep.trials_run:
             return None
-        return sweep_review(self._sweep, self._example, self._sweep_id)
+        return sweep_review(self._sweep, self._runs, self._sweep_id)
 
     def set_running(self, running: bool) -> None:
-        if running:  # a new sweep: nothing of the previous one stays on show
-            self._sweep, self._example, self._sweep_id = None, None, None
+        if running:  # a new sweep: nothing of the previous one stays on show while it is prepared
+            self._sweep, self._runs, self._sweep_id = None, [], None
             self.table.setRowCount(0)
+            draw_strips(self.chart.getPlotItem(), [], self.objective.currentData())
             self.verdict.setText("")
-            self.progress.setValue(0)
+            self.save_button.setEnabled(False)
+            self.progress.setRange(0, 0)  # busy until the first trial ends (show_progress)
+            self._preparing_since = time.monotonic()
+            self._clock.start()
+        else:
+            self._preparing_since = None
+            self._clock.stop()
+            self.progress.setRange(0, 1)
+            self.progress.reset()
         self.start_button.setEnabled(not running)
         self.cancel_button.setEnabled(running)
-        if running:
-            self.save_button.setEnabled(False)
 
     def show_progress(self, sweep: Sweep, seconds_left: float | None) -> None:
         """After each trial: one pass of the statistics feeds the status, table and chart."""
@@ -235,7 +210,7 @@ class SweepView(QWidget):
         parts = [f"{sweep.trials_run} trials done"]
         if seconds_left is not None:
             parts.append(f"at most {format_duration(seconds_left)} left")
-        if leader:
+        if leader and leader.spread:
             parts.append(f"leader {leader.candidate.key} "
                          f"({format_objective(sweep.plan.objective, leader.spread.median)})")
         self.status.setText(" · ".join(parts))
@@ -258,18 +233,48 @@ class SweepView(QWidget):
                 if row == 0 and result.spread:
                     item.setBackground(WINNER)
                 self.table.setItem(row, col, item)
-        # The figures come first: the table takes the width its columns need, the chart the rest.
-        self.table.setMinimumWidth(min(self.table.horizontalHeader().length() + 2 * self.table.frameWidth(), 900))
+        self._widen_table()
         draw_strips(self.chart.getPlotItem(), [(r.candidate.key, r.values, r.stopped is not None) for r in results],
                     objective)
         self.verdict.setText(html.escape(outcome(results, objective)) if leader_of(results) else "")
 
+    def _widen_table(self) -> None:
+        """The figures come first: the table takes the width its columns need, the chart
+        the rest, but never less than its minimum."""
+        want = self.table.horizontalHeader().length() + 2 * self.table.frameWidth() \
+            + self.table.verticalScrollBar().sizeHint().width()
+        total = sum(self.results.sizes())
+        if total and self.table.width() < want:
+            table = min(want, total - max(CHART_MIN_WIDTH, int(total * 0.3)))
+            self.results.setSizes([table, total - table])
+
     def finish(self, sweep: Sweep, status: str, sweep_id: int | None = None) -> None:
         self._sweep, self._sweep_id = sweep, sweep_id
         self.set_running(False)
+        self.progress.setRange(0, sweep.planned_without_racing)
+        self.progress.setValue(sweep.trials_run)
         results = sweep.results()
         self.show_results(sweep, results)
         self.save_button.setEnabled(winner_of(results) is not None and status == "done")
         done = "Sweep cancelled; its finished trials are in History." if status == "cancelled" else "Sweep done."
         self.status.setText(f"{done} {sweep.trials_run} trials run "
                             f"({sweep.planned_without_racing} without racing).")
+        self.form.forget_history(sweep.plan.base.model)  # its runs are history now
+
+
+class _FitsItsText(QWidget):
+    """A widget whose minimum height is what its wrapped labels need at its width: a
+    splitter asks minimumSizeHint(), which ignores word wrap, and would clip the chart."""
+
+    def minimumSizeHint(self) -> QSize:  # noqa: N802 (Qt's name)
+        hint = super().minimumSizeHint()
+        layout = self.layout()
+        if layout is not None and self.width() > 0:
+            hint.setHeight(max(hint.height(), layout.totalMinimumHeightForWidth(self.width())))
+        return hint
+
+    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 (Qt's name)
+        super().resizeEvent(event)
+        if event.size().width() != event.oldSize().width():
+            self.updateGeometry()  # wrapped lines change with the width: the splitter asks again
+

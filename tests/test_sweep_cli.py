@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 
@@ -10,7 +11,8 @@ from tflaunch.core.paths import history_path, profiles_dir
 from tflaunch.core.store.history import History
 from tflaunch.core.store.profiles import ProfileStore
 
-from .builders import slow_python
+from .builders import fake_python, slow_python
+from .fake_child import CHILD_ENV
 
 TFLAUNCH = [sys.executable, "-m", "tflaunch.gui.main"]
 
@@ -63,3 +65,16 @@ def test_two_instances_at_once():
     done = sweep("--vary", "intra=1", "--repeat", "1", "--warmup", "0", "--instances", "2", "--json")
     assert done.returncode == 0, done.stderr[-2000:]
     assert len(History(history_path()).list_runs()) == 2 * 2, "each trial stores both of its instances"
+
+
+def test_a_format_sweep_converts_the_model_once_and_runs_each_format(tmp_path):
+    """The conversion is real (the fake interpreter is the real one without its variable);
+    the trials go to the fake child, so this takes seconds."""
+    done = sweep("--python", fake_python(tmp_path), "--env", f"{CHILD_ENV}=ok", "--vary", "format=keras,h5",
+                 "--repeat", "1", "--warmup", "0", "--json", timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "sweep of 3 settings from format (keras, h5); 0 warm-up + 1 measured trials each (3 trials" in done.stderr
+    models = {r["setting"]: r["config"]["model"] for r in json.loads(done.stdout)["results"]}
+    assert models["baseline"] == "sample:mlp"
+    assert models["format=keras"].endswith("mlp.keras") and models["format=h5"].endswith("mlp.h5")
+    assert all(os.path.exists(models[f"format={fmt}"]) for fmt in ("keras", "h5"))

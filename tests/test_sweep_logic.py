@@ -9,8 +9,12 @@ import pytest
 
 from tflaunch.core.settings.config import LaunchConfig
 from tflaunch.core.stats import spread
+from tflaunch.core.store.history import History
 from tflaunch.core.sweep.plan import PlanError, Sweep, SweepPlan, outcome, verdict
+from tflaunch.core.sweep.size import estimate_seconds, plan_size, recent_ready_times
 from tflaunch.core.sweep.stats import is_noisy, ratio_to_baseline
+
+from .builders import finished_record, record_through
 
 
 def test_spread_of_known_values():
@@ -142,7 +146,8 @@ def test_too_few_trials_give_no_interval_and_no_winner():
     assert all(r.ratio is None for r in results), "a bootstrap of two values is no interval"
     assert sweep.winner() is None and sweep.leader().candidate.key == "intra=2"
     text = outcome(results, "ready")
-    assert text.startswith("No winner: not enough runs. intra=2 leads") and "--repeat 3" in text
+    assert text.startswith("No winner: not enough runs. intra=2 leads")
+    assert text.endswith("run 3 or more trials per setting.") and "--" not in text, "words for the app and the CLI"
     assert {r.candidate.key: r.note for r in results}["intra=2"] == "not enough runs"
 
 
@@ -181,3 +186,64 @@ def test_a_leading_baseline_with_too_few_trials_is_not_a_verdict_either():
     sweep = Sweep(plan(values=("2",), repeat=2, warmup=0, racing=False), candidates)
     synthetic(sweep, {"baseline": 1.0, "intra=2": 2.0}, noise=0.001)
     assert outcome(sweep.results(), "ready").startswith("No winner: not enough runs. baseline leads")
+
+
+def test_the_plan_size_counts_distinct_settings_the_baseline_once():
+    def size(axes, base=None, **kw):
+        p = SweepPlan(base or LaunchConfig(), axes, **kw)
+        found = plan_size(p)
+        assert found.trials == Sweep(p, p.candidates()).planned_without_racing if axes else found.trials == 0
+        return found.settings, found.trials
+
+    assert size({}) == (0, 0), "nothing varied: nothing to run, not 1 setting"
+    assert size({"intra": ["1", "2"]}, repeat=5, warmup=1) == (3, 18)
+    assert size({"intra": ["0", "2"]}, repeat=5, warmup=1) == (2, 12), "intra=0 is the baseline: counted once"
+    assert size({"intra": ["0", "2"]}, base=LaunchConfig(intra=4), repeat=3, warmup=0) == (3, 9)
+    assert size({"xla_auto": ["on", "true", "off"]}, repeat=2, warmup=0) == (2, 4), "on and true: one setting"
+    assert size({"intra": ["1", "2"], "onednn": ["default", "off"]}, repeat=1, warmup=0) == (5, 5)
+    # A format is counted without converting: the model's own format is the baseline.
+    assert size({"format": ["keras", "h5"]}, base=LaunchConfig(model="/models/m.keras"), repeat=1, warmup=0) == (2, 2)
+    assert size({"format": ["keras", "h5"]}, repeat=1, warmup=0) == (3, 3)
+    p = SweepPlan(LaunchConfig(), {"intra": ["1", "2"]}, repeat=5, warmup=1)
+    assert "3 settings from intra (1, 2); 1 warm-up + 5 measured trials each (18 trials without racing)" \
+        in p.describe(len(p.candidates()))
+
+
+def test_a_plan_that_cannot_run_names_the_setting_and_the_value_in_words_for_any_reader():
+    def refusal(axes):
+        with pytest.raises(PlanError) as caught:
+            SweepPlan(LaunchConfig(), axes).candidates()
+        assert "--" not in str(caught.value) and "=" not in str(caught.value), "no command-line syntax"
+        return str(caught.value)
+
+    assert refusal({}) == "Choose at least one setting to vary."
+    assert refusal({"intra": []}) == "Give intra at least one value to try, such as 1,2."
+    assert refusal({"intra": ["x"]}) == "'x' is not a value for intra: use a whole number from 0 to 1024."
+    assert refusal({"inter": ["5000"]}) == "'5000' is not a value for inter: use a whole number from 0 to 1024."
+    assert refusal({"batch": ["0"]}) == "'0' is not a value for batch: use a whole number from 1 to 1048576."
+    assert refusal({"gpus": ["0+a"]}).startswith("'0+a' is not a value for gpus: use all, none, or GPU numbers")
+    assert refusal({"format": ["onnx"]}) == "'onnx' is not a value for format: use one of savedmodel, keras, h5."
+
+
+def test_without_a_converter_a_format_is_named_not_refused():
+    keys = [c.key for c in SweepPlan(LaunchConfig(), {"format": ["keras", "h5"]}).candidates()]
+    assert keys == ["baseline", "format=keras", "format=h5"]
+    converted = SweepPlan(LaunchConfig(), {"format": ["h5"]}).candidates(lambda fmt: f"/cache/mlp.{fmt}")
+    assert converted[1].config.model == "/cache/mlp.h5"
+
+
+def test_the_estimate_is_the_median_time_to_ready_of_the_models_recent_successful_runs(tmp_path):
+    history = History(tmp_path / "history.sqlite")
+    assert recent_ready_times(history, "sample:mlp") == [] and recent_ready_times(None, "sample:mlp") == []
+    for i, ready in enumerate((1.0, 3.0, 2.0)):
+        history.record(finished_record("sample:mlp", ready_s=ready, at=1000.0 + i), "run")
+    history.record(finished_record("sample:other", ready_s=50.0, at=2000.0), "run")
+    failed = record_through(["import"], launched=3000.0)  # of sample:mlp, the newest, and no time to ready
+    failed.finish(3)
+    history.record(failed, "run")
+    times = recent_ready_times(history, "sample:mlp")
+    assert times == pytest.approx([2.02, 3.02, 1.02]), "newest first, this model's successful runs only"
+    size = plan_size(SweepPlan(LaunchConfig(), {"intra": ["1", "2"]}, repeat=3, warmup=1))
+    assert estimate_seconds(size, times) == pytest.approx(2.02 * 12)
+    assert estimate_seconds(size, []) is None
+    assert len(recent_ready_times(history, "sample:mlp", limit=2)) == 2

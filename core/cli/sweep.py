@@ -10,7 +10,8 @@ from ..paths import profiles_dir
 from ..run.formats import ConversionError
 from ..store.history import HistoryError
 from ..store.profiles import ProfileError, ProfileStore
-from ..sweep.plan import OBJECTIVES, PlanError, Sweep, SweepPlan, Trial, axes_help, format_objective, outcome
+from ..sweep.axes import axes_help
+from ..sweep.plan import OBJECTIVES, PlanError, Sweep, SweepPlan, Trial, format_objective, outcome
 from ..sweep.report import results_json, results_table
 from ..sweep.session import SweepSession, prepare, refusal, run_headless
 from ..sweep.stored import winner_profile

@@ -17,19 +17,21 @@ has `repeat` measured trials.
 from __future__ import annotations
 
 import itertools
+import json
 import random
 from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..probe.input_shapes import parse_shape, spec_text
-from ..run.formats import FORMATS
 from ..run.record import RunRecord, RunStatus
 from ..settings.config import LaunchConfig
-from ..settings.vocabulary import parse_switch, parse_tristate
 from ..stats import Spread, spread
 from ..units import format_bytes, format_duration
+from .axes import AXES as AXES  # re-exported: the plan's users name the axes through it
+from .axes import PlanError as PlanError
+from .axes import apply_value
+from .size import NOTHING_TO_VARY, count_trials, format_stand_in
 from .stats import CONFIDENCE, Ratio, is_noisy, ratio_to_baseline
 
 MIN_TRIALS = 3
@@ -43,27 +45,6 @@ OBJECTIVES: dict[str, str] = {
     "steady": "steady latency",
     "peak": "peak memory",
 }
-
-# The settings a sweep can vary: what each takes, as a user types it, and the values the
-# app offers first.
-AXES: dict[str, tuple[str, str]] = {
-    "intra": ("intra-op threads: 0 (default), 1, 2, ...", "1,2"),
-    "inter": ("inter-op threads: 0 (default), 1, 2, ...", "1,2"),
-    "xla_auto": ("XLA auto-clustering: on, off", "off,on"),
-    "jit_compile": ("compile the model with XLA (measurement only): on, off", "off,on"),
-    "onednn": ("oneDNN: default, on, off", "default,off"),
-    "memory_growth": ("GPU memory growth: on, off", "off,on"),
-    "gpus": ("visible GPUs: all, none, 0, 0+1, ...", "all"),
-    "batch": ("batch size: 1, 2, ...", "1,8"),
-    "format": ("model format: " + ", ".join(FORMATS) + " (converted once, cached)", ",".join(FORMATS)),
-    "env.NAME": ("an extra environment variable NAME: any values", ""),
-    "input.NAME": ("the shape fed to input NAME, without the batch: 224x224x3, 320x320x3, ...", ""),
-}
-
-
-def axes_help() -> str:
-    return "; ".join(f"{name} ({text})" for name, (text, _) in AXES.items())
-
 
 def objective_value(record: RunRecord, objective: str) -> float | None:
     """The figure a sweep minimises, from one run; None when the run did not give it."""
@@ -84,39 +65,9 @@ def format_objective(objective: str, value: float | None) -> str:
     return format_bytes(value) if objective == "peak" else format_duration(value)
 
 
-class PlanError(ValueError):
-    """A sweep plan that cannot run; the message names the axis or value."""
-
-
-def _apply(config: LaunchConfig, axis: str, text: str, model_for_format: Callable[[str], str] | None) -> LaunchConfig:
-    """The config with one axis set to one value, given as the user typed it."""
-    if axis in ("intra", "inter", "batch"):
-        value = int(text)
-        if value < (1 if axis == "batch" else 0):
-            raise ValueError("out of range")
-        return config.replace(**{axis: value})
-    if axis in ("xla_auto", "jit_compile", "memory_growth"):
-        return config.replace(**{axis: parse_switch(text)})
-    if axis == "onednn":
-        return config.replace(onednn=parse_tristate(text))
-    if axis == "gpus":
-        if text in ("all", "none"):
-            return config.replace(visible_gpus=None if text == "all" else ())
-        return config.replace(visible_gpus=tuple(int(i) for i in text.split("+")))
-    if axis.startswith("env."):
-        return config.replace(extra_env={**config.extra_env, axis[4:]: text})
-    if axis.startswith("input."):
-        name = axis[len("input."):]
-        dims, dtype = parse_shape(text, name)  # InputSpecError is a ValueError: the plan names it
-        return config.replace(inputs={**config.inputs, name: spec_text(dims, dtype)})
-    if axis == "format":
-        if text not in FORMATS:
-            raise ValueError(f"use one of {', '.join(FORMATS)}")
-        if model_for_format is None:
-            raise ValueError("this sweep cannot convert models")
-        return config.replace(model=model_for_format(text))
-    hint = " (XLA is two settings now: xla_auto and jit_compile)" if axis == "xla" else ""
-    raise PlanError(f"tflaunch cannot vary '{axis}'{hint}. Vary one of: {', '.join(AXES)}.")
+def _identity(config: LaunchConfig) -> str:
+    """Equal settings, equal text: a LaunchConfig holds dicts, so it cannot go in a set."""
+    return json.dumps(config.to_dict(), sort_keys=True)
 
 
 @dataclass(frozen=True)
@@ -149,32 +100,47 @@ class SweepPlan:
     def describe(self, candidates: int) -> str:
         axes = " × ".join(f"{axis} ({', '.join(values)})" for axis, values in self.axes.items())
         racing = "racing on" if self.racing else "racing off"
-        return (f"{candidates} settings from {axes}; {self.warmup} warm-up + {self.repeat} measured trials each, "
-                f"objective {OBJECTIVES[self.objective]}, {racing}"
+        trials = count_trials(self, candidates).trials
+        return (f"{candidates} settings from {axes}; {self.warmup} warm-up + {self.repeat} measured trials each "
+                f"({trials} trials without racing), objective {OBJECTIVES[self.objective]}, {racing}"
                 + (f", {self.instances} instances at once" if self.instances > 1 else ""))
 
     def candidates(self, model_for_format: Callable[[str], str] | None = None) -> list[Candidate]:
-        """Every combination, plus the base settings as the baseline (first)."""
+        """Every distinct combination, plus the base settings as the baseline (first).
+
+        `model_for_format` gives the model's path in a format (session.prepare passes
+        run.formats.in_formats, which converts); without it a format is only named, enough
+        to check and count a plan but not to run it."""
         if self.objective not in OBJECTIVES:
             raise PlanError(f"The objective must be one of: {', '.join(OBJECTIVES)}.")
         if self.repeat < 1 or self.warmup < 0 or self.instances < 1:
-            raise PlanError("repeat and instances must be at least 1, warmup at least 0.")
-        if not self.axes or any(not values for values in self.axes.values()):
-            raise PlanError("Give each varied setting at least one value, e.g. intra=1,2.")
+            raise PlanError("Trials per setting and instances must be at least 1, warm-up rounds at least 0.")
+        if not self.axes:
+            raise PlanError(NOTHING_TO_VARY[:1].upper() + NOTHING_TO_VARY[1:] + ".")
+        for axis, values in self.axes.items():
+            if not values:
+                example = AXES.get(axis, ("", ""))[1] or "a,b"
+                raise PlanError(f"Give {axis} at least one value to try, such as {example}.")
+        if model_for_format is None:
+            model_for_format = format_stand_in(self.base.model)
         result = [Candidate("baseline", self.base, baseline=True)]
+        seen = {_identity(self.base)}
         for combo in itertools.product(*[[(axis, v) for v in values] for axis, values in self.axes.items()]):
             config = self.base
             for axis, text in combo:
                 try:
-                    config = _apply(config, axis, text, model_for_format)
+                    config = apply_value(config, axis, text, model_for_format)
                 except PlanError:  # already says what to do; it is a ValueError too, so let it through first
                     raise
                 except ValueError as exc:
                     raise PlanError(f"'{text}' is not a value for {axis}: {exc}.") from None
+            key, identity = " ".join(f"{a}={t}" for a, t in combo), _identity(config)
             if config == self.base:  # the baseline is in the grid: one candidate, one name
-                result[0] = Candidate(" ".join(f"{a}={t}" for a, t in combo) + " (baseline)", config, baseline=True)
-            else:
-                result.append(Candidate(" ".join(f"{a}={t}" for a, t in combo), config))
+                if result[0].key == "baseline":
+                    result[0] = Candidate(key + " (baseline)", config, baseline=True)
+            elif identity not in seen:  # on and true, 1 and 1: one setting, run and named once
+                seen.add(identity)
+                result.append(Candidate(key, config))
         return result
 
 
@@ -231,7 +197,7 @@ class Sweep:
 
     @property
     def planned_without_racing(self) -> int:
-        return len(self.candidates) * (self.plan.warmup + self.plan.repeat)
+        return count_trials(self.plan, len(self.candidates)).trials
 
     def live(self) -> list[Candidate]:
         return [c for c in self.candidates if c.key not in self.stopped]
@@ -345,7 +311,8 @@ def outcome(results: Sequence[CandidateResult], objective: str) -> str:
         return f"No winner: no setting beat the baseline ({leader.candidate.key}, {figure})."
     if leader.ratio is None:  # too few runs, whichever leads: neither a winner nor a verdict on the baseline
         return (f"No winner: not enough runs. {leader.candidate.key} leads ({figure}); a winner needs at least "
-                f"{MIN_TRIALS} successful trials of it and of the baseline (--repeat {MIN_TRIALS}).")
+                f"{MIN_TRIALS} successful trials of it and of the baseline: run {MIN_TRIALS} or more trials per "
+                f"setting.")
     return (f"No clear winner: {leader.candidate.key} leads ({figure}), but its "
             f"{round(CONFIDENCE * 100)}% interval {leader.ratio.low:.2f}–{leader.ratio.high:.2f}× includes 1.")
 

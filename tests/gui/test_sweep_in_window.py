@@ -2,13 +2,23 @@
 
 from __future__ import annotations
 
+import threading
+
 import psutil
+import pyqtgraph as pg
+from PySide6.QtCore import QCoreApplication
 
 from tflaunch.core.paths import history_path
+from tflaunch.core.run.formats import cache_dir
 from tflaunch.core.settings.config import LaunchConfig
 from tflaunch.core.store.history import History
+from tflaunch.core.sweep.plan import Sweep, SweepPlan
+from tflaunch.core.sweep.size import plan_size
+from tflaunch.core.units import format_duration
+from tflaunch.gui.sweep_view import CHART_MIN_HEIGHT, CHART_MIN_WIDTH, SweepView
 
-from ..builders import slow_python
+from ..builders import fake_python, finished_record, slow_python
+from ..fake_child import CHILD_ENV
 
 SWEEP_TIMEOUT_MS = 300_000
 
@@ -50,8 +60,8 @@ def test_a_sweep_runs_shows_its_results_and_keeps_a_clear_winner(qtbot, window, 
     assert window.history_view.model.rowCount() == 6
 
 
-def test_a_sweep_of_two_trials_per_setting_names_no_winner(qtbot, window):
-    window.use_config(LaunchConfig(model="sample:mlp", steady=1))
+def test_a_sweep_of_two_trials_per_setting_names_no_winner(qtbot, window, tmp_path):
+    window.use_config(fake_config(tmp_path))  # the verdict is the point, not TensorFlow: the fake child
     plan_intra(window, values="1", repeat=2, warmup=0)
     with qtbot.waitSignal(window.sweeper.finished, timeout=SWEEP_TIMEOUT_MS):
         window.sweep_view.start_button.click()
@@ -93,3 +103,128 @@ def test_a_bad_plan_is_refused_with_the_reason(window):
     window.start_sweep()
     assert "'x' is not a value for intra" in window.sweep_view.status.text()
     assert window.run_action.isEnabled()
+
+
+# -- with the fake child (tests/fake_child.py): seconds, not minutes -------------------------
+def fake_config(tmp_path, **changes) -> LaunchConfig:
+    return LaunchConfig(model="sample:mlp", steady=1, python=fake_python(tmp_path), extra_env={CHILD_ENV: "ok"},
+                        **changes)
+
+
+def shown(window) -> SweepView:
+    window.tabs.setCurrentWidget(window.sweep_view)
+    return window.sweep_view
+
+
+def plan_text(qtbot, view, start: str) -> str:
+    qtbot.waitUntil(lambda: view.estimate.text().startswith(start))
+    return view.estimate.text()
+
+
+def test_the_tab_counts_the_plan_as_core_does_and_estimates_from_this_models_history(qtbot, window):
+    view = shown(window)
+    text = plan_text(qtbot, view, "Plan: 0 settings.")
+    assert text == "Plan: 0 settings. Choose at least one setting to vary: tick it under Vary and type its values."
+    window.start_sweep()
+    assert view.status.text() == "Cannot start: " + text[len("Plan: 0 settings. "):] and window.run_action.isEnabled()
+    plan_intra(window, values="0,2", repeat=5, warmup=1)  # intra=0 is the panel's setting: the baseline, once
+    text = plan_text(qtbot, view, "Plan: 2 settings")
+    assert text.startswith("Plan: 2 settings (the baseline included) × (1 warm-up + 5) = 12 trials; no estimate yet: "
+                           "no earlier successful run of sample:mlp")
+    assert plan_size(view.plan(window.panel.config())).trials == 12
+    window.panel.intra.setValue(4)  # the panel's settings are the baseline: now it is not in the grid
+    plan_text(qtbot, view, "Plan: 3 settings (the baseline included) × (1 warm-up + 5) = 18 trials")
+    history = History(history_path())
+    for i, ready in enumerate((1.0, 2.0, 9.0)):
+        history.record(finished_record("sample:mlp", ready_s=ready, at=1000.0 + i), "run")
+    history.record(finished_record("sample:other", ready_s=30.0), "run")
+    window.tabs.setCurrentWidget(window.run_view)  # runs end on other tabs; back on this one it reads them
+    view = shown(window)
+    qtbot.waitUntil(lambda: "about" in view.estimate.text())
+    text = view.estimate.text()
+    assert f"about {format_duration(2.02 * 18)}, from the median time to ready of the last 3 successful runs " \
+           f"of this model ({format_duration(2.02)})" in text
+    window.run_view.show_record(finished_record("sample:other", ready_s=30.0))  # what the Run tab shows: no matter
+    assert format_duration(2.02 * 18) in view.estimate.text()
+    assert "--" not in text
+
+
+def test_format_varies_in_the_app_through_the_same_conversion_as_the_command_line(qtbot, window, tmp_path):
+    window.use_config(fake_config(tmp_path))
+    view = shown(window)
+    box, values = view._axes["format"]
+    assert not view.env_axis.geometry().intersects(box.geometry()), "the env field no longer covers the format axis"
+    box.setChecked(True)
+    values.setText("keras,h5")
+    view.repeat.setValue(1)
+    view.warmup.setValue(0)
+    plan_text(qtbot, view, "Plan: 3 settings (the baseline included) × (0 warm-up + 1) = 3 trials")
+    with qtbot.waitSignal(window.sweeper.finished, timeout=SWEEP_TIMEOUT_MS) as finished:
+        view.start_button.click()
+        # The conversion (seconds of TensorFlow) runs off the GUI thread; the tab says so at once.
+        assert view.status.text().startswith("Preparing: saving sample:mlp as keras, h5 (converted once")
+        assert view.progress.maximum() == 0, "a busy bar while preparing"
+        assert window.sweeper.running and not window.run_action.isEnabled()
+    sweep, status = finished.args
+    assert status == "done", view.status.text()
+    models = {c.key: c.config.model for c in sweep.candidates}
+    assert models["baseline"] == "sample:mlp"
+    assert models["format=keras"] == str(cache_dir() / "sample-mlp" / "mlp.keras")
+    assert models["format=h5"] == str(cache_dir() / "sample-mlp" / "mlp.h5")
+    assert sorted(r.model for r in History(history_path()).list_runs()) == sorted(models.values())
+    assert view.table.rowCount() == 3
+
+
+def test_a_new_sweep_clears_the_previous_results_while_it_is_prepared(qtbot, window, tmp_path):
+    window.use_config(fake_config(tmp_path))
+    view = shown(window)
+    plan_intra(window, values="2", repeat=1, warmup=0)
+    with qtbot.waitSignal(window.sweeper.finished, timeout=SWEEP_TIMEOUT_MS):
+        view.start_button.click()
+    assert view.table.rowCount() == 2 and dots(view) == 2
+    assert view.verdict.text().startswith("No winner: not enough runs.")
+    assert view.verdict.text().endswith("run 3 or more trials per setting.") and "--" not in view.verdict.text()
+    with qtbot.waitSignal(window.sweeper.finished, timeout=SWEEP_TIMEOUT_MS):
+        view.start_button.click()
+        assert view.table.rowCount() == 0 and dots(view) == 0 and view.verdict.text() == ""
+        assert not view.save_button.isEnabled() and view.review() is None
+        assert view.status.text() == "Preparing…"
+    assert view.table.rowCount() == 2
+
+
+def dots(view) -> int:
+    return sum(len(item.data) for item in view.chart.getPlotItem().items if isinstance(item, pg.ScatterPlotItem))
+
+
+def test_cancel_while_preparing_ends_the_sweep_at_once(qtbot, window, tmp_path):
+    window.use_config(fake_config(tmp_path))
+    view = shown(window)
+    box, values = view._axes["format"]
+    box.setChecked(True)
+    values.setText("h5")
+    view.start_button.click()
+    assert view.cancel_button.isEnabled()
+    view.cancel_button.click()  # the conversion is still under way: seconds of TensorFlow
+    assert view.status.text().startswith("Cannot start: cancelled while preparing")
+    assert view.start_button.isEnabled() and window.run_action.isEnabled() and not window.sweeper.running
+    # The conversion ends on its own and is kept; nothing of it reaches the tab.
+    qtbot.waitUntil(lambda: not any(t.name == "tflaunch-sweep-prepare" for t in threading.enumerate()),
+                    timeout=SWEEP_TIMEOUT_MS)
+    QCoreApplication.processEvents()  # the thread's result was posted before it ended: delivered now, and ignored
+    assert view.status.text().startswith("Cannot start: cancelled while preparing") and window.sweeper.session is None
+    assert (cache_dir() / "sample-mlp" / "mlp.h5").exists()
+
+
+def test_the_chart_keeps_its_height_at_1024x700(qtbot, make_window):
+    window = make_window(size=(1024, 700))
+    view = shown(window)
+    plan = SweepPlan(LaunchConfig(), {"intra": ["1", "2", "3"], "format": ["keras", "h5"]}, repeat=2, warmup=0)
+    sweep = Sweep(plan, plan.candidates())
+    while (trial := sweep.next_trial()) is not None:
+        sweep.report(trial, 1.0 + trial.number / 100)
+    view.finish(sweep, "done")
+    # The plot draws in its viewport, which covers it: that is the part to see.
+    on_screen = view.chart.viewport().visibleRegion().boundingRect
+    qtbot.waitUntil(lambda: on_screen().height() >= CHART_MIN_HEIGHT - 2 * view.chart.frameWidth())
+    assert on_screen().width() >= CHART_MIN_WIDTH - 2 * view.chart.frameWidth(), "the table leaves it room"
+    assert view.start_button.visibleRegion().boundingRect().height() == view.start_button.height()
