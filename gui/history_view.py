@@ -4,14 +4,15 @@ from __future__ import annotations
 
 import time
 
-from PySide6.QtCore import QSortFilterProxyModel, Qt, Signal
-from PySide6.QtGui import QColor, QKeySequence, QShortcut, QStandardItem, QStandardItemModel
+from PySide6.QtCore import QSortFilterProxyModel, Qt, QTimer, Signal
+from PySide6.QtGui import QColor, QKeySequence, QResizeEvent, QShortcut, QStandardItem, QStandardItemModel
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHBoxLayout,
     QHeaderView,
     QLabel,
     QLineEdit,
+    QMessageBox,
     QPushButton,
     QTableView,
     QVBoxLayout,
@@ -20,14 +21,22 @@ from PySide6.QtWidgets import (
 
 from tflaunch.core.report.review import Review, comparison_review, run_review
 from tflaunch.core.run.record import RunRecord
-from tflaunch.core.store.history import History, HistoryError, RunSummary
+from tflaunch.core.store.history import DeletedRuns, History, HistoryError, RunSummary
 from tflaunch.core.store.rows import DAMAGED
 from tflaunch.core.units import format_bytes, format_duration
 
-from .palette import STATUS_COLORS
+from .elide_delegate import ElideDelegate
+from .palette import keep_colours, status_color
 
 DAMAGED_COLOR = "#9aa0a6"  # grey: a row that cannot be read
 COLUMNS = ("Date", "Model", "Settings", "Ready", "Peak", "Status", "From")
+MODEL, SETTINGS = 1, 2
+# Shown in this order: the figures before the long texts, so that a narrow window cuts
+# (and elides) the model and settings, never the numbers.
+VISUAL_ORDER = (0, 3, 4, 5, 6, MODEL, SETTINGS)
+MODEL_SHARE = 0.45  # at most this part of the width the figures leave goes to the model
+MIN_TEXT_WIDTH = 80  # px: the model column is not narrowed below this (the table scrolls)
+UNDO_SECONDS = 60
 _SORT_ROLE = Qt.ItemDataRole.UserRole + 1  # numbers sort as numbers, not as their text
 
 
@@ -38,6 +47,16 @@ def _item(text: str, sort_key=None, right: bool = False) -> QStandardItem:
     if right:
         item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
     return item
+
+
+def _runs_of(count: int, models: list[str]) -> str:
+    """"2 runs of sample:mlp", "3 runs (of a.keras, b.keras)"."""
+    runs = f"{count} run{'s' if count != 1 else ''}"
+    names = sorted(set(models))
+    if len(names) == 1:
+        return f"{runs} of {names[0]}"
+    shown = ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
+    return f"{runs} ({shown})"
 
 
 class HistoryView(QWidget):
@@ -65,10 +84,16 @@ class HistoryView(QWidget):
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
         self.table.verticalHeader().hide()
         self.table.setWordWrap(False)
+        # A long model path keeps its file name; the settings keep their beginning.
+        self.table.setItemDelegateForColumn(MODEL, ElideDelegate(Qt.TextElideMode.ElideMiddle, self.table))
         header = self.table.horizontalHeader()
         for col in range(len(COLUMNS)):
             header.setSectionResizeMode(col, QHeaderView.ResizeMode.ResizeToContents)
-        header.setSectionResizeMode(2, QHeaderView.ResizeMode.Stretch)
+        header.setSectionResizeMode(MODEL, QHeaderView.ResizeMode.Interactive)
+        header.setSectionResizeMode(SETTINGS, QHeaderView.ResizeMode.Interactive)
+        for visual, logical in enumerate(VISUAL_ORDER):
+            header.moveSection(header.visualIndex(logical), visual)
+        header.setStretchLastSection(True)  # the settings, last, take the rest
         self.table.doubleClicked.connect(lambda _index: self._emit_single(self.show_requested))
         self.table.selectionModel().selectionChanged.connect(self._update_buttons)
 
@@ -89,11 +114,29 @@ class HistoryView(QWidget):
         self.profile_button = QPushButton("Save as profile…")
         self.profile_button.setToolTip("Save the settings, with the selected runs as evidence")
         self.profile_button.clicked.connect(lambda: self.save_profile_requested.emit(self.selected_ids()))
-        self.delete_button = QPushButton("Delete")
-        self.delete_button.setToolTip("Delete the selected runs from the history (Del)")
-        self.delete_button.clicked.connect(self.delete_selected)
-        QShortcut(QKeySequence.StandardKey.Delete, self.table, self.delete_selected)
+        self.delete_button = QPushButton("Delete…")
+        self.delete_button.setToolTip("Delete the selected runs from the history, after asking (Del); "
+                                      f"Undo (Ctrl+Z) brings them back for {UNDO_SECONDS} s")
+        self.delete_button.clicked.connect(self.ask_and_delete)
+        QShortcut(QKeySequence.StandardKey.Delete, self.table, self.ask_and_delete)
         self.count = QLabel()
+
+        # After a delete: what went, and the way back, until the undo times out.
+        self._deleted: DeletedRuns | None = None
+        self.undo_note = QLabel()
+        self.undo_button = QPushButton("Undo")
+        self.undo_button.setToolTip("Put the deleted runs back, with their phases and samples (Ctrl+Z)")
+        self.undo_button.clicked.connect(self.undo_delete)
+        QShortcut(QKeySequence.StandardKey.Undo, self, self.undo_delete,
+                  context=Qt.ShortcutContext.WidgetWithChildrenShortcut)
+        self._undo_timer = QTimer(self)
+        self._undo_timer.setSingleShot(True)
+        self._undo_timer.setInterval(UNDO_SECONDS * 1000)
+        self._undo_timer.timeout.connect(self._forget_deleted)
+        undo_bar = QHBoxLayout()
+        undo_bar.addWidget(self.undo_note, 1)
+        undo_bar.addWidget(self.undo_button)
+
         bar = QHBoxLayout()
         bar.addWidget(self.filter, 1)
         for button in (self.show_button, self.rerun_button, self.compare_button, self.profile_button,
@@ -102,8 +145,11 @@ class HistoryView(QWidget):
         layout = QVBoxLayout(self)
         layout.addLayout(bar)
         layout.addWidget(self.table)
+        layout.addLayout(undo_bar)
         layout.addWidget(self.count)
+        self._forget_deleted()
         self.refresh()
+        keep_colours(self, self._recolour)
 
     def refresh(self) -> None:
         self.model.removeRows(0, self.model.rowCount())
@@ -119,6 +165,7 @@ class HistoryView(QWidget):
         where = f" in {self.history.path}" if self.history else " (the history could not be opened)"
         damaged = sum(run.status == DAMAGED for run in runs)
         self.count.setText(f"{len(runs)} runs{where}" + (f"; {damaged} damaged (hover for why)" if damaged else ""))
+        self._fit_columns()
         self._update_buttons()
 
     def _row(self, run: RunSummary) -> list[QStandardItem]:
@@ -133,12 +180,33 @@ class HistoryView(QWidget):
             _item(format_bytes(run.peak_rss), run.peak_rss or 0, True), _item(status), _item(run.source),
         ]
         cells[0].setData(run.id, Qt.ItemDataRole.UserRole)
-        cells[5].setForeground(QColor(STATUS_COLORS.get(run.status, "#202124")))
+        cells[MODEL].setToolTip(run.model)  # the whole path: the cell elides it
+        cells[SETTINGS].setToolTip(run.settings_summary)
+        cells[5].setForeground(status_color(run.status))
         if run.status == DAMAGED:
             for cell in cells:
                 cell.setForeground(QColor(DAMAGED_COLOR))
                 cell.setToolTip(f"This run cannot be read: {run.damage}. Delete it; the other runs are not affected.")
         return cells
+
+    def _fit_columns(self) -> None:
+        """The model column as wide as its longest name, up to its share of the width the
+        other columns leave; the settings, last, take the rest."""
+        header = self.table.horizontalHeader()
+        left = self.table.viewport().width() - sum(header.sectionSize(c) for c in range(len(COLUMNS))
+                                                   if c not in (MODEL, SETTINGS))
+        self.table.setColumnWidth(MODEL, min(self.table.sizeHintForColumn(MODEL) + 8,
+                                             max(MIN_TEXT_WIDTH, int(left * MODEL_SHARE))))
+
+    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 (Qt's name)
+        super().resizeEvent(event)
+        self._fit_columns()
+
+    def _recolour(self) -> None:
+        """Status colours are chosen for the palette."""
+        selected = self.selected_ids()
+        self.refresh()
+        self.select_ids(selected)
 
     def load(self, run_ids: list[int]) -> list[RunRecord]:
         """The stored runs; none when one cannot be read, which `problem` says."""
@@ -160,6 +228,9 @@ class HistoryView(QWidget):
         rows = sorted({index.row() for index in self.table.selectionModel().selectedRows()})
         return [self.proxy.index(row, 0).data(Qt.ItemDataRole.UserRole) for row in rows]
 
+    def _selected_models(self) -> list[str]:
+        return [self.proxy.index(index.row(), MODEL).data() for index in self.table.selectionModel().selectedRows()]
+
     def select_ids(self, ids: list[int]) -> None:
         self.table.clearSelection()
         mode = self.table.selectionModel()
@@ -167,14 +238,60 @@ class HistoryView(QWidget):
             if self.proxy.index(row, 0).data(Qt.ItemDataRole.UserRole) in ids:
                 mode.select(self.proxy.index(row, 0), mode.SelectionFlag.Select | mode.SelectionFlag.Rows)
 
-    def delete_selected(self) -> None:
+    # -- delete and undo ---------------------------------------------------------------
+    def ask_and_delete(self) -> None:
+        """The Delete button and key: ask first, naming what would go; No is the default."""
         ids = self.selected_ids()
-        if ids and self.history:
-            try:
-                self.history.delete(ids)
-            except HistoryError as exc:
-                self.problem.emit(str(exc))
-            self.refresh()
+        if not ids or self.history is None:
+            return
+        what = _runs_of(len(ids), self._selected_models())
+        answer = QMessageBox.question(
+            self, "Delete runs", f"Delete {what} from the history?",
+            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No, QMessageBox.StandardButton.No)
+        if answer == QMessageBox.StandardButton.Yes:
+            self.delete_selected()
+
+    def delete_selected(self) -> None:
+        """Delete the selected runs now, keeping them in memory for undo_delete()."""
+        ids = self.selected_ids()
+        if not ids or self.history is None:
+            return
+        what = _runs_of(len(ids), self._selected_models())
+        try:
+            deleted = self.history.take(ids)
+        except HistoryError as exc:
+            self.problem.emit(str(exc))
+        else:
+            self._deleted = deleted
+            self.undo_note.setText(f"Deleted {what}. Undo (Ctrl+Z) puts them back, for {UNDO_SECONDS} s.")
+            self.undo_note.show()
+            self.undo_button.show()
+            self._undo_timer.start()
+        self.refresh()
+
+    def undo_delete(self) -> None:
+        """Put the last deleted runs back, samples and all, and select them."""
+        deleted, history = self._deleted, self.history
+        if deleted is None or history is None:
+            return
+        try:
+            ids = history.put_back(deleted)
+        except HistoryError as exc:
+            self.problem.emit(f"The deleted runs could not be put back: {exc}")
+            return
+        self._forget_deleted()
+        self.refresh()
+        self.select_ids(ids)
+
+    @property
+    def can_undo(self) -> bool:
+        return self._deleted is not None
+
+    def _forget_deleted(self) -> None:
+        self._deleted = None
+        self._undo_timer.stop()
+        self.undo_note.hide()
+        self.undo_button.hide()
 
     def _emit_single(self, signal) -> None:
         ids = self.selected_ids()

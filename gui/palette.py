@@ -1,6 +1,18 @@
-"""Colours shared by the views, chosen to stay apart for colour-blind readers and in print."""
+"""Colours shared by the views, chosen to stay apart for colour-blind readers and in print,
+and the functions that keep text in them readable on the desktop's light or dark palette.
+
+The dictionaries are the identity colours (bars, bands, review images on white). Text
+drawn in one of them goes through readable(), which moves its lightness just far enough
+for a WCAG contrast of 4.5:1 against the current palette's background.
+"""
 
 from __future__ import annotations
+
+from collections.abc import Callable
+
+from PySide6.QtCore import QEvent, QObject, QTimer
+from PySide6.QtGui import QColor, QPalette
+from PySide6.QtWidgets import QApplication, QWidget
 
 # Okabe–Ito palette, one colour per phase.
 PHASE_COLORS: dict[str, str] = {
@@ -25,6 +37,10 @@ STATE_COLORS: dict[str, str] = {
 
 RSS_COLOR = "#0b57d0"
 PEAK_COLOR = "#b3261e"
+# GPU memory curves, one per device in this order (repeating past eight): apart from the RSS
+# blue and the peak red, and readable on a light or a dark plot.
+GPU_COLORS: tuple[str, ...] = ("#8e24aa", "#00897b", "#ef6c00", "#d81b60", "#43a047", "#00acc1", "#8d6e63",
+                               "#546e7a")
 ERROR_COLOR = "#b3261e"  # the reason next to a setting that cannot be used
 
 # How a run stands (RunStatus values), in the same colours as phase states.
@@ -37,3 +53,173 @@ STATUS_COLORS: dict[str, str] = {
     "interrupted": STATE_COLORS["cancelled"],
     "warning": "#9a5b00",  # ready, but on an assumption (an input shape nobody set)
 }
+
+TEXT_CONTRAST = 4.5  # WCAG AA for text
+GRAPHIC_CONTRAST = 3.0  # WCAG AA for lines and marks
+# A cell that stands out (a setting that differs): a pale yellow on light, a dim amber on dark.
+HIGHLIGHT_LIGHT, HIGHLIGHT_DARK = "#fff3c4", "#5a4a14"
+
+
+def luminance(color: QColor) -> float:
+    """WCAG relative luminance, 0 (black) to 1 (white)."""
+    def linear(c: float) -> float:
+        return c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4
+    return 0.2126 * linear(color.redF()) + 0.7152 * linear(color.greenF()) + 0.0722 * linear(color.blueF())
+
+
+def contrast(a: QColor, b: QColor) -> float:
+    """WCAG contrast ratio, 1 (none) to 21 (black on white)."""
+    light, dark = sorted((luminance(a), luminance(b)), reverse=True)
+    return (light + 0.05) / (dark + 0.05)
+
+
+def current_palette() -> QPalette:
+    return QApplication.palette()
+
+
+def is_dark(palette: QPalette | None = None) -> bool:
+    """Whether the palette draws light text on a dark window (a dark desktop theme)."""
+    palette = palette or current_palette()
+    return luminance(palette.color(QPalette.ColorRole.Window)) < luminance(
+        palette.color(QPalette.ColorRole.WindowText))
+
+
+def background(palette: QPalette | None = None) -> QColor:
+    """Where lists, tables and plots draw: the palette's Base."""
+    return (palette or current_palette()).color(QPalette.ColorRole.Base)
+
+
+def readable(color: str | QColor, on: QColor | None = None, ratio: float = TEXT_CONTRAST) -> QColor:
+    """`color` with the same hue, made just light or dark enough for `ratio` against `on`
+    (the palette's Base unless given); unchanged when it already is."""
+    color, on = QColor(color), QColor(on) if on is not None else background()
+    if contrast(color, on) >= ratio:
+        return color
+    lighter = luminance(on) < 0.18  # the side with room: away from the background
+    hue, saturation, lightness, alpha = color.hslHueF(), color.hslSaturationF(), color.lightnessF(), color.alphaF()
+    low, high = (lightness, 1.0) if lighter else (0.0, lightness)
+    for _ in range(20):  # bisect the lightness: the smallest change that reaches the ratio
+        middle = (low + high) / 2
+        candidate = QColor.fromHslF(max(hue, 0.0), saturation, middle, alpha)
+        good = contrast(candidate, on) >= ratio
+        if good == lighter:
+            high = middle
+        else:
+            low = middle
+    lightness = high if lighter else low
+    result = QColor.fromHslF(max(hue, 0.0), saturation, lightness, alpha)
+    # The colour is stored (and written into style sheets) in 8 bits a channel: rounding can
+    # take it just under the ratio, so step on until the stored colour reaches it.
+    step = 0.002 if lighter else -0.002
+    while contrast(QColor(result.name()), on) < ratio and 0.0 < lightness < 1.0:
+        lightness = min(1.0, max(0.0, lightness + step))
+        result = QColor.fromHslF(max(hue, 0.0), saturation, lightness, alpha)
+    return result
+
+
+def status_color(status: str, on: QColor | None = None) -> QColor:
+    """A RunStatus value (or "warning") as readable text."""
+    return readable(STATUS_COLORS.get(status, STATE_COLORS["waiting"]), on)
+
+
+def mix(a: QColor, b: QColor, share_of_a: float) -> QColor:
+    s = share_of_a
+    return QColor.fromRgbF(a.redF() * s + b.redF() * (1 - s), a.greenF() * s + b.greenF() * (1 - s),
+                           a.blueF() * s + b.blueF() * (1 - s))
+
+
+def muted_text(palette: QPalette | None = None) -> QColor:
+    """Captions: the text colour part way to the window's, still 4.5:1 against it."""
+    palette = palette or current_palette()
+    window = palette.color(QPalette.ColorRole.Window)
+    return readable(mix(palette.color(QPalette.ColorRole.WindowText), window, 0.65), window)
+
+
+def error_style(palette: QPalette | None = None) -> str:
+    """Style sheet of a label that says what is wrong (next to a setting, on the window)."""
+    window = (palette or current_palette()).color(QPalette.ColorRole.Window)
+    return f"color: {readable(ERROR_COLOR, window).name()};"
+
+
+def highlight_background(palette: QPalette | None = None) -> QColor:
+    return QColor(HIGHLIGHT_DARK if is_dark(palette) else HIGHLIGHT_LIGHT)
+
+
+def keep_colours(widget: QWidget, recolour: Callable[[], None]) -> None:
+    """Call `recolour` whenever the desktop's palette changes, for as long as `widget` lives:
+    for a view whose colours (status text, plot backgrounds) are chosen for the palette."""
+    _Recolourer(widget, recolour)
+
+
+def follow_desktop_palette() -> None:
+    """Set the application's style sheet again, with colours from the current palette, if
+    the palette changed since it was last set. While a style sheet is set, Qt gives a new
+    application palette to the windows but not to the widgets inside them, and resolves
+    palette() in the sheet only when it polishes: setting the sheet again does both."""
+    app = QApplication.instance()
+    if not isinstance(app, QApplication):
+        return
+    palette = app.palette()
+    key = " ".join(palette.color(role).name() for role in (QPalette.ColorRole.Window, QPalette.ColorRole.WindowText))
+    if app.property(_SHEET_PALETTE) == key and _GENERATED in app.styleSheet():
+        return
+    app.setProperty(_SHEET_PALETTE, key)
+    base = app.styleSheet().split(_GENERATED)[0].rstrip()
+    app.setStyleSheet(f"{base}\n{_GENERATED}\nQLabel#caption {{ color: {muted_text(palette).name()}; }}\n")
+
+
+_SHEET_PALETTE = "tflaunchSheetPalette"  # the palette the style sheet was last set for
+_GENERATED = "/* tflaunch: colours from the desktop palette (gui/palette.py) */"
+_RECOLOURER, _WATCHER = "tflaunchRecolourer", "tflaunchPaletteWatcher"
+
+
+class _Recolourer(QObject):
+    """One view's recolouring: run once the new palette has reached every widget (a view
+    learns of it before its children have it), and at most once per change."""
+
+    def __init__(self, widget: QWidget, recolour: Callable[[], None]) -> None:
+        super().__init__(widget)
+        self.setObjectName(_RECOLOURER)
+        self._widget, self._recolour, self._pending = widget, recolour, False
+        widget.installEventFilter(self)
+        follow_desktop_palette()
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt's name)
+        if watched is self._widget:
+            if event.type() == QEvent.Type.Show:  # in its window now: have the window watched
+                window = self._widget.window()
+                if window.findChild(QObject, _WATCHER) is None:
+                    _WindowPaletteWatcher(window)
+            elif event.type() == QEvent.Type.PaletteChange:
+                self.schedule()
+        return False
+
+    def schedule(self) -> None:
+        if not self._pending:
+            self._pending = True
+            QTimer.singleShot(0, self, self._run)
+
+    def _run(self) -> None:
+        self._pending = False
+        self._recolour()
+
+
+class _WindowPaletteWatcher(QObject):
+    """Told by its window of a new application palette (the window, unlike the widgets in
+    it, always is), it brings the style sheet, and with it every widget, in step, then has
+    every view in the window recolour itself."""
+
+    def __init__(self, window: QWidget) -> None:
+        super().__init__(window)
+        self.setObjectName(_WATCHER)
+        self._window = window
+        window.installEventFilter(self)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt's name)
+        if watched is self._window and event.type() in (QEvent.Type.ApplicationPaletteChange,
+                                                        QEvent.Type.PaletteChange):
+            follow_desktop_palette()
+            for child in self._window.findChildren(QObject, _RECOLOURER):
+                if isinstance(child, _Recolourer):
+                    child.schedule()
+        return False

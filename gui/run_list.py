@@ -3,15 +3,20 @@
 from __future__ import annotations
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableWidget, QTableWidgetItem, QWidget
 
 from tflaunch.core.run.record import RunRecord
 from tflaunch.core.units import format_bytes, format_duration
 
-from .palette import STATUS_COLORS
+from .elide_delegate import ElideDelegate
+from .palette import keep_colours, status_color
 
 COLUMNS = ("#", "Model", "Settings", "Ready", "Peak", "Status")
+STATUS = 5
+# Shown in this order: the figures first, so a narrow window elides the model and
+# settings, never the numbers (tooltips give the whole text).
+VISUAL_ORDER = (0, 3, 4, STATUS, 1, 2)
+MODEL = 1
 
 
 class RunList(QTableWidget):
@@ -26,11 +31,18 @@ class RunList(QTableWidget):
         self.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.setWordWrap(False)
+        # A long model path keeps its file name; the settings keep their beginning.
+        self.setItemDelegateForColumn(MODEL, ElideDelegate(Qt.TextElideMode.ElideMiddle, self))
         header = self.horizontalHeader()
         for col in range(len(COLUMNS)):
             header.setSectionResizeMode(col, QHeaderView.ResizeMode.ResizeToContents)
-        header.setSectionResizeMode(2, QHeaderView.ResizeMode.Stretch)
+        for col in (MODEL, 2):
+            header.setSectionResizeMode(col, QHeaderView.ResizeMode.Interactive)
+        for visual, logical in enumerate(VISUAL_ORDER):
+            header.moveSection(header.visualIndex(logical), visual)
+        header.setStretchLastSection(True)
         self.itemSelectionChanged.connect(self._on_selection)
+        keep_colours(self, self._recolour)
 
     def add_record(self, record: RunRecord) -> None:
         self.records.append(record)
@@ -46,11 +58,23 @@ class RunList(QTableWidget):
             if col in (0, 3, 4):
                 item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
             self.setItem(row, col, item)
-        self.item(row, 5).setForeground(QColor(STATUS_COLORS[record.status.value]))
+        self._color_status(row)
+        # The model as wide as its longest name, up to a third of the list: a path elides.
+        self.setColumnWidth(MODEL, min(self.sizeHintForColumn(MODEL) + 8, max(120, self.viewport().width() // 3)))
         self.blockSignals(True)
         self.selectRow(row)
         self.blockSignals(False)
         self.scrollToBottom()
+
+    def _color_status(self, row: int) -> None:
+        item = self.item(row, STATUS)
+        if item is not None:
+            item.setForeground(status_color(self.records[row].status.value))
+
+    def _recolour(self) -> None:
+        """Status colours are chosen for the palette."""
+        for row in range(self.rowCount()):
+            self._color_status(row)
 
     def _on_selection(self) -> None:
         rows = self.selectionModel().selectedRows()

@@ -5,19 +5,33 @@ from __future__ import annotations
 import time
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QFrame, QGridLayout, QHBoxLayout, QLabel, QSplitter, QVBoxLayout, QWidget
+from PySide6.QtGui import QPalette
+from PySide6.QtWidgets import (
+    QFrame,
+    QGridLayout,
+    QHBoxLayout,
+    QLabel,
+    QScrollArea,
+    QSplitter,
+    QVBoxLayout,
+    QWidget,
+)
 
 from tflaunch.core.report.review import Review, run_review
 from tflaunch.core.run.record import RunRecord, RunStatus
 from tflaunch.core.units import format_bytes, format_duration
 
-from .memory_plot import MemoryPlot
-from .palette import STATUS_COLORS
+from .memory_plot import LiveSample, MemoryPlot
+from .palette import keep_colours, status_color
 from .phase_table import PhaseTable
-from .waterfall import Waterfall
+from .plot_theme import follow_palette
+from .waterfall import Waterfall, live_spans
+
+WATERFALL_MIN_WIDTH = 300  # px
+MEMORY_MIN_HEIGHT = 150  # px
 
 
-def _figure(caption: str) -> tuple[QWidget, QLabel]:
+def _figure(caption: str) -> tuple[QWidget, QLabel, QLabel]:
     box = QWidget()
     layout = QVBoxLayout(box)
     layout.setContentsMargins(0, 0, 16, 0)
@@ -28,7 +42,7 @@ def _figure(caption: str) -> tuple[QWidget, QLabel]:
     label.setObjectName("caption")
     layout.addWidget(value)
     layout.addWidget(label)
-    return box, value
+    return box, value, label
 
 
 def _wrappable(text: str) -> str:
@@ -36,14 +50,19 @@ def _wrappable(text: str) -> str:
     return text.replace("/", "/\u200b")
 
 
+def _set_style(label: QLabel, style: str) -> None:
+    """Only a change: each new style sheet re-polishes the label, and this runs every tick."""
+    if label.styleSheet() != style:
+        label.setStyleSheet(style)
+
+
 class SummaryBar(QFrame):
     """Time to ready and peak memory in large type, and how the run ended."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        ready_box, self.ready = _figure("time to ready")
-        self.ready_caption = ready_box.findChild(QLabel, "caption")
-        peak_box, self.peak = _figure("peak memory (process tree)")
+        ready_box, self.ready, self.ready_caption = _figure("time to ready")
+        peak_box, self.peak, _caption = _figure("peak memory (process tree)")
         self.headline = QLabel("Choose a model and press Run (Ctrl+R).")
         self.headline.setWordWrap(True)
         self.headline.setObjectName("headline")
@@ -76,13 +95,14 @@ class SummaryBar(QFrame):
             self.ready_caption.setText("time to ready")
         self.peak.setText(format_bytes(record.peak_rss))
         # A result resting on an assumption is not shown in the colour of a clean success.
-        color = STATUS_COLORS["warning" if record.warnings and record.status is RunStatus.OK else record.status.value]
+        status = "warning" if record.warnings and record.status is RunStatus.OK else record.status.value
+        color = status_color(status, self.palette().color(QPalette.ColorRole.Window)).name()
         self.headline.setText(record.status_line)
-        self.headline.setStyleSheet(f"color: {color};")
+        _set_style(self.headline, f"color: {color};")
         self.headline.setToolTip("\n".join(record.warnings))
         if record.failure is not None and record.status is not RunStatus.CANCELLED:
             self.settings.setText(_wrappable(record.failure.message))
-            self.settings.setStyleSheet(f"color: {color};")
+            _set_style(self.settings, f"color: {color};")
             return
         env = record.environment
         detail = [record.subject, record.config.summary()]
@@ -96,7 +116,7 @@ class SummaryBar(QFrame):
             detail.append(f"TensorFlow {env.get('tensorflow')} · Python {env.get('python')} · "
                           f"{env.get('cores')} cores")
         self.settings.setText(_wrappable(" · ".join(detail)))
-        self.settings.setStyleSheet("")
+        _set_style(self.settings, "")
 
 
 class RunView(QWidget):
@@ -106,11 +126,26 @@ class RunView(QWidget):
         self.phases = PhaseTable()
         self.waterfall = Waterfall()
         self.memory = MemoryPlot()
+        for plot in (self.waterfall, self.memory):
+            follow_palette(plot)
+        # The waterfall keeps a width its bars can be read at; on a narrow screen the table,
+        # whose columns never change width, scrolls sideways instead.
+        self.waterfall.setMinimumWidth(WATERFALL_MIN_WIDTH)
+        # Short enough for the window to fit a 700 px high screen with the runs docked below.
+        self.waterfall.setMinimumHeight(self.phases.minimumHeight())
+        self.memory.setMinimumHeight(MEMORY_MIN_HEIGHT)
+        phases = QScrollArea()
+        phases.setWidget(self.phases)
+        phases.setWidgetResizable(True)
+        phases.setFrameShape(QFrame.Shape.NoFrame)
+        phases.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        phases.setMinimumHeight(self.phases.minimumHeight() + phases.horizontalScrollBar().sizeHint().height())
         top = QSplitter(Qt.Orientation.Horizontal)
-        top.addWidget(self.phases)
+        top.addWidget(phases)
         top.addWidget(self.waterfall)
-        top.setStretchFactor(0, 2)
-        top.setStretchFactor(1, 3)
+        top.setStretchFactor(0, 0)  # the table as wide as its columns, when there is room
+        top.setStretchFactor(1, 1)
+        top.setSizes([self.phases.width(), WATERFALL_MIN_WIDTH])
         top.setChildrenCollapsible(False)
         body = QSplitter(Qt.Orientation.Vertical)
         body.addWidget(top)
@@ -123,6 +158,7 @@ class RunView(QWidget):
         layout.addWidget(body, 1, 0)
         layout.setRowStretch(1, 1)
         self.record: RunRecord | None = None
+        keep_colours(self, lambda: self.summary.show_record(self.record))  # the headline's colour
 
     def begin(self, record: RunRecord) -> None:
         """A new live run: clear the graphs, then follow it."""
@@ -132,15 +168,23 @@ class RunView(QWidget):
         self.refresh()
 
     def refresh(self) -> None:
-        """Cheap redraw of the live parts (called on events and on the tick timer)."""
-        self.summary.show_record(self.record)
-        self.phases.show_record(self.record)
+        """Cheap redraw of the live parts (called on events and on the tick timer): a
+        running run's phases grow with the clock, in the table, the waterfall and the bands."""
+        record = self.record
+        self.summary.show_record(record)
+        self.phases.show_record(record)
+        if record is not None and record.finished_at is None:
+            now = time.time()
+            self.waterfall.show_live(record, now)
+            self.memory.show_live_phases(live_spans(record, now))
 
     def on_phase_change(self) -> None:
         self.refresh()
-        if self.record is not None:
-            self.waterfall.show_record(self.record)
-            self.memory.show_phases(self.record)
+
+    def add_samples(self, batch: list[LiveSample]) -> None:
+        """Memory samples of the live run, as the sampler hands them over."""
+        if self.record is not None and self.record.finished_at is None:
+            self.memory.add_samples(batch)
 
     def review(self) -> Review | None:
         record = self.record

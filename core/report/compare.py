@@ -8,6 +8,8 @@ from dataclasses import dataclass, fields
 from ..phases import LABELS, OTHER, OTHER_LABEL, READY_PHASES
 from ..run.record import RunRecord
 from ..settings.config import LaunchConfig
+from ..settings.display import setting_text, short_value
+from ..settings.vocabulary import BY_NAME
 from ..units import format_duration
 
 # Rows of a comparison: the phases up to ready, the time between them, time to ready;
@@ -81,3 +83,53 @@ def differing_settings(configs: Sequence[LaunchConfig]) -> list[str]:
     """Names of the settings that are not the same in every config, in declaration order."""
     return [f.name for f in fields(LaunchConfig)
             if len({repr(getattr(c, f.name)) for c in configs}) > 1]
+
+
+@dataclass(frozen=True)
+class SettingRow:
+    """One setting across the compared runs, in words (setting_text), and whether it differs."""
+
+    name: str
+    label: str
+    help: str
+    values: tuple[str, ...]
+    differs: bool
+
+
+def setting_rows(configs: Sequence[LaunchConfig]) -> list[SettingRow]:
+    """Every setting of the runs, in declaration order, as a table shows it."""
+    differing = set(differing_settings(configs))
+    return [SettingRow(f.name, BY_NAME[f.name].label, BY_NAME[f.name].help,
+                       tuple(setting_text(f.name, getattr(c, f.name)) for c in configs), f.name in differing)
+            for f in fields(LaunchConfig)]
+
+
+def run_ident(record: RunRecord, index: int) -> str:
+    """#id of a stored run, or its place in the comparison."""
+    return f"#{record.history_id}" if record.history_id is not None else f"run {index + 1}"
+
+
+def run_labels(runs: Sequence[RunRecord]) -> list[str]:
+    """A short name per run: its id and the settings that tell it from the others
+    (`#3 intra=1 onednn=off`); a path names its last part, the whole is in config.summary()."""
+    differing = differing_settings([r.config for r in runs]) if len(runs) > 1 else []
+    shown = {name: (_tails([getattr(r.config, name) for r in runs]) if name in ("model", "python")
+                    else [short_value(getattr(r.config, name), name) for r in runs]) for name in differing}
+    return [" ".join([run_ident(record, i), *(f"{name}={shown[name][i]}" for name in differing)])
+            for i, record in enumerate(runs)]
+
+
+def _tails(paths: list[str]) -> list[str]:
+    """The shortest ends of the paths that still tell them apart (…/venv2/bin/python)."""
+    split = [p.rstrip("/").split("/") for p in paths]
+    for keep in range(1, max(len(parts) for parts in split) + 1):
+        tails = ["/".join(parts[-keep:]) for parts in split]
+        if len(set(tails)) == len(set(paths)):
+            return [("…/" if len(parts) > keep else "") + _shorten(tail)
+                    for parts, tail in zip(split, tails, strict=True)]
+    return list(paths)
+
+
+def _shorten(name: str, keep: int = 12) -> str:
+    """A long name as its start and end (resnet50_fin…_epoch_120): labels stay on one line."""
+    return name if len(name) <= 2 * keep + 4 else f"{name[:keep]}…{name[-keep:]}"

@@ -20,6 +20,7 @@ from typing import Any
 from ..phases import LABELS, OTHER, OTHER_LABEL, PHASES
 from ..run.record import RunRecord
 from ..settings.config import LaunchConfig
+from ..settings.display import setting_text
 from ..store.profiles import describe_evidence
 from ..sweep.plan import OBJECTIVES, CandidateResult, Sweep, outcome
 from ..sweep.report import result_rows
@@ -212,7 +213,8 @@ def comparison_review(records: Sequence[RunRecord], baseline: int = 0) -> Review
     facts = [("Model", _each(records, lambda r: r.subject, labels) or base.subject),
              *environment_facts(records, labels), ("Runs compared", str(len(records))),
              ("Settings that differ", "; ".join(
-                 f"{name}: " + " / ".join(str(getattr(r.config, name)) for r in records) for name in differing)
+                 f"{name}: " + " / ".join(setting_text(name, getattr(r.config, name)) for r in records)
+                 for name in differing)
               or "none (the same settings, run again)")]
     # One row a run, one unit a column: what a spreadsheet sums and charts.
     data_header = ["Run", "Settings", "Baseline", *[f"{ROW_LABELS[row]} (s)" for row in rows_for(records)],

@@ -19,6 +19,7 @@ from ..probe.input_shapes import InputSpecError
 from ..probe.input_shapes import parse as parse_input
 from ..probe.model_files import check_model_path
 from ..probe.user_code import is_file
+from .display import short_value
 from .vocabulary import BY_NAME, LOG_LEVELS, SAMPLE_MODELS
 
 DEFAULT_TIMEOUT_S = 600.0
@@ -110,7 +111,7 @@ class LaunchConfig:
                 continue
             value = getattr(self, f.name)
             if value != getattr(default, f.name):
-                parts.append(f"{f.name}={_short(value)}")
+                parts.append(f"{f.name}={short_value(value)}")
         if self.python != default.python:
             parts.append(f"python={self.python}")
         return " ".join(parts) or "defaults"
@@ -147,16 +148,6 @@ class LaunchConfig:
         if "signature" in values:
             values["signature"] = str(values["signature"])
         return cls(**values)
-
-
-def _short(value: Any) -> str:
-    if isinstance(value, bool):
-        return "on" if value else "off"
-    if isinstance(value, (tuple, list)):
-        return ",".join(str(v) for v in value) or "none"
-    if isinstance(value, dict):
-        return ",".join(f"{k}={v}" for k, v in value.items())
-    return str(value)
 
 
 def _env_problems(extra_env: dict[str, str]) -> list[Problem]:

@@ -15,6 +15,7 @@ import sqlite3
 import time
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import closing, contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -38,7 +39,8 @@ from .rows import (
 )
 
 # HistoryError and RunSummary live beside History for its callers.
-__all__ = ["BUSY_TIMEOUT_S", "SCHEMA_VERSION", "History", "HistoryError", "RunSummary", "default_history"]
+__all__ = ["BUSY_TIMEOUT_S", "SCHEMA_VERSION", "DeletedRuns", "History", "HistoryError", "RunSummary",
+           "default_history"]
 
 SCHEMA_VERSION = 3
 
@@ -104,6 +106,18 @@ MIGRATIONS: tuple[str, ...] = (
     ALTER TABLE runs ADD COLUMN trial TEXT
     """,
 )
+
+
+@dataclass(frozen=True)
+class DeletedRuns:
+    """Runs deleted by History.take(), row for row as they were stored, kept in memory so
+    that an undo can put them back exactly (samples, phases, damaged rows and all)."""
+
+    tables: dict[str, tuple[tuple[str, ...], list[tuple[Any, ...]]]]  # table: (columns, rows)
+
+    @property
+    def count(self) -> int:
+        return len(self.tables["runs"][1])
 
 
 def _writer_identity() -> tuple[int, float]:
@@ -349,6 +363,43 @@ class History:
     def delete(self, run_ids: Iterable[int]) -> None:
         with self._writing():
             self._db.executemany("DELETE FROM runs WHERE id=?", [(i,) for i in run_ids])
+
+    def take(self, run_ids: Sequence[int]) -> DeletedRuns:
+        """Delete the runs, returning their rows as stored (phases and samples with them),
+        for put_back() to undo the delete."""
+        marks = ",".join("?" * len(run_ids))
+        taken: dict[str, tuple[tuple[str, ...], list[tuple[Any, ...]]]] = {}
+        with self._writing("changed"):
+            for table, key in (("runs", "id"), ("phases", "run_id"), ("samples", "run_id")):
+                cursor = self._db.execute(f"SELECT * FROM {table} WHERE {key} IN ({marks})", tuple(run_ids))
+                taken[table] = (tuple(c[0] for c in cursor.description), cursor.fetchall())
+            self._db.execute(f"DELETE FROM runs WHERE id IN ({marks})", tuple(run_ids))  # cascades
+        return DeletedRuns(taken)
+
+    def put_back(self, deleted: DeletedRuns) -> list[int]:
+        """Store runs taken by take() again, under their old ids (new ones where a run
+        started since has taken an id); their ids, in the order taken."""
+        ids: list[int] = []
+        with self._writing("changed"):
+            new_ids: dict[int, int] = {}
+            columns, rows = deleted.tables["runs"]
+            at = columns.index("id")
+            for row in rows:
+                free = self._db.execute("SELECT 1 FROM runs WHERE id=?", (row[at],)).fetchone() is None
+                cols = columns if free else columns[:at] + columns[at + 1:]
+                values = row if free else row[:at] + row[at + 1:]
+                cursor = self._db.execute(f"INSERT INTO runs ({','.join(cols)}) VALUES ({','.join('?' * len(cols))})",
+                                          values)
+                assert cursor.lastrowid is not None  # set by the INSERT
+                new_ids[row[at]] = cursor.lastrowid
+                ids.append(cursor.lastrowid)
+            for table in ("phases", "samples"):
+                columns, rows = deleted.tables[table]
+                key = columns.index("run_id")
+                self._db.executemany(
+                    f"INSERT INTO {table} ({','.join(columns)}) VALUES ({','.join('?' * len(columns))})",
+                    [(*row[:key], new_ids[row[key]], *row[key + 1:]) for row in rows])
+        return ids
 
     # -- reading -----------------------------------------------------------------------
     def list_runs(self, model: str | None = None, limit: int = 10000) -> list[RunSummary]:

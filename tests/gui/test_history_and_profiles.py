@@ -11,11 +11,16 @@ import tomllib
 
 import psutil
 from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QMessageBox
 
 from tflaunch.core.paths import history_path, profiles_dir
 from tflaunch.core.run.record import RunStatus
 from tflaunch.core.settings.config import LaunchConfig
 from tflaunch.core.store.history import History
+from tflaunch.gui.history_view import UNDO_SECONDS
+from tflaunch.gui.palette import highlight_background
+
+from ..builders import finished_record
 
 RUN_TIMEOUT_MS = 180_000
 
@@ -63,10 +68,13 @@ def test_compare_two_runs_and_save_the_best_as_a_profile(qtbot, window, screensh
     cell = compare.phases.item(0, other).text()
     assert cell.endswith(("faster)", "slower)")) and (" s " in cell or " ms " in cell)
     row_names = [compare.settings.verticalHeaderItem(r).text() for r in range(compare.settings.rowCount())]
-    intra_row = row_names.index("intra")
-    assert compare.settings.item(intra_row, 0).background().color().name() == "#fff3c4"
-    model_row = row_names.index("model")
-    assert compare.settings.item(model_row, 0).background().color().name() != "#fff3c4"
+    intra_row = row_names.index("Intra-op threads")
+    assert intra_row == 0, "the settings that differ come first"
+    tint = highlight_background().name()
+    assert compare.settings.item(intra_row, 0).background().color().name() == tint
+    assert {compare.settings.item(intra_row, col).text() for col in (0, 1)} == {"1", "default (TensorFlow decides)"}
+    model_row = row_names.index("Model")
+    assert compare.settings.item(model_row, 0).background().color().name() != tint
     screenshot(window, "compare")
 
     runs = compare.runs
@@ -189,3 +197,82 @@ def test_the_script_dialog_refuses_a_missing_script(qtbot, tmp_path):
     assert dialog.argv() == [sys.executable, str(real), "--name", "two words"]
     dialog.arguments.setText('"unclosed')
     assert dialog.argv() is None and "cannot be read" in dialog.error.text()
+
+
+def stored(count: int, model: str = "sample:mlp") -> list[int]:
+    history = History(history_path())
+    ids = [history.record(finished_record(model=model, ready_s=1.0 + i, at=1000.0 + i), "cli") for i in range(count)]
+    history.close()
+    return ids
+
+
+def answer(monkeypatch, button):
+    """QMessageBox.question answered with `button`; what it was asked, and its default."""
+    asked = []
+
+    def question(parent, title, text, buttons, default):
+        asked.append((text, default))
+        return button
+
+    monkeypatch.setattr(QMessageBox, "question", question)
+    return asked
+
+
+def test_delete_asks_first_naming_the_runs_and_no_keeps_them(qtbot, make_window, monkeypatch):
+    ids = stored(3)
+    window = make_window()
+    view = window.history_view
+    window.tabs.setCurrentWidget(view)
+    asked = answer(monkeypatch, QMessageBox.StandardButton.No)
+    view.select_ids(ids[:2])
+    qtbot.mouseClick(view.delete_button, Qt.MouseButton.LeftButton)
+    assert asked == [("Delete 2 runs of sample:mlp from the history?", QMessageBox.StandardButton.No)]
+    assert view.model.rowCount() == 3 and not view.can_undo
+    view.select_ids([ids[2]])
+    view.table.setFocus()
+    qtbot.keyClick(view.table, Qt.Key.Key_Delete)  # the key asks too
+    assert asked[-1][0] == "Delete 1 run of sample:mlp from the history?"
+    assert view.model.rowCount() == 3
+
+
+def test_a_delete_is_undone_with_its_samples_by_the_button_or_ctrl_z(qtbot, make_window, monkeypatch):
+    ids = stored(3)
+    history = History(history_path())
+    before = {i: history.load(i) for i in ids}
+    window = make_window()
+    view = window.history_view
+    window.tabs.setCurrentWidget(view)
+    answer(monkeypatch, QMessageBox.StandardButton.Yes)
+    view.select_ids(ids[:2])
+    qtbot.mouseClick(view.delete_button, Qt.MouseButton.LeftButton)
+    assert view.model.rowCount() == 1 and [r.id for r in history.list_runs()] == [ids[2]]
+    assert view.undo_button.isVisible() and "Deleted 2 runs of sample:mlp" in view.undo_note.text()
+    qtbot.mouseClick(view.undo_button, Qt.MouseButton.LeftButton)
+    assert view.model.rowCount() == 3 and sorted(view.selected_ids()) == ids[:2]
+    for i in ids[:2]:
+        again = history.load(i)
+        assert again.samples == before[i].samples and again.samples, "samples came back"
+        assert again.phases == before[i].phases and again.config == before[i].config
+    assert not view.undo_button.isVisible() and not view.can_undo
+
+    view.select_ids([ids[0]])
+    qtbot.mouseClick(view.delete_button, Qt.MouseButton.LeftButton)
+    view.table.setFocus()
+    qtbot.keyClick(view.table, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
+    assert view.model.rowCount() == 3 and history.load(ids[0]).samples == before[ids[0]].samples
+
+
+def test_the_undo_times_out(qtbot, make_window, monkeypatch):
+    ids = stored(1)
+    window = make_window()
+    view = window.history_view
+    window.tabs.setCurrentWidget(view)
+    assert view._undo_timer.interval() == UNDO_SECONDS * 1000
+    view._undo_timer.setInterval(50)
+    answer(monkeypatch, QMessageBox.StandardButton.Yes)
+    view.select_ids(ids)
+    view.ask_and_delete()
+    assert view.can_undo
+    qtbot.waitUntil(lambda: not view.can_undo and not view.undo_button.isVisible(), timeout=2000)
+    view.undo_delete()  # nothing left to undo: nothing happens
+    assert view.model.rowCount() == 0

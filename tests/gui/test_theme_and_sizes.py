@@ -1,0 +1,223 @@
+"""The window on a dark desktop and on small screens: readable colours, plots included, and
+layouts that fit 1024×700 with the numbers in view."""
+
+from __future__ import annotations
+
+import pyqtgraph as pg
+import pytest
+from PySide6.QtCore import QPointF
+from PySide6.QtGui import QColor, QFontMetrics, QPalette
+from PySide6.QtWidgets import QApplication, QLabel
+
+from tflaunch.core.paths import history_path
+from tflaunch.core.report.compare import SHORT_LABELS, TIME_ROWS
+from tflaunch.core.settings.config import Problem
+from tflaunch.core.store.history import History
+from tflaunch.gui.history_view import COLUMNS, MODEL, SETTINGS
+from tflaunch.gui.palette import contrast, luminance
+from tflaunch.gui.run_view import WATERFALL_MIN_WIDTH
+from tflaunch.gui.waterfall import Waterfall
+
+from ..builders import finished_record
+
+LONG_MODEL = "/home/alice/projects/vision-experiments-2026/checkpoints/resnet50_finetuned_imagenet_v2_epoch_120"
+DARK = {QPalette.ColorRole.Window: "#2b2b2b", QPalette.ColorRole.WindowText: "#e0e0e0",
+        QPalette.ColorRole.Base: "#1e1e1e", QPalette.ColorRole.AlternateBase: "#262626",
+        QPalette.ColorRole.Text: "#e0e0e0", QPalette.ColorRole.Button: "#3a3a3a",
+        QPalette.ColorRole.ButtonText: "#e0e0e0", QPalette.ColorRole.Highlight: "#2f65ca",
+        QPalette.ColorRole.HighlightedText: "#ffffff", QPalette.ColorRole.ToolTipBase: "#3a3a3a",
+        QPalette.ColorRole.ToolTipText: "#e0e0e0", QPalette.ColorRole.PlaceholderText: "#9a9a9a"}
+
+
+def dark_palette() -> QPalette:
+    """A desktop's dark theme, as Breeze Dark or Adwaita dark give it."""
+    palette = QPalette()
+    for role, color in DARK.items():
+        palette.setColor(role, QColor(color))
+    for role in (QPalette.ColorRole.WindowText, QPalette.ColorRole.Text, QPalette.ColorRole.ButtonText):
+        palette.setColor(QPalette.ColorGroup.Disabled, role, QColor("#7f7f7f"))
+    return palette
+
+
+@pytest.fixture
+def restore_palette():
+    """Whatever a test does to the application's palette is undone after it."""
+    app = QApplication.instance()
+    before = QPalette(app.palette())
+    yield app
+    app.setPalette(before)
+
+
+def stored_runs(count: int = 2, model: str = "sample:mlp") -> list[int]:
+    history = History(history_path())
+    ids = [history.record(finished_record(model=model, ready_s=1.0 + i / 2, intra=i, at=1000.0 + 10 * i), "gui")
+           for i in range(count)]
+    history.close()
+    return ids
+
+
+def plot_background(plot: pg.PlotWidget) -> QColor:
+    return plot.backgroundBrush().color()
+
+
+def text_colors(plot: pg.PlotWidget) -> list[QColor]:
+    """Every text the plot draws: tick labels, axis titles, legend, labels in the view."""
+    item = plot.getPlotItem()
+    colors = [item.getAxis(side).textPen().color() for side in ("left", "bottom")]
+    colors += [QColor(item.getAxis(side).labelStyle["color"]) for side in ("left", "bottom")
+               if item.getAxis(side).labelText]
+    if item.legend is not None:
+        colors += [QColor(label.opts["color"]) for _sample, label in item.legend.items]
+    colors += [QColor(t.color) for t in item.getViewBox().allChildren() if isinstance(t, pg.TextItem) and t.isVisible()]
+    return colors
+
+
+def label_contrast(label: QLabel) -> float:
+    """The label's text colour against the window it sits on."""
+    palette = label.palette()
+    return contrast(palette.color(QPalette.ColorRole.WindowText), palette.color(QPalette.ColorRole.Window))
+
+
+def test_a_dark_desktop_gives_dark_plots_and_readable_text_and_light_comes_back(qtbot, make_window, restore_palette):
+    ids = stored_runs()
+    window = make_window()
+    window.history_view.refresh()
+    window._show_stored_run(ids[1])
+    window._compare_stored(ids)
+    view = window.run_view
+    plots = [view.waterfall, view.memory, window.compare_view.bars, window.compare_view.memory,
+             window.sweep_view.chart]
+    assert all(luminance(plot_background(p)) > 0.9 for p in plots), "light desktop: white plots"
+
+    restore_palette.setPalette(dark_palette())  # the desktop switches while the app runs
+    qtbot.waitUntil(lambda: all(luminance(plot_background(p)) < 0.05 for p in plots), timeout=3000)
+    qtbot.waitUntil(lambda: view.waterfall.labels and all(
+        contrast(c, plot_background(view.waterfall)) >= 4.5 for c in text_colors(view.waterfall)), timeout=3000)
+    for plot in plots:
+        back = plot_background(plot)
+        assert min(contrast(c, back) for c in text_colors(plot)) >= 4.5, plot
+    big, caption = view.summary.ready, view.summary.ready_caption
+    assert big.text().endswith(" s") and label_contrast(big) >= 4.5
+    assert label_contrast(caption) >= 4.5 and label_contrast(caption) < label_contrast(big), "muted, still readable"
+    headline = QColor(view.summary.headline.styleSheet().removeprefix("color: ").rstrip(";"))
+    assert contrast(headline, view.summary.palette().color(QPalette.ColorRole.Window)) >= 4.5
+    status = window.history_view.model.item(0, 5)
+    assert contrast(status.foreground().color(), dark_palette().color(QPalette.ColorRole.Base)) >= 4.5
+    differing = window.compare_view.settings.item(0, 0)
+    assert contrast(differing.foreground().color(), differing.background().color()) >= 4.5
+    assert luminance(plot_background(Waterfall())) > 0.9, "review images draw the same classes, still light"
+    window.panel.show_problems([Problem("intra", "Intra-op threads must be a whole number.")])
+    error = QColor(window.panel._errors["intra"].styleSheet().removeprefix("color: ").rstrip(";"))
+    assert contrast(error, window.panel.palette().color(QPalette.ColorRole.Window)) >= 4.5
+
+    restore_palette.setPalette(QPalette(QColor("#efefef")))
+    qtbot.waitUntil(lambda: all(luminance(plot_background(p)) > 0.9 for p in plots), timeout=3000)
+    assert min(contrast(c, plot_background(view.waterfall)) for c in text_colors(view.waterfall)) >= 4.5
+    assert label_contrast(big) >= 4.5 and label_contrast(caption) >= 4.5
+
+
+def frame_extra(window) -> tuple[int, int]:
+    return (window.frameGeometry().width() - window.width(), window.frameGeometry().height() - window.height())
+
+
+def fit(qtbot, window, width: int, height: int) -> None:
+    """The window's frame at width×height (a screen of that size)."""
+    dx, dy = frame_extra(window)
+    window.resize(width - dx, height - dy)
+    qtbot.waitUntil(lambda: window.frameGeometry().width() <= width)
+
+
+def in_view(header, section: int) -> bool:
+    return header.sectionViewportPosition(section) >= 0 and (
+        header.sectionViewportPosition(section) + header.sectionSize(section) <= header.viewport().width())
+
+
+def visible_rows(table) -> int:
+    height = table.viewport().height()
+    return sum(0 <= table.rowViewportPosition(r) and table.rowViewportPosition(r) + table.rowHeight(r) <= height
+               for r in range(table.rowCount()))
+
+
+def overlapping_ticks(plot: pg.PlotWidget) -> list[str]:
+    """Names on the bars' axis that run into their neighbour on the same line of text."""
+    axis = plot.getPlotItem().getAxis("bottom")
+    metrics = QFontMetrics(axis.style.get("tickFont") or plot.font())
+    view = plot.getPlotItem().getViewBox()
+    lines: dict[int, list[tuple[float, float, str]]] = {}
+    for x, text in axis._tickLevels[0]:
+        name = text.strip()
+        lines.setdefault(text.count("\n"), []).append(
+            (view.mapViewToScene(QPointF(x, 0)).x(), metrics.horizontalAdvance(name), name))
+    return [b[2] for line in lines.values() for a, b in zip(line, line[1:], strict=False)
+            if b[0] - a[0] < (a[1] + b[1]) / 2 + 2]
+
+
+@pytest.mark.parametrize("screen", [(1024, 700), (1280, 720)])
+def test_the_window_fits_a_small_screen_with_every_figure_in_view(qtbot, make_window, screen):
+    """1024×700, and 2560×1440 at scale 2 (1280×720 logical)."""
+    ids = stored_runs(model=LONG_MODEL)
+    window = make_window(size=None)
+    width, height = screen
+    assert window.minimumSizeHint().width() + frame_extra(window)[0] <= width
+    assert window.minimumSizeHint().height() + frame_extra(window)[1] <= height
+    fit(qtbot, window, width, height)
+    assert window.frameGeometry().width() <= width and window.frameGeometry().height() <= height
+
+    window._show_stored_run(ids[0])
+    qtbot.waitUntil(lambda: window.run_view.waterfall.width() >= WATERFALL_MIN_WIDTH)
+
+    window.tabs.setCurrentWidget(window.history_view)
+    history = window.history_view
+    qtbot.waitUntil(lambda: history.table.viewport().width() > 0)
+    header = history.table.horizontalHeader()
+    for name in ("Date", "Ready", "Peak", "Status"):
+        assert in_view(header, COLUMNS.index(name)), f"{name} is off-screen"
+    assert header.sectionSize(MODEL) >= 80 and header.sectionViewportPosition(SETTINGS) < header.viewport().width()
+    assert history.model.item(0, MODEL).toolTip() == LONG_MODEL, "the elided path is whole in its tooltip"
+
+    window._compare_stored(ids)
+    compare = window.compare_view
+    qtbot.waitUntil(lambda: compare.phases.viewport().height() > 0)
+    assert in_view(compare.phases.horizontalHeader(), 1), "the difference column is whole"
+    bar = compare.phases.verticalScrollBar()
+    assert visible_rows(compare.phases) >= 6
+    assert visible_rows(compare.phases) == compare.phases.rowCount() or bar.maximum() > 0, "every row, or a scroll"
+    assert not overlapping_ticks(compare.bars)
+    assert compare.legend.height() < 3 * compare.legend.fontMetrics().lineSpacing() + 8, "labels name what differs"
+    assert compare.baseline.width() <= compare.width()
+    assert window.frameGeometry().width() <= width and window.frameGeometry().height() <= height, "still fits"
+
+
+def test_the_compare_table_shows_every_row_on_a_large_screen(qtbot, make_window):
+    ids = stored_runs(3)
+    window = make_window(size=(1600, 1000))
+    window._compare_stored(ids)
+    compare = window.compare_view
+    qtbot.waitUntil(lambda: visible_rows(compare.phases) == compare.phases.rowCount())
+    header = compare.phases.horizontalHeader()
+    assert all(in_view(header, col) for col in range(3)), "every difference column whole at 1600×1000"
+    labels = [text.strip() for _x, text in compare.bars.getPlotItem().getAxis("bottom")._tickLevels[0]]
+    assert labels == [SHORT_LABELS[r] for r in TIME_ROWS] and not overlapping_ticks(compare.bars)
+
+
+def test_settings_read_as_words_in_the_compare_view(qtbot, make_window):
+    history = History(history_path())
+    a, b = finished_record(), finished_record(intra=2)
+    b.config = b.config.replace(onednn=False, memory_growth=True, visible_gpus=(0,))
+    ids = [history.record(r, "gui") for r in (a, b)]
+    window = make_window()
+    window._compare_stored(ids)
+    table = window.compare_view.settings
+    cells = {table.verticalHeaderItem(r).text(): [table.item(r, c).text() for c in range(2)]
+             for r in range(table.rowCount())}
+    assert cells["Intra-op threads"] == ["default (TensorFlow decides)", "2"]
+    assert cells["oneDNN"] == ["default (TensorFlow decides)", "off"]
+    assert cells["Memory growth"] == ["off", "on"]
+    assert cells["Visible GPUs"] == ["all", "0"] and cells["Memory limit"] == ["no limit", "no limit"]
+    shown = {text for values in cells.values() for text in values}
+    assert not shown & {"True", "False", "None", "()", "{}"}
+    assert [name for name, values in cells.items() if "0" in values] == ["Visible GPUs"], "0 only as GPU 0"
+    assert cells["Inter-op threads"] == ["default (TensorFlow decides)"] * 2
+    assert window.compare_view.tables.tabText(1) == "Settings (4 differ)"
+    assert window.compare_view.labels == [f"#{ids[0]} intra=default onednn=default visible_gpus=all memory_growth=off",
+                                          f"#{ids[1]} intra=2 onednn=off visible_gpus=0 memory_growth=on"]
