@@ -11,6 +11,8 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QLineEdit, QPlainTextEdit, QT
 
 from tflaunch.core.run.record import RunRecord
 
+from .palette import STATE_COLORS, readable
+
 MAX_LINES = 20000
 FLUSH_MS = 100
 # What one flush may append: laying out text is what costs a QPlainTextEdit, so a child
@@ -99,7 +101,7 @@ class LogPane(QWidget):
     def show_end(self, record: RunRecord) -> None:
         """Close the run's log with how it ended; a failure in red with its reason."""
         self.flush()
-        color = "#146c2e" if record.failure is None else "#b3261e"
+        color = readable(STATE_COLORS["done" if record.failure is None else "failed"]).name()
         self._append_html(f'<b style="color:{color}">── {html.escape(record.headline)}</b>')
         detail = record.failure.detail if record.failure is not None else ""
         if detail and record.failure is not None and record.failure.kind != "crash" and not self._shows(detail):

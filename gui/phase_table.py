@@ -5,14 +5,13 @@ from __future__ import annotations
 import time
 
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableWidget, QTableWidgetItem, QWidget
 
 from tflaunch.core.phases import DESCRIPTIONS, LABELS, OTHER, TIMELINE_ROWS
 from tflaunch.core.run.record import PhaseRecord, PhaseState, RunRecord
 from tflaunch.core.units import format_bytes, format_duration
 
-from .palette import PHASE_COLORS, STATE_COLORS
+from .palette import PHASE_COLORS, STATE_COLORS, keep_colours, readable
 
 COLUMNS = ("Phase", "State", "Duration", "RSS at end", "Peak RSS")
 ROWS = TIMELINE_ROWS
@@ -47,11 +46,18 @@ class PhaseTable(QTableWidget):
                     item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
                 self.setItem(row, col, item)
             self._cell(row, 0).setText(LABELS.get(name, "Other"))
-            if name in PHASE_COLORS:
-                self._cell(row, 0).setForeground(QColor(PHASE_COLORS[name]).darker(130))
+        self._record: RunRecord | None = None
         self.resizeRowsToContents()
         self.setMinimumHeight(self._content_height())
+        self._colour_names()
+        # Phase and state colours are chosen for the palette: a light/dark switch re-picks them.
+        keep_colours(self, lambda: (self._colour_names(), self.show_record(self._record)))
         self.show_record(None)
+
+    def _colour_names(self) -> None:
+        for row, name in enumerate(ROWS):
+            if name in PHASE_COLORS:
+                self._cell(row, 0).setForeground(readable(PHASE_COLORS[name]))
 
     def _cell(self, row: int, col: int) -> QTableWidgetItem:
         item = self.item(row, col)
@@ -70,11 +76,12 @@ class PhaseTable(QTableWidget):
     def show_record(self, record: RunRecord | None) -> None:
         """Fill the rows from a record; a running phase shows its elapsed time so far."""
         now = time.time()
+        self._record = record
         if record is not None and record.is_script:
             for row in range(len(ROWS)):
                 for col, text in enumerate(("not reported", "", "", ""), start=1):
                     self._cell(row, col).setText(text)
-                self._cell(row, 1).setForeground(QColor(STATE_COLORS["waiting"]))
+                self._cell(row, 1).setForeground(readable(STATE_COLORS["waiting"]))
             return
         for row, name in enumerate(ROWS):
             if name == OTHER:
@@ -98,7 +105,7 @@ class PhaseTable(QTableWidget):
                      format_bytes(phase.peak_rss) if phase and phase.peak_rss else "")
             for col, text in enumerate(texts, start=1):
                 self._cell(row, col).setText(text)
-            self._cell(row, 1).setForeground(QColor(STATE_COLORS[state.value]))
+            self._cell(row, 1).setForeground(readable(STATE_COLORS[state.value]))
 
     def _state_text(self, phase: PhaseRecord) -> str:
         """The state; for a running phase that counts its calls, how far it is ("37/100 calls")."""

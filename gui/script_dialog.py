@@ -17,6 +17,7 @@ from PySide6.QtWidgets import (
 )
 
 from . import file_dialogs
+from .palette import error_style
 
 
 class ScriptDialog(QDialog):
@@ -35,7 +36,7 @@ class ScriptDialog(QDialog):
         self.arguments = QLineEdit()
         self.arguments.setPlaceholderText("--epochs 3")
         self.error = QLabel()
-        self.error.setStyleSheet("color: #b3261e;")
+        self.error.setStyleSheet(error_style())
         note = QLabel(f"Runs with {python}. Environment settings are set before it starts, and the "
                       "tf.config settings are applied the moment it imports TensorFlow; the script "
                       "itself is not changed. Its output goes to the Log.")

@@ -8,7 +8,7 @@ from collections.abc import Callable
 
 import pyqtgraph as pg
 from PySide6.QtCore import QSize, Qt, QTimer, Signal
-from PySide6.QtGui import QColor, QResizeEvent
+from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QFrame,
@@ -34,10 +34,10 @@ from tflaunch.core.sweep.report import result_rows
 from tflaunch.core.units import format_duration
 
 from .charts import draw_strips
+from .palette import STATE_COLORS, highlight_background, readable
 from .plot_theme import follow_palette
 from .sweep_plan_form import SweepPlanForm
 
-WINNER = QColor("#e6f4ea")
 # The chart stays readable however small the window (1024×700 included): the plan above
 # scrolls and the table beside it narrows first.
 CHART_MIN_HEIGHT = 170  # room for the axis titles, not only the dots
@@ -229,9 +229,9 @@ class SweepView(QWidget):
                     item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
                 if result.stopped:
                     item.setToolTip(result.stopped)
-                    item.setForeground(QColor("#7a7a7a"))
+                    item.setForeground(readable(STATE_COLORS["waiting"]))
                 if row == 0 and result.spread:
-                    item.setBackground(WINNER)
+                    item.setBackground(highlight_background())
                 self.table.setItem(row, col, item)
         self._widen_table()
         draw_strips(self.chart.getPlotItem(), [(r.candidate.key, r.values, r.stopped is not None) for r in results],

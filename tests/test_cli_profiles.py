@@ -30,7 +30,7 @@ def test_profiles_list_export_import_rename_diff_delete(tmp_path):
     imported = tflaunch("profiles", "import", str(export), "--name", "b")
     assert imported.returncode == 0 and imported.stdout.strip() == "b"
     diff = tflaunch("profiles", "diff", "a", "b")
-    assert "settings.intra: 0 -> 4" in diff.stdout
+    assert "settings.intra: default (TensorFlow decides) -> 4" in diff.stdout  # words, never 0 or None
     assert tflaunch("profiles", "rename", "b", "c").returncode == 0
     listing = tflaunch("profiles", "list").stdout
     assert listing.startswith("a  sample:mlp") and "\nc  sample:mlp  intra=4" in listing

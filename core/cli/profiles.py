@@ -8,6 +8,7 @@ import sys
 from ..paths import profiles_dir
 from ..run.launch_check import launch_check
 from ..run.script import run_with_profile
+from ..settings.display import setting_text
 from ..store.profiles import ProfileError, ProfileStore, diff
 from ..store.trust import code_it_runs
 from ..units import format_duration
@@ -80,11 +81,20 @@ def profiles_command(args: argparse.Namespace) -> int:
             store.rename(args.name, args.new_name)
         elif args.action == "diff":
             for key, a, b in diff(store.load(args.a), store.load(args.b)):
-                print(f"{key}: {a!r} -> {b!r}")
+                print(f"{key}: {_diff_value(key, a)} -> {_diff_value(key, b)}")
     except (ProfileError, OSError) as exc:
         print(f"tflaunch: {exc}", file=sys.stderr)
         return 1
     return 0
+
+
+def _diff_value(key: str, value: object) -> str:
+    """A setting in words (on/off, "default (TensorFlow decides)"); evidence as it is stored."""
+    if value is None:
+        return "(not set)"
+    if key.startswith("settings."):
+        return setting_text(key.split(".", 1)[1], value)
+    return str(value)
 
 
 def _list(store: ProfileStore) -> int:

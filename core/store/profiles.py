@@ -381,6 +381,9 @@ def describe_evidence(evidence: dict[str, Any]) -> list[str]:
     env = evidence.get("environment") or {}
     if env:
         gpus = ", ".join(evidence.get("gpus") or []) or "no GPU"
-        lines.append(f"Measured with TensorFlow {env.get('tensorflow')}, Python {env.get('python')}, "
-                     f"{env.get('cpu')} ({env.get('cores')} cores), {gpus}, on {evidence.get('date')}")
+        cpu = env.get("cpu") or "an unnamed CPU"
+        cores = f" ({env['cores']} cores)" if env.get("cores") else ""
+        lines.append(f"Measured with TensorFlow {env.get('tensorflow') or '(version not recorded)'}, "
+                     f"Python {env.get('python') or '(version not recorded)'}, {cpu}{cores}, {gpus}, "
+                     f"on {evidence.get('date') or '(date not recorded)'}")
     return lines

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pyqtgraph as pg
 import pytest
-from PySide6.QtCore import QPointF
+from PySide6.QtCore import QPointF, Qt
 from PySide6.QtGui import QColor, QFontMetrics, QPalette
 from PySide6.QtWidgets import QApplication, QLabel
 
@@ -105,6 +105,13 @@ def test_a_dark_desktop_gives_dark_plots_and_readable_text_and_light_comes_back(
     assert contrast(status.foreground().color(), dark_palette().color(QPalette.ColorRole.Base)) >= 4.5
     differing = window.compare_view.settings.item(0, 0)
     assert contrast(differing.foreground().color(), differing.background().color()) >= 4.5
+    # The phase table's coloured names (Import in orange was about 3:1 even on white) and states.
+    table, base = view.phases, dark_palette().color(QPalette.ColorRole.Base)
+    for row in range(table.rowCount()):
+        for col in (0, 1):
+            brush = table.item(row, col).foreground()
+            if brush.style() != Qt.BrushStyle.NoBrush:  # no brush: the palette's own text colour
+                assert contrast(brush.color(), base) >= 4.5, table.item(row, 0).text()
     assert luminance(plot_background(Waterfall())) > 0.9, "review images draw the same classes, still light"
     window.panel.show_problems([Problem("intra", "Intra-op threads must be a whole number.")])
     error = QColor(window.panel._errors["intra"].styleSheet().removeprefix("color: ").rstrip(";"))
