@@ -175,5 +175,7 @@ def failure_json(kind: str, message: str, field: str | None = None) -> dict[str,
 
 
 def print_problems(problems: list[Any]) -> None:
+    """Each problem after the option it is about: the messages are the app's words too."""
     for p in problems:
-        print(f"tflaunch: {p.field}: {p.message}", file=sys.stderr)
+        option = BY_NAME[p.field].cli if p.field in BY_NAME else p.field
+        print(f"tflaunch: {option}: {p.message}", file=sys.stderr)

@@ -79,7 +79,7 @@ class LaunchConfig:
             if not isinstance(value, int) or isinstance(value, bool) or not low <= value <= high:
                 setting = BY_NAME[name]
                 default = " (0 leaves TensorFlow's default)" if low == 0 and name in ("intra", "inter") else ""
-                problems.append(Problem(name, f"{setting.label} ({setting.cli}) must be a whole number from {low} "
+                problems.append(Problem(name, f"{setting.label} must be a whole number from {low} "
                                               f"to {high}{default}, not {value!r}."))
         if self.memory_limit_mb is not None and (not isinstance(self.memory_limit_mb, int)
                                                  or self.memory_limit_mb <= 0):
@@ -169,7 +169,7 @@ def _input_problems(inputs: dict[str, str]) -> list[Problem]:
         try:
             parse_input(f"{name}={text}")
         except InputSpecError as exc:
-            return [Problem("inputs", f"--input {name}={text}: {exc}.")]
+            return [Problem("inputs", f"Input shape {name} = {text}: {exc}.")]
     return []
 
 
@@ -178,7 +178,7 @@ def _import_problems(imports: tuple[str, ...]) -> list[Problem]:
         if not target.strip():
             return [Problem("imports", "An import cannot be empty; give a module name or a .py file.")]
         if is_file(target) and not os.path.isfile(os.path.expanduser(target)):
-            return [Problem("imports", f"--import {target}: there is no such file. Give a .py file or the "
+            return [Problem("imports", f"Import {target}: there is no such file. Give a .py file or the "
                                        "name of a module installed in that environment.")]
     return []
 

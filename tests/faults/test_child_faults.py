@@ -193,7 +193,15 @@ def test_a_double_forked_grandchild_does_not_outlive_the_run(tmp_path):
 def test_thread_counts_are_bounded(capsys, flag, value):
     assert cli_main(["bench", "--model", "sample:mlp", flag, value]) == 2
     err = capsys.readouterr().err
-    assert f"({flag}) must be a whole number from 0 to 1024" in err and value in err
+    assert f"tflaunch: {flag}: " in err and "must be a whole number from 0 to 1024" in err and value in err
+
+
+@pytest.mark.parametrize("config", [LaunchConfig(intra=5000), LaunchConfig(inputs={"x": "ax3"}),
+                                    LaunchConfig(imports=("/no/such/file.py",))])
+def test_setting_problems_are_worded_for_the_app_too(config):
+    """The app shows these next to its controls: no command-line options in them."""
+    problems = config.validate(check_model=False)
+    assert problems and all("--" not in p.message for p in problems), problems
 
 
 def test_a_timeout_of_nan_is_a_usage_error(capsys):
