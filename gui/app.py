@@ -6,7 +6,7 @@ import argparse
 import os
 import sys
 
-from PySide6.QtCore import QEvent, QObject, QSettings, QTimer
+from PySide6.QtCore import QSettings, QTimer
 from PySide6.QtWidgets import QApplication
 
 from tflaunch.core.cli.arguments import SettingsError, config_from_args
@@ -17,27 +17,29 @@ from tflaunch.core.store.profiles import ProfileStore
 from tflaunch.resources import RESOURCES
 
 from .main_window import MainWindow
+from .palette import follow_desktop_palette
 
 # Set by the start-up benchmark: print the process age at the first paint, then quit.
 STARTUP_PROBE_ENV = "TFLAUNCH_EXIT_AFTER_PAINT"
 
 
-class _FirstPaint(QObject):
-    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802
-        if event.type() == QEvent.Type.Paint:
-            watched.removeEventFilter(self)
-            print(f"first-paint {process_age():.4f}", flush=True)
-            QTimer.singleShot(0, QApplication.quit)
-        return False
+def _report_first_paint(window: MainWindow) -> None:
+    print(f"first-paint {process_age():.4f}", flush=True)
+    window.close()  # the app ends as a user's would, before any discovery starts
 
 
 def create_app(argv: list[str] | None = None) -> QApplication:
-    app = QApplication.instance() or QApplication(argv or sys.argv[:1])
+    existing = QApplication.instance()
+    app = existing if isinstance(existing, QApplication) else QApplication(argv or sys.argv[:1])
     app.setApplicationName("tflaunch")
     app.setOrganizationName("tflaunch")
     app.setApplicationDisplayName("tflaunch")
     app.setStyle("Fusion")
-    app.setStyleSheet((RESOURCES / "tflaunch.qss").read_text(encoding="utf-8"))
+    sheet = (RESOURCES / "tflaunch.qss").read_text(encoding="utf-8")
+    if not app.styleSheet().startswith(sheet):  # set again, it would drop the palette's rules
+        app.setStyleSheet(sheet)
+    # The palette's rules now, while no widget exists: set later, the sheet re-polishes them all.
+    follow_desktop_palette()
     return app
 
 
@@ -68,8 +70,9 @@ def run_app(args: argparse.Namespace) -> int:
             settings_ok = False
             window.show_profile_problem(args.profile, exc.message)
     if os.environ.get(STARTUP_PROBE_ENV):
-        window.installEventFilter(_FirstPaint(window))
-    window.show()
+        window.first_painted.connect(lambda: _report_first_paint(window))
     if args.run and settings_ok:
-        QTimer.singleShot(0, window.start_run)
+        # Queued: it runs after the discovery that follows the first paint (GPUs, interpreter).
+        window.first_painted.connect(lambda: QTimer.singleShot(0, window.start_run))
+    window.show()
     return app.exec()

@@ -9,37 +9,42 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING, cast
 
 from PySide6.QtCore import QSettings, Qt, QTimer, Signal
 from PySide6.QtGui import QCloseEvent, QDragEnterEvent, QDropEvent
-from PySide6.QtWidgets import QDockWidget, QMainWindow, QMessageBox, QScrollArea, QSplitter, QTabWidget, QWidget
+from PySide6.QtWidgets import QDockWidget, QMainWindow, QMessageBox, QScrollArea, QSplitter, QWidget
 
 from tflaunch.core.phases import LABELS
-from tflaunch.core.report.review import Review
 from tflaunch.core.run import gpus
 from tflaunch.core.run.launch_check import cached_known_flags, flags_to_check
 from tflaunch.core.run.record import RunRecord, RunStatus
 from tflaunch.core.settings.config import LaunchConfig
 from tflaunch.core.store.history import History
 from tflaunch.core.store.profiles import ProfileStore
-from tflaunch.core.sweep.plan import PlanError, Sweep
-from tflaunch.core.sweep.stored import winner_profile
+from tflaunch.core.sweep.plan import PlanError
 
-from .compare_view import CompareView
-from .history_view import HistoryView
+from .first_paint import after_first_paint
 from .interpreter_check import InterpreterCheck
+from .lazy_tabs import LazyTabs
 from .log_pane import LogPane
 from .profile_saver import ProfileSaver
-from .profiles_view import ProfilesView
 from .run_controller import RunController
 from .run_list import RunList
 from .run_view import RunView
-from .script_dialog import ScriptDialog
 from .settings_panel import SettingsPanel
 from .sweep_controller import SweepController
-from .sweep_view import SweepView
 from .window_actions import WindowActions
 from .window_state import WindowState
+
+if TYPE_CHECKING:  # for types only: the hidden tabs' modules are imported when first built
+    from tflaunch.core.report.review import Review
+    from tflaunch.core.sweep.plan import Sweep
+
+    from .compare_view import CompareView
+    from .history_view import HistoryView
+    from .profiles_view import ProfilesView
+    from .sweep_view import SweepView
 
 TICK_MS = 100
 
@@ -47,6 +52,7 @@ TICK_MS = 100
 class MainWindow(QMainWindow):
     run_started = Signal(object)  # RunRecord
     run_finished = Signal(object)  # RunRecord
+    first_painted = Signal()  # the window's first frame is on screen; discovery starts next
 
     def __init__(self, settings: QSettings, history: History | None, profiles: ProfileStore,
                  gpu_inventory: Callable[[], gpus.GpuInventory] = gpus.inventory,
@@ -66,19 +72,17 @@ class MainWindow(QMainWindow):
         self.run_view = RunView()
         self.run_list = RunList()
         self.log = LogPane()
-        self.history_view = HistoryView(history)
-        self.compare_view = CompareView()
-        self.profiles_view = ProfilesView(profiles)
-        self.sweep_view = SweepView()
         self.runner = RunController(history, self)
         self.sweeper = SweepController(history, self)
         self.saver = ProfileSaver(profiles, self)
-        self.tabs = QTabWidget()
-        for widget, title in ((self.run_view, "Run"), (self.history_view, "History"),
-                              (self.compare_view, "Compare"), (self.profiles_view, "Profiles"),
-                              (self.sweep_view, "Sweep")):
-            self.tabs.addTab(widget, title)
+        self.tabs = LazyTabs()
         self._build_layout()
+        # Only the Run tab is built for the first paint; the others when first shown or used.
+        self.tabs.add_page("Run", self.run_view)
+        self.tabs.add_lazy_page("History", self._build_history_view)
+        self.tabs.add_lazy_page("Compare", self._build_compare_view)
+        self.tabs.add_lazy_page("Profiles", self._build_profiles_view)
+        self.tabs.add_lazy_page("Sweep", self._build_sweep_view)
         self.window_actions = WindowActions(self)
         # The actions the toolbar and tests press.
         self.run_action, self.cancel_action = self.window_actions.run, self.window_actions.cancel
@@ -92,21 +96,25 @@ class MainWindow(QMainWindow):
         self.statusBar().showMessage(history_problem or "Ready. Ctrl+R runs the model, Esc cancels.")
         self._restore()
         # After the first paint: the window appears before any slow discovery work.
-        QTimer.singleShot(0, self._discover)
+        after_first_paint(self, self._on_first_paint)
 
     # -- construction ------------------------------------------------------------------
     def _build_layout(self) -> None:
+        # The frame first, then what it holds: with a style sheet, each move of a widget into
+        # a new parent restyles everything inside it, so each view moves once, into the window.
+        center = QSplitter(Qt.Orientation.Horizontal)
+        self.setCentralWidget(center)
         scroll = QScrollArea()
+        center.addWidget(scroll)
+        center.addWidget(self.tabs)
         scroll.setWidget(self.panel)
         scroll.setWidgetResizable(True)
         scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        scroll.setMinimumWidth(self.panel.sizeHint().width() + 24)
-        center = QSplitter(Qt.Orientation.Horizontal)
-        center.addWidget(scroll)
-        center.addWidget(self.tabs)
+        # The panel's narrowest width (and its scroll bar): with the tabs' it fits a 1024 px screen.
+        scroll.setMinimumWidth(self.panel.minimumSizeHint().width() + scroll.verticalScrollBar().sizeHint().width()
+                               + 2 * scroll.frameWidth())
         center.setStretchFactor(1, 1)
         center.setChildrenCollapsible(False)
-        self.setCentralWidget(center)
         self.runs_dock = self._dock("Runs in this session", self.run_list, Qt.DockWidgetArea.BottomDockWidgetArea)
         self.log_dock = self._dock("Log", self.log, Qt.DockWidgetArea.BottomDockWidgetArea)
         self.tabifyDockWidget(self.runs_dock, self.log_dock)
@@ -126,30 +134,82 @@ class MainWindow(QMainWindow):
             lambda python: self._say(f"TF_XLA_FLAGS of the TensorFlow of {python} read: runs can start."))
         self.runner.phase_changed.connect(lambda _r: self.run_view.on_phase_change())
         self.runner.phase_changed.connect(self._show_inputs)
-        self.runner.sampled.connect(lambda t, rss, _gpu: self.run_view.memory.add_sample(t, rss))
+        self.runner.sampled.connect(self.run_view.add_samples)
         self.runner.log_lines.connect(self.log.append_lines)
         self.runner.run_finished.connect(self._on_finished)
         self.runner.history_problem.connect(self._say)
         self.run_list.run_selected.connect(self._on_run_selected)
-        self.history_view.show_requested.connect(self._show_stored_run)
-        self.history_view.rerun_requested.connect(self._rerun_stored)
-        self.history_view.compare_requested.connect(self._compare_stored)
-        self.history_view.save_profile_requested.connect(self._save_stored_runs)
-        self.history_view.problem.connect(self._say)
-        self.compare_view.save_profile_requested.connect(self._save_best_of_comparison)
-        self.profiles_view.apply_requested.connect(self.apply_profile)
-        self.saver.saved.connect(lambda _name: self.profiles_view.refresh())
+        self.saver.saved.connect(self._on_profile_saved)
         self.saver.message.connect(self._say)
-        self.sweep_view.start_requested.connect(lambda _plan: self.start_sweep())
-        self.sweep_view.cancel_requested.connect(self.sweeper.cancel)
-        self.sweep_view.save_winner_requested.connect(self._save_sweep_winner)
-        self.sweeper.preparing.connect(self.sweep_view.show_message)
+        # The sweep view is built before any sweep starts (a sweep starts from it).
+        self.sweeper.preparing.connect(lambda what: self.sweep_view.show_message(what))
         self.sweeper.failed_to_start.connect(self._on_sweep_failed_to_start)
-        self.sweeper.trial_started.connect(lambda _t, record: self.sweep_view.set_example(record))
+        self.sweeper.trial_started.connect(lambda trial, record: self.sweep_view.trial_started(trial, record))
         self.sweeper.progressed.connect(
             lambda sweep, _t: self.sweep_view.show_progress(sweep, self.sweeper.seconds_left()))
         self.sweeper.finished.connect(self._on_sweep_finished)
         self.sweeper.history_problem.connect(self._say)
+
+    # The hidden tabs, built (and connected) when first shown or used.
+    @property
+    def history_view(self) -> HistoryView:
+        return cast("HistoryView", self.tabs.page("History"))
+
+    @property
+    def compare_view(self) -> CompareView:
+        return cast("CompareView", self.tabs.page("Compare"))
+
+    @property
+    def profiles_view(self) -> ProfilesView:
+        return cast("ProfilesView", self.tabs.page("Profiles"))
+
+    @property
+    def sweep_view(self) -> SweepView:
+        return cast("SweepView", self.tabs.page("Sweep"))
+
+    def _build_history_view(self) -> QWidget:
+        from .history_view import HistoryView
+
+        history_view = HistoryView(self.history)
+        history_view.show_requested.connect(self._show_stored_run)
+        history_view.rerun_requested.connect(self._rerun_stored)
+        history_view.compare_requested.connect(self._compare_stored)
+        history_view.save_profile_requested.connect(self._save_stored_runs)
+        history_view.problem.connect(self._say)
+        return history_view
+
+    def _build_compare_view(self) -> QWidget:
+        from .compare_view import CompareView
+
+        compare_view = CompareView()
+        compare_view.save_profile_requested.connect(self._save_best_of_comparison)
+        return compare_view
+
+    def _build_profiles_view(self) -> QWidget:
+        from .profiles_view import ProfilesView
+
+        profiles_view = ProfilesView(self.profiles)
+        profiles_view.apply_requested.connect(self.apply_profile)
+        return profiles_view
+
+    def _build_sweep_view(self) -> QWidget:
+        from .sweep_view import SweepView
+
+        sweep_view = SweepView(self.history)
+        sweep_view.start_requested.connect(lambda _plan: self.start_sweep())
+        sweep_view.cancel_requested.connect(self.sweeper.cancel)
+        sweep_view.save_winner_requested.connect(self._save_sweep_winner)
+        sweep_view.follow_settings(self.panel, self.panel.config)
+        return sweep_view
+
+    def _refresh_history(self) -> None:
+        """A History tab not built yet lists the runs when it is."""
+        if self.tabs.is_built("History"):
+            self.history_view.refresh()
+
+    def _on_profile_saved(self, _name: str) -> None:
+        if self.tabs.is_built("Profiles"):
+            self.profiles_view.refresh()
 
     def _say(self, message: str) -> None:
         self.statusBar().showMessage(message)
@@ -189,6 +249,8 @@ class MainWindow(QMainWindow):
         self._launch(config, None, f"{config.model}: {config.summary()}")
 
     def ask_script(self) -> None:
+        from .script_dialog import ScriptDialog
+
         dialog = ScriptDialog(self.panel.python.text(), self)
         if dialog.exec() == ScriptDialog.DialogCode.Accepted:
             argv = dialog.argv()
@@ -228,7 +290,7 @@ class MainWindow(QMainWindow):
 
     def _on_finished(self, record: RunRecord) -> None:
         self._tick.stop()
-        self.history_view.refresh()
+        self._refresh_history()
         self.run_view.show_record(record)
         self.log.show_end(record)
         self.run_list.add_record(record)
@@ -284,7 +346,7 @@ class MainWindow(QMainWindow):
     def _on_sweep_finished(self, sweep: Sweep, status: str) -> None:
         self._set_busy(False)
         self.sweep_view.finish(sweep, status, self.sweeper.sweep_id)
-        self.history_view.refresh()
+        self._refresh_history()
         note = self.sweeper.session.recorder.note() if self.sweeper.session else None
         self._say(f"Sweep {status}: {sweep.trials_run} trials" + (f" — {note[:1].upper()}{note[1:]}" if note else ""))
 
@@ -298,6 +360,8 @@ class MainWindow(QMainWindow):
         if sweep is None or sweep_id is None or history is None:
             self._say("The winner cannot be saved without the run history.")
             return False
+        from tflaunch.core.sweep.stored import winner_profile
+
         return self.saver.save(lambda: winner_profile(name, sweep, history, sweep_id))
 
     # -- history, comparison and profiles ----------------------------------------------
@@ -365,6 +429,11 @@ class MainWindow(QMainWindow):
         return review() if callable(review) else None
 
     # -- discovery and persistence -----------------------------------------------------
+    def _on_first_paint(self) -> None:
+        self.first_painted.emit()
+        if self.isVisible():  # a window closed at its first paint has nothing to discover
+            self._discover()
+
     def _discover(self) -> None:
         inventory = self._gpu_inventory()
         self.panel.set_gpus(inventory)

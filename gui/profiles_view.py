@@ -1,14 +1,18 @@
-"""ProfilesView: saved launch profiles; apply one, manage them, diff two."""
+"""ProfilesView: saved launch profiles; apply one, manage them, diff two.
+
+The list follows the profiles folder: files another process adds, edits or removes show
+within a moment, the selection kept.
+"""
 
 from __future__ import annotations
 
 import html
+from pathlib import Path
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QItemSelectionModel, Qt, Signal
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
     QAbstractItemView,
-    QFileDialog,
     QHBoxLayout,
     QInputDialog,
     QLabel,
@@ -26,6 +30,8 @@ from tflaunch.core.report.review import Review, profile_review
 from tflaunch.core.settings.config import LaunchConfig
 from tflaunch.core.store.profiles import ProfileError, ProfileStore, describe_evidence, diff
 
+from . import file_dialogs
+from .folder_watch import FolderWatch
 from .palette import STATE_COLORS, STATUS_COLORS
 from .trust_dialog import TrustDialog
 
@@ -69,16 +75,23 @@ class ProfilesView(QWidget):
         layout.addLayout(bar)
         layout.addWidget(split, 1)
         layout.addWidget(self.folder)
+        self.watch = FolderWatch(store.folder, "*.toml", self)
+        self.watch.changed.connect(self.refresh)
         self.refresh()
 
     def refresh(self) -> None:
+        """List the folder as it is now, keeping which profiles are selected."""
+        selected = {entry.name for entry in self.selected_entries()}
+        current = self.list.currentItem()
+        current_name = current.data(Qt.ItemDataRole.UserRole).name if current is not None else None
+        self.list.blockSignals(True)  # one selection change, at the end
         self.list.clear()
         for entry in self.store.entries():
             item = QListWidgetItem(entry.name if entry.profile else f"{entry.name} (broken)")
             item.setData(Qt.ItemDataRole.UserRole, entry)
             if entry.profile is None:
                 item.setForeground(QColor(STATE_COLORS["failed"]))
-                item.setToolTip(entry.problem)
+                item.setToolTip(entry.problem or "")
             elif self.store.unaccepted_code(entry.profile):
                 item.setText(f"{entry.name} (runs code: not accepted)")
                 item.setForeground(QColor(STATUS_COLORS["warning"]))
@@ -86,6 +99,11 @@ class ProfilesView(QWidget):
             else:
                 item.setToolTip(f"{entry.profile.config.model}: {entry.profile.config.summary()}")
             self.list.addItem(item)
+            if entry.name in selected:
+                item.setSelected(True)
+            if entry.name == current_name:
+                self.list.setCurrentItem(item, QItemSelectionModel.SelectionFlag.NoUpdate)
+        self.list.blockSignals(False)
         self.folder.setText(f"Profiles are TOML files in {self.store.folder}")
         self._on_selection()
 
@@ -202,18 +220,18 @@ class ProfilesView(QWidget):
                 self._guard(lambda e=entry: e.path.unlink())
 
     def import_file(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self, "Import a profile", "", "Profiles (*.toml)")
+        path = file_dialogs.open_file(self, "profile", "Import a profile", "Profiles (*.toml)")
         if path:
-            self._guard(lambda: self.store.import_file(path))
+            self._guard(lambda: self.store.import_file(Path(path)))
 
     def export_selected(self) -> None:
         entries = self.usable_entries()
         if len(entries) != 1:
             return
-        path, _ = QFileDialog.getSaveFileName(self, "Export the profile", f"{entries[0].name}.toml",
-                                              "Profiles (*.toml)")
+        path, _ = file_dialogs.save_file(self, "profile", "Export the profile", f"{entries[0].name}.toml",
+                                         "Profiles (*.toml)")
         if path:
-            self._guard(lambda: self.store.export(entries[0].name, path))
+            self._guard(lambda: self.store.export(entries[0].name, Path(path)))
 
     def _guard(self, action) -> None:
         """Run a file action; a failure is shown, never raised into the event loop."""

@@ -15,7 +15,6 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
-    QFileDialog,
     QFormLayout,
     QGroupBox,
     QHBoxLayout,
@@ -32,9 +31,10 @@ from tflaunch.core.settings.config import MAX_THREADS, LaunchConfig, Problem
 from tflaunch.core.settings.vocabulary import BY_NAME, SAMPLE_MODELS, SETTINGS, Setting
 from tflaunch.core.units import format_bytes
 
+from . import file_dialogs
 from . import setting_editors as ed
 from .inputs_table import InputsTable
-from .palette import ERROR_COLOR
+from .palette import error_style, keep_colours
 
 
 class SettingsPanel(QWidget):
@@ -60,6 +60,13 @@ class SettingsPanel(QWidget):
         self.set_recent_models([])
         self.set_gpus(GpuInventory((), None, "Looking for GPUs…"))
         self.set_config(LaunchConfig())  # every editor starts at the setting's default
+        keep_colours(self, self._recolour)
+
+    def _recolour(self) -> None:
+        """The reasons next to settings, in a red readable on the palette's window."""
+        for label in [*self._errors.values(), self.python_status]:
+            if label.styleSheet():
+                label.setStyleSheet(error_style())
 
     # -- building ----------------------------------------------------------------------
     def _add(self, form: QFormLayout, setting: Setting) -> None:
@@ -73,7 +80,7 @@ class SettingsPanel(QWidget):
         label = QLabel()
         label.setObjectName("fieldError")
         label.setWordWrap(True)
-        label.setStyleSheet(f"color: {ERROR_COLOR};")
+        label.setStyleSheet(error_style())
         label.hide()
         self._errors[setting.name] = label
         form.addRow(label)
@@ -244,7 +251,7 @@ class SettingsPanel(QWidget):
 
     def set_interpreter_info(self, info: InterpreterInfo) -> None:
         self.python_status.setText(info.message)
-        self.python_status.setStyleSheet("" if info.ok else f"color: {ERROR_COLOR};")
+        self.python_status.setStyleSheet("" if info.ok else error_style())
 
     def show_problems(self, problems: list[Problem]) -> None:
         by_field: dict[str, str] = {}
@@ -256,18 +263,18 @@ class SettingsPanel(QWidget):
 
     # -- browsing ----------------------------------------------------------------------
     def browse_model_file(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self, "Choose a model", "", "Keras models (*.keras *.h5 *.hdf5)")
+        path = file_dialogs.open_file(self, "model", "Choose a model", "Keras models (*.keras *.h5 *.hdf5)")
         if path:
             self.model.setCurrentText(path)
 
     def browse_model_dir(self) -> None:
-        path = QFileDialog.getExistingDirectory(self, "Choose a SavedModel folder")
+        path = file_dialogs.open_folder(self, "model", "Choose a SavedModel folder")
         if path:
             self.model.setCurrentText(path)
 
     def _browse_python(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self, "Choose a Python interpreter", "",
-                                              "Python (python*);;All files (*)")
+        path = file_dialogs.open_file(self, "interpreter", "Choose a Python interpreter",
+                                      "Python (python*);;All files (*)")
         if path:
             self.python.setText(path)
             self.python_changed.emit(path)

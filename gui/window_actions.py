@@ -2,9 +2,19 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from functools import partial
+from typing import TYPE_CHECKING
+
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import QMainWindow, QMessageBox
+from PySide6.QtWidgets import QWidget
+
+from tflaunch.core.paths import history_path
+
+if TYPE_CHECKING:
+    from .about_dialog import AboutDialog
+    from .main_window import MainWindow
 
 TABS = ("Run", "History", "Compare", "Profiles", "Sweep")
 
@@ -16,42 +26,49 @@ def _review_actions():
     return review_actions
 
 
+def _action(parent: QWidget, text: str, slot: Callable[[], object],
+            shortcut: QKeySequence | QKeySequence.StandardKey | None = None, tip: str | None = None) -> QAction:
+    action = QAction(text, parent)
+    if shortcut is not None:
+        action.setShortcut(shortcut)
+    if tip is not None:
+        action.setToolTip(tip)
+    action.triggered.connect(lambda _checked=False: slot())
+    return action
+
+
 class WindowActions:
     """Builds the actions on a MainWindow; keeps the ones the window enables and disables."""
 
-    def __init__(self, w: QMainWindow) -> None:
+    def __init__(self, w: MainWindow) -> None:
         self.window = w
-        self.run = QAction("&Run", w, shortcut=QKeySequence("Ctrl+R"), triggered=w.start_run)
-        self.run.setToolTip("Start the probe with these settings (Ctrl+R)")
-        self.cancel = QAction("&Cancel", w, shortcut=QKeySequence(Qt.Key.Key_Escape),
-                              triggered=w.cancel_run, enabled=False)
-        self.cancel.setToolTip("Stop the run and everything it started (Esc)")
-        open_file = QAction("Open model &file…", w, shortcut=QKeySequence.StandardKey.Open,
-                            triggered=w.panel.browse_model_file)
-        open_dir = QAction("Open &SavedModel folder…", w, shortcut=QKeySequence("Ctrl+Shift+O"),
-                           triggered=w.panel.browse_model_dir)
-        quit_action = QAction("&Quit", w, shortcut=QKeySequence.StandardKey.Quit, triggered=w.close)
-        export_review = QAction("&Export review image…", w, shortcut=QKeySequence("Ctrl+Shift+E"),
-                                triggered=lambda: _review_actions().export_review(w))
-        export_review.setToolTip("One self-explanatory image (or SVG, Markdown, CSV) of what this tab shows")
-        copy_review = QAction("&Copy review image", w, shortcut=QKeySequence("Ctrl+Shift+C"),
-                              triggered=lambda: _review_actions().copy_review(w))
+        self.about_dialog: AboutDialog | None = None
+        self.run = _action(w, "&Run", w.start_run, QKeySequence("Ctrl+R"),
+                           "Start the probe with these settings (Ctrl+R)")
+        self.cancel = _action(w, "&Cancel", w.cancel_run, QKeySequence(Qt.Key.Key_Escape),
+                              "Stop the run and everything it started (Esc)")
+        self.cancel.setEnabled(False)
+        open_file = _action(w, "Open model &file…", w.panel.browse_model_file, QKeySequence.StandardKey.Open)
+        open_dir = _action(w, "Open &SavedModel folder…", w.panel.browse_model_dir, QKeySequence("Ctrl+Shift+O"))
+        quit_action = _action(w, "&Quit", w.close, QKeySequence.StandardKey.Quit)
+        export_review = _action(w, "&Export review image…", lambda: _review_actions().export_review(w),
+                                QKeySequence("Ctrl+Shift+E"),
+                                "One self-explanatory image (or SVG, Markdown, CSV) of what this tab shows")
+        copy_review = _action(w, "&Copy review image", lambda: _review_actions().copy_review(w),
+                              QKeySequence("Ctrl+Shift+C"))
         toggle_log = w.log_dock.toggleViewAction()
         toggle_log.setShortcut(QKeySequence("Ctrl+L"))
         toggle_runs = w.runs_dock.toggleViewAction()
-        about = QAction("&About tflaunch", w, triggered=self._about)
-        self.save_profile = QAction("&Save run as profile…", w, shortcut=QKeySequence.StandardKey.Save,
-                                    triggered=w.save_shown_run_as_profile)
-        self.save_profile.setToolTip("Keep these settings, with this run as evidence (Ctrl+S)")
-        self.script = QAction("&Launch script…", w, shortcut=QKeySequence("Ctrl+Shift+R"),
-                              triggered=w.ask_script)
-        self.script.setToolTip("Start your own script with these settings applied, "
-                               "with its memory graph and a record in History (Ctrl+Shift+R)")
-        tab_actions = []
-        for index, name in enumerate(TABS):
-            action = QAction(f"{name} view", w, shortcut=QKeySequence(f"Ctrl+{index + 1}"),
-                             triggered=lambda _checked=False, i=index: w.tabs.setCurrentIndex(i))
-            tab_actions.append(action)
+        self.about = _action(w, "&About tflaunch", self.show_about,
+                             tip="The version, the files tflaunch keeps and where, what it runs on")
+        self.save_profile = _action(w, "&Save run as profile…", w.save_shown_run_as_profile,
+                                    QKeySequence.StandardKey.Save,
+                                    "Keep these settings, with this run as evidence (Ctrl+S)")
+        self.script = _action(w, "&Launch script…", w.ask_script, QKeySequence("Ctrl+Shift+R"),
+                              "Start your own script with these settings applied, "
+                              "with its memory graph and a record in History (Ctrl+Shift+R)")
+        tab_actions = [_action(w, f"{name} view", partial(w.tabs.setCurrentIndex, index),
+                               QKeySequence(f"Ctrl+{index + 1}")) for index, name in enumerate(TABS)]
 
         menu = w.menuBar()
         file_menu = menu.addMenu("&File")
@@ -74,7 +91,7 @@ class WindowActions:
         view_menu.addSeparator()
         view_menu.addAction(toggle_log)
         view_menu.addAction(toggle_runs)
-        menu.addMenu("&Help").addAction(about)
+        menu.addMenu("&Help").addAction(self.about)
         self.toolbar = w.addToolBar("Run")
         self.toolbar.setObjectName("run_toolbar")
         self.toolbar.setMovable(False)
@@ -91,6 +108,22 @@ class WindowActions:
             action.setEnabled(not busy)
         self.cancel.setEnabled(busy)
 
-    def _about(self) -> None:
-        QMessageBox.about(self.window, "About tflaunch",
-                          "<b>tflaunch</b><br>Measure and tune how TensorFlow models start.")
+    def show_about(self) -> None:
+        """The About dialog, over the window (not modal: the paths in it can be copied meanwhile)."""
+        from .about_dialog import AboutDialog
+
+        w = self.window
+        history = w.history.path if w.history is not None else history_path()
+        history_note = ("Runs, their phases and memory samples (SQLite)" if w.history is not None
+                        else "Runs, when it can be opened: this session does not keep them")
+        files = [
+            ("Profiles folder", w.profiles.folder, "Launch profiles, one TOML file each"),
+            ("Accepted profiles", w.profiles.trust.path, "Which shared profiles you accepted to run code"),
+            ("Run history", history, history_note),
+            ("Window settings", w.state.settings_path(), "Window layout, last settings, recent models"),
+        ]
+        if self.about_dialog is not None:
+            self.about_dialog.close()
+            self.about_dialog.deleteLater()
+        self.about_dialog = AboutDialog(files, w)
+        self.about_dialog.show()

@@ -7,6 +7,7 @@ unreadable (an older or hand-edited file) is ignored in favour of defaults.
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 from PySide6.QtCore import QByteArray, QSettings
 from PySide6.QtWidgets import QMainWindow
@@ -36,7 +37,8 @@ class WindowState:
 
     def last_config(self) -> LaunchConfig | None:
         try:
-            saved = json.loads(self.settings.value("run/config", "") or "null")
+            value = self.settings.value("run/config", "")
+            saved = json.loads(value if isinstance(value, str) and value else "null")
             config = LaunchConfig.from_dict(saved) if isinstance(saved, dict) else None
         except (ValueError, TypeError, OverflowError, RecursionError):
             return None  # unreadable settings: start from defaults
@@ -64,6 +66,10 @@ class WindowState:
             recent = [model, *[m for m in recent if m != model]][:RECENT_LIMIT]
             self.settings.setValue("run/recent_models", json.dumps(recent))
         return recent
+
+    def settings_path(self) -> Path:
+        """The file these settings live in (on Linux ~/.config/tflaunch/tflaunch.conf)."""
+        return Path(self.settings.fileName())
 
     def sync(self) -> None:
         self.settings.sync()

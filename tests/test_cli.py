@@ -45,7 +45,7 @@ def test_bench_failure_is_one_line_and_nonzero(tmp_path):
     done = tflaunch("bench", "--model", str(tmp_path / "nothing.keras"))
     assert done.returncode == 2
     assert done.stderr.strip().splitlines() == [
-        f"tflaunch: model: The model {tmp_path / 'nothing.keras'} does not exist. Check the path."
+        f"tflaunch: --model: The model {tmp_path / 'nothing.keras'} does not exist. Check the path."
     ]
 
 

@@ -9,17 +9,24 @@ from dataclasses import fields
 
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
-from PySide6.QtCore import QMimeData, QPointF, Qt, QUrl
+from PySide6.QtCore import QMimeData, QPointF, QSettings, Qt, QUrl
 from PySide6.QtGui import QDropEvent
+from PySide6.QtWidgets import QApplication
 
+from tflaunch.core.paths import history_path, profiles_dir
 from tflaunch.core.run.gpus import Gpu, GpuInventory
 from tflaunch.core.run.record import RunStatus
 from tflaunch.core.run.session import ProbeSession
 from tflaunch.core.settings.config import MANAGED_VARIABLES, LaunchConfig
+from tflaunch.core.store.history import History
+from tflaunch.core.store.profiles import ProfileStore
+from tflaunch.gui.app import create_app
 from tflaunch.gui.log_pane import MAX_LINES
+from tflaunch.gui.main_window import MainWindow
 from tflaunch.gui.probe_process import ProbeProcess
 
 from ..builders import finished_record
+from .conftest import NO_GPU
 
 
 def test_invalid_settings_are_refused_with_the_reason_next_to_the_control(qtbot, window, tmp_path, screenshot):
@@ -216,3 +223,46 @@ def test_the_inputs_table_lists_what_a_run_reported_and_keeps_what_the_user_set(
     window.panel.model.setCurrentText("sample:mlp")  # another model: its listing goes, the shapes stay
     assert table.rowCount() == 2 and window.panel.inputs_table.model is None
     assert window.panel.config().inputs == {"tokens": "64", "image": "320x320x3"}
+
+
+def test_hidden_tabs_are_built_when_first_shown_and_then_connected(qtbot, window):
+    """The window paints with the Run tab only; each other tab is built when opened or used."""
+    tabs = window.tabs
+    assert [tabs.tabText(i) for i in range(tabs.count())] == ["Run", "History", "Compare", "Profiles", "Sweep"]
+    assert [tabs.is_built(t) for t in ("Run", "History", "Compare", "Profiles", "Sweep")] == [
+        True, False, False, False, False]
+    view_menu = next(a.menu() for a in window.menuBar().actions() if a.text() == "&View")
+    next(a for a in view_menu.actions() if a.text() == "Compare view").trigger()
+    assert tabs.is_built("Compare") and tabs.currentIndex() == 2
+    assert tabs.currentWidget() is window.compare_view and type(window.compare_view).__name__ == "CompareView"
+    assert not tabs.is_built("Profiles")
+    profiles = window.profiles_view  # asked for by code: built, the tab not switched to
+    assert tabs.is_built("Profiles") and tabs.currentWidget() is window.compare_view
+    assert tabs.indexOf(profiles) == 3
+    with qtbot.waitSignal(profiles.apply_requested):
+        profiles.apply_requested.emit(LaunchConfig(model="sample:mlp", intra=3))
+    assert window.panel.config().intra == 3, "a tab built late is connected like the others"
+    window.history_view.problem.emit("The run history is busy.")
+    assert window.statusBar().currentMessage() == "The run history is busy."
+
+
+def test_gpu_and_interpreter_discovery_wait_for_the_first_paint(qtbot, settings_file):
+    """NVML and the interpreter check (a child process) start once the window is on screen."""
+    create_app()
+    painted_at_discovery: list[bool] = []
+    painted: list[bool] = []
+
+    def inventory() -> GpuInventory:
+        painted_at_discovery.append(bool(painted))
+        return NO_GPU
+
+    window = MainWindow(QSettings(str(settings_file), QSettings.Format.IniFormat), History(history_path()),
+                        ProfileStore(profiles_dir()), gpu_inventory=inventory)
+    qtbot.addWidget(window)
+    window.first_painted.connect(lambda: painted.append(True))
+    for _ in range(3):
+        QApplication.processEvents()  # timers due now run: none may start discovery
+    assert painted_at_discovery == []
+    window.show()
+    qtbot.waitUntil(lambda: painted_at_discovery == [True])
+    qtbot.waitUntil(lambda: window.panel.python_status.text() != "Checking…", timeout=30000)
