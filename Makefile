@@ -8,7 +8,7 @@ STAMP  := $(VENV)/.installed
 # editable install's import hook is invisible to both (pyproject.toml, [tool.mypy]).
 TYPECHECK := build/typecheck
 
-.PHONY: run lint typecheck-tree system-deps test bench soak screenshots install-desktop pipx-check clean
+.PHONY: run lint typecheck-tree system-deps test test-slow bench soak screenshots install-desktop pipx-check clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -49,7 +49,11 @@ system-deps:
 test: $(STAMP) system-deps lint
 	# Two workers, one test file each at a time (files share their built models); the
 	# children are real TensorFlow processes, so this halves the suite on two cores.
-	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest -q -n 2 --dist loadfile --durations=10
+	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest -q -n 2 --dist loadfile --durations=10 -m "not slow"
+
+# The slow tier: the model zoo (23 real architectures) and whole real sweeps.
+test-slow: $(STAMP)
+	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest -q -n 2 --dist loadfile --durations=10 -m slow
 
 bench: $(STAMP)
 	@for script in tests/benchmarks/bench_*.py; do \

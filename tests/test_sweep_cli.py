@@ -7,6 +7,8 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 from tflaunch.core.paths import history_path, profiles_dir
 from tflaunch.core.store.history import History
 from tflaunch.core.store.profiles import ProfileStore
@@ -22,6 +24,7 @@ def sweep(*args, timeout=600):
                           capture_output=True, text=True, timeout=timeout)
 
 
+@pytest.mark.slow  # a whole real sweep of real TensorFlow children
 def test_a_real_sweep_stores_every_trial_and_saves_a_clear_winner(tmp_path):
     done = sweep("--python", slow_python(tmp_path), "--env", "DELAY=3", "--vary", "env.DELAY=0", "--repeat", "3",
                  "--warmup", "0", "--no-racing", "--json", "--save-winner", "fastest")

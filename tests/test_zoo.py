@@ -20,6 +20,9 @@ from tflaunch.core.run.record import RunRecord, RunStatus
 from tflaunch.core.run.session import ProbeSession
 from tflaunch.core.settings.config import LaunchConfig
 
+# The slow tier: building the zoo and measuring 23 real models takes over a minute.
+pytestmark = pytest.mark.slow
+
 ZOO = Path(__file__).with_name("zoo")
 LAYERS = str(ZOO / "zoo_layers.py")
 

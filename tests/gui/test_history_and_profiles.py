@@ -123,6 +123,13 @@ def test_profiles_view_applies_lists_broken_files_and_diffs(qtbot, window, scree
 APP_UNTIL_KILLED = [sys.executable, "-m", "tflaunch.gui.main", "gui", "--model", "sample:cnn", "--run"]
 
 
+def _is_probe(process: psutil.Process) -> bool:
+    try:  # a child that has just ended (the interpreter check) has no command line any more
+        return "probe" in " ".join(process.cmdline())
+    except psutil.Error:
+        return False
+
+
 def test_killing_the_app_mid_run_leaves_an_interrupted_run(tmp_path):
     env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "XDG_CONFIG_HOME": str(tmp_path)}
     app = subprocess.Popen(APP_UNTIL_KILLED, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -131,11 +138,13 @@ def test_killing_the_app_mid_run_leaves_an_interrupted_run(tmp_path):
         while True:
             assert time.monotonic() < deadline, "the app never stored its run"
             if history_path().exists():
-                with sqlite3.connect(history_path()) as db:
-                    row = db.execute("SELECT status FROM runs").fetchone()
+                try:  # the app may be creating the file this moment: its table comes a moment later
+                    with sqlite3.connect(history_path()) as db:
+                        row = db.execute("SELECT status FROM runs").fetchone()
+                except sqlite3.OperationalError:
+                    row = None
                 # The probe itself, not only the interpreter check the app starts first.
-                probes = [p for p in psutil.Process(app.pid).children(recursive=True)
-                          if "probe" in " ".join(p.cmdline())]
+                probes = [p for p in psutil.Process(app.pid).children(recursive=True) if _is_probe(p)]
                 if row and row[0] == "running" and probes:
                     break
             time.sleep(0.1)

@@ -6,6 +6,7 @@ import threading
 
 import psutil
 import pyqtgraph as pg
+import pytest
 from PySide6.QtCore import QCoreApplication
 
 from tflaunch.core.paths import history_path
@@ -32,6 +33,7 @@ def plan_intra(window, values="1,2", repeat=2, warmup=1, racing=False):
     window.sweep_view.racing.setChecked(racing)
 
 
+@pytest.mark.slow  # a whole real sweep; the fake-child tests above cover the tab's logic in seconds
 def test_a_sweep_runs_shows_its_results_and_keeps_a_clear_winner(qtbot, window, screenshot, tmp_path):
     window.use_config(LaunchConfig(model="sample:mlp", steady=1, python=slow_python(tmp_path),
                                    extra_env={"DELAY": "3"}))

@@ -7,7 +7,7 @@ import pyqtgraph as pg
 import pytest
 from PySide6.QtCore import QPointF, Qt
 from PySide6.QtGui import QColor, QFontMetrics, QPalette
-from PySide6.QtWidgets import QApplication, QLabel
+from PySide6.QtWidgets import QApplication, QLabel, QWidget
 
 from tflaunch.core.paths import history_path
 from tflaunch.core.report.compare import SHORT_LABELS, TIME_ROWS
@@ -131,7 +131,13 @@ def fit(qtbot, window, width: int, height: int) -> None:
     """The window's frame at width×height (a screen of that size)."""
     dx, dy = frame_extra(window)
     window.resize(width - dx, height - dy)
-    qtbot.waitUntil(lambda: window.frameGeometry().width() <= width)
+    try:
+        qtbot.waitUntil(lambda: window.frameGeometry().width() <= width)
+    except AssertionError as exc:  # say which part holds the window wide
+        wide = sorted(((w.minimumSizeHint().width(), type(w).__name__, w.objectName())
+                       for w in window.findChildren(QWidget) if w.isVisible()), reverse=True)[:8]
+        raise AssertionError(f"the window stays {window.frameGeometry().width()} px wide "
+                             f"(minimum {window.minimumSizeHint().width()}); widest parts: {wide}") from exc
 
 
 def in_view(header, section: int) -> bool:
