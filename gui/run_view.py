@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QPalette
@@ -17,9 +18,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from tflaunch.core.report.review import Review, run_review
 from tflaunch.core.run.record import RunRecord, RunStatus
 from tflaunch.core.units import format_bytes, format_duration
+
+if TYPE_CHECKING:  # the review's modules (sweeps, comparisons) load when a review is asked for
+    from tflaunch.core.report.review import Review
 
 from .memory_plot import LiveSample, MemoryPlot
 from .palette import keep_colours, status_color
@@ -188,6 +191,8 @@ class RunView(QWidget):
 
     def review(self) -> Review | None:
         record = self.record
+        from tflaunch.core.report.review import run_review
+
         return run_review(record) if record is not None and record.finished_at is not None else None
 
     def show_record(self, record: RunRecord) -> None:

@@ -8,12 +8,15 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Callable, Sequence
-from typing import NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
-from . import bench, devices, history, profiles, report, sample, sweep
 from .arguments import add_config_arguments, failure_json
+
+if TYPE_CHECKING:
+    from .report import Renderer
 
 GuiLauncher = Callable[[argparse.Namespace], int]
 
@@ -31,40 +34,54 @@ class _Parser(argparse.ArgumentParser):
         raise UsageError(self, message)
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(gui_only: bool = False) -> argparse.ArgumentParser:
+    """The whole command line; with gui_only, only the `gui` command, whose start-up does not
+    pay for importing every other command (sweeps, reports, history...)."""
     parser = _Parser(prog="tflaunch", description="Measure and tune TensorFlow start-up.")
     sub = parser.add_subparsers(dest="command")
-    bench.add_arguments(sub)
-    sample.add_arguments(sub)
-    profiles.add_arguments(sub)
-    sweep.add_arguments(sub)
-    report.add_arguments(sub)
-    history.add_arguments(sub)
-    devices.add_arguments(sub)
+    if not gui_only:
+        for module in _command_modules().values():
+            module.add_arguments(sub)
     gui = sub.add_parser("gui", help="open the app (default when no command is given)")
     add_config_arguments(gui, model_required=False)
     gui.add_argument("--run", action="store_true", help="start a run as soon as the window opens")
     return parser
 
 
+def _command_modules() -> dict[str, Any]:
+    from . import bench, devices, history, profiles, report, sample, sweep
+
+    return {"bench": bench, "sample": sample, "profiles": profiles, "sweep": sweep, "report": report,
+            "history": history, "devices": devices}
+
+
 def main(argv: Sequence[str] | None = None, gui_launcher: GuiLauncher | None = None,
-         review_renderer: report.Renderer | None = None) -> int:
+         review_renderer: Renderer | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
+    gui_only = not argv or (argv[0] == "gui" and not {"-h", "--help"} & set(argv))
     try:
-        args = build_parser().parse_args(argv or ["gui"])
+        args = build_parser(gui_only).parse_args(argv or ["gui"])
     except UsageError as exc:
         if "--json" in argv:  # a script asked for JSON: it gets JSON, failures included
             print(json.dumps(failure_json("invalid_arguments", exc.message), indent=2))
         exc.parser.print_usage(sys.stderr)
         print(f"{exc.parser.prog}: error: {exc.message}", file=sys.stderr)
         return 2
-    commands: dict[str, Callable[[argparse.Namespace], int]] = {
-        "bench": bench.run, "sample": sample.run, "run": profiles.run_command,
-        "profiles": profiles.profiles_command, "sweep": sweep.run,
-        "report": lambda a: report.run(a, review_renderer), "history": history.run, "devices": devices.run,
-    }
-    if args.command in commands:
-        return commands[args.command](args)
+    if args.command != "gui" and args.command is not None:
+        m = _command_modules()
+        commands: dict[str, Callable[[argparse.Namespace], int]] = {
+            "bench": m["bench"].run, "sample": m["sample"].run, "run": m["profiles"].run_command,
+            "profiles": m["profiles"].profiles_command, "sweep": m["sweep"].run,
+            "report": lambda a: m["report"].run(a, review_renderer), "history": m["history"].run,
+            "devices": m["devices"].run,
+        }
+        try:
+            return commands[args.command](args)
+        except BrokenPipeError:
+            # `tflaunch history list | head`: the reader left. Python's advice: point stdout at
+            # devnull so the flush at exit cannot raise again, and end as a piped program does.
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            return 141
     if gui_launcher is None:
         print("tflaunch: the GUI is not available here; install tflaunch with PySide6, "
               "or use `tflaunch bench`.", file=sys.stderr)
