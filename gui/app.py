@@ -7,6 +7,7 @@ import os
 import sys
 
 from PySide6.QtCore import QSettings, QTimer
+from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QApplication
 
 from tflaunch.core.cli.arguments import SettingsError, config_from_args
@@ -21,6 +22,7 @@ from .palette import follow_desktop_palette
 
 # Set by the start-up benchmark: print the process age at the first paint, then quit.
 STARTUP_PROBE_ENV = "TFLAUNCH_EXIT_AFTER_PAINT"
+DESKTOP_ID = "io.github.tflaunch.tflaunch"  # packaging/linux/DESKTOP_ID.desktop
 
 
 def _report_first_paint(window: MainWindow) -> None:
@@ -35,6 +37,9 @@ def create_app(argv: list[str] | None = None) -> QApplication:
     app.setOrganizationName("tflaunch")
     app.setApplicationDisplayName("tflaunch")
     app.setStyle("Fusion")
+    # The installed desktop entry's name (Wayland matches windows to it) and its icon.
+    app.setDesktopFileName(DESKTOP_ID)
+    app.setWindowIcon(QIcon(str(RESOURCES / "tflaunch.svg")))
     sheet = (RESOURCES / "tflaunch.qss").read_text(encoding="utf-8")
     if not app.styleSheet().startswith(sheet):  # set again, it would drop the palette's rules
         app.setStyleSheet(sheet)

@@ -85,8 +85,14 @@ def test_icon_renders_at_menu_sizes(qapp) -> None:
         painter.end()
         colours = {image.pixel(x, y) for x in range(size) for y in range(size)}
         assert len(colours) > 3, f"the icon renders blank at {size} px"
-    # The app's window icon is the same file (resources/tflaunch.svg links to it).
+    # The app's window icon is the same file (resources/tflaunch.svg links to it), and the app
+    # names the desktop entry it belongs to.
     assert (ROOT / "resources" / "tflaunch.svg").resolve() == ICON.resolve()
+    from tflaunch.gui.app import DESKTOP_ID, create_app
+
+    app = create_app()
+    assert app.desktopFileName() == DESKTOP_ID == DESKTOP.stem
+    assert app.windowIcon().pixmap(48, 48).width() == 48, "the window icon did not load"
 
 
 def test_make_install_desktop_puts_working_copies_in_xdg_folders(tmp_path) -> None:
