@@ -26,6 +26,7 @@ from tflaunch.core.store.rows import DAMAGED
 from tflaunch.core.units import format_bytes, format_duration
 
 from .elide_delegate import ElideDelegate
+from .elided_label import ElidedLabel
 from .palette import keep_colours, status_color
 
 DAMAGED_COLOR = "#9aa0a6"  # grey: a row that cannot be read
@@ -119,7 +120,7 @@ class HistoryView(QWidget):
                                       f"Undo (Ctrl+Z) brings them back for {UNDO_SECONDS} s")
         self.delete_button.clicked.connect(self.ask_and_delete)
         QShortcut(QKeySequence.StandardKey.Delete, self.table, self.ask_and_delete)
-        self.count = QLabel()
+        self.count = ElidedLabel()  # names the history file: it must not widen the window
 
         # After a delete: what went, and the way back, until the undo times out.
         self._deleted: DeletedRuns | None = None

@@ -15,7 +15,6 @@ from PySide6.QtWidgets import (
     QAbstractItemView,
     QHBoxLayout,
     QInputDialog,
-    QLabel,
     QListWidget,
     QListWidgetItem,
     QMessageBox,
@@ -31,6 +30,7 @@ from tflaunch.core.settings.config import LaunchConfig
 from tflaunch.core.store.profiles import ProfileError, ProfileStore, describe_evidence, diff
 
 from . import file_dialogs
+from .elided_label import ElidedLabel
 from .folder_watch import FolderWatch
 from .palette import STATE_COLORS, STATUS_COLORS
 from .trust_dialog import TrustDialog
@@ -65,7 +65,7 @@ class ProfilesView(QWidget):
             bar.addWidget(button)
             self.buttons[name] = button
         bar.addStretch(1)
-        self.folder = QLabel()
+        self.folder = ElidedLabel()  # a path: it must not widen the window
         self.folder.setObjectName("caption")
         split = QSplitter(Qt.Orientation.Horizontal)
         split.addWidget(self.list)

@@ -133,9 +133,10 @@ def fit(qtbot, window, width: int, height: int) -> None:
     window.resize(width - dx, height - dy)
     try:
         qtbot.waitUntil(lambda: window.frameGeometry().width() <= width)
-    except AssertionError as exc:  # say which part holds the window wide
-        wide = sorted(((w.minimumSizeHint().width(), type(w).__name__, w.objectName())
-                       for w in window.findChildren(QWidget) if w.isVisible()), reverse=True)[:8]
+    except Exception as exc:  # pytest-qt's TimeoutError: say which part holds the window wide
+        wide = sorted(((w.minimumSizeHint().width(), type(w).__name__, w.objectName(),
+                        w.text()[:80] if isinstance(w, QLabel) else "")
+                       for w in window.findChildren(QWidget) if w.minimumSizeHint().width() > 300), reverse=True)[:14]
         raise AssertionError(f"the window stays {window.frameGeometry().width()} px wide "
                              f"(minimum {window.minimumSizeHint().width()}); widest parts: {wide}") from exc
 
@@ -163,6 +164,21 @@ def overlapping_ticks(plot: pg.PlotWidget) -> list[str]:
             (view.mapViewToScene(QPointF(x, 0)).x(), metrics.horizontalAdvance(name), name))
     return [b[2] for line in lines.values() for a, b in zip(line, line[1:], strict=False)
             if b[0] - a[0] < (a[1] + b[1]) / 2 + 2]
+
+
+def test_long_paths_never_widen_the_window(qtbot, make_window, tmp_path, monkeypatch):
+    """The History and Profiles tabs name their files: a deep home folder (here 300 characters)
+    once made the window 1081 px wide. The paths are elided, whole in the tooltip."""
+    deep = tmp_path / "/".join(["a-rather-long-folder-name-of-a-lab-share"] * 7)
+    monkeypatch.setenv("TFLAUNCH_DATA_DIR", str(deep / "data"))
+    monkeypatch.setenv("TFLAUNCH_CONFIG_DIR", str(deep / "config"))
+    window = make_window(size=None)
+    for tab in (window.history_view, window.profiles_view):  # built, so they count
+        window.tabs.setCurrentWidget(tab)
+    assert window.minimumSizeHint().width() + frame_extra(window)[0] <= 1024
+    fit(qtbot, window, 1024, 700)
+    caption = window.profiles_view.folder
+    assert str(deep) in caption.toolTip() and "…" in caption.elided_text()
 
 
 @pytest.mark.parametrize("screen", [(1024, 700), (1280, 720)])
