@@ -59,6 +59,8 @@ def draw_strips(plot: pg.PlotItem, distributions: list[tuple[str, list[float], b
     """Every measured trial as a dot, the median as a bar: spread in plain sight."""
     plot.clear()
     scale, unit = (1 / MIB, "MiB") if objective == "peak" else (1.0, "s")
+    if objective != "peak" and max((max(v) for _, v, _ in distributions if v), default=1.0) < 1.0:
+        scale, unit = 1000.0, "ms"  # "440" ms, not "0.440" s whose digits the axis cut off
     plot.getAxis("left").enableAutoSIPrefix(False)
     plot.getAxis("left").setLabel(f"{OBJECTIVES[objective].capitalize()} ({unit})")
     plot.getAxis("bottom").setLabel("Setting (# in the table)")

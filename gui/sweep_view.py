@@ -34,7 +34,7 @@ from tflaunch.core.sweep.report import result_rows
 from tflaunch.core.units import format_duration
 
 from .charts import draw_strips
-from .palette import STATE_COLORS, highlight_background, readable
+from .palette import STATE_COLORS, highlight_background, keep_colours, readable
 from .plot_theme import follow_palette
 from .sweep_plan_form import SweepPlanForm
 
@@ -100,6 +100,8 @@ class SweepView(QWidget):
         self.chart.setMenuEnabled(False)
         self.chart.setMouseEnabled(x=False, y=False)
         follow_palette(self.chart)
+        # The leader's highlight and the stopped rows' grey are picked for the palette.
+        keep_colours(self, lambda: self.show_results(self._sweep) if self._sweep is not None else None)
         self.chart.getPlotItem().getAxis("bottom").enableAutoSIPrefix(False)  # setting numbers, not "(x0.001)"
         self.chart.setMinimumSize(CHART_MIN_WIDTH, CHART_MIN_HEIGHT)
         self.results = QSplitter(Qt.Orientation.Horizontal)

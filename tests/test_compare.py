@@ -27,6 +27,8 @@ def test_delta_text_has_units_and_direction():
     assert Delta(1.0, 2.0).describe() == "1.00 s (−1.00 s, 2.00× faster)"
     assert Delta(0.3, 0.2).describe() == "300 ms (+100 ms, 1.50× slower)"
     assert Delta(None, 2.0).describe() == "–"
+    assert Delta(0.12, 0.12).describe() == "120 ms (same)", "never '+0 µs, 1.00× faster'"
+    assert Delta(0.002, 1e-9).describe() == "2.0 ms (+2.0 ms)", "no ratio against a near-zero time"
 
 
 def test_differing_settings():

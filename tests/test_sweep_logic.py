@@ -11,6 +11,7 @@ from tflaunch.core.settings.config import LaunchConfig
 from tflaunch.core.stats import spread
 from tflaunch.core.store.history import History
 from tflaunch.core.sweep.plan import PlanError, Sweep, SweepPlan, outcome, verdict
+from tflaunch.core.sweep.report import result_rows
 from tflaunch.core.sweep.size import estimate_seconds, plan_size, recent_ready_times
 from tflaunch.core.sweep.stats import is_noisy, ratio_to_baseline
 
@@ -247,3 +248,16 @@ def test_the_estimate_is_the_median_time_to_ready_of_the_models_recent_successfu
     assert estimate_seconds(size, times) == pytest.approx(2.02 * 12)
     assert estimate_seconds(size, []) is None
     assert len(recent_ready_times(history, "sample:mlp", limit=2)) == 2
+
+
+@pytest.mark.parametrize("runs, shows_range, shows_spread", [(1, False, False), (2, True, False), (3, True, True)])
+def test_a_statistic_is_shown_only_with_the_runs_it_needs(runs, shows_range, shows_spread):
+    """One run has no range and no spread: the table says so instead of "0 µs"."""
+    sweep = Sweep(plan(repeat=runs, warmup=0, racing=False), plan().candidates())
+    value = 1.0
+    while (trial := sweep.next_trial()) is not None:
+        value += 0.1
+        sweep.report(trial, value)
+    header, rows = result_rows(sweep.results(), "ready")
+    lo_hi, iqr = header.index("Min – max"), header.index("IQR")
+    assert all((row[lo_hi] != "–") is shows_range and (row[iqr] != "–") is shows_spread for row in rows), rows

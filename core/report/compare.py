@@ -23,6 +23,9 @@ ROW_LABELS: dict[str, str] = {**LABELS, OTHER: OTHER_LABEL, "ready": "Time to re
 SHORT_LABELS: dict[str, str] = {**{p: LABELS[p].split()[0] for p in READY_PHASES}, OTHER: "Other",
                                 "ready": "Ready"}
 
+SAME_WITHIN_S = 50e-6  # below what a phase's clock can tell apart: shown as "same"
+RATIO_FROM_S = 1e-3  # ratios only between times of a millisecond or more
+
 
 @dataclass(frozen=True)
 class Delta:
@@ -43,9 +46,13 @@ class Delta:
     def describe(self) -> str:
         if self.difference is None:
             return format_duration(self.value)
+        if abs(self.difference) < SAME_WITHIN_S:
+            return f"{format_duration(self.value)} (same)"
         sign = "+" if self.difference >= 0 else "−"
         ratio = ""
-        if self.ratio:
+        # A ratio of two near-zero times ("1048576.00× faster") says nothing.
+        if self.ratio and self.value is not None and self.baseline is not None \
+                and min(self.value, self.baseline) >= RATIO_FROM_S:
             ratio = f", {self.ratio:.2f}× faster" if self.ratio >= 1 else f", {1 / self.ratio:.2f}× slower"
         return f"{format_duration(self.value)} ({sign}{format_duration(abs(self.difference))}{ratio})"
 

@@ -20,8 +20,9 @@ def result_rows(results: Sequence[CandidateResult], objective: str) -> tuple[lis
             str(rank),
             result.candidate.key,
             format_objective(objective, s.median) if s else "–",
-            f"{format_objective(objective, s.low)} – {format_objective(objective, s.high)}" if s else "–",
-            format_objective(objective, s.iqr) if s else "–",
+            # A range needs two runs and a spread three: fewer show none rather than a 0.
+            f"{format_objective(objective, s.low)} – {format_objective(objective, s.high)}" if s and s.n >= 2 else "–",
+            format_objective(objective, s.iqr) if s and s.n >= 3 else "–",
             f"{r.estimate:.2f}× ({r.low:.2f}–{r.high:.2f})" if r else "–",
             str(s.n if s else 0),
             note,

@@ -250,3 +250,28 @@ def test_settings_read_as_words_in_the_compare_view(qtbot, make_window):
     assert window.compare_view.tables.tabText(1) == "Settings (4 differ)"
     assert window.compare_view.labels == [f"#{ids[0]} intra=default onednn=default visible_gpus=all memory_growth=off",
                                           f"#{ids[1]} intra=2 onednn=off visible_gpus=0 memory_growth=on"]
+
+
+def test_the_sweep_leader_row_stays_readable_when_the_desktop_turns_dark(qtbot, restore_palette):
+    from tflaunch.core.settings.config import LaunchConfig
+    from tflaunch.core.sweep.plan import Sweep, SweepPlan
+    from tflaunch.gui.sweep_view import SweepView
+
+    plan = SweepPlan(LaunchConfig(model="sample:mlp"), {"intra": ["1"]}, repeat=3, warmup=0, racing=False)
+    sweep = Sweep(plan, plan.candidates())
+    value = 1.0
+    while (trial := sweep.next_trial()) is not None:
+        value += 0.1
+        sweep.report(trial, value)
+    view = SweepView()
+    qtbot.addWidget(view)
+    view.show_progress(sweep, None)
+    restore_palette.setPalette(dark_palette())
+
+    def leader_readable() -> bool:
+        item = view.table.item(0, 1)
+        text = item.foreground().color() if item.foreground().style() != Qt.BrushStyle.NoBrush \
+            else dark_palette().color(QPalette.ColorRole.Text)
+        return luminance(item.background().color()) < 0.2 and contrast(text, item.background().color()) >= 4.5
+
+    qtbot.waitUntil(leader_readable, timeout=3000)
