@@ -9,13 +9,10 @@ not there does it import TensorFlow and call get_build_info().
 
 from __future__ import annotations
 
-import contextlib
-import json
-import os
-import signal
-import subprocess
 from dataclasses import dataclass, field
 from typing import Any
+
+from .interpreter import answer_of, ask
 
 # Runs inside the chosen interpreter: standard library only, valid on Python 3.8+.
 BUILD_INFO_CODE = r"""
@@ -85,14 +82,10 @@ class BuildInfo:
 
 def interpret(python: str, exit_code: int | None, stdout: str, stderr: str = "") -> BuildInfo:
     """The child's answer as a BuildInfo whose message a user can act on."""
-    try:
-        data = json.loads(stdout.strip().splitlines()[-1])
-        if not isinstance(data, dict):
-            raise ValueError(data)
-    except (ValueError, IndexError):
-        reason = (stderr.strip().splitlines() or [f"exit code {exit_code}"])[-1]
-        return BuildInfo(python, False, f"{python} did not run as Python ({reason}). Give the Python executable of an "
-                         "environment with TensorFlow (--python).")
+    data = answer_of(python, exit_code, stdout, stderr)
+    if isinstance(data, str):
+        return BuildInfo(python, False, f"{data} Give the Python executable of an environment with TensorFlow "
+                         "(--python).")
     version, tf = data.get("python"), data.get("tensorflow")
     if not tf:
         return BuildInfo(python, False, f"{python} (Python {version}) has no TensorFlow. Install it with: "
@@ -107,25 +100,7 @@ def interpret(python: str, exit_code: int | None, stdout: str, stderr: str = "")
 
 def build_info(python: str, timeout: float = 60.0) -> BuildInfo:
     """Ask `python` for its TensorFlow's build info; blocking, at most `timeout` seconds."""
-    try:
-        # Its own session: a wrapper script's children end with it on a timeout.
-        child = subprocess.Popen([python, "-c", BUILD_INFO_CODE], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                 stdin=subprocess.DEVNULL, text=True, start_new_session=True)
-    except FileNotFoundError:
-        return BuildInfo(python, False, f"The interpreter {python} does not exist. Give the path of a Python "
-                         "executable (--python).")
-    except PermissionError:
-        return BuildInfo(python, False, f"The interpreter {python} is not executable (chmod +x it, or give "
-                         "another --python).")
-    except OSError as exc:
-        return BuildInfo(python, False, f"{python} could not be started: {exc.strerror or exc}.")
-    try:
-        stdout, stderr = child.communicate(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(child.pid, signal.SIGKILL)
-        with contextlib.suppress(subprocess.TimeoutExpired):  # a grandchild that left the group holds the pipes
-            child.communicate(timeout=5)
-        return BuildInfo(python, False, f"{python} did not answer within {timeout:g} s; check that it starts "
-                         "(run it by hand), or allow longer with --timeout.")
-    return interpret(python, child.returncode, stdout, stderr)
+    asked = ask(python, BUILD_INFO_CODE, timeout, longer=", or allow longer with --timeout")
+    if isinstance(asked, str):
+        return BuildInfo(python, False, asked)
+    return interpret(python, asked.exit_code, asked.stdout, asked.stderr)

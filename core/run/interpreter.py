@@ -6,9 +6,13 @@ so the check stays cheap enough to run whenever the user picks an interpreter.
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
+import signal
 import subprocess
 from dataclasses import dataclass
+from typing import Any
 
 # Runs inside the chosen interpreter: standard library only, valid on Python 3.8+.
 CHECK_CODE = r"""
@@ -44,15 +48,55 @@ def check_command(python: str) -> list[str]:
     return [python, "-c", CHECK_CODE]
 
 
-def interpret_check(python: str, exit_code: int | None, stdout: str, stderr: str = "") -> InterpreterInfo:
-    """Turn the check's output into a verdict with a message a user can act on."""
+def answer_of(python: str, exit_code: int | None, stdout: str, stderr: str = "") -> dict[str, Any] | str:
+    """The JSON object a snippet printed last, or why there is none: the interpreter did not
+    run as Python (the last line of its stderr says why), or answered something else."""
     try:
         data = json.loads(stdout.strip().splitlines()[-1])
     except (ValueError, IndexError):
         reason = (stderr.strip().splitlines() or [f"exit code {exit_code}"])[-1]
-        return InterpreterInfo(python, False, f"{python} did not run as Python ({reason}).")
-    if not isinstance(data, dict):
-        return InterpreterInfo(python, False, f"{python} gave an unexpected answer.")
+        return f"{python} did not run as Python ({reason})."
+    return data if isinstance(data, dict) else f"{python} gave an unexpected answer."
+
+
+@dataclass(frozen=True)
+class Asked:
+    exit_code: int | None
+    stdout: str
+    stderr: str
+
+
+def ask(python: str, code: str, timeout: float, longer: str = "") -> Asked | str:
+    """Run `code` with `python -c`, blocking at most `timeout` seconds; or why it could not.
+
+    The child gets its own session, so a wrapper script's children end with it on a
+    timeout, and a grandchild that left the group cannot hold its pipes open for long.
+    `longer` says how the caller allows more time ("or allow longer with --timeout")."""
+    try:
+        child = subprocess.Popen([python, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                 stdin=subprocess.DEVNULL, text=True, start_new_session=True)
+    except FileNotFoundError:
+        return f"The interpreter {python} does not exist. Give the path of a Python executable."
+    except PermissionError:
+        return f"The interpreter {python} is not executable (chmod +x it, or choose another)."
+    except OSError as exc:
+        return f"{python} could not be started: {exc.strerror or exc}."
+    try:
+        stdout, stderr = child.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(child.pid, signal.SIGKILL)
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            child.communicate(timeout=5)
+        return f"{python} did not answer within {timeout:g} s; check that it starts (run it by hand){longer}."
+    return Asked(child.returncode, stdout, stderr)
+
+
+def interpret_check(python: str, exit_code: int | None, stdout: str, stderr: str = "") -> InterpreterInfo:
+    """Turn the check's output into a verdict with a message a user can act on."""
+    data = answer_of(python, exit_code, stdout, stderr)
+    if isinstance(data, str):
+        return InterpreterInfo(python, False, data)
     version = data.get("python")
     if not data.get("tensorflow"):
         return InterpreterInfo(
@@ -63,18 +107,3 @@ def interpret_check(python: str, exit_code: int | None, stdout: str, stderr: str
         )
     tf = data["tensorflow"]
     return InterpreterInfo(python, True, f"Python {version}, TensorFlow {tf}", version, tf)
-
-
-def check_interpreter(python: str, timeout: float = 30.0) -> InterpreterInfo:
-    """Blocking check for the command line (the GUI runs the same command in a QProcess)."""
-    try:
-        done = subprocess.run(check_command(python), capture_output=True, text=True, timeout=timeout)
-    except FileNotFoundError:
-        return InterpreterInfo(python, False, f"The interpreter {python} does not exist.")
-    except PermissionError:
-        return InterpreterInfo(python, False, f"The interpreter {python} is not executable.")
-    except OSError as exc:
-        return InterpreterInfo(python, False, f"{python} could not be started: {exc.strerror or exc}.")
-    except subprocess.TimeoutExpired:
-        return InterpreterInfo(python, False, f"{python} did not answer within {timeout:.0f} s.")
-    return interpret_check(python, done.returncode, done.stdout, done.stderr)
