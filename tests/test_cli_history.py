@@ -217,6 +217,7 @@ def test_export_csv_has_numbers_with_units_in_the_header(capsys, tmp_path, runs)
     assert float(ok["time_to_ready_s"]) == pytest.approx(1.02) and int(ok["peak_rss_bytes"]) == 400
     assert float(ok["load_s"]) == pytest.approx(0.2) and float(ok["steady_median_per_call_s"]) == 0.001
     assert ok["settings"] == "intra=2" and ok["status"] == "ok" and ok["tensorflow"] == "2.21.0"
+    assert ok["assumed_input_shape"] == "false", "a spreadsheet's boolean, never Python's False"
     assert float(ok["launched_unix_s"]) == T0 and ok["launched"].startswith("2026-11-01T12:00:00")
     assert rows[runs["failed"]]["failure"] == "The model /models/big.h5 could not be read."
     assert rows[runs["failed"]]["time_to_ready_s"] == "", "no figure is an empty cell, not a dash"

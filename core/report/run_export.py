@@ -17,6 +17,7 @@ from typing import Any
 from ..phases import PHASES
 from ..run.record import RunRecord
 from ..store.rows import DAMAGED, RunSummary
+from .review import csv_cell
 
 
 @dataclass(frozen=True)
@@ -97,5 +98,5 @@ def to_csv(runs: Iterable[ExportedRun]) -> str:
     writer = csv.writer(out)
     writer.writerow(CSV_COLUMNS)
     for run in runs:
-        writer.writerow(["" if cell is None else cell for cell in csv_row(run)])
+        writer.writerow([csv_cell(cell) for cell in csv_row(run)])  # the reviews' cells: true/false, empty
     return out.getvalue()
