@@ -42,7 +42,7 @@ from .rows import (
 __all__ = ["BUSY_TIMEOUT_S", "SCHEMA_VERSION", "DeletedRuns", "History", "HistoryError", "RunSummary",
            "default_history"]
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 
 # Each entry takes the database from version i to i + 1. Never edit a shipped step:
 # add a new one, so every existing file walks the same path.
@@ -104,6 +104,19 @@ MIGRATIONS: tuple[str, ...] = (
     );
     ALTER TABLE runs ADD COLUMN sweep_id INTEGER REFERENCES sweeps(id) ON DELETE SET NULL;
     ALTER TABLE runs ADD COLUMN trial TEXT
+    """,
+    # 4: what the import spent (the import X-ray), parts of a phase (a GPU run's device
+    # discovery and context creation), and each GPU's memory beside the RSS samples.
+    """
+    ALTER TABLE runs ADD COLUMN imports TEXT NOT NULL DEFAULT '{}';
+    ALTER TABLE phases ADD COLUMN parts TEXT NOT NULL DEFAULT '{}';
+    CREATE TABLE gpu_samples (
+        run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+        t REAL NOT NULL,
+        gpu INTEGER NOT NULL,
+        bytes INTEGER NOT NULL
+    );
+    CREATE INDEX gpu_samples_by_run ON gpu_samples(run_id, t)
     """,
 )
 
@@ -370,7 +383,8 @@ class History:
         marks = ",".join("?" * len(run_ids))
         taken: dict[str, tuple[tuple[str, ...], list[tuple[Any, ...]]]] = {}
         with self._writing("changed"):
-            for table, key in (("runs", "id"), ("phases", "run_id"), ("samples", "run_id")):
+            for table, key in (("runs", "id"), ("phases", "run_id"), ("samples", "run_id"),
+                               ("gpu_samples", "run_id")):
                 cursor = self._db.execute(f"SELECT * FROM {table} WHERE {key} IN ({marks})", tuple(run_ids))
                 taken[table] = (tuple(c[0] for c in cursor.description), cursor.fetchall())
             self._db.execute(f"DELETE FROM runs WHERE id IN ({marks})", tuple(run_ids))  # cascades
@@ -393,7 +407,7 @@ class History:
                 assert cursor.lastrowid is not None  # set by the INSERT
                 new_ids[row[at]] = cursor.lastrowid
                 ids.append(cursor.lastrowid)
-            for table in ("phases", "samples"):
+            for table in ("phases", "samples", "gpu_samples"):
                 columns, rows = deleted.tables[table]
                 key = columns.index("run_id")
                 self._db.executemany(
