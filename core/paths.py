@@ -42,3 +42,19 @@ def history_path() -> Path:
 
 def profiles_dir() -> Path:
     return config_dir() / "profiles"
+
+
+def cache_dir() -> Path:
+    """Caches tflaunch keeps for launches (CUDA kernels, XLA programs): ~/.cache/tflaunch.
+
+    Under TFLAUNCH_DATA_DIR when that is set and TFLAUNCH_CACHE_DIR is not, so a test or a
+    shared data folder keeps its caches beside its history."""
+    if os.environ.get("TFLAUNCH_CACHE_DIR"):
+        return Path(os.environ["TFLAUNCH_CACHE_DIR"])
+    if os.environ.get("TFLAUNCH_DATA_DIR"):
+        return data_dir() / "cache"
+    if sys.platform == "darwin":
+        return Path.home() / "Library" / "Caches" / APP
+    if sys.platform == "win32":
+        return Path(os.environ.get("LOCALAPPDATA", Path.home() / "AppData" / "Local")) / APP / "cache"
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / APP

@@ -40,3 +40,21 @@ DESCRIPTIONS: dict[str, str] = {
     "steady": "Further inferences: median and spread of latency.",
     "script": "A script launched with these settings; it reports no phases of its own.",
 }
+
+
+# Parts of a phase the probe times separately (the devices phase on a machine with GPUs).
+PART_LABELS: dict[str, str] = {
+    "discovery": "driver and device discovery",
+    "settings": "tf.config settings",
+    "contexts": "contexts and allocators",
+}
+PART_DESCRIPTIONS: dict[str, str] = {
+    "discovery": "The first list_physical_devices: the driver initialises and finds the GPUs (seconds without "
+                 "persistence mode).",
+    "settings": "The tf.config calls: threads, memory growth, memory limits.",
+    "contexts": "The first list_logical_devices: a CUDA context and an allocator for every visible GPU; grows with "
+                "the number of GPUs, and reserves memory unless growth or a limit is set.",
+}
+# The first call's time above a steady call: work done once (loading kernels, with CUDA's
+# lazy module loading; cuDNN autotuning; XLA compiling), estimated from the two.
+ONE_TIME = "one-time work in the first call"

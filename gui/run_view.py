@@ -118,7 +118,11 @@ class SummaryBar(QFrame):
         if env:
             detail.append(f"TensorFlow {env.get('tensorflow')} · Python {env.get('python')} · "
                           f"{env.get('cores')} cores")
+        notes = record.notes
+        if any("JIT-compiled" in n for n in notes):
+            detail.append("kernels JIT-compiled from PTX")
         self.settings.setText(_wrappable(" · ".join(detail)))
+        self.settings.setToolTip("\n".join(notes))
         _set_style(self.settings, "")
 
 

@@ -97,8 +97,16 @@ class SettingsPanel(QWidget):
             editor = ed.count_editor(0, MAX_THREADS, "TensorFlow default")
         elif name == "memory_limit_mb":
             editor = ed.optional_mib_editor()
-        elif name == "onednn":
+        elif name in ("onednn", "cudnn_autotune"):
             editor = ed.tristate_editor()
+        elif name == "allocator":
+            editor = ed.choice_editor({"default (environment's)": None, "BFC (TensorFlow's)": "bfc",
+                                       "cuda_malloc_async": "cuda_malloc_async"})
+        elif name == "module_loading":
+            editor = ed.choice_editor({"default (driver's)": None, "lazy": "lazy", "eager": "eager"})
+        elif name == "cuda_cache":
+            editor = ed.choice_editor({"default (driver's folder)": None, "cold (empty per run)": "cold",
+                                       "warm (kept)": "warm"})
         elif name == "log_level":
             editor = ed.log_level_editor()
         elif name == "extra_env":

@@ -11,7 +11,7 @@ from ..probe.input_shapes import InputSpecError, spec_text
 from ..probe.input_shapes import parse as parse_input
 from ..run.events import PROTOCOL_VERSION
 from ..settings.config import DEFAULT_TIMEOUT_S, LaunchConfig
-from ..settings.vocabulary import BY_NAME, parse_tristate
+from ..settings.vocabulary import ALLOCATORS, BY_NAME, CACHE_STATES, MODULE_LOADING, parse_tristate
 from ..store.profiles import ProfileError, ProfileStore, UntrustedProfileError
 
 
@@ -53,6 +53,18 @@ def _tristate(text: str) -> bool | None:
         raise argparse.ArgumentTypeError(f"expected default, on or off, not {text!r}") from None
 
 
+def _word(choices: dict[str, str]) -> Any:
+    """A word setting as typed; `default` leaves it to the environment (None)."""
+    def parse(text: str) -> str | None:
+        if text.lower() == "default":
+            return None
+        if text.lower() not in choices:
+            raise argparse.ArgumentTypeError(f"use default or one of {', '.join(choices)}, not {text!r}")
+        return text.lower()
+
+    return parse
+
+
 def _seconds(text: str) -> float:
     try:
         value = float(text)
@@ -91,6 +103,16 @@ def add_config_arguments(parser: argparse.ArgumentParser, *, model_required: boo
     parser.add_argument("--gpus", type=_gpu_list, help=help_of("visible_gpus") + " E.g. 0,1 or none.")
     parser.add_argument("--memory-growth", action="store_true", help=help_of("memory_growth"))
     parser.add_argument("--memory-limit", type=int, metavar="MIB", help=help_of("memory_limit_mb"))
+    parser.add_argument("--allocator", type=_word(ALLOCATORS),
+                        metavar="default|" + "|".join(ALLOCATORS), help=help_of("allocator"))
+    parser.add_argument("--cudnn-autotune", type=_tristate, default=None, metavar="default|on|off",
+                        help=help_of("cudnn_autotune"))
+    parser.add_argument("--module-loading", type=_word(MODULE_LOADING),
+                        metavar="default|" + "|".join(MODULE_LOADING), help=help_of("module_loading"))
+    parser.add_argument("--cuda-cache", type=_word(CACHE_STATES),
+                        metavar="default|" + "|".join(CACHE_STATES), help=help_of("cuda_cache"))
+    parser.add_argument("--xla-cache", action="store_true", help=help_of("xla_cache"))
+    parser.add_argument("--nvtx", action="store_true", help=help_of("nvtx"))
     parser.add_argument("--env", type=_env_pair, action="append", default=[], metavar="NAME=VALUE",
                         help=help_of("extra_env") + " Repeatable.")
     parser.add_argument("--batch", type=positive_int, default=1, help=help_of("batch"))
@@ -161,6 +183,8 @@ def _flag_config(args: argparse.Namespace) -> LaunchConfig:
         model=args.model or LaunchConfig.model, python=args.python, intra=args.intra, inter=args.inter,
         xla_auto=args.xla_auto, jit_compile=args.jit_compile, onednn=args.onednn, log_level=args.log_level,
         visible_gpus=args.gpus, memory_growth=args.memory_growth, memory_limit_mb=args.memory_limit,
+        allocator=args.allocator, cudnn_autotune=args.cudnn_autotune, module_loading=args.module_loading,
+        cuda_cache=args.cuda_cache, xla_cache=args.xla_cache, nvtx=args.nvtx,
         extra_env=dict(args.env), batch=args.batch, inputs=dict(args.inputs), signature=args.signature,
         imports=tuple(args.imports), unsafe_deserialization=args.unsafe_deserialization, steady=args.steady,
         timeout=args.timeout,

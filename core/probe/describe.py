@@ -40,7 +40,8 @@ def environment(tf: Any, keras: Any) -> dict[str, Any]:
             "python": platform.python_version(), "executable": sys.executable,
             "platform": platform.platform(), "cpu": cpu_model(), "cores": os.cpu_count(),
             "gpus": gpus, "driver": driver, "cuda": build.get("cuda_version"),
-            "cudnn": build.get("cudnn_version")}
+            "cudnn": build.get("cudnn_version"), "cuda_build": bool(build.get("is_cuda_build")),
+            "capabilities": [str(c) for c in build.get("cuda_compute_capabilities") or []]}
 
 
 def model_variables(tf: Any, model: Any) -> List[Any]:

@@ -14,8 +14,9 @@ from .entry_point import entry_point
 from .inference import all_finite, infer, steady_latency, trace
 from .input_values import Fed, generate, plan, vocabulary_hints
 from .model_files import load_model
+from .nvtx import Ranges
 from .process import memory, process_age
-from .tf_setup import apply_tf_config, import_tensorflow, read_back
+from .tf_setup import import_tensorflow, initialise_devices
 from .user_code import import_code
 
 
@@ -25,15 +26,18 @@ class Probe:
         self.config = config
         self.current = "spawn"
         self.fed: List[Fed] = []
+        self.ranges = Ranges(bool(config.get("nvtx")))
 
     @contextlib.contextmanager
     def phase(self, name: str) -> Iterator[dict[str, Any]]:
         self.current = name
         self.channel.emit("phase_start", name)
         extra: dict[str, Any] = {}
+        self.ranges.push(name)
         start = time.perf_counter()
         yield extra
         duration = time.perf_counter() - start
+        self.ranges.pop()
         rss, peak = memory()
         self.channel.emit("phase_end", name, duration=duration, rss=rss, peak_rss=peak, **extra)
 
@@ -47,9 +51,11 @@ class Probe:
         self.channel.emit("phase_end", "spawn", duration=max(age or 0.0, 0.0), rss=rss, peak_rss=peak)
         with self.phase("import"):
             tf, keras = import_tensorflow()
-        with self.phase("devices"):
-            apply_tf_config(tf, cfg)
-            applied = read_back(tf, cfg)
+        with self.phase("devices") as extra:
+            applied, parts = initialise_devices(tf, cfg)
+            if parts:
+                extra["parts"] = parts
+        applied["nvtx"] = self.ranges.status
         self.channel.emit("settings", "devices", applied=applied)
         with self.phase("load"):
             for target in cfg.get("imports") or []:

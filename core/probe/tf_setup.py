@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import Any
+import time
+from typing import Any, Dict, Tuple
 
 from .failure import ProbeFailure
 
@@ -55,6 +56,26 @@ def apply_tf_config(tf: Any, cfg: dict[str, Any]) -> None:
             tf.config.set_logical_device_configuration(gpu, [limit])
 
 
+def initialise_devices(tf: Any, cfg: Dict[str, Any]) -> Tuple[Dict[str, Any], Dict[str, float]]:
+    """The devices phase: apply the settings, initialise the devices, read everything back.
+
+    With GPUs it is timed in the parts a user can act on: `discovery` (the first
+    list_physical_devices: driver initialisation and device discovery; seconds without
+    persistence mode), `settings` (the tf.config calls) and `contexts` (the first
+    list_logical_devices: a CUDA context and an allocator for every visible GPU, which grows
+    with the number of GPUs and reserves memory unless growth or a limit is set). Without a
+    GPU, parts is empty: discovery is then a failed driver lookup of a few milliseconds."""
+    start = time.perf_counter()
+    gpus = tf.config.list_physical_devices("GPU")
+    found = time.perf_counter()
+    apply_tf_config(tf, cfg)
+    applied_at = time.perf_counter()
+    tf.config.list_logical_devices()
+    ready = time.perf_counter()
+    parts = {"discovery": found - start, "settings": applied_at - found, "contexts": ready - applied_at}
+    return read_back(tf, cfg), (parts if gpus else {})
+
+
 def read_back(tf: Any, cfg: dict[str, Any]) -> dict[str, Any]:
     """Every setting as this process sees it, after TensorFlow initialised its devices."""
     gpus = tf.config.list_physical_devices("GPU")
@@ -72,6 +93,11 @@ def read_back(tf: Any, cfg: dict[str, Any]) -> dict[str, Any]:
         "gpus": [g.name for g in gpus],
         "memory_growth": {g.name: tf.config.experimental.get_memory_growth(g) for g in gpus} or "no GPU",
         "memory_limit_mb": limits or "no GPU",
+        "allocator": env.get("TF_GPU_ALLOCATOR", "default (BFC)"),
+        "cudnn_autotune": env.get("TF_CUDNN_USE_AUTOTUNE", "default"),
+        "module_loading": env.get("CUDA_MODULE_LOADING", "default"),
+        "cuda_cache": env.get("CUDA_CACHE_PATH", "default"),
+        "cuda_cache_maxsize": env.get("CUDA_CACHE_MAXSIZE", "default"),
         "extra_env": {k: env.get(k) for k in (cfg.get("extra_env") or {})},
         "logical_devices": [d.name for d in logical],
     }

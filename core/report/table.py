@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from statistics import median
 
 from ..grid import grid
-from ..phases import LABELS, OTHER_LABEL, PHASES
+from ..phases import LABELS, ONE_TIME, OTHER_LABEL, PART_LABELS, PHASES
 from ..probe.input_shapes import DEFAULTS_HELP
 from ..run.record import RunRecord, RunStatus
 from ..stats import summarize
@@ -26,6 +26,7 @@ def describe_run(record: RunRecord) -> str:
     if record.inputs_line:
         lines.append(f"inputs: {record.inputs_line}")
     lines += [f"warning: {w}" for w in record.warnings]
+    lines += [f"note: {n}" for n in record.notes]
     if record.assumed_inputs:
         lines.append(f"(defaults for unknown dimensions: {DEFAULTS_HELP})")
     if record.environment:
@@ -52,6 +53,10 @@ def run_table(record: RunRecord) -> str:
         if name == "steady" and record.other_time is not None:
             rows.append([OTHER_LABEL, format_duration(record.other_time), "", ""])
         rows.append([LABELS[name] + state, format_duration(p.duration), format_bytes(p.rss), format_bytes(p.peak_rss)])
+        rows += [[f"  {PART_LABELS.get(part, part)}", format_duration(seconds), "", ""]
+                 for part, seconds in p.parts.items()]
+        if name == "first" and record.first_call_overhead is not None:
+            rows.append([f"  {ONE_TIME}", format_duration(record.first_call_overhead), "", ""])
     text = grid(["Phase", "Duration", "RSS at end", "Peak RSS"], rows)
     footer = [f"Time to ready: {format_duration(record.time_to_ready)}",
               f"Peak memory (process tree): {format_bytes(record.peak_rss)}"]

@@ -73,6 +73,7 @@ class PhaseEnd:
     rss: int | None
     peak_rss: int | None
     latency: dict[str, float] = field(default_factory=dict)
+    parts: dict[str, float] = field(default_factory=dict)  # seconds by part of the phase
 
 
 @dataclass(frozen=True)
@@ -246,6 +247,17 @@ def _latency(obj: dict[str, Any]) -> dict[str, float]:
     return out
 
 
+MAX_PARTS = 16
+
+
+def _parts(obj: dict[str, Any]) -> dict[str, float]:
+    """A phase's parts: a few named durations, each a finite number of seconds."""
+    raw = obj.get("parts", {})
+    if not isinstance(raw, dict) or len(raw) > MAX_PARTS:
+        raise _Malformed("parts")
+    return {str(name)[:40]: _number(raw, name) for name in raw}
+
+
 _BUILDERS: dict[str, Callable[[dict[str, Any], float, str], Event]] = {
     "hello": lambda o, ts, ph: Hello(
         # An age a tick below zero is the OS's 10 ms clock, not a lie.
@@ -259,6 +271,7 @@ _BUILDERS: dict[str, Callable[[dict[str, Any], float, str], Event]] = {
         _optional_count(o, "rss", MAX_BYTES),
         _optional_count(o, "peak_rss", MAX_BYTES),
         _latency(o),
+        _parts(o),
     ),
     "settings": lambda o, ts, ph: SettingsApplied(ts, ph, _mapping(o, "applied")),
     "inputs": lambda o, ts, ph: InputsListed(

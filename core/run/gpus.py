@@ -7,6 +7,7 @@ so tests can stand a fake in at exactly this boundary.
 
 from __future__ import annotations
 
+import functools
 import threading
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -117,6 +118,13 @@ def inventory(nvml: ModuleType | None = None) -> GpuInventory:
         nvml.nvmlShutdown()
     return GpuInventory(tuple(gpus), driver, None if gpus else "The NVIDIA driver reports no GPU.",
                         None if cuda is None else _cuda_version(int(cuda)))
+
+
+@functools.lru_cache(maxsize=1)
+def machine_gpus() -> GpuInventory:
+    """This machine's GPUs, asked once per process: what each run records at launch (the
+    driver and the cards do not change under a running program)."""
+    return inventory()
 
 
 class GpuMemorySampler:

@@ -14,8 +14,9 @@ from collections.abc import Callable
 from pathlib import Path
 
 from ..paths import data_dir
-from ..settings.child import PROBE_MAIN, child_environment
+from ..settings.child import PROBE_MAIN
 from ..settings.config import LaunchConfig, Problem
+from .environment import launch_environment
 
 KnownFlags = Callable[[str], "list[str] | None"]
 
@@ -60,7 +61,7 @@ def cached_known_flags(python: str) -> list[str] | None:
 def flags_to_check(config: LaunchConfig) -> list[str]:
     """The TF_XLA_FLAGS entries a child started with `config` gets (settings, extra
     variables and our own environment together)."""
-    return child_environment(config).get("TF_XLA_FLAGS", "").split()
+    return launch_environment(config).get("TF_XLA_FLAGS", "").split()
 
 
 def xla_flag_problems(config: LaunchConfig, known: KnownFlags) -> list[Problem]:
@@ -73,7 +74,7 @@ def xla_flag_problems(config: LaunchConfig, known: KnownFlags) -> list[Problem]:
     unknown = [f for f in flags if f.lstrip("-").split("=")[0] not in names]
     if not unknown:
         return []
-    field = "extra_env" if "TF_XLA_FLAGS" in config.extra_env else "xla_auto"
+    field = "extra_env" if "TF_XLA_FLAGS" in config.extra_env else "xla_auto" if config.xla_auto else "xla_cache"
     return [Problem(field, f"TF_XLA_FLAGS has {', '.join(unknown)}, which the TensorFlow of {config.python} "
                            "does not know; TensorFlow would abort at start. Remove it or update TensorFlow.")]
 

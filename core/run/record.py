@@ -55,6 +55,7 @@ class PhaseRecord:
     peak_rss: int | None = None
     latency: dict[str, float] = field(default_factory=dict)
     progress: tuple[int, int] | None = None  # (done, total) calls, while a repeating phase runs
+    parts: dict[str, float] = field(default_factory=dict)  # seconds by part: devices on a GPU machine
 
 
 @dataclass
@@ -88,6 +89,8 @@ class RunRecord:
     finished_at: float | None = None
     history_id: int | None = None  # row in the run history, once stored
     command: list[str] | None = None  # set for a user's script launched with these settings
+    launch_notes: list[str] = field(default_factory=list)  # what the launcher did first (a cache emptied, and why)
+    launch_gpus: dict[str, Any] = field(default_factory=dict)  # NVML at launch (gpu_notes.launch_facts)
     _stderr_bytes: int = field(default=0, init=False, repr=False, compare=False)  # of stderr_tail, UTF-8
 
     def __post_init__(self) -> None:
@@ -126,6 +129,7 @@ class RunRecord:
                 duration = min(duration, event.ts - self.launched_at)
             phase.state, phase.duration = PhaseState.DONE, duration
             phase.rss, phase.peak_rss, phase.latency = event.rss, event.peak_rss, dict(event.latency)
+            phase.parts = dict(event.parts)
             if phase.started is None or event.phase == "spawn":
                 phase.started = event.ts - duration
             if event.phase == "first":
@@ -138,6 +142,8 @@ class RunRecord:
             self.settings = dict(event.applied)
         elif isinstance(event, ev.Result):
             self.environment, self.model = dict(event.environment), {**self.model, **event.model}
+            if self.launch_gpus:
+                self.environment["nvml"] = dict(self.launch_gpus)
             self.described = True
         elif isinstance(event, ev.ProbeError):
             self.failure = Failure(event.kind, event.message, event.detail)
@@ -292,6 +298,22 @@ class RunRecord:
         return [sentence for _, sentence in self._caveats()]
 
     @property
+    def first_call_overhead(self) -> float | None:
+        """Seconds the first call took beyond a steady one (its median over >= 3 calls):
+        the one-time work inside `first` (kernel loading, autotuning, compiling)."""
+        first, median = self.phases["first"].duration, self.latency.get("median")
+        if first is None or median is None or self.latency.get("n", 0) < 3:
+            return None
+        return max(first - median, 0.0)
+
+    @property
+    def notes(self) -> list[str]:
+        """What the launcher did and what the GPUs mean for start-up: facts, not doubts."""
+        from .gpu_notes import gpu_notes  # kernels' table only when a record is read
+
+        return [*self.launch_notes, *gpu_notes(self.environment)]
+
+    @property
     def inputs_line(self) -> str:
         """The inputs as fed, NAME=shape:dtype, with "assumed" where a default was used."""
         parts = []
@@ -395,11 +417,13 @@ class RunRecord:
             "other_time": self.other_time,
             "assumed_input_shape": bool(self.assumed_inputs),
             "warnings": self.warnings,
+            "notes": self.notes,
             "steady_per_call": {**self.latency, "batch": self.fed_batch} if self.latency.get("n") else None,
             "peak_rss": self.peak_rss,
             "phases": {
                 name: {"state": p.state.value, "duration": p.duration, "rss": p.rss,
-                       "peak_rss": p.peak_rss, **({"latency": p.latency} if p.latency else {})}
+                       "peak_rss": p.peak_rss, **({"latency": p.latency} if p.latency else {}),
+                       **({"parts": p.parts} if p.parts else {})}
                 for name, p in self.phases.items()
             },
             "settings": self.settings,

@@ -1,6 +1,6 @@
 """`tflaunch run --profile`: a user's own command in the foreground, with the settings applied.
 
-Its environment is the one every child gets (settings.child.child_environment, with the
+Its environment is the one every child gets (run.environment.launch_environment, with the
 launch hook for the tf.config settings); its stdio is the terminal's.
 """
 
@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import signal
 import subprocess
+import sys
 from collections.abc import Sequence
 
-from ..settings.child import child_environment
 from ..settings.config import LaunchConfig
+from .environment import launch_environment, prepare_caches
 
 
 def exit_status(returncode: int) -> int:
@@ -21,8 +22,10 @@ def exit_status(returncode: int) -> int:
 
 def run_with_profile(config: LaunchConfig, command: Sequence[str]) -> int:
     """Run `command` in the foreground with the profile applied; its exit status."""
+    for note in prepare_caches(config):
+        print(f"tflaunch: {note}", file=sys.stderr)
     try:
-        child = subprocess.Popen(list(command), env=child_environment(config, launch_hook=True))
+        child = subprocess.Popen(list(command), env=launch_environment(config, launch_hook=True))
     except FileNotFoundError:
         raise OSError(f"The command {command[0]} was not found.") from None
     # Ctrl+C reaches the child from the terminal; we wait for it to end its own way.

@@ -8,13 +8,17 @@ The CLI's driver is a selectors loop (driver.py), the app's a QProcess
 
 from __future__ import annotations
 
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from ..settings.child import child_environment, probe_command
+from ..settings.child import probe_command
 from ..settings.config import LaunchConfig
 from . import events as ev
+from .environment import launch_environment, prepare_caches
 from .events import EventParser, LineBuffer
+from .gpu_notes import launch_facts
+from .gpus import machine_gpus
 from .process_tree import RUN_MARKER_ENV, run_marker
 from .record import STDERR_LINE_CHARS, Failure, RunRecord
 
@@ -61,12 +65,19 @@ class ProbeSession:
     def launch(self, wall: float, monotonic: float) -> tuple[list[str], dict[str, str]]:
         """Time zero of the run; the argv and the complete environment to exec."""
         record = self.record
+        before = time.monotonic()
+        # Cache folders are made ready (a cold one emptied, which can take seconds for
+        # gigabytes of kernels) before time zero: that is tflaunch's work, not the run's.
+        record.launch_notes = prepare_caches(record.config)
+        record.launch_gpus = launch_facts(machine_gpus())
+        spent = time.monotonic() - before
+        wall, monotonic = wall + spent, monotonic + spent
         record.launched_at = wall
         if not record.is_script:
             record.phases["spawn"].started = wall
         self.deadline = monotonic + record.config.timeout
         argv = self._command or self._script or probe_command(record.config, wall)
-        env = child_environment(record.config, self._base_env, launch_hook=self._script is not None)
+        env = launch_environment(record.config, self._base_env, launch_hook=self._script is not None)
         env[RUN_MARKER_ENV] = self.marker
         return argv, env
 

@@ -16,8 +16,9 @@ from pathlib import Path
 from typing import Any
 
 from ..probe.tf_setup import TF_CONFIG_KEYS
+from . import caches
 from .config import LaunchConfig
-from .vocabulary import AUTO_JIT_FLAGS
+from .vocabulary import AUTO_JIT_FLAGS, MODULE_LOADING
 
 PROBE_DIR = Path(__file__).resolve().parents[1] / "probe"
 # The child runs the package's __main__.py by path, not the folder: with the folder as
@@ -28,9 +29,11 @@ HOOK_DIR = Path(__file__).resolve().with_name("launch_hook")
 HOOK_CONFIG_ENV = "TFLAUNCH_TF_CONFIG"
 
 
-def tensorflow_variables(config: LaunchConfig, base: Mapping[str, str]) -> dict[str, str]:
-    """The variables TensorFlow reads at start that the settings decide."""
-    env: dict[str, str] = {}
+def tensorflow_variables(config: LaunchConfig, base: Mapping[str, str],
+                         stack: caches.Stack | None = None) -> dict[str, str | None]:
+    """The variables TensorFlow and CUDA read at start that the settings decide; None
+    removes a variable the base environment has (allocator=bfc is "no TF_GPU_ALLOCATOR")."""
+    env: dict[str, str | None] = {}
     if config.log_level is not None:
         env["TF_CPP_MIN_LOG_LEVEL"] = str(config.log_level)
     if config.onednn is not None:
@@ -39,18 +42,35 @@ def tensorflow_variables(config: LaunchConfig, base: Mapping[str, str]) -> dict[
         env["CUDA_VISIBLE_DEVICES"] = ",".join(str(i) for i in config.visible_gpus)
     if config.memory_growth:
         env["TF_FORCE_GPU_ALLOW_GROWTH"] = "true"  # TensorFlow accepts exactly "true"
-    if config.xla_auto:
+    if config.allocator is not None:
+        env["TF_GPU_ALLOCATOR"] = None if config.allocator == "bfc" else config.allocator
+    if config.cudnn_autotune is not None:
+        env["TF_CUDNN_USE_AUTOTUNE"] = "1" if config.cudnn_autotune else "0"
+    if config.module_loading is not None:
+        env["CUDA_MODULE_LOADING"] = MODULE_LOADING[config.module_loading]
+    cache_env = caches.variables(config.cuda_cache, config.xla_cache, stack)
+    xla_cache_flag = cache_env.pop("TF_XLA_FLAGS", None)
+    env.update(cache_env)
+    flags = [*(AUTO_JIT_FLAGS if config.xla_auto else ()), *([xla_cache_flag] if xla_cache_flag else [])]
+    if flags:
         present = base.get("TF_XLA_FLAGS", "").split()  # the user's own, from the shell or extra_env
-        env["TF_XLA_FLAGS"] = " ".join([*present, *(f for f in AUTO_JIT_FLAGS if f not in present)])
+        env["TF_XLA_FLAGS"] = " ".join([*present, *(f for f in flags if f not in present)])
     return env
 
 
 def child_environment(config: LaunchConfig, base: Mapping[str, str] | None = None, *,
-                      launch_hook: bool = False) -> dict[str, str]:
-    """The complete environment of a child run with `config`, on top of `base` (ours)."""
+                      launch_hook: bool = False, stack: caches.Stack | None = None) -> dict[str, str]:
+    """The complete environment of a child run with `config`, on top of `base` (ours).
+
+    `stack` names the warm cache folders (run.stack.current_stack); it is needed only when
+    the settings keep one (caches.uses_stack), and run.environment passes it."""
     env = dict(os.environ if base is None else base)
     env.update(config.extra_env)
-    env.update(tensorflow_variables(config, env))
+    for name, value in tensorflow_variables(config, env, stack).items():
+        if value is None:
+            env.pop(name, None)
+        else:
+            env[name] = value
     if launch_hook:
         env[HOOK_CONFIG_ENV] = json.dumps({k: getattr(config, k) for k in TF_CONFIG_KEYS})
         env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(HOOK_DIR), env.get("PYTHONPATH", "")]))

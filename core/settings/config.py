@@ -20,7 +20,7 @@ from ..probe.input_shapes import parse as parse_input
 from ..probe.model_files import check_model_path
 from ..probe.user_code import is_file
 from .display import short_value
-from .vocabulary import BY_NAME, LOG_LEVELS, SAMPLE_MODELS
+from .vocabulary import ALLOCATORS, BY_NAME, CACHE_STATES, LOG_LEVELS, MODULE_LOADING, SAMPLE_MODELS
 
 DEFAULT_TIMEOUT_S = 600.0
 MAX_THREADS = 1024  # per pool: more is a typo, and TensorFlow would try to start them all
@@ -32,6 +32,11 @@ MANAGED_VARIABLES: dict[str, str] = {
     "TF_FORCE_GPU_ALLOW_GROWTH": "memory_growth",
     "TF_ENABLE_ONEDNN_OPTS": "onednn",
     "TF_CPP_MIN_LOG_LEVEL": "log_level",
+    "TF_GPU_ALLOCATOR": "allocator",
+    "TF_CUDNN_USE_AUTOTUNE": "cudnn_autotune",
+    "CUDA_MODULE_LOADING": "module_loading",
+    "CUDA_CACHE_PATH": "cuda_cache",
+    "CUDA_CACHE_MAXSIZE": "cuda_cache",
 }
 
 
@@ -56,6 +61,12 @@ class LaunchConfig:
     visible_gpus: tuple[int, ...] | None = None  # None = all
     memory_growth: bool = False
     memory_limit_mb: int | None = None
+    allocator: str | None = None  # None = the environment's; "bfc" or "cuda_malloc_async"
+    cudnn_autotune: bool | None = None
+    module_loading: str | None = None  # None = the driver's; "lazy" or "eager"
+    cuda_cache: str | None = None  # None = the driver's own folder; "cold" or "warm"
+    xla_cache: bool = False
+    nvtx: bool = False
     batch: int = 1
     inputs: dict[str, str] = field(default_factory=dict)  # input name -> "D1xD2[:dtype]", no batch
     signature: str = ""  # a SavedModel's signature; "" = serving_default or the only one
@@ -89,6 +100,12 @@ class LaunchConfig:
                 "memory_limit_mb",
                 "TensorFlow cannot combine memory growth with a memory limit; choose one.",
             ))
+        for name, choices in (("allocator", ALLOCATORS), ("module_loading", MODULE_LOADING),
+                              ("cuda_cache", CACHE_STATES)):
+            value = getattr(self, name)
+            if value is not None and value not in choices:
+                problems.append(Problem(name, f"{BY_NAME[name].label} is one of {', '.join(choices)} (or default), "
+                                              f"not {value!r}."))
         if self.log_level is not None and self.log_level not in LOG_LEVELS:
             problems.append(Problem("log_level", "The log level must be 0, 1, 2 or 3."))
         if self.visible_gpus is not None and any(not isinstance(i, int) or i < 0 for i in self.visible_gpus):

@@ -28,6 +28,10 @@ _UNSET: dict[str, tuple[Any, str, str]] = {
     "inputs": ({}, "as the model declares them", "default"),
     "imports": ((), "none", "none"),
     "extra_env": ({}, "none", "none"),
+    "allocator": (None, "default (the environment's TF_GPU_ALLOCATOR, else BFC)", "default"),
+    "cudnn_autotune": (None, TF_DECIDES, "default"),
+    "module_loading": (None, "default (the driver decides: lazy since CUDA 12.2)", "default"),
+    "cuda_cache": (None, "default (the driver's own folder)", "default"),
 }
 
 

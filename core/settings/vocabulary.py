@@ -24,6 +24,11 @@ LOG_LEVELS: dict[int, str] = {
 
 AUTO_JIT_FLAGS = ("--tf_xla_auto_jit=2", "--tf_xla_cpu_global_jit")
 
+# The values of the GPU settings that take a word, each with what it means.
+ALLOCATORS: dict[str, str] = {"bfc": "TensorFlow's BFC allocator", "cuda_malloc_async": "CUDA's async allocator"}
+MODULE_LOADING: dict[str, str] = {"lazy": "LAZY", "eager": "EAGER"}
+CACHE_STATES: dict[str, str] = {"cold": "an empty folder per run", "warm": "kept between runs"}
+
 
 def parse_switch(text: str) -> bool:
     """on or off as a user types it (on/true/1/yes, off/false/0/no); ValueError otherwise."""
@@ -73,6 +78,31 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("memory_limit_mb", "Memory limit", "Per-GPU memory limit in MiB: tf.config.set_logical_device_"
             "configuration(gpu, [LogicalDeviceConfiguration(memory_limit=MiB)]).", Reach.TF_CONFIG, "GPUs",
             "--memory-limit"),
+    Setting("allocator", "GPU allocator", "TensorFlow's GPU memory allocator: cuda_malloc_async sets "
+            "TF_GPU_ALLOCATOR=cuda_malloc_async before start (CUDA's stream-ordered allocator, which hands freed "
+            "memory back, so more processes fit on one card); bfc removes the variable (TensorFlow's own BFC "
+            "allocator); default leaves the environment's.", Reach.ENVIRONMENT, "GPUs", "--allocator"),
+    Setting("cudnn_autotune", "cuDNN autotuning", "TF_CUDNN_USE_AUTOTUNE=1 or 0 before start. Off skips timing "
+            "cuDNN's algorithms in the first calls: a faster first call, perhaps a slower steady state; default "
+            "leaves TensorFlow's (on).", Reach.ENVIRONMENT, "GPUs", "--cudnn-autotune"),
+    Setting("module_loading", "CUDA module loading", "CUDA_MODULE_LOADING=LAZY or EAGER before start. Lazy "
+            "(CUDA's default since 12.2) loads each kernel when first used, which moves that time into the first "
+            "call; eager loads them all when the context is created; default leaves the driver's.",
+            Reach.ENVIRONMENT, "GPUs", "--module-loading"),
+    Setting("cuda_cache", "CUDA kernel cache", "Where the driver keeps the kernels it JIT-compiles from PTX (a "
+            "card TensorFlow has no native kernels for): CUDA_CACHE_PATH, with CUDA_CACHE_MAXSIZE=4 GiB, before "
+            "start. cold: an empty folder for each run, what a first start on a new machine costs; warm: a folder "
+            "tflaunch keeps for this interpreter, TensorFlow, driver and GPUs, emptied when one of them changes; "
+            "default leaves the driver's own (~/.nv/ComputeCache).", Reach.ENVIRONMENT, "GPUs", "--cuda-cache"),
+    Setting("xla_cache", "XLA program cache", "Keep the programs XLA compiles across runs: TF_XLA_FLAGS="
+            "--tf_xla_persistent_cache_directory=FOLDER before start, with a folder tflaunch keeps for this "
+            "interpreter, TensorFlow, driver and GPUs; checked against the installed TensorFlow first. It acts on "
+            "XLA-compiled code only (XLA auto-clustering, jit_compile).", Reach.ENVIRONMENT, "TensorFlow",
+            "--xla-cache"),
+    Setting("nvtx", "NVTX ranges (measurement only)", "Mark each phase as an NVTX range (tflaunch:import, "
+            "tflaunch:devices, ...) so a run under Nsight Systems (nsys profile) shows tflaunch's phases. Needs "
+            "libnvToolsExt in the child's environment (the nvidia-nvtx-cu12 wheel or a CUDA toolkit); the run "
+            "says when it is missing.", Reach.MEASUREMENT, "GPUs", "--nvtx"),
     Setting("intra", "Intra-op threads", "Threads inside one op: tf.config.threading."
             "set_intra_op_parallelism_threads(); 0 leaves TensorFlow's default (all cores).", Reach.TF_CONFIG,
             "TensorFlow", "--intra"),

@@ -292,10 +292,10 @@ class History:
             )
             self._db.execute("DELETE FROM phases WHERE run_id=?", (run_id,))
             self._db.executemany(
-                "INSERT INTO phases (run_id, name, state, started, duration, rss, peak_rss, latency)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                "INSERT INTO phases (run_id, name, state, started, duration, rss, peak_rss, latency, parts)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 [(run_id, p.name, p.state.value, storable_real(p.started), storable_real(p.duration),
-                  storable_int(p.rss), storable_int(p.peak_rss), storable_json(p.latency))
+                  storable_int(p.rss), storable_int(p.peak_rss), storable_json(p.latency), storable_json(p.parts))
                  for p in record.phases.values()],
             )
             rest = storable_samples(record.samples[samples_written:])
@@ -477,7 +477,8 @@ class History:
                 if row is None:
                     raise KeyError(run_id)
                 columns = [c[0] for c in cursor.description]
-            phases = self._db.execute("SELECT name, state, started, duration, rss, peak_rss, latency FROM phases"
+            phases = self._db.execute("SELECT name, state, started, duration, rss, peak_rss, latency, parts"
+                                      " FROM phases"
                                       " WHERE run_id=?", (run_id,)).fetchall()
             samples = self._db.execute("SELECT t, rss FROM samples WHERE run_id=? ORDER BY t", (run_id,)).fetchall()
         try:

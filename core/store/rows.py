@@ -249,6 +249,16 @@ def _latency(text: Any) -> dict[str, float]:
     return latency
 
 
+def _parts(text: Any) -> dict[str, float]:
+    """A phase's parts (seconds by name); a damaged value loses the parts, not the run."""
+    try:
+        parts = parsed_json(text, "parts")
+    except DamagedRowError:
+        return {}
+    return {str(k): float(v) for k, v in parts.items()
+            if isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) and v >= 0}
+
+
 def record_from_rows(data: dict[str, Any], phases: Iterable[Sequence[Any]],
                      samples: Iterable[Sequence[Any]]) -> RunRecord:
     """A stored run (its runs row by column name, its phases and samples) as a record."""
@@ -274,12 +284,13 @@ def record_from_rows(data: dict[str, Any], phases: Iterable[Sequence[Any]],
                                                                                         "exit_signal")
     for line in _text(data["stderr_tail"], "stderr_tail").splitlines():
         record.add_stderr(line)  # capped as a live run's: a row from an older version may be huge
-    for name, state, started, duration, rss, peak, latency in phases:
+    for name, state, started, duration, rss, peak, latency, *parts in phases:
         name = _choice(name, "phase", PHASES)
         record.phases[name] = PhaseRecord(
             name, PhaseState(_choice(state, f"{name} state", (s.value for s in PhaseState))),
             _real(started, f"{name} start"), _nonnegative(duration, f"{name} duration"),
-            _int(rss, f"{name} rss", 0), _int(peak, f"{name} peak_rss", 0), _latency(latency))
+            _int(rss, f"{name} rss", 0), _int(peak, f"{name} peak_rss", 0), _latency(latency),
+            parts=_parts(parts[0]) if parts else {})
     record.samples = []
     for t, rss in samples:
         at, size = _real(t, "sample time", optional=False), _int(rss, "sample rss", 0, optional=False)

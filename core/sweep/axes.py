@@ -10,9 +10,11 @@ from collections.abc import Callable
 from ..probe.input_shapes import parse_shape, spec_text
 from ..run.formats import FORMATS
 from ..settings.config import MAX_THREADS, LaunchConfig
-from ..settings.vocabulary import parse_switch, parse_tristate
+from ..settings.vocabulary import ALLOCATORS, CACHE_STATES, MODULE_LOADING, parse_switch, parse_tristate
 
 MAX_BATCH = 1 << 20  # as LaunchConfig.validate allows
+WORD_AXES: dict[str, tuple[str, ...]] = {"allocator": tuple(ALLOCATORS), "cuda_cache": tuple(CACHE_STATES),
+                                         "module_loading": tuple(MODULE_LOADING)}
 
 # The settings a sweep can vary: what each takes, as a user types it, and the values the
 # app offers first.
@@ -22,7 +24,13 @@ AXES: dict[str, tuple[str, str]] = {
     "xla_auto": ("XLA auto-clustering: on, off", "off,on"),
     "jit_compile": ("compile the model with XLA (measurement only): on, off", "off,on"),
     "onednn": ("oneDNN: default, on, off", "default,off"),
-    "memory_growth": ("GPU memory growth: on, off", "off,on"),
+    "memory_growth": ("GPU memory growth: on, off (TF_FORCE_GPU_ALLOW_GROWTH)", "off,on"),
+    "memory_limit": ("per-GPU memory limit in MiB, or none (tf.config LogicalDeviceConfiguration)", "none,4096"),
+    "allocator": ("GPU allocator: bfc, cuda_malloc_async, default (TF_GPU_ALLOCATOR)", "bfc,cuda_malloc_async"),
+    "cuda_cache": ("CUDA kernel cache: cold, warm, default (CUDA_CACHE_PATH, CUDA_CACHE_MAXSIZE)", "cold,warm"),
+    "xla_cache": ("XLA program cache: off, on (TF_XLA_FLAGS=--tf_xla_persistent_cache_directory)", "off,on"),
+    "cudnn_autotune": ("cuDNN autotuning: on, off, default (TF_CUDNN_USE_AUTOTUNE)", "on,off"),
+    "module_loading": ("CUDA module loading: lazy, eager, default (CUDA_MODULE_LOADING)", "lazy,eager"),
     "gpus": ("visible GPUs: all, none, 0, 0+1, ...", "all"),
     "batch": ("batch size: 1, 2, ...", "1,8"),
     "format": ("model format: " + ", ".join(FORMATS) + " (converted once, cached)", ",".join(FORMATS)),
@@ -47,10 +55,21 @@ def apply_value(config: LaunchConfig, axis: str, text: str, model_for_format: Ca
         if not text.isdigit() or not low <= int(text) <= high:
             raise ValueError(f"use a whole number from {low} to {high}")
         return config.replace(**{axis: int(text)})
-    if axis in ("xla_auto", "jit_compile", "memory_growth"):
+    if axis in ("xla_auto", "jit_compile", "memory_growth", "xla_cache"):
         return config.replace(**{axis: parse_switch(text)})
-    if axis == "onednn":
-        return config.replace(onednn=parse_tristate(text))
+    if axis in ("onednn", "cudnn_autotune"):
+        return config.replace(**{axis: parse_tristate(text)})
+    if axis in WORD_AXES:
+        choices = WORD_AXES[axis]
+        if text.lower() not in (*choices, "default"):
+            raise ValueError(f"use one of {', '.join(choices)} or default")
+        return config.replace(**{axis: None if text.lower() == "default" else text.lower()})
+    if axis == "memory_limit":
+        if text.lower() == "none":
+            return config.replace(memory_limit_mb=None)
+        if not text.isdigit() or int(text) <= 0:
+            raise ValueError("use a whole number of MiB above 0, or none")
+        return config.replace(memory_limit_mb=int(text))
     if axis == "gpus":
         if text in ("all", "none"):
             return config.replace(visible_gpus=None if text == "all" else ())

@@ -1,0 +1,78 @@
+"""What a run's GPUs mean for its start-up, in sentences: kernels JIT-compiled from PTX,
+how long device discovery and contexts took, and the one-time cost inside the first call.
+
+Read from what the probe reported (TensorFlow's build capabilities, each GPU's compute
+capability) and what NVML said at launch (driver, persistence mode).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from .gpus import GpuInventory
+from .kernels import Verdict, predict
+
+JIT_NOTE = ("kernels are JIT-compiled from PTX on this card; keep the CUDA cache (CUDA_CACHE_MAXSIZE ≥ 2 GiB) or "
+            "expect minutes on first start")
+
+
+def _card(gpu: Mapping[str, Any]) -> tuple[int, int] | None:
+    cc = gpu.get("compute_capability")
+    if isinstance(cc, (list, tuple)) and len(cc) == 2 and all(isinstance(v, int) for v in cc):
+        return int(cc[0]), int(cc[1])
+    return None
+
+
+def kernel_verdicts(environment: Mapping[str, Any]) -> list[tuple[str, Verdict, str]]:
+    """(GPU label, verdict, why) for each GPU the run saw."""
+    gpus = environment.get("gpus") or []
+    caps = environment.get("capabilities")
+    out = []
+    for gpu in gpus if isinstance(gpus, list) else []:
+        if not isinstance(gpu, Mapping):
+            continue
+        label = f"{str(gpu.get('name', 'GPU')).replace('/physical_device:', '')} ({gpu.get('model') or 'unknown'})"
+        prediction = predict(caps if isinstance(caps, list) else None, _card(gpu),
+                             bool(environment.get("cuda_build", True)))
+        out.append((label, prediction.verdict, prediction.message))
+    return out
+
+
+def gpu_notes(environment: Mapping[str, Any]) -> list[str]:
+    """A line per GPU whose kernels are not native, and per driver fact that slows start-up."""
+    notes = [f"{label}: {JIT_NOTE}." for label, verdict, _ in kernel_verdicts(environment) if verdict is Verdict.JIT]
+    notes += [f"{label}: {text}." for label, verdict, text in kernel_verdicts(environment)
+              if verdict is Verdict.UNSUPPORTED]
+    nvml = environment.get("nvml")
+    if isinstance(nvml, Mapping) and nvml.get("persistence_off"):
+        notes.append(f"Persistence mode is off on GPU {', '.join(str(i) for i in nvml['persistence_off'])}: the "
+                     "driver loads again for every program, which adds up to seconds to device discovery "
+                     "(`sudo nvidia-smi -pm 1` keeps it loaded).")
+    return notes
+
+
+def launch_facts(gpus: GpuInventory) -> dict[str, Any]:
+    """NVML's view at launch, kept with the run: driver, CUDA driver version, persistence."""
+    if not gpus.available:
+        return {}
+    return {"driver": gpus.driver, "cuda_driver": gpus.cuda_driver,
+            "gpus": [{"index": g.index, "name": g.name, "uuid": g.uuid,
+                      "compute_capability": list(g.compute_capability) if g.compute_capability else None,
+                      "memory_total": g.memory_total, "persistence_mode": g.persistence_mode} for g in gpus.gpus],
+            "persistence_off": [g.index for g in gpus.gpus if g.persistence_mode is False]}
+
+
+def warnings_before_run(gpus: GpuInventory, capabilities: list[str] | None, is_cuda_build: bool,
+                        visible: tuple[int, ...] | None) -> list[str]:
+    """Before anything runs: each visible GPU this TensorFlow has no native kernels for."""
+    out = []
+    for gpu in gpus.gpus:
+        if visible is not None and gpu.index not in visible:
+            continue
+        prediction = predict(capabilities, gpu.compute_capability, is_cuda_build)
+        if prediction.verdict is Verdict.JIT:
+            out.append(f"GPU {gpu.index} ({gpu.name}): {JIT_NOTE}.")
+        elif prediction.verdict is Verdict.UNSUPPORTED:
+            out.append(f"GPU {gpu.index} ({gpu.name}): {prediction.message}.")
+    return out

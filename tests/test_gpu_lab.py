@@ -1,0 +1,297 @@
+"""The GPU start-up lab without a GPU: settings reach the child's environment exactly,
+caches are cold or warm and emptied when the stack changes, the devices phase is split
+into parts, and a card without native kernels is named before and after a run.
+
+Fakes stand at the hardware boundary only: a fake `tf` device list for the probe's
+devices phase, a fake NVML inventory, Stack objects for the machine's stack. One real
+child run reads every GPU setting back on this CPU machine."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from types import SimpleNamespace
+
+import pytest
+
+from tflaunch.core.phases import ONE_TIME, PART_LABELS
+from tflaunch.core.probe.nvtx import Ranges
+from tflaunch.core.probe.tf_setup import initialise_devices, read_back
+from tflaunch.core.report.table import run_table
+from tflaunch.core.run import events as ev
+from tflaunch.core.run.driver import run_probe
+from tflaunch.core.run.gpu_notes import JIT_NOTE, gpu_notes, launch_facts, warnings_before_run
+from tflaunch.core.run.gpus import Gpu, GpuInventory
+from tflaunch.core.run.record import RunRecord
+from tflaunch.core.settings import caches
+from tflaunch.core.settings.child import child_environment
+from tflaunch.core.settings.config import LaunchConfig
+from tflaunch.core.store.history import History
+from tflaunch.core.sweep.plan import SweepPlan
+
+PIP_CAPABILITIES = ["sm_60", "sm_70", "sm_80", "sm_89", "compute_90"]  # pip TensorFlow's CUDA 12 wheels
+STACK = caches.Stack("/venv/bin/python", "2.21.0", "570.86", ("NVIDIA H100 80GB HBM3",))
+
+
+def env_of(stack: caches.Stack | None = STACK, base: dict[str, str] | None = None, **settings) -> dict[str, str]:
+    return child_environment(LaunchConfig(**settings), base or {}, stack=stack)
+
+
+# -- each setting has one meaning: the variable it sets ------------------------------------
+def test_allocator_sets_or_removes_tf_gpu_allocator():
+    assert env_of(allocator="cuda_malloc_async")["TF_GPU_ALLOCATOR"] == "cuda_malloc_async"
+    # bfc is TensorFlow's own allocator: a variable inherited from the shell must not survive
+    assert "TF_GPU_ALLOCATOR" not in env_of(allocator="bfc", base={"TF_GPU_ALLOCATOR": "cuda_malloc_async"})
+    assert env_of(base={"TF_GPU_ALLOCATOR": "cuda_malloc_async"})["TF_GPU_ALLOCATOR"] == "cuda_malloc_async"
+
+
+def test_autotune_and_module_loading_variables():
+    assert env_of(cudnn_autotune=False)["TF_CUDNN_USE_AUTOTUNE"] == "0"
+    assert env_of(cudnn_autotune=True)["TF_CUDNN_USE_AUTOTUNE"] == "1"
+    assert env_of(module_loading="eager")["CUDA_MODULE_LOADING"] == "EAGER"
+    assert env_of(module_loading="lazy")["CUDA_MODULE_LOADING"] == "LAZY"
+    assert not {"TF_CUDNN_USE_AUTOTUNE", "CUDA_MODULE_LOADING"} & set(env_of())
+
+
+def test_cold_and_warm_cuda_cache_folders_are_sized_explicitly():
+    cold, warm = env_of(cuda_cache="cold"), env_of(cuda_cache="warm")
+    assert cold["CUDA_CACHE_PATH"] != warm["CUDA_CACHE_PATH"]
+    assert f"-{os.getpid()}" in cold["CUDA_CACHE_PATH"]
+    assert warm["CUDA_CACHE_PATH"].endswith(STACK.key)
+    assert cold["CUDA_CACHE_MAXSIZE"] == warm["CUDA_CACHE_MAXSIZE"] == str(4 * 1024 ** 3)
+    assert env_of(base={"CUDA_CACHE_DISABLE": "1"}, cuda_cache="warm")["CUDA_CACHE_DISABLE"] == "0"
+    with pytest.raises(ValueError):  # a warm folder is named by its stack: none, no folder
+        env_of(stack=None, cuda_cache="warm")
+
+
+def test_xla_cache_joins_the_users_and_auto_jit_flags():
+    flags = env_of(xla_cache=True, xla_auto=True, base={"TF_XLA_FLAGS": "--tf_xla_min_cluster_size=4"})
+    parts = flags["TF_XLA_FLAGS"].split()
+    assert parts[0] == "--tf_xla_min_cluster_size=4"
+    assert "--tf_xla_auto_jit=2" in parts
+    assert f"{caches.XLA_CACHE_FLAG}={caches.warm_folder('xla', STACK)}" in parts
+
+
+def test_a_managed_variable_cannot_be_set_twice_through_extra_env():
+    problems = LaunchConfig(extra_env={"TF_GPU_ALLOCATOR": "cuda_malloc_async"}).validate(check_model=False)
+    assert any("allocator setting" in p.message for p in problems)
+    problems = LaunchConfig(allocator="fast", cuda_cache="hot").validate(check_model=False)
+    assert {p.field for p in problems} >= {"allocator", "cuda_cache"}
+
+
+# -- caches: cold is empty, warm is kept, a changed stack empties it -------------------------
+def test_cold_cache_is_empty_at_every_start():
+    folder = caches.cold_folder("cuda")
+    caches.prepare("cold", False, None)
+    (folder / "kernel.bin").write_bytes(b"x" * 100)
+    caches.prepare("cold", False, None)
+    assert folder.is_dir() and not any(folder.iterdir())
+
+
+def test_warm_cache_is_kept_then_emptied_when_the_driver_changes():
+    assert caches.prepare("warm", True, STACK) == []
+    kept = caches.warm_folder("cuda", STACK)
+    (kept / "kernel.bin").write_bytes(b"x" * 100)
+    assert caches.prepare("warm", True, STACK) == []
+    assert (kept / "kernel.bin").exists() and caches.size_of(kept) > 100
+    new_driver = caches.Stack(STACK.python, STACK.tensorflow, "575.51", STACK.gpus)
+    notes = caches.prepare("warm", True, new_driver)
+    assert not kept.exists()
+    assert len(notes) == 2 and all("NVIDIA driver 570.86 → 575.51" in n for n in notes)
+    assert json.loads((caches.warm_folder("cuda", new_driver) / caches.STAMP).read_text())["driver"] == "575.51"
+    other_python = caches.Stack("/other/python", "2.20.0", "575.51", STACK.gpus)
+    assert caches.prepare("warm", False, other_python) == []  # another interpreter's cache is not ours to empty
+    assert caches.warm_folder("cuda", new_driver).exists()
+
+
+def test_a_gpu_model_or_tensorflow_change_is_named():
+    changed = caches.Stack(STACK.python, "2.22.0", STACK.driver, ("NVIDIA A100-SXM4-80GB",))
+    words = changed.changes_from(STACK.to_dict())
+    assert words == ["TensorFlow 2.21.0 → 2.22.0", "GPUs NVIDIA H100 80GB HBM3 → NVIDIA A100-SXM4-80GB"]
+
+
+# -- the devices phase in parts, against a fake device list ---------------------------------
+class FakeConfig:
+    def __init__(self, gpus: int) -> None:
+        self.gpus = [SimpleNamespace(name=f"/physical_device:GPU:{i}", device_type="GPU") for i in range(gpus)]
+        self.calls: list[str] = []
+        self.growth: dict[str, bool] = {}
+        self.limits: dict[str, list] = {}
+        self.threading = SimpleNamespace(set_intra_op_parallelism_threads=lambda n: self.calls.append(f"intra={n}"),
+                                         set_inter_op_parallelism_threads=lambda n: None,
+                                         get_intra_op_parallelism_threads=lambda: 2,
+                                         get_inter_op_parallelism_threads=lambda: 0)
+        self.experimental = SimpleNamespace(set_memory_growth=self._set_growth,
+                                            get_memory_growth=lambda g: self.growth.get(g.name, False))
+
+    def _set_growth(self, gpu, on):
+        self.calls.append(f"growth {gpu.name}")
+        self.growth[gpu.name] = on
+
+    def list_physical_devices(self, kind=None):
+        self.calls.append("physical")
+        return list(self.gpus)
+
+    def list_logical_devices(self, kind=None):
+        self.calls.append("logical")
+        return [SimpleNamespace(name=g.name.replace("physical_device:", "device:")) for g in self.gpus]
+
+    def set_logical_device_configuration(self, gpu, configs):
+        self.limits[gpu.name] = configs
+
+    def get_logical_device_configuration(self, gpu):
+        return self.limits.get(gpu.name)
+
+    LogicalDeviceConfiguration = staticmethod(lambda memory_limit: SimpleNamespace(memory_limit=memory_limit))
+
+
+def test_devices_phase_is_split_where_there_are_gpus():
+    tf = SimpleNamespace(config=FakeConfig(gpus=2))
+    applied, parts = initialise_devices(tf, {"memory_growth": True, "intra": 2})
+    assert list(parts) == ["discovery", "settings", "contexts"] and all(v >= 0 for v in parts.values())
+    calls = tf.config.calls
+    # discovery first, the settings before any context exists, then the contexts
+    assert calls[0] == "physical" and calls.index("intra=2") < calls.index("logical")
+    assert calls.index("growth /physical_device:GPU:1") < calls.index("logical")
+    assert applied["memory_growth"] == {"/physical_device:GPU:0": True, "/physical_device:GPU:1": True}
+    assert set(PART_LABELS) == set(parts)
+
+
+def test_no_parts_without_a_gpu():
+    _, parts = initialise_devices(SimpleNamespace(config=FakeConfig(gpus=0)), {})
+    assert parts == {}
+
+
+def test_read_back_names_every_gpu_variable(monkeypatch):
+    monkeypatch.setenv("TF_GPU_ALLOCATOR", "cuda_malloc_async")
+    monkeypatch.setenv("CUDA_MODULE_LOADING", "EAGER")
+    monkeypatch.delenv("TF_CUDNN_USE_AUTOTUNE", raising=False)
+    applied = read_back(SimpleNamespace(config=FakeConfig(gpus=1)), {})
+    assert applied["allocator"] == "cuda_malloc_async" and applied["module_loading"] == "EAGER"
+    assert applied["cudnn_autotune"] == "default"
+
+
+# -- parts through the protocol, the record, the table and the history -----------------------
+def phase_end(**fields) -> str:
+    return ev.encode("phase_end", "devices", 1.0, duration=2.5, rss=1, peak_rss=2, **fields)
+
+
+def test_parts_are_validated_where_they_enter():
+    parser = ev.EventParser()
+    event = parser.parse(phase_end(parts={"discovery": 0.5, "contexts": 1.9}))
+    assert event.parts == {"discovery": 0.5, "contexts": 1.9}
+    for bad in ("fast", {"discovery": "slow"}, {"discovery": -1}, {f"p{i}": 0.1 for i in range(40)}):
+        assert parser.parse(phase_end(parts=bad)) is None
+    assert parser.malformed == 4
+    assert parser.parse(ev.encode("phase_end", "devices", 1.0, duration=2.5, rss=1, peak_rss=2,
+                                  parts={"discovery": float("nan")}).replace("NaN", "1e999")) is None
+
+
+def gpu_record() -> RunRecord:
+    record = RunRecord(LaunchConfig(model="sample:mlp"))
+    record.launch_gpus = launch_facts(GpuInventory(
+        (Gpu(0, "NVIDIA H100 80GB HBM3", 80 << 30, compute_capability=(9, 0), persistence_mode=False),),
+        "570.86", None, "12.8"))
+    for name in ("import", "devices", "load", "trace", "first", "steady"):
+        record.apply(ev.PhaseEnd(record.launched_at + 1, name, 0.2 if name != "first" else 1.5, 1, 2,
+                                 {"median": 0.01, "n": 20} if name == "steady" else {},
+                                 {"discovery": 0.6, "settings": 0.001, "contexts": 1.4} if name == "devices" else {}))
+    record.apply(ev.Result(record.launched_at + 2, "steady", {
+        "tensorflow": "2.21.0", "cuda_build": True, "capabilities": PIP_CAPABILITIES,
+        "gpus": [{"name": "/physical_device:GPU:0", "model": "NVIDIA H100 80GB HBM3", "compute_capability": [9, 0],
+                  "allocator_peak": 1 << 30}]}, {}))
+    return record
+
+
+def test_a_card_without_native_kernels_gets_the_line_in_its_result():
+    record = gpu_record()
+    assert record.notes[0] == f"GPU:0 (NVIDIA H100 80GB HBM3): {JIT_NOTE}."
+    assert "persistence mode is off on GPU 0".lower() in record.notes[1].lower()
+    assert record.environment["nvml"]["driver"] == "570.86"
+    table = run_table(record)
+    assert "driver and device discovery" in table and "contexts and allocators" in table
+    assert f"{ONE_TIME}" in table and "1.49 s" in table  # 1.5 s first call, 10 ms a steady one
+    assert "note: GPU:0" in table
+    assert record.to_dict()["phases"]["devices"]["parts"]["contexts"] == 1.4
+
+
+def test_native_cards_get_no_note():
+    env = {"capabilities": PIP_CAPABILITIES, "cuda_build": True,
+           "gpus": [{"name": "/physical_device:GPU:0", "model": "A100", "compute_capability": [8, 0]}]}
+    assert gpu_notes(env) == []
+
+
+def test_parts_and_gpu_facts_survive_the_history(tmp_path):
+    history = History(tmp_path / "h.sqlite3")
+    record = gpu_record()
+    record.finish(0)
+    run_id = history.record(record, "test")
+    loaded = history.load(run_id)
+    assert loaded.phases["devices"].parts == {"discovery": 0.6, "settings": 0.001, "contexts": 1.4}
+    assert loaded.notes == record.notes
+    history._db.execute("UPDATE phases SET parts='not json' WHERE run_id=?", (run_id,))
+    assert history.load(run_id).phases["devices"].parts == {}  # damaged parts lose the parts, not the run
+
+
+def test_warning_before_the_run_for_each_visible_jit_card():
+    gpus = GpuInventory((Gpu(0, "NVIDIA H100", 80 << 30, compute_capability=(9, 0)),
+                         Gpu(1, "NVIDIA A100", 80 << 30, compute_capability=(8, 0))), "570.86", None)
+    assert warnings_before_run(gpus, PIP_CAPABILITIES, True, None) == [f"GPU 0 (NVIDIA H100): {JIT_NOTE}."]
+    assert warnings_before_run(gpus, PIP_CAPABILITIES, True, (1,)) == []
+
+
+# -- sweeps vary the GPU settings ------------------------------------------------------------
+def test_gpu_axes_make_distinct_candidates():
+    plan = SweepPlan(LaunchConfig(model="sample:mlp"), {"allocator": ["bfc", "cuda_malloc_async"],
+                                                         "cuda_cache": ["cold", "warm"], "xla_cache": ["off", "on"],
+                                                         "cudnn_autotune": ["on", "off"],
+                                                         "module_loading": ["lazy", "eager"],
+                                                         "memory_limit": ["none", "2048"]})
+    configs = [c.config for c in plan.candidates()]
+    assert len(configs) == 1 + 2 ** 6
+    assert {c.allocator for c in configs} == {None, "bfc", "cuda_malloc_async"}
+    assert {c.memory_limit_mb for c in configs} == {None, 2048}
+
+
+def test_cli_help_names_each_variable():
+    out = subprocess.run([sys.executable, "-m", "tflaunch.core.cli.main", "bench", "--help"], capture_output=True,
+                         text=True, env={**os.environ, "COLUMNS": "200"}).stdout
+    for flag, variable in (("--allocator", "TF_GPU_ALLOCATOR"), ("--cudnn-autotune", "TF_CUDNN_USE_AUTOTUNE"),
+                           ("--module-loading", "CUDA_MODULE_LOADING"), ("--cuda-cache", "CUDA_CACHE_PATH"),
+                           ("--xla-cache", "tf_xla_persistent_cache_directory"), ("--nvtx", "Nsight")):
+        assert flag in out and variable in out
+    sweep = subprocess.run([sys.executable, "-m", "tflaunch.core.cli.main", "sweep", "--help"], capture_output=True,
+                           text=True, env={**os.environ, "COLUMNS": "200"}).stdout
+    for axis in ("allocator", "cuda_cache", "xla_cache", "cudnn_autotune", "module_loading", "memory_limit"):
+        assert axis in sweep
+
+
+def test_nvtx_off_loads_nothing_and_a_missing_library_is_said():
+    assert Ranges(False).status == "off"
+    ranges = Ranges(True)
+    if ranges.status.startswith("on"):
+        pytest.skip(f"this machine has an NVTX library: {ranges.status}")
+    assert "nvidia-nvtx-cu12" in ranges.status
+    ranges.push("import")  # without the library, ranges are no-ops, never errors
+    ranges.pop()
+
+
+# -- one real child: every GPU setting read back where TensorFlow runs ------------------------
+def test_every_gpu_setting_is_read_back_in_the_child_and_the_xla_cache_fills():
+    config = LaunchConfig(model="sample:mlp", steady=3, timeout=180, allocator="cuda_malloc_async",
+                          cudnn_autotune=False, module_loading="eager", cuda_cache="cold", xla_cache=True,
+                          jit_compile=True, nvtx=True)
+    record = run_probe(config)
+    assert record.status.value == "ok", record.failure
+    applied = record.settings
+    assert applied["allocator"] == "cuda_malloc_async"
+    assert applied["cudnn_autotune"] == "0" and applied["module_loading"] == "EAGER"
+    assert applied["cuda_cache"].startswith(str(caches.cold_folder("cuda").parent))
+    assert applied["cuda_cache_maxsize"] == str(caches.CUDA_CACHE_BYTES)
+    assert caches.XLA_CACHE_FLAG in applied["xla_flags"]
+    assert applied["nvtx"] == "off" or applied["nvtx"].startswith(("on", "unavailable"))
+    folder = applied["xla_flags"].split(f"{caches.XLA_CACHE_FLAG}=")[1].split()[0]
+    # XLA wrote the compiled model into the kept folder: a later run reads it back
+    assert [f for f in os.listdir(folder) if f.startswith("xla_compile_cache")]
