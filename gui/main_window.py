@@ -17,7 +17,7 @@ from PySide6.QtWidgets import QDockWidget, QMainWindow, QMessageBox, QScrollArea
 
 from tflaunch.core.phases import LABELS
 from tflaunch.core.run import gpus
-from tflaunch.core.run.launch_check import cached_known_flags, flags_to_check
+from tflaunch.core.run.launch_check import cached_known_flags, flags_to_check, launch_warnings
 from tflaunch.core.run.record import RunRecord, RunStatus
 from tflaunch.core.settings.config import LaunchConfig
 from tflaunch.core.store.history import History
@@ -273,6 +273,9 @@ class MainWindow(QMainWindow):
         record = self.runner.start(config, script)
         if record is None:
             return
+        # Said before the first phase: a card without native kernels can take minutes here.
+        self.log.append_lines([f"tflaunch: warning: {w}" for w in launch_warnings(config)]
+                              + [f"tflaunch: {n}" for n in record.launch_notes])
         if record.finished_at is None:
             self.run_view.begin(record)
             self._tick.start()

@@ -7,7 +7,7 @@ import time
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableWidget, QTableWidgetItem, QWidget
 
-from tflaunch.core.phases import DESCRIPTIONS, LABELS, OTHER, TIMELINE_ROWS
+from tflaunch.core.phases import DESCRIPTIONS, LABELS, ONE_TIME, OTHER, PART_DESCRIPTIONS, PART_LABELS, TIMELINE_ROWS
 from tflaunch.core.run.record import PhaseRecord, PhaseState, RunRecord
 from tflaunch.core.units import format_bytes, format_duration
 
@@ -106,6 +106,22 @@ class PhaseTable(QTableWidget):
             for col, text in enumerate(texts, start=1):
                 self._cell(row, col).setText(text)
             self._cell(row, 1).setForeground(readable(STATE_COLORS[state.value]))
+            if name in ("devices", "first") and record is not None:
+                self._show_parts(row, name, record)
+
+    def _show_parts(self, row: int, name: str, record: RunRecord) -> None:
+        """A GPU run's devices phase in its parts, and the first call's one-time work: a
+        "+" after the time, the parts in its tooltip (rows stay one line at 1024x700)."""
+        parts = dict(record.phases[name].parts)
+        if name == "first" and record.first_call_overhead is not None and record.phases["devices"].parts:
+            parts = {ONE_TIME: record.first_call_overhead}
+        cell = self._cell(row, 2)
+        if not parts:
+            return
+        lines = [f"{PART_LABELS.get(k, k)}: {format_duration(v)}" + (f" — {PART_DESCRIPTIONS[k]}"
+                 if k in PART_DESCRIPTIONS else "") for k, v in parts.items()]
+        cell.setText(cell.text() + " +")
+        cell.setToolTip(f"{LABELS[name]} in parts:\n" + "\n".join(lines))
 
     def _state_text(self, phase: PhaseRecord) -> str:
         """The state; for a running phase that counts its calls, how far it is ("37/100 calls")."""

@@ -12,7 +12,7 @@ from ..paths import profiles_dir
 from ..report.table import repeat_table, run_table
 from ..run import events
 from ..run.driver import Watchers, run_sessions
-from ..run.launch_check import launch_check
+from ..run.launch_check import launch_check, launch_warnings
 from ..run.record import RunRecord, RunStatus
 from ..run.session import ProbeSession
 from ..stats import summarize
@@ -68,6 +68,8 @@ def run(args: argparse.Namespace) -> int:
     except SettingsError as exc:
         return refuse(exc.kind, exc.message, args.json)
     problems = launch_check(config)
+    for warning in [] if problems else launch_warnings(config):
+        say(f"warning: {warning}")
     if problems:
         if args.json:
             first = problems[0]

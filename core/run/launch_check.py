@@ -7,6 +7,7 @@ the whole process on an unknown entry.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import subprocess
@@ -16,7 +17,10 @@ from pathlib import Path
 from ..paths import data_dir
 from ..settings.child import PROBE_MAIN
 from ..settings.config import LaunchConfig, Problem
+from .build_info import BuildInfo, build_info
 from .environment import launch_environment
+from .gpu_notes import warnings_before_run
+from .gpus import machine_gpus
 
 KnownFlags = Callable[[str], "list[str] | None"]
 
@@ -86,3 +90,21 @@ def launch_check(config: LaunchConfig, *, script: bool = False,
     if known is not None and not any(p.field == "python" for p in problems):
         problems += xla_flag_problems(config, known)
     return problems
+
+
+def launch_warnings(config: LaunchConfig) -> list[str]:
+    """What a user should know before this launch, though it can run: each visible GPU the
+    interpreter's TensorFlow has no native kernels for (its first start JIT-compiles them).
+    Asks the interpreter for its build (about 0.1 s) only on a machine with GPUs."""
+    gpus = machine_gpus()
+    if not gpus.available:
+        return []
+    build = _build_of(config.python)
+    if not build.ok:
+        return []  # the run itself says what is wrong with that interpreter
+    return warnings_before_run(gpus, build.capabilities, build.is_cuda_build, config.visible_gpus)
+
+
+@functools.lru_cache(maxsize=16)
+def _build_of(python: str) -> BuildInfo:
+    return build_info(python, timeout=30)
