@@ -8,7 +8,7 @@ STAMP  := $(VENV)/.installed
 # editable install's import hook is invisible to both (pyproject.toml, [tool.mypy]).
 TYPECHECK := build/typecheck
 
-.PHONY: run lint typecheck-tree system-deps test test-slow bench soak screenshots install-desktop pipx-check clean
+.PHONY: run lint typecheck-tree system-deps test test-slow test-gpu bench soak screenshots install-desktop pipx-check clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -54,6 +54,12 @@ test: $(STAMP) system-deps lint
 # The slow tier: the model zoo (23 real architectures) and whole real sweeps.
 test-slow: $(STAMP)
 	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest -q -n 2 --dist loadfile --durations=10 -m slow
+
+# The GPU tier: NVML, per-process GPU memory, and TensorFlow with CUDA where there is one.
+# Every test that cannot run here says why (-rs). TFLAUNCH_GPU_PYTHON names another
+# interpreter to measure (one with CuPy, PyTorch or TensorFlow built with CUDA).
+test-gpu: $(STAMP)
+	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest -q -rs -s -m gpu tests/gpu
 
 bench: $(STAMP)
 	@for script in tests/benchmarks/bench_*.py; do \

@@ -1,0 +1,172 @@
+"""The `gpu` tier (`make test-gpu`): the real thing, where a GPU exists.
+
+Each test says why it skipped: no NVIDIA driver here, no CuPy or PyTorch to allocate with,
+no TensorFlow built with CUDA in the interpreter. TFLAUNCH_GPU_PYTHON names an interpreter
+with CuPy or PyTorch (or TensorFlow with CUDA) when it is not the one running the tests.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from tflaunch.core.run.build_info import build_info
+from tflaunch.core.run.driver import run_sessions
+from tflaunch.core.run.gpus import GpuMemorySampler, inventory
+from tflaunch.core.run.kernels import Verdict, predict
+from tflaunch.core.run.session import ProbeSession
+from tflaunch.core.settings import caches
+from tflaunch.core.settings.config import LaunchConfig
+
+pytestmark = pytest.mark.gpu
+PYTHON = os.environ.get("TFLAUNCH_GPU_PYTHON", sys.executable)
+PIP_CAPABILITIES = ["sm_60", "sm_70", "sm_80", "sm_89", "compute_90"]
+MIB = 1 << 20
+
+
+@pytest.fixture(scope="module")
+def gpus():
+    found = inventory()
+    if not found.available:
+        pytest.skip(f"no GPU: {found.reason}")
+    return found
+
+
+def _has(module: str) -> bool:
+    return subprocess.run([PYTHON, "-c", f"import {module}"], capture_output=True).returncode == 0
+
+
+@pytest.fixture(scope="module")
+def tensorflow_cuda():
+    build = build_info(PYTHON)
+    if not build.ok or not build.is_cuda_build:
+        pytest.skip(f"{PYTHON} has no TensorFlow built with CUDA ({build.message})")
+    return build
+
+
+def test_nvml_lists_every_card_with_its_figures(gpus):
+    assert gpus.driver and gpus.cuda_driver
+    for gpu in gpus.gpus:
+        assert gpu.name and gpu.memory_total > 1 << 30 and gpu.compute_capability is not None
+        assert gpu.uuid and gpu.uuid.startswith("GPU-")
+    smi = subprocess.run(["nvidia-smi", "--query-gpu=name,memory.total", "--format=csv,noheader,nounits"],
+                         capture_output=True, text=True)
+    if smi.returncode == 0:  # NVML and nvidia-smi agree on the cards and their memory
+        rows = [line.split(", ") for line in smi.stdout.strip().splitlines()]
+        assert [r[0] for r in rows] == [g.name for g in gpus.gpus]
+        assert [int(r[1]) for r in rows] == [g.memory_total // MIB for g in gpus.gpus]
+
+
+def test_devices_command_names_the_cards_and_the_kernel_prediction(gpus):
+    out = subprocess.run([sys.executable, "-m", "tflaunch.core.cli.main", "devices", "--json", "--python", PYTHON],
+                         capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    data = json.loads(out.stdout)
+    assert [g["name"] for g in data["gpus"]] == [g.name for g in gpus.gpus]
+    print(json.dumps(data, indent=2))  # the closing note quotes it
+
+
+def test_pip_tensorflow_kernels_are_predicted_for_this_card(gpus):
+    for gpu in gpus.gpus:
+        verdict = predict(PIP_CAPABILITIES, gpu.compute_capability).verdict
+        cc = gpu.compute_capability
+        assert cc is not None
+        expected = Verdict.NATIVE if cc in ((6, 0), (6, 1), (7, 0), (7, 5), (8, 0), (8, 6), (8, 7), (8, 9)) \
+            else Verdict.JIT if cc >= (9, 0) else verdict
+        assert verdict is expected, (gpu.name, cc, verdict)
+
+
+ALLOCATE_IN_STEPS = textwrap.dedent("""
+    import sys, time
+    steps = [256, 512, 1024]
+    try:
+        import cupy
+        blocks = []
+        for mib in steps:
+            blocks.append(cupy.ones(mib * 2**20, dtype=cupy.uint8))
+            cupy.cuda.runtime.deviceSynchronize()
+            print("allocated", mib, flush=True)
+            time.sleep(1.0)
+    except ImportError:
+        import torch
+        blocks = []
+        for mib in steps:
+            blocks.append(torch.ones(mib * 2**20, dtype=torch.uint8, device="cuda"))
+            torch.cuda.synchronize()
+            print("allocated", mib, flush=True)
+            time.sleep(1.0)
+""")
+
+
+def test_per_process_gpu_curve_follows_what_a_script_allocates(gpus, tmp_path):
+    if not (_has("cupy") or _has("torch")):
+        pytest.skip(f"{PYTHON} has neither CuPy nor PyTorch to allocate GPU memory with")
+    script = tmp_path / "allocate.py"
+    script.write_text(ALLOCATE_IN_STEPS)
+    sampler = GpuMemorySampler()
+    try:
+        session = ProbeSession(LaunchConfig(python=PYTHON, visible_gpus=(0,), timeout=120),
+                               script=[PYTHON, str(script)])
+        record = run_sessions([session], gpus=sampler)[0]
+    finally:
+        sampler.close()
+    assert record.exit_code == 0, list(record.stderr_tail)
+    curve = [(t, per_gpu.get(0, 0)) for t, per_gpu in record.gpu_samples]
+    assert curve, "no GPU samples"
+    levels = sorted({b for _, b in curve})
+    peak = max(levels)
+    context = min(b for b in levels if b > 0)  # the CUDA context before the first block, or with it
+    # The three blocks (256 + 512 + 1024 MiB) over the context and the allocator's rounding.
+    assert 1792 * MIB <= peak <= 1792 * MIB + context + 512 * MIB, (peak / MIB, context / MIB)
+    rises = [b for (_, a), (_, b) in itertools.pairwise(curve) if b > a + 128 * MIB]
+    assert len(rises) >= 2, [b // MIB for _, b in curve]
+    print("GPU curve (s, MiB):", [(round(t, 2), b // MIB) for t, b in curve[:: max(1, len(curve) // 40)]])
+
+
+def test_every_gpu_setting_is_read_back_in_a_tensorflow_child(gpus, tensorflow_cuda):
+    from tflaunch.core.run.driver import run_probe
+
+    record = run_probe(LaunchConfig(python=PYTHON, model="sample:mlp", steady=3, memory_growth=True,
+                                    allocator="cuda_malloc_async", cudnn_autotune=False, module_loading="lazy",
+                                    cuda_cache="warm", visible_gpus=(0,), timeout=600))
+    assert record.status.value == "ok", record.failure
+    applied = record.settings
+    assert list(applied["memory_growth"].values()) == [True]
+    assert applied["allocator"] == "cuda_malloc_async" and applied["module_loading"] == "LAZY"
+    assert set(record.phases["devices"].parts) == {"discovery", "settings", "contexts"}
+    assert record.gpu_samples, "no per-process GPU memory sampled"
+
+
+def test_cold_cache_fills_and_costs_more_where_kernels_are_jit_compiled(gpus, tensorflow_cuda):
+    from tflaunch.core.run.driver import run_probe
+
+    card = gpus.gpus[0].compute_capability
+    if predict(tensorflow_cuda.capabilities, card).verdict is not Verdict.JIT:
+        pytest.skip(f"TensorFlow has native kernels for {card}: nothing is JIT-compiled, so cold = warm")
+    cold = run_probe(LaunchConfig(python=PYTHON, model="sample:mlp", steady=3, cuda_cache="cold",
+                                  visible_gpus=(0,), timeout=3600))
+    folder = Path(cold.settings["cuda_cache"])
+    assert caches.size_of(folder) > 0
+    warm = [run_probe(LaunchConfig(python=PYTHON, model="sample:mlp", steady=3, cuda_cache="warm",
+                                   visible_gpus=(0,), timeout=3600)) for _ in range(2)]
+    assert warm[1].time_to_ready < cold.time_to_ready
+    print("cold", cold.time_to_ready, "warm", [w.time_to_ready for w in warm])
+
+
+def test_two_instances_share_one_card(gpus, tensorflow_cuda):
+    config = LaunchConfig(python=PYTHON, model="sample:mlp", steady=3, memory_growth=True, visible_gpus=(0,),
+                          timeout=600)
+    sampler = GpuMemorySampler()
+    try:
+        records = run_sessions([ProbeSession(config), ProbeSession(config)], gpus=sampler)
+    finally:
+        sampler.close()
+    assert [r.status.value for r in records] == ["ok", "ok"]
+    assert all(r.gpu_samples for r in records)
