@@ -295,3 +295,16 @@ def test_every_gpu_setting_is_read_back_in_the_child_and_the_xla_cache_fills():
     folder = applied["xla_flags"].split(f"{caches.XLA_CACHE_FLAG}=")[1].split()[0]
     # XLA wrote the compiled model into the kept folder: a later run reads it back
     assert [f for f in os.listdir(folder) if f.startswith("xla_compile_cache")]
+
+
+def test_a_profile_carries_the_cache_folders_it_was_measured_with():
+    from tflaunch.core.run.record import RunStatus
+    from tflaunch.core.store.profiles import evidence_from_runs
+
+    record = gpu_record()
+    record.config = record.config.replace(cuda_cache="warm", xla_cache=True)
+    record.settings = {"cuda_cache": "/c/cuda/abc", "xla_flags": "--tf_xla_persistent_cache_directory=/c/xla/abc"}
+    record.status = RunStatus.OK  # the record's phases are enough for evidence; no child ran
+    cached = evidence_from_runs([record])["caches"]
+    assert cached["cuda_cache"] == "warm: /c/cuda/abc" and cached["xla_cache"] == "/c/xla/abc"
+    assert cached["driver"] == "570.86" and cached["gpus"] == ["NVIDIA H100 80GB HBM3"]

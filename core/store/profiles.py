@@ -300,6 +300,17 @@ def _flatten(value: Any, prefix: str = "") -> dict[str, Any]:
     return {prefix: value}
 
 
+def _cache_folders(record: RunRecord) -> dict[str, str]:
+    """The CUDA and XLA cache folders a run's child was given, as it read them back."""
+    applied, out = record.settings, {}
+    if record.config.cuda_cache and isinstance(applied.get("cuda_cache"), str):
+        out["cuda_cache"] = f"{record.config.cuda_cache}: {applied['cuda_cache']}"
+    flags = applied.get("xla_flags")
+    if record.config.xla_cache and isinstance(flags, str) and "persistent_cache_directory=" in flags:
+        out["xla_cache"] = flags.split("persistent_cache_directory=", 1)[1].split()[0]
+    return out
+
+
 def evidence_from_runs(runs: Sequence[RunRecord], baseline: Sequence[RunRecord] = ()) -> dict[str, Any]:
     """The figures behind a profile: per-phase medians and spread, environment, baseline."""
     ok = [r for r in runs if r.status is RunStatus.OK]
@@ -333,6 +344,14 @@ def evidence_from_runs(runs: Sequence[RunRecord], baseline: Sequence[RunRecord] 
         "environment": {k: env.get(k) for k in ("tensorflow", "keras", "python", "cpu", "cores", "driver", "cuda")},
         "gpus": [g.get("model") or g.get("name") for g in env.get("gpus", [])],
     }
+    used = _cache_folders(ok[-1])
+    if used:
+        # The folders the winner was measured with: a launch of this profile uses the same ones
+        # (named by the stack below), and they are emptied when the driver, TensorFlow or the
+        # GPUs change (settings.caches).
+        evidence["caches"] = {**used, "tensorflow": env.get("tensorflow"),
+                              "driver": (env.get("nvml") or {}).get("driver") or env.get("driver"),
+                              "gpus": evidence["gpus"]}
     base_ok = [r for r in baseline if r.status is RunStatus.OK]
     base_ready = summarize(r.time_to_ready for r in base_ok)
     if base_ready and ready:
