@@ -242,7 +242,9 @@ class SettingsPanel(QWidget):
         self.editors["visible_gpus"].put(visible)
         has_gpu = inventory.available
         self.gpu_note.setText(f"Driver {inventory.driver}" if has_gpu else f"No GPU: {inventory.reason}")
-        for name in ("memory_growth", "memory_limit_mb"):
+        # Settings only a GPU reads; NVTX ranges and the XLA cache act without one.
+        for name in ("memory_growth", "memory_limit_mb", "allocator", "cudnn_autotune", "module_loading",
+                     "cuda_cache"):
             widget = self.editors[name].widget
             widget.setEnabled(has_gpu)
             widget.setToolTip(widget.toolTip().split("\nDisabled:")[0]

@@ -20,7 +20,6 @@ from PySide6.QtWidgets import (
     QFormLayout,
     QGridLayout,
     QGroupBox,
-    QLabel,
     QLineEdit,
     QPlainTextEdit,
     QSpinBox,
@@ -36,6 +35,8 @@ from tflaunch.core.sweep.plan import OBJECTIVES, PlanError, SweepPlan
 from tflaunch.core.sweep.size import NOTHING_TO_VARY, PlanSize, estimate_seconds, plan_size, recent_ready_times
 from tflaunch.core.units import format_duration
 
+from .wrapping_label import WrappingLabel
+
 # Axis, default values, what it sets: core's table of axes (env.NAME is typed by hand).
 AXES: tuple[tuple[str, str, str], ...] = tuple(
     (name, default, text) for name, (text, default) in CORE_AXES.items() if "." not in name)
@@ -48,8 +49,7 @@ class SweepPlanForm(QWidget):
         self.history = history
         self._base: Callable[[], LaunchConfig] = LaunchConfig
         self._ready_times: dict[str, list[float] | str] = {}  # model: its recent times to ready, or why none
-        self.estimate = QLabel()  # the plan's size and time; the view shows it by its Start button
-        self.estimate.setWordWrap(True)
+        self.estimate = WrappingLabel()  # the plan's size and time; the view shows it by its Start button
         self._boxes = (self._build_vary(), self._build_how())
         self._row = QBoxLayout(QBoxLayout.Direction.LeftToRight)
         self._row.addWidget(self._boxes[0], 1)

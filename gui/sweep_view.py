@@ -152,6 +152,21 @@ class SweepView(QWidget):
         """The plan scrolls up and down, never sideways: its boxes stack when narrow."""
         super().resizeEvent(event)
         self.form.fit_width(self._plan_scroll.width() - self._plan_scroll.verticalScrollBar().sizeHint().width())
+        self._share_height()
+
+    def _share_height(self) -> None:
+        """Give what follows the plan (its size line, the buttons, results) the height it
+        needs first; the plan takes the rest and scrolls. A splitter left to itself gave the
+        plan its whole height, which squeezed the wrapped size line into half a row."""
+        sizes = self.sections.sizes()
+        total = sum(sizes)
+        follow = self.sections.widget(1)
+        if total <= 0 or follow is None:
+            return
+        needed = follow.minimumSizeHint().height()
+        if sizes[1] < needed:
+            plan = max(PLAN_MIN_HEIGHT, total - needed)
+            self.sections.setSizes([plan, total - plan])
 
     def _on_start(self) -> None:
         self.start_requested.emit(None)

@@ -39,3 +39,10 @@ def test_a_gpu_runs_devices_phase_shows_its_parts(window):
     first = table.item([table.item(r, 0).text() for r in range(table.rowCount())].index("First inference"), 2)
     assert "one-time work in the first call" in first.toolTip()
     assert "kernels JIT-compiled from PTX" in window.run_view.summary.settings.text()
+
+
+def test_gpu_only_settings_are_disabled_without_a_gpu_and_say_why(window):
+    for name in ("allocator", "cudnn_autotune", "module_loading", "cuda_cache", "memory_growth"):
+        widget = getattr(window.panel, name)
+        assert not widget.isEnabled() and "Disabled: No NVIDIA driver found" in widget.toolTip()
+    assert window.panel.xla_cache.isEnabled() and window.panel.nvtx.isEnabled()
