@@ -308,3 +308,38 @@ def test_a_profile_carries_the_cache_folders_it_was_measured_with():
     cached = evidence_from_runs([record])["caches"]
     assert cached["cuda_cache"] == "warm: /c/cuda/abc" and cached["xla_cache"] == "/c/xla/abc"
     assert cached["driver"] == "570.86" and cached["gpus"] == ["NVIDIA H100 80GB HBM3"]
+
+
+NVTX_STAND_IN = r"""
+#include <stdio.h>
+#include <stdlib.h>
+static void note(const char *what) {
+    FILE *f = fopen(getenv("NVTX_LOG"), "a");
+    if (f) { fputs(what, f); fputc('\n', f); fclose(f); }
+}
+int nvtxRangePushA(const char *message) { note(message); return 0; }
+int nvtxRangePop(void) { note("pop"); return 0; }
+"""
+
+
+def test_nvtx_ranges_reach_the_library_once_per_phase(tmp_path):
+    """A stand-in libnvToolsExt (the same two C functions) where the nvidia-nvtx wheel puts
+    it: the probe finds it on its path and brackets every timed phase."""
+    compiler = next((c for c in ("cc", "gcc", "clang") if subprocess.run(["which", c], capture_output=True)
+                     .returncode == 0), None)
+    if compiler is None:
+        pytest.skip("no C compiler to build the NVTX stand-in library")
+    lib = tmp_path / "site" / "nvidia" / "nvtx" / "lib"
+    lib.mkdir(parents=True)
+    (tmp_path / "nvtx.c").write_text(NVTX_STAND_IN)
+    subprocess.run([compiler, "-shared", "-fPIC", "-o", str(lib / "libnvToolsExt.so.1"), str(tmp_path / "nvtx.c")],
+                   check=True)
+    log = tmp_path / "ranges.txt"
+    record = run_probe(LaunchConfig(model="sample:mlp", steady=3, timeout=120, nvtx=True,
+                                    extra_env={"PYTHONPATH": str(tmp_path / "site"), "NVTX_LOG": str(log)}))
+    assert record.status.value == "ok", record.failure
+    assert record.settings["nvtx"].startswith("on (") and "libnvToolsExt.so.1" in record.settings["nvtx"]
+    lines = log.read_text().split()
+    assert [x for x in lines if x != "pop"] == [f"tflaunch:{p}" for p in
+                                                ("import", "devices", "load", "trace", "first", "steady")]
+    assert lines.count("pop") == 6 and lines[1] == "pop"  # each range closed before the next opens
