@@ -6,7 +6,7 @@ import time
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QPalette
+from PySide6.QtGui import QColor, QPalette
 from PySide6.QtWidgets import (
     QFrame,
     QGridLayout,
@@ -14,6 +14,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QScrollArea,
     QSplitter,
+    QTabWidget,
     QVBoxLayout,
     QWidget,
 )
@@ -24,6 +25,7 @@ from tflaunch.core.units import format_bytes, format_duration
 if TYPE_CHECKING:  # the review's modules (sweeps, comparisons) load when a review is asked for
     from tflaunch.core.report.review import Review
 
+from .import_breakdown import ImportBreakdown
 from .memory_plot import LiveSample, MemoryPlot
 from .palette import keep_colours, status_color
 from .phase_table import PhaseTable
@@ -156,7 +158,15 @@ class RunView(QWidget):
         top.setChildrenCollapsible(False)
         body = QSplitter(Qt.Orientation.Vertical)
         body.addWidget(top)
-        body.addWidget(self.memory)
+        # The import X-ray shares the memory plot's place, on a tab at the side: a tab bar on
+        # top would cost the height a 700 px screen does not have.
+        self.imports = ImportBreakdown()
+        self.below = QTabWidget()
+        self.below.setTabPosition(QTabWidget.TabPosition.West)
+        self.below.setDocumentMode(True)
+        self.below.addTab(self.memory, "Memory")
+        self.below.addTab(self.imports, "Imports")
+        body.addWidget(self.below)
         body.setStretchFactor(1, 1)
         body.setChildrenCollapsible(False)
         layout = QGridLayout(self)
@@ -180,6 +190,13 @@ class RunView(QWidget):
         record = self.record
         self.summary.show_record(record)
         self.phases.show_record(record)
+        self.imports.show_record(record)
+        flags = len(self.imports.flags)  # said by colour and tooltip: a side tab has no room for words
+        tip = f"Import X-ray: {flags} warning{'s' * (flags != 1)} about a slow import" if flags else "Import X-ray"
+        if self.below.tabToolTip(1) != tip:
+            self.below.setTabToolTip(1, tip)
+            window = self.palette().color(QPalette.ColorRole.Window)
+            self.below.tabBar().setTabTextColor(1, status_color("warning", window) if flags else QColor())
         if record is not None and record.finished_at is None:
             now = time.time()
             self.waterfall.show_live(record, now)

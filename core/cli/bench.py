@@ -9,6 +9,7 @@ from typing import Any
 
 from .. import phases
 from ..paths import profiles_dir
+from ..report.imports import import_table
 from ..report.table import repeat_table, run_table
 from ..run import events
 from ..run.driver import Watchers, run_sessions
@@ -37,6 +38,9 @@ def add_arguments(sub: argparse._SubParsersAction) -> None:  # type: ignore[type
     bench.add_argument("--json", action="store_true", help="print machine-readable results on stdout")
     bench.add_argument("--save-profile", metavar="NAME", help="save these settings and results as a launch profile")
     bench.add_argument("--no-history", action="store_true", help="do not store the runs in the run history")
+    # Not --import (which names code to import): dest keeps the two apart.
+    bench.add_argument("--imports", action="store_true", dest="import_xray",
+                       help="print the import X-ray after the phase table: the modules import spent most on")
 
 
 def open_history(enabled: bool = True) -> tuple[History | None, HistoryError | None]:
@@ -105,6 +109,11 @@ def run(args: argparse.Namespace) -> int:
         print(run_table(records[0]))
     else:
         print(repeat_table(records))
+    if args.import_xray and not args.json:
+        x_rayed = [r for r in records if r.imports]
+        print(f"\n{import_table(x_rayed[-1].imports if x_rayed else {}, config.python)}")
+        if len(x_rayed) > 1:
+            print(f"(the last of {len(records)} runs)")
     if note := recorder.note():  # after the results, which a history problem must never cost
         sys.stdout.flush()  # the results first, wherever both streams go
         say(note)

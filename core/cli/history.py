@@ -17,6 +17,7 @@ from datetime import date, datetime, timedelta
 from pathlib import Path
 
 from ..paths import history_path
+from ..report.imports import import_table
 from ..report.run_export import ExportedRun, local_time, run_dict, summary_dict, to_csv
 from ..report.table import run_table
 from ..run.record import RunRecord, RunStatus
@@ -255,6 +256,8 @@ def show_text(record: RunRecord, run_id: int, stderr_lines: int = 20) -> str:
     for key, value in record.environment.items():
         if key != "gpus" and value not in (None, ""):
             lines.append(f"  {key}: {value}")
+    if record.imports:
+        lines += ["", import_table(record.imports, record.config.python)]
     exit_text = (f"killed by signal {record.exit_signal}" if record.exit_signal
                  else "–" if record.exit_code is None else f"code {record.exit_code}")
     lines.append(f"Exit: {exit_text}")

@@ -11,6 +11,7 @@ from typing import Any, Iterator, List
 from .channel import Channel
 from .describe import describe, environment, model_variables
 from .entry_point import entry_point
+from .import_xray import ImportXray
 from .inference import all_finite, infer, steady_latency, trace
 from .input_values import Fed, generate, plan, vocabulary_hints
 from .model_files import load_model
@@ -49,8 +50,10 @@ class Probe:
             age = time.time() - float(cfg["launched_at"])
         rss, peak = memory()
         self.channel.emit("phase_end", "spawn", duration=max(age or 0.0, 0.0), rss=rss, peak_rss=peak)
-        with self.phase("import"):
+        with self.phase("import"), ImportXray() as xray:
             tf, keras = import_tensorflow()
+        # Folded after the phase ends (about 20 ms), so the import's own figure stays pure.
+        self.channel.emit("imports", "import", **xray.report())
         with self.phase("devices") as extra:
             applied, parts = initialise_devices(tf, cfg)
             if parts:

@@ -26,6 +26,7 @@ from ..sweep.plan import OBJECTIVES, CandidateResult, Sweep, outcome
 from ..sweep.report import result_rows
 from ..units import format_bytes, format_duration
 from .compare import ROW_LABELS, bar_values, deltas, differing_settings, row_value, rows_for
+from .imports import import_flags, import_line
 
 Cell = float | int | bool | str | None  # a spreadsheet's cell: a number, a yes/no, a word, or nothing
 
@@ -166,6 +167,9 @@ def run_review(record: RunRecord, profile: str | None = None) -> Review:
     if not record.is_script:
         facts.append(("Time to ready", format_duration(record.time_to_ready)))
     facts.append(("Peak memory (process tree)", format_bytes(record.peak_rss)))
+    if record.imports:
+        facts.append(("Import X-ray", import_line(record.imports)))
+        facts += [("Import warning", flag) for flag in import_flags(record.imports, record.config.python)]
     if record.failure is not None:
         facts.append(("Failure", record.failure.message))
     if record.steady_line:

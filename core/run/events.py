@@ -27,6 +27,12 @@ Kinds and their extra fields:
 - ``error``: ``kind`` (a stable identifier such as ``model_not_found``), ``message`` (one
   sentence a user can act on) and ``detail`` (traceback tail, may be empty).
 - ``saved``: the probe's sample-export mode wrote ``path`` in ``format``.
+- ``imports``: after ``import``, the import X-ray (tflaunch_probe.import_xray): ``total``,
+  ``native`` (s, self time of extension modules) and ``native_share`` (0-1), ``modules``
+  (count), ``groups`` (``name``, ``self``, ``cumulative`` s, ``modules``) and ``packages``
+  (``name``, ``self``, ``modules``), ``compiled`` (per package: ``modules``, ``checked``,
+  ``written``, ``uncached``, ``folder``), ``read_bytes`` (from storage, or null),
+  ``onednn`` (TF_ENABLE_ONEDNN_OPTS or null), ``keras`` (``keras``, ``tf_keras`` versions).
 - ``progress``: during a phase that repeats work (``steady``): ``done`` of ``total`` calls
   (counts, ``done`` at most ``total``), a few times a second at most.
 
@@ -125,7 +131,15 @@ class Progress:
     total: int
 
 
-Event = Hello | PhaseStart | PhaseEnd | SettingsApplied | InputsListed | Result | ProbeError | Saved | Progress
+@dataclass(frozen=True)
+class ImportsMeasured:
+    ts: float
+    phase: str
+    imports: dict[str, Any]  # the import X-ray, as checked_imports keeps it
+
+
+Event = (Hello | PhaseStart | PhaseEnd | SettingsApplied | InputsListed | Result | ProbeError | Saved | Progress
+         | ImportsMeasured)
 
 
 class _Malformed(Exception):  # noqa: N818 (private; a protocol violation, not a bug)
@@ -283,7 +297,56 @@ _BUILDERS: dict[str, Callable[[dict[str, Any], float, str], Event]] = {
     ),
     "saved": lambda o, ts, ph: Saved(ts, ph, _text(o, "path"), _text(o, "format")),
     "progress": lambda o, ts, ph: _progress(ts, ph, _count(o, "done"), _count(o, "total")),
+    "imports": lambda o, ts, ph: ImportsMeasured(ts, ph, checked_imports(o)),
 }
+
+
+MAX_IMPORT_ROWS = 64  # groups or packages in an import X-ray
+
+
+def _import_rows(obj: dict[str, Any], key: str, figures: tuple[str, ...]) -> list[dict[str, Any]]:
+    raw = obj.get(key, [])
+    if not isinstance(raw, list):
+        raise _Malformed(key)
+    return [{"name": _text(row, "name", limit=200), **{f: _number(row, f) for f in figures},
+             "modules": _count(row, "modules")} for row in raw[:MAX_IMPORT_ROWS] if isinstance(row, dict)]
+
+
+def _optional_text(obj: dict[str, Any], key: str, limit: int = 200) -> str | None:
+    return None if obj.get(key) is None else _text(obj, key, limit=limit)
+
+
+def checked_imports(obj: dict[str, Any]) -> dict[str, Any]:
+    """An import X-ray (the ``imports`` event's fields, or a stored one) with every figure
+    checked and every text capped; unknown keys are dropped. Raises ValueError if malformed."""
+    try:
+        return _imports(obj)
+    except _Malformed as exc:
+        raise ValueError(f"imports: {exc} is missing or out of range") from None
+
+
+def _imports(obj: dict[str, Any]) -> dict[str, Any]:
+    if not isinstance(obj, dict):
+        raise _Malformed("imports")
+    compiled = obj.get("compiled", {})
+    keras = obj.get("keras", {})
+    if not isinstance(compiled, dict) or not isinstance(keras, dict):
+        raise _Malformed("imports")
+    return {
+        "method": _optional_text(obj, "method", 40),
+        "total": _number(obj, "total"),
+        "modules": _count(obj, "modules"),
+        "native": _number(obj, "native"),
+        "native_share": _number(obj, "native_share", high=1.0),
+        "groups": _import_rows(obj, "groups", ("self", "cumulative")),
+        "packages": _import_rows(obj, "packages", ("self",)),
+        "compiled": {str(name)[:200]: {**{k: _count(c, k) for k in ("modules", "checked", "written", "uncached")},
+                                      "folder": _text(c, "folder", "")}
+                     for name, c in list(compiled.items())[:8] if isinstance(c, dict)},
+        "read_bytes": _optional_count(obj, "read_bytes", MAX_BYTES),
+        "onednn": _optional_text(obj, "onednn", 40),
+        "keras": {k: _optional_text(keras, k, 40) for k in ("keras", "tf_keras")},
+    }
 
 
 def _progress(ts: float, phase: str, done: int, total: int) -> Progress:

@@ -74,6 +74,7 @@ class RunRecord:
     settings: dict[str, Any] = field(default_factory=dict)
     environment: dict[str, Any] = field(default_factory=dict)
     model: dict[str, Any] = field(default_factory=dict)
+    imports: dict[str, Any] = field(default_factory=dict)  # the import X-ray (events.checked_imports)
     failure: Failure | None = None
     failed_phase: str | None = None
     exit_code: int | None = None
@@ -148,6 +149,8 @@ class RunRecord:
         elif isinstance(event, ev.ProbeError):
             self.failure = Failure(event.kind, event.message, event.detail)
             self.failed_phase = event.phase
+        elif isinstance(event, ev.ImportsMeasured):
+            self.imports = dict(event.imports)
         elif isinstance(event, ev.Progress):
             self.phases[event.phase].progress = (event.done, event.total)
 
@@ -429,6 +432,7 @@ class RunRecord:
             "settings": self.settings,
             "environment": self.environment,
             "model": self.model,
+            "imports": self.imports,
             "failure": None if self.failure is None else {
                 "kind": self.failure.kind, "phase": self.failed_phase,
                 "message": self.failure.message, "detail": self.failure.detail},

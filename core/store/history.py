@@ -282,13 +282,14 @@ class History:
             self._db.execute(
                 "UPDATE runs SET finished_at=?, status=?, failed_phase=?, time_to_ready=?, peak_rss=?,"
                 " config=?, settings=?, environment=?, model_info=?, failure=?, exit_code=?, exit_signal=?,"
-                " stderr_tail=? WHERE id=?",
+                " stderr_tail=?, imports=? WHERE id=?",
                 (storable_real(record.finished_at) or time.time(), record.status.value, record.failed_phase,
                  storable_real(record.time_to_ready), storable_int(record.peak_rss),
                  storable_json(record.config.to_dict()), storable_json(record.settings),
                  storable_json(record.environment), storable_json(record.model),
                  None if failure is None else storable_json(failure), storable_int(record.exit_code),
-                 storable_int(record.exit_signal), storable_text("\n".join(record.stderr_tail)), run_id),
+                 storable_int(record.exit_signal), storable_text("\n".join(record.stderr_tail)),
+                 storable_json(record.imports), run_id),
             )
             self._db.execute("DELETE FROM phases WHERE run_id=?", (run_id,))
             self._db.executemany(

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..phases import PHASES
+from ..run.events import checked_imports
 from ..run.record import Failure, PhaseRecord, PhaseState, RunRecord, RunStatus
 from ..settings.config import LaunchConfig
 from ..settings.vocabulary import LOG_LEVELS
@@ -259,6 +260,15 @@ def _parts(text: Any) -> dict[str, float]:
             if isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) and v >= 0}
 
 
+def _imports(text: Any) -> dict[str, Any]:
+    """A run's import X-ray, checked as the probe's event is; a damaged one loses the
+    X-ray, not the run."""
+    try:
+        return checked_imports(parsed_json(text, "imports")) if text and text != "{}" else {}
+    except (DamagedRowError, ValueError):
+        return {}
+
+
 def record_from_rows(data: dict[str, Any], phases: Iterable[Sequence[Any]],
                      samples: Iterable[Sequence[Any]]) -> RunRecord:
     """A stored run (its runs row by column name, its phases and samples) as a record."""
@@ -276,6 +286,7 @@ def record_from_rows(data: dict[str, Any], phases: Iterable[Sequence[Any]],
     record.settings = parsed_json(data["settings"], "settings")
     record.environment = parsed_json(data["environment"], "environment")
     record.model = parsed_json(data["model_info"], "model_info")
+    record.imports = _imports(data.get("imports"))
     ready = _nonnegative(data["time_to_ready"], "time_to_ready")
     if ready is not None:
         record.ready_at = launched_at + ready
