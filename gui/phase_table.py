@@ -7,7 +7,7 @@ import time
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableWidget, QTableWidgetItem, QWidget
 
-from tflaunch.core.phases import DESCRIPTIONS, LABELS, ONE_TIME, OTHER, PART_DESCRIPTIONS, PART_LABELS, TIMELINE_ROWS
+from tflaunch.core.phases import DESCRIPTIONS, LABELS, ONE_TIME, OTHER, PART_DESCRIPTIONS, TIMELINE_ROWS
 from tflaunch.core.run.record import PhaseRecord, PhaseState, RunRecord
 from tflaunch.core.units import format_bytes, format_duration
 
@@ -118,7 +118,7 @@ class PhaseTable(QTableWidget):
         cell = self._cell(row, 2)
         if not parts:
             return
-        lines = [f"{PART_LABELS.get(k, k)}: {format_duration(v)}" + (f" — {PART_DESCRIPTIONS[k]}"
+        lines = [f"{record.part_label(k)}: {format_duration(v)}" + (f" — {PART_DESCRIPTIONS[k]}"
                  if k in PART_DESCRIPTIONS else "") for k, v in parts.items()]
         cell.setText(cell.text() + " +")
         cell.setToolTip(f"{LABELS[name]} in parts:\n" + "\n".join(lines))

@@ -212,6 +212,8 @@ def test_a_card_without_native_kernels_gets_the_line_in_its_result():
     assert record.environment["nvml"]["driver"] == "570.86"
     table = run_table(record)
     assert "driver and device discovery" in table and "contexts and allocators" in table
+    record.settings = {"gpus": ["/physical_device:GPU:0", "/physical_device:GPU:1"]}
+    assert "contexts and allocators (2 GPUs, one call)" in run_table(record)
     assert f"{ONE_TIME}" in table and "1.49 s" in table  # 1.5 s first call, 10 ms a steady one
     assert "note: GPU:0" in table
     assert record.to_dict()["phases"]["devices"]["parts"]["contexts"] == 1.4

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from statistics import median
 
 from ..grid import grid
-from ..phases import LABELS, ONE_TIME, OTHER_LABEL, PART_LABELS, PHASES
+from ..phases import LABELS, ONE_TIME, OTHER_LABEL, PHASES
 from ..probe.input_shapes import DEFAULTS_HELP
 from ..run.record import RunRecord, RunStatus
 from ..stats import summarize
@@ -53,7 +53,7 @@ def run_table(record: RunRecord) -> str:
         if name == "steady" and record.other_time is not None:
             rows.append([OTHER_LABEL, format_duration(record.other_time), "", ""])
         rows.append([LABELS[name] + state, format_duration(p.duration), format_bytes(p.rss), format_bytes(p.peak_rss)])
-        rows += [[f"  {PART_LABELS.get(part, part)}", format_duration(seconds), "", ""]
+        rows += [[f"  {record.part_label(part)}", format_duration(seconds), "", ""]
                  for part, seconds in p.parts.items()]
         if name == "first" and record.first_call_overhead is not None:
             rows.append([f"  {ONE_TIME}", format_duration(record.first_call_overhead), "", ""])

@@ -11,7 +11,7 @@ from typing import Any
 
 import psutil
 
-from ..phases import LABELS, PHASES, READY_PHASES
+from ..phases import LABELS, PART_LABELS, PHASES, READY_PHASES
 from ..settings.config import LaunchConfig
 from ..units import format_bytes, format_duration
 from . import events as ev
@@ -299,6 +299,14 @@ class RunRecord:
     @property
     def warnings(self) -> list[str]:
         return [sentence for _, sentence in self._caveats()]
+
+    def part_label(self, part: str) -> str:
+        """A phase part as people read it: contexts name how many GPUs they were for."""
+        label = PART_LABELS.get(part, part)
+        gpus = self.settings.get("gpus")
+        if part == "contexts" and isinstance(gpus, list) and gpus:
+            label += f" ({len(gpus)} GPU{'s' if len(gpus) > 1 else ''}, one call)"
+        return label
 
     @property
     def first_call_overhead(self) -> float | None:
