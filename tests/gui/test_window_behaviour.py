@@ -67,6 +67,11 @@ FIELD_VALUES = {
     "imports": st.lists(st.from_regex(r"[a-z_][a-z0-9_.]{0,10}|/tmp/[a-z]{1,8}\.py", fullmatch=True),
                         max_size=3).map(tuple),
     "unsafe_deserialization": st.booleans(),
+    "allocator": st.sampled_from([None, "bfc", "cuda_malloc_async"]),
+    "cudnn_autotune": st.sampled_from([None, True, False]),
+    "module_loading": st.sampled_from([None, "lazy", "eager"]),
+    "cuda_cache": st.sampled_from([None, "cold", "warm"]),
+    "xla_cache": st.booleans(), "nvtx": st.booleans(),
 }
 
 
