@@ -28,6 +28,7 @@ from tflaunch.core.report.compare import (
     TIME_ROWS,
     bar_values,
     deltas,
+    memory_rows,
     rows_for,
     run_ident,
     run_labels,
@@ -223,9 +224,10 @@ class CompareView(QWidget):
         table = self.phases
         table.clear()
         rows = rows_for(self.runs) if self.runs else ()
-        table.setRowCount(len(rows) + 1)
+        memory = memory_rows(self.runs) if self.runs else [("Peak memory", [])]
+        table.setRowCount(len(rows) + len(memory))
         self._headers(table, base)
-        table.setVerticalHeaderLabels([ROW_LABELS[r] for r in rows] + ["Peak memory"])
+        table.setVerticalHeaderLabels([ROW_LABELS[r] for r in rows] + [label for label, _ in memory])
         if not self.runs:
             return
         faster, slower = readable(STATE_COLORS["done"]), readable(STATE_COLORS["failed"])
@@ -237,9 +239,10 @@ class CompareView(QWidget):
                 if col != base and delta.ratio is not None and abs(delta.ratio - 1) >= 0.05:
                     item.setForeground(faster if delta.ratio > 1 else slower)
                 table.setItem(row, col, item)
-            peak = QTableWidgetItem(format_bytes(self.runs[col].peak_rss))
-            peak.setTextAlignment(RIGHT)
-            table.setItem(len(rows), col, peak)
+            for offset, (_, sizes) in enumerate(memory):
+                peak = QTableWidgetItem(format_bytes(sizes[col]))
+                peak.setTextAlignment(RIGHT)
+                table.setItem(len(rows) + offset, col, peak)
 
     def _fill_settings(self) -> None:
         """Every setting in words; the ones that differ first, highlighted."""

@@ -19,7 +19,8 @@ from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QPointF, QRectF, QSiz
 from PySide6.QtGui import QColor, QFont, QFontMetricsF, QImage, QPainter, QPen, QTextOption
 from PySide6.QtSvg import QSvgGenerator, QSvgRenderer
 
-from tflaunch.core.report.review import Review
+from tflaunch.core.report.review import Review, Series
+from tflaunch.core.units import MIB
 
 from .charts import (
     draw_grouped_bars,
@@ -176,7 +177,7 @@ def _paint(painter: QPainter, review: Review) -> None:
         if review.kind == "run" and review.series[0].samples:
             memory = MemoryPlot()
             first = review.series[0]
-            memory.show_series(first.samples, first.spans, first.peak)
+            memory.show_series(first.samples, first.spans, first.peak, first.gpu_samples, first.allocator)
             c.plot(QRectF(bottom.left(), bottom.top(), 960, bottom.height()), memory)
             c.table(QRectF(bottom.left() + 990, bottom.top(), bottom.width() - 990, bottom.height()), header, rows)
         else:
@@ -190,13 +191,44 @@ def _paint(painter: QPainter, review: Review) -> None:
         memory = pg.PlotWidget(background="w")
         setup_memory_overlay(memory.getPlotItem())
         draw_memory_overlay(memory.getPlotItem(), [s.samples for s in review.series])
+        _draw_gpu_overlay(memory.getPlotItem(), review.series)
         c.plot(QRectF(bottom.left(), bottom.top(), 560, bottom.height()), memory)
         c.table(QRectF(bottom.left() + 590, bottom.top(), bottom.width() - 590, bottom.height()), header, rows, 13)
     else:  # sweep
         strips = pg.PlotWidget(background="w")
         draw_strips(strips.getPlotItem(), review.distributions, review.objective)
         c.plot(right, strips)
-        c.table(bottom, header, rows, 13)
+        if review.instances:  # the counts' figures under the results, each table its rows' height
+            lines = len(rows) + len(review.instances[1]) + 2
+            size = max(10, min(13, int((bottom.height() - 8) / lines) - 14))  # a row is size + 14 pixels
+            results_h = min((len(rows) + 1) * (size + 14) + 8, bottom.height() / 2)
+            c.table(QRectF(bottom.left(), bottom.top(), bottom.width(), results_h), header, rows, size)
+            c.table(QRectF(bottom.left(), bottom.top() + results_h, bottom.width(), bottom.height() - results_h),
+                    *review.instances, size)
+        else:
+            c.table(bottom, header, rows, 13)
+
+
+# Each GPU's curve in its run's colour, told apart from the RSS (solid) by its line style.
+_GPU_STYLES = ((Qt.PenStyle.DashLine, "dashed"), (Qt.PenStyle.DotLine, "dotted"),
+               (Qt.PenStyle.DashDotLine, "dash-dot"), (Qt.PenStyle.DashDotDotLine, "dash-dot-dot"))
+
+
+def _draw_gpu_overlay(plot: pg.PlotItem, series: list[Series]) -> None:
+    """The comparison's GPU memory beside its RSS curves: per run and GPU, a line in the run's
+    colour whose style names the GPU, said in the chart's title."""
+    gpus = sorted({gpu for s in series for _, used in s.gpu_samples for gpu in used})
+    if not gpus:
+        return
+    for i, s in enumerate(series):
+        for k, gpu in enumerate(gpus):
+            points = [(t, used[gpu] / MIB) for t, used in s.gpu_samples if gpu in used]
+            if points:
+                t, mib = zip(*points, strict=True)
+                style = _GPU_STYLES[k % len(_GPU_STYLES)][0]
+                plot.plot(t, mib, pen=pg.mkPen(run_color(i), width=2, style=style))
+    key = ", ".join(f"{_GPU_STYLES[k % len(_GPU_STYLES)][1]} GPU {gpu}" for k, gpu in enumerate(gpus))
+    plot.setTitle(f"solid: process tree RSS; {key} (NVML)", color=INK, size="10pt")
 
 
 def _legend(c: _Canvas, rect: QRectF, labels: list[str]) -> None:

@@ -30,6 +30,7 @@ from PySide6.QtWidgets import (
 
 from tflaunch.core.settings.config import LaunchConfig
 from tflaunch.core.store.history import History, HistoryError
+from tflaunch.core.sweep.instances import INSTANCES_HELP, InstanceCountError, parse_counts
 from tflaunch.core.sweep.plan import AXES as CORE_AXES
 from tflaunch.core.sweep.plan import OBJECTIVES, PlanError, SweepPlan
 from tflaunch.core.sweep.size import NOTHING_TO_VARY, PlanSize, estimate_seconds, plan_size, recent_ready_times
@@ -38,8 +39,9 @@ from tflaunch.core.units import format_duration
 from .wrapping_label import WrappingLabel
 
 # Axis, default values, what it sets: core's table of axes (env.NAME is typed by hand).
+# Instances are counted in the How box (one count, or several to compare).
 AXES: tuple[tuple[str, str, str], ...] = tuple(
-    (name, default, text) for name, (text, default) in CORE_AXES.items() if "." not in name)
+    (name, default, text) for name, (text, default) in CORE_AXES.items() if "." not in name and name != "instances")
 EMPTY_PLAN = f"{NOTHING_TO_VARY[:1].upper()}{NOTHING_TO_VARY[1:]}: tick it under Vary and type its values."
 
 
@@ -95,20 +97,25 @@ class SweepPlanForm(QWidget):
         self.repeat.setToolTip("Measured trials per setting")
         self.warmup = QSpinBox(minimum=0, maximum=10, value=1)
         self.warmup.setToolTip("Rounds run first and discarded (page cache, lazy initialisation)")
-        self.instances = QSpinBox(minimum=1, maximum=16, value=1)
-        self.instances.setToolTip("Probes started together per trial: the contention several processes see")
+        self.instances = QLineEdit("1")
+        self.instances.setToolTip(f"Instances: {INSTANCES_HELP}. One number: every trial starts that many. "
+                                  "Several (1,2,4): each count is a setting, and the results say per count the "
+                                  "slowest instance's time to ready, GPU memory per process and per GPU, and "
+                                  "whether all fit")
+        self.instances.setMinimumWidth(self.instances.fontMetrics().horizontalAdvance("1,2,4,8MM"))
+        self.instances.textChanged.connect(self._update_estimate)
         self.racing = QCheckBox("Racing")
         self.racing.setChecked(True)
         self.racing.setToolTip("Stop a setting once its range no longer overlaps the leader's and its "
                                "median is at least 3% worse (after 3 trials each)")
-        for widget in (self.repeat, self.warmup, self.instances):
+        for widget in (self.repeat, self.warmup):
             widget.valueChanged.connect(self._update_estimate)
         self.racing.toggled.connect(self._update_estimate)
         how = QFormLayout()
         how.addRow("Objective", self.objective)
         how.addRow("Trials per setting", self.repeat)
         how.addRow("Warm-up rounds", self.warmup)
-        how.addRow("Instances at once", self.instances)
+        how.addRow("Instances", self.instances)
         how.addRow(self.racing)
         how_box = QGroupBox("How")
         how_box.setLayout(how)
@@ -141,8 +148,14 @@ class SweepPlanForm(QWidget):
             if not sep or not name.strip():
                 raise PlanError("Write the environment variable to vary as NAME=a,b, such as MY_FLAG=0,1.")
             axes[f"env.{name.strip()}"] = [v.strip() for v in values.split(",") if v.strip()]
+        try:
+            counts = parse_counts(self.instances.text())
+        except InstanceCountError as exc:
+            raise PlanError(f"{str(exc)[:1].upper()}{str(exc)[1:]}.") from None
+        if len(counts) > 1:
+            axes["instances"] = [str(n) for n in counts]
         plan = SweepPlan(base, axes, self.repeat.value(), self.warmup.value(), self.objective.currentData(),
-                         self.racing.isChecked(), self.instances.value())
+                         self.racing.isChecked(), counts[0])
         if not plan_size(plan).settings:
             raise PlanError(EMPTY_PLAN)
         return plan
@@ -157,7 +170,9 @@ class SweepPlanForm(QWidget):
         size = plan_size(plan)
         text = (f"Plan: {size.settings} settings (the baseline included) × ({size.warmup} warm-up + {size.repeat}) "
                 f"= {size.trials} trials")
-        if plan.instances > 1:
+        if "instances" in plan.axes:
+            text += f", {' or '.join(plan.axes['instances'])} probes at once"
+        elif plan.instances > 1:
             text += f", {plan.instances} probes at once in each"
         self.estimate.setText(f"{text}; {self._estimate(size, base.model)}"
                               + ("; fewer with racing." if plan.racing else "."))

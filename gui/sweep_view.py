@@ -29,6 +29,8 @@ from tflaunch.core.report.review import Review, sweep_review
 from tflaunch.core.run.record import RunRecord
 from tflaunch.core.settings.config import LaunchConfig
 from tflaunch.core.store.history import History
+from tflaunch.core.sweep.instances import DOES_NOT_FIT, INSTANCES_HELP, instances_rows
+from tflaunch.core.sweep.instances import HEADER as INSTANCES_HEADER
 from tflaunch.core.sweep.plan import Sweep, SweepPlan, Trial, format_objective, leader_of, outcome, winner_of
 from tflaunch.core.sweep.report import result_rows
 from tflaunch.core.units import format_duration
@@ -96,6 +98,18 @@ class SweepView(QWidget):
         columns = self.table.horizontalHeader()
         columns.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         columns.setStretchLastSection(True)
+        # Per instance count: the slowest instance's time to ready, GPU memory, whether all fit.
+        self.instance_table = QTableWidget(0, len(INSTANCES_HEADER))
+        self.instance_table.setHorizontalHeaderLabels(INSTANCES_HEADER)
+        self.instance_table.verticalHeader().hide()
+        self.instance_table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.instance_table.setSelectionMode(QAbstractItemView.SelectionMode.NoSelection)
+        self.instance_table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        self.instance_table.horizontalHeader().setStretchLastSection(True)
+        self.instance_table.setWordWrap(False)
+        self.instance_table.setToolTip(f"Instances: {INSTANCES_HELP}. GPU memory is what NVML saw each process "
+                                       "tree hold at its peak; the total adds the instances' peaks up.")
+        self.instance_table.hide()
         self.chart = pg.PlotWidget(background="w")
         self.chart.setMenuEnabled(False)
         self.chart.setMouseEnabled(x=False, y=False)
@@ -131,7 +145,12 @@ class SweepView(QWidget):
         follow_layout.addWidget(self.progress)
         follow_layout.addWidget(self.status)
         follow_layout.addWidget(self.verdict)
-        follow_layout.addWidget(self.results, 1)
+        # The per-count table under the results, sharing their height (it scrolls when small).
+        self.results_and_instances = QSplitter(Qt.Orientation.Vertical)
+        self.results_and_instances.addWidget(self.results)
+        self.results_and_instances.addWidget(self.instance_table)
+        self.results_and_instances.setChildrenCollapsible(False)
+        follow_layout.addWidget(self.results_and_instances, 1)
         self.sections = QSplitter(Qt.Orientation.Vertical)
         self.sections.addWidget(scroll)
         self.sections.addWidget(follow)
@@ -203,6 +222,8 @@ class SweepView(QWidget):
         if running:  # a new sweep: nothing of the previous one stays on show while it is prepared
             self._sweep, self._runs, self._sweep_id = None, [], None
             self.table.setRowCount(0)
+            self.instance_table.setRowCount(0)
+            self.instance_table.hide()
             draw_strips(self.chart.getPlotItem(), [], self.objective.currentData())
             self.verdict.setText("")
             self.save_button.setEnabled(False)
@@ -251,9 +272,42 @@ class SweepView(QWidget):
                     item.setBackground(highlight_background())
                 self.table.setItem(row, col, item)
         self._widen_table()
+        self._show_instances(sweep)
         draw_strips(self.chart.getPlotItem(), [(r.candidate.key, r.values, r.stopped is not None) for r in results],
                     objective)
         self.verdict.setText(html.escape(outcome(results, objective)) if leader_of(results) else "")
+
+    def _show_instances(self, sweep: Sweep) -> None:
+        """The per-count table, for a sweep that starts several instances at once."""
+        if not sweep.plan.shows_instances:
+            self.instance_table.hide()
+            return
+        instance_rows = sweep.instance_rows()
+        _, cells = instances_rows(instance_rows)
+        table = self.instance_table
+        table.setRowCount(len(cells))
+        for row, (summary, texts) in enumerate(zip(instance_rows, cells, strict=True)):
+            for col, text in enumerate(texts):
+                item = QTableWidgetItem(text)
+                if 0 < col < len(texts) - 1:
+                    item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+                if summary.failure:
+                    item.setToolTip(summary.failure)
+                if col == len(texts) - 1 and summary.fit == DOES_NOT_FIT:
+                    item.setForeground(readable(STATE_COLORS["failed"]))
+                table.setItem(row, col, item)
+        # Every count in sight where there is room; two rows at least, the rest scrolls.
+        rows = [table.rowHeight(r) for r in range(table.rowCount())]
+        frame = table.horizontalHeader().sizeHint().height() + 2 * table.frameWidth() \
+            + table.horizontalScrollBar().sizeHint().height()
+        table.setMaximumHeight(frame + sum(rows) + 2)
+        table.setMinimumHeight(frame + sum(rows[:2]) + 2)
+        table.show()
+        split = self.results_and_instances
+        total = sum(split.sizes())
+        want = min(table.maximumHeight(), total // 2)
+        if total and split.sizes()[1] < want:  # room for the counts, up to half; the user may drag it
+            split.setSizes([total - want, want])
 
     def _widen_table(self) -> None:
         """The figures come first: the table takes the width its columns need, the chart

@@ -8,9 +8,11 @@ import sys
 
 from ..paths import profiles_dir
 from ..run.formats import ConversionError
+from ..run.gpus import GpuMemorySampler
 from ..store.history import HistoryError
 from ..store.profiles import ProfileError, ProfileStore
 from ..sweep.axes import axes_help
+from ..sweep.instances import INSTANCES_HELP, InstanceCountError, instances_table, parse_counts
 from ..sweep.plan import OBJECTIVES, PlanError, Sweep, SweepPlan, Trial, format_objective, outcome
 from ..sweep.report import results_json, results_table
 from ..sweep.session import SweepSession, prepare, refusal, run_headless
@@ -29,14 +31,19 @@ def _vary(text: str) -> tuple[str, list[str]]:
 def add_arguments(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     sweep = sub.add_parser("sweep", help="try settings automatically, with statistics, and crown a winner")
     add_config_arguments(sweep, model_required=True)
-    sweep.add_argument("--vary", type=_vary, action="append", required=True, metavar="SETTING=V1,V2",
-                       help="a setting and its values (repeatable): " + axes_help().replace("%", "%%"))
+    sweep.add_argument("--vary", type=_vary, action="append", default=[], metavar="SETTING=V1,V2",
+                       help="a setting and its values (repeatable; needed unless --instances gives several "
+                            "counts): " + axes_help().replace("%", "%%"))
     sweep.add_argument("--repeat", type=int, default=5, help="measured trials per setting (default 5)")
     sweep.add_argument("--warmup", type=int, default=1, help="discarded warm-up rounds (default 1)")
     sweep.add_argument("--objective", choices=OBJECTIVES, default="ready",
                        help="what to minimise: " + ", ".join(f"{k} ({v})" for k, v in OBJECTIVES.items()))
     sweep.add_argument("--no-racing", action="store_true", help="run every trial; do not stop clearly worse settings")
-    sweep.add_argument("--instances", type=int, default=1, help="probes started together per trial (default 1)")
+    sweep.add_argument("--instances", type=_counts, default=[1], metavar="N[,N...]",
+                       help=f"{INSTANCES_HELP}. One number: every trial starts that many (default 1); several "
+                            "(1,2,4): instances varies like a --vary setting, and a table per count says the "
+                            "slowest instance's time to ready, GPU memory per process and per GPU, and whether "
+                            "all fit")
     sweep.add_argument("--seed", type=int, default=0, help="seed of the trial order and the bootstrap")
     sweep.add_argument("--json", action="store_true", help="print machine-readable results on stdout")
     sweep.add_argument("--save-winner", metavar="NAME", help="save the winning settings as a launch profile")
@@ -47,8 +54,17 @@ def run(args: argparse.Namespace) -> int:
         base = config_from_args(args, model_required=True)
     except SettingsError as exc:
         return refuse(exc.kind, exc.message, args.json)
-    plan = SweepPlan(base, dict(args.vary), args.repeat, args.warmup, args.objective, not args.no_racing,
-                     args.instances, args.seed)
+    axes = dict(args.vary)
+    if len(args.instances) > 1:
+        if "instances" in axes:
+            return refuse("invalid_arguments", "instances is given twice (--instances and --vary instances=...): "
+                          "give the counts once, as --instances 1,2,4.", args.json)
+        axes["instances"] = [str(n) for n in args.instances]
+    if not axes:
+        return refuse("invalid_arguments", "nothing to vary: give --vary SETTING=V1,V2 (such as --vary intra=1,2), "
+                      "or several instance counts (--instances 1,2,4).", args.json)
+    plan = SweepPlan(base, axes, args.repeat, args.warmup, args.objective, not args.no_racing,
+                     args.instances[0], args.seed)
     if args.save_winner:
         try:
             ProfileStore(profiles_dir()).check_writable(args.save_winner)
@@ -67,9 +83,18 @@ def run(args: argparse.Namespace) -> int:
     history, problem = open_history()
     session = SweepSession(plan, candidates, history, problem=problem)
     print(f"tflaunch: sweep of {plan.describe(len(candidates))}", file=sys.stderr)
-    status = run_headless(session, _progress)
+    gpus = GpuMemorySampler()  # each child's GPU memory, per device (nothing without NVML)
+    try:
+        status = run_headless(session, _progress, gpus)
+    finally:
+        gpus.close()
     sweep = session.sweep
-    print(json.dumps(results_json(sweep, session.sweep_id, status), indent=2) if args.json else results_table(sweep))
+    if args.json:
+        print(json.dumps(results_json(sweep, session.sweep_id, status), indent=2))
+    else:
+        print(results_table(sweep))
+        if plan.shows_instances:
+            print("\n" + instances_table(sweep.instance_rows()))
     if note := session.recorder.note():
         sys.stdout.flush()  # the results first, wherever both streams go
         say(note)
@@ -86,6 +111,13 @@ def run(args: argparse.Namespace) -> int:
             return 1
         return _save_winner(args.save_winner, session)
     return 0
+
+
+def _counts(text: str) -> list[int]:
+    try:
+        return parse_counts(text)
+    except InstanceCountError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def _progress(sweep: Sweep, trial: Trial, value: float | None) -> None:

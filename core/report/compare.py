@@ -86,6 +86,21 @@ def deltas(runs: Sequence[RunRecord], baseline: int = 0) -> list[dict[str, Delta
     return [{row: Delta(row_value(r, row), row_value(base, row)) for row in ROWS} for r in runs]
 
 
+def memory_rows(runs: Sequence[RunRecord]) -> list[tuple[str, list[int | None]]]:
+    """(label, bytes per run) of the memory rows of a comparison: the process tree's peak
+    RSS, then per GPU that any run used the tree's peak (NVML) and TensorFlow's allocator
+    peak where the probe reported one."""
+    rows: list[tuple[str, list[int | None]]] = [("Peak memory", [r.peak_rss for r in runs])]
+    used = [r.gpu_peaks for r in runs]
+    allocator = [r.allocator_peaks for r in runs]
+    for gpu in sorted({g for peaks in used for g in peaks} | {g for peaks in allocator for g in peaks}):
+        if any(gpu in peaks for peaks in used):
+            rows.append((f"GPU {gpu} memory peak", [peaks.get(gpu) for peaks in used]))
+        if any(gpu in peaks for peaks in allocator):
+            rows.append((f"GPU {gpu} TensorFlow allocator peak", [peaks.get(gpu) for peaks in allocator]))
+    return rows
+
+
 def differing_settings(configs: Sequence[LaunchConfig]) -> list[str]:
     """Names of the settings that are not the same in every config, in declaration order."""
     return [f.name for f in fields(LaunchConfig)

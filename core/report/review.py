@@ -22,10 +22,11 @@ from ..run.record import RunRecord
 from ..settings.config import LaunchConfig
 from ..settings.display import setting_text
 from ..store.profiles import describe_evidence
+from ..sweep.instances import instances_rows
 from ..sweep.plan import OBJECTIVES, CandidateResult, Sweep, outcome
 from ..sweep.report import result_rows
 from ..units import format_bytes, format_duration
-from .compare import ROW_LABELS, bar_values, deltas, differing_settings, row_value, rows_for
+from .compare import ROW_LABELS, bar_values, deltas, differing_settings, memory_rows, row_value, rows_for
 from .imports import import_flags, import_line
 
 Cell = float | int | bool | str | None  # a spreadsheet's cell: a number, a yes/no, a word, or nothing
@@ -41,6 +42,8 @@ class Series:
     peak: int | None
     bars: dict[str, float | None] = field(default_factory=dict)  # comparison chart: row -> seconds
     gaps: list[tuple[float, float]] = field(default_factory=list)  # (start s, duration s) between phases
+    gpu_samples: list[tuple[float, dict[int, int]]] = field(default_factory=list)  # (s, {gpu index: bytes})
+    allocator: dict[int, int] = field(default_factory=dict)  # TensorFlow's allocator peak per GPU, bytes
 
 
 @dataclass
@@ -59,6 +62,8 @@ class Review:
     data: tuple[list[str], list[list[Cell]]] | None = None
     # What to call its file: tflaunch-run-sample-mlp-2026-11-23-1412, without the extension.
     file_stem: str = "tflaunch-review"
+    # An instances sweep's figures per count (sweep.instances.instances_rows), under its results.
+    instances: tuple[list[str], list[list[str]]] | None = None
 
     def markdown(self) -> str:
         lines = [f"# {self.title}", "", self.subtitle, ""]
@@ -68,6 +73,10 @@ class Review:
         if self.table:
             header, rows = self.table
             lines += ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+            lines += ["| " + " | ".join(cell.replace("|", "\\|") for cell in row) + " |" for row in rows]
+        if self.instances:
+            header, rows = self.instances
+            lines += ["", "| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
             lines += ["| " + " | ".join(cell.replace("|", "\\|") for cell in row) + " |" for row in rows]
         return "\n".join(lines).rstrip() + "\n"
 
@@ -151,7 +160,21 @@ def environment_facts(records: Sequence[RunRecord], labels: Sequence[str] | None
 
 
 def series(record: RunRecord, label: str) -> Series:
-    return Series(label, record.offsets(), list(record.samples), record.peak_rss, bar_values(record), record.gaps())
+    return Series(label, record.offsets(), list(record.samples), record.peak_rss, bar_values(record), record.gaps(),
+                  list(record.gpu_samples), record.allocator_peaks)
+
+
+def gpu_memory_line(record: RunRecord) -> str | None:
+    """Each GPU's peak held by the process tree, with TensorFlow's allocator peak beside it:
+    "GPU 0: 3.00 GiB (TensorFlow allocator peak 2.50 GiB)"; None without GPU figures."""
+    used, allocator = record.gpu_peaks, record.allocator_peaks
+    parts = []
+    for gpu in sorted(set(used) | set(allocator)):
+        text = f"GPU {gpu}: {format_bytes(used[gpu])}" if gpu in used else f"GPU {gpu}: not sampled"
+        if gpu in allocator:
+            text += f" (TensorFlow allocator peak {format_bytes(allocator[gpu])})"
+        parts.append(text)
+    return "; ".join(parts) or None
 
 
 def run_review(record: RunRecord, profile: str | None = None) -> Review:
@@ -167,6 +190,8 @@ def run_review(record: RunRecord, profile: str | None = None) -> Review:
     if not record.is_script:
         facts.append(("Time to ready", format_duration(record.time_to_ready)))
     facts.append(("Peak memory (process tree)", format_bytes(record.peak_rss)))
+    if gpu_line := gpu_memory_line(record):
+        facts.append(("Peak GPU memory (process tree)", gpu_line))
     if record.imports:
         facts.append(("Import X-ray", import_line(record.imports)))
         facts += [("Import warning", flag) for flag in import_flags(record.imports, record.config.python)]
@@ -207,6 +232,7 @@ def comparison_review(records: Sequence[RunRecord], baseline: int = 0) -> Review
         for i, d in enumerate(table_deltas):
             cells.append(format_duration(d[row].value) if i == baseline else d[row].describe())
         rows.append(cells)
+    memory = memory_rows(records)
     rows.append(["Peak memory", *[format_bytes(r.peak_rss) for r in records]])
     best = min(range(len(records)), key=lambda i: records[i].time_to_ready or float("inf"))
     ratio = table_deltas[best]["ready"].ratio
@@ -220,11 +246,16 @@ def comparison_review(records: Sequence[RunRecord], baseline: int = 0) -> Review
                  f"{name}: " + " / ".join(setting_text(name, getattr(r.config, name)) for r in records)
                  for name in differing)
               or "none (the same settings, run again)")]
+    # GPU peaks as a fact, not table rows: the image's table has room for the phases only.
+    if any(gpu_memory_line(r) for r in records):
+        facts.append(("Peak GPU memory (process tree)",
+                      "; ".join(f"{label}: {gpu_memory_line(r) or 'no GPU'}" for label, r in zip(labels, records,
+                                                                                                strict=True))))
     # One row a run, one unit a column: what a spreadsheet sums and charts.
     data_header = ["Run", "Settings", "Baseline", *[f"{ROW_LABELS[row]} (s)" for row in rows_for(records)],
-                   "Peak memory (bytes)"]
+                   *[f"{label} (bytes)" for label, _ in memory]]
     data: list[list[Cell]] = [[label, r.config.summary(), i == baseline,
-                               *[row_value(r, row) for row in rows_for(records)], r.peak_rss]
+                               *[row_value(r, row) for row in rows_for(records)], *[sizes[i] for _, sizes in memory]]
                               for i, (label, r) in enumerate(zip(labels, records, strict=True))]
     return Review("comparison", f"{base.subject}: {len(records)} runs compared", _dates(records), facts,
                   [series(r, f"{label}: {r.config.summary()}") for r, label in zip(records, labels, strict=True)],
@@ -251,7 +282,8 @@ def sweep_review(sweep: Sweep, runs: Sequence[RunRecord] | RunRecord | None, swe
                   [(r.candidate.key, list(r.values), r.stopped is not None) for r in results], objective,
                   data=_sweep_data(results, objective),
                   file_stem=f"tflaunch-sweep-{slug(sweep.plan.base.model)}"
-                            + (f"-{_stamp(min(r.launched_at for r in records))}" if records else ""))
+                            + (f"-{_stamp(min(r.launched_at for r in records))}" if records else ""),
+                  instances=instances_rows(sweep.instance_rows()) if sweep.plan.shows_instances else None)
 
 
 def _sweep_data(results: Sequence[CandidateResult], objective: str) -> tuple[list[str], list[list[Cell]]]:

@@ -72,7 +72,34 @@ def run_dict(run: ExportedRun) -> dict[str, Any]:
     if run.record is None:
         return {**summary_dict(run.summary), "status": DAMAGED, "damage": run.damage or run.summary.damage}
     return {"id": run.summary.id, "source": run.summary.source, "launched": local_time(run.record.launched_at),
-            **run.record.to_dict(), "memory_samples": [[round(t, 6), rss] for t, rss in run.record.samples]}
+            **run.record.to_dict(), "memory_samples": [[round(t, 6), rss] for t, rss in run.record.samples],
+            "gpu_memory_samples": [[round(t, 6), {str(gpu): size for gpu, size in sorted(used.items())}]
+                                   for t, used in run.record.gpu_samples]}
+
+
+def gpu_columns(runs: Iterable[ExportedRun]) -> list[tuple[str, int, str]]:
+    """(CSV column, GPU index, which peak) for every GPU any of the runs has a figure for:
+    the process tree's peak (NVML) and TensorFlow's allocator peak, per device."""
+    used: set[int] = set()
+    allocator: set[int] = set()
+    for run in runs:
+        if run.record is not None:
+            used |= set(run.record.gpu_peaks)
+            allocator |= set(run.record.allocator_peaks)
+    out = []
+    for gpu in sorted(used | allocator):
+        if gpu in used:
+            out.append((f"gpu{gpu}_peak_bytes", gpu, "used"))
+        if gpu in allocator:
+            out.append((f"gpu{gpu}_allocator_peak_bytes", gpu, "allocator"))
+    return out
+
+
+def _gpu_cells(record: RunRecord | None, columns: list[tuple[str, int, str]]) -> list[int | None]:
+    if record is None:
+        return [None] * len(columns)
+    peaks = {"used": record.gpu_peaks, "allocator": record.allocator_peaks}
+    return [peaks[kind].get(gpu) for _, gpu, kind in columns]
 
 
 def csv_row(run: ExportedRun) -> list[Any]:
@@ -94,9 +121,12 @@ def csv_row(run: ExportedRun) -> list[Any]:
 
 
 def to_csv(runs: Iterable[ExportedRun]) -> str:
+    """CSV_COLUMNS, then a peak column per GPU (gpu_columns) where any run used a GPU."""
+    runs = list(runs)
+    gpus = gpu_columns(runs)
     out = io.StringIO()
     writer = csv.writer(out)
-    writer.writerow(CSV_COLUMNS)
-    for run in runs:
-        writer.writerow([csv_cell(cell) for cell in csv_row(run)])  # the reviews' cells: true/false, empty
+    writer.writerow([*CSV_COLUMNS, *(name for name, _, _ in gpus)])
+    for run in runs:  # the reviews' cells: true/false, empty
+        writer.writerow([csv_cell(cell) for cell in (*csv_row(run), *_gpu_cells(run.record, gpus))])
     return out.getvalue()

@@ -342,6 +342,33 @@ class RunRecord:
         values += [rss for _, rss in self.samples]
         return max(values) if values else None
 
+    @property
+    def gpu_peaks(self) -> dict[int, int]:
+        """The most GPU memory the process tree held on each device (NVML, bytes), by GPU index."""
+        peaks: dict[int, int] = {}
+        for _, used in self.gpu_samples:
+            for gpu, size in used.items():
+                peaks[gpu] = max(peaks.get(gpu, 0), size)
+        return peaks
+
+    @property
+    def allocator_peaks(self) -> dict[int, int]:
+        """TensorFlow's allocator peak per GPU (bytes), by the NVML index gpu_peaks uses.
+
+        TensorFlow numbers the GPUs it can see: with visible GPUs set, its GPU:k is the k-th
+        of them (CUDA's order; on a machine of one kind of card, NVML's too).
+        """
+        visible = self.config.visible_gpus
+        peaks: dict[int, int] = {}
+        for gpu in self.environment.get("gpus") or []:
+            if not isinstance(gpu, dict):
+                continue
+            peak, number = gpu.get("allocator_peak"), str(gpu.get("name", "")).rsplit(":", 1)[-1]
+            if isinstance(peak, int) and not isinstance(peak, bool) and peak > 0 and number.isdigit():
+                k = int(number)
+                peaks[visible[k] if visible is not None and k < len(visible) else k] = peak
+        return peaks
+
     def offsets(self) -> dict[str, tuple[float, float]]:
         """(start, duration) of each finished phase in seconds since launch.
 
@@ -431,6 +458,8 @@ class RunRecord:
             "notes": self.notes,
             "steady_per_call": {**self.latency, "batch": self.fed_batch} if self.latency.get("n") else None,
             "peak_rss": self.peak_rss,
+            "gpu_peaks": {str(gpu): size for gpu, size in sorted(self.gpu_peaks.items())},
+            "allocator_peaks": {str(gpu): size for gpu, size in sorted(self.allocator_peaks.items())},
             "phases": {
                 name: {"state": p.state.value, "duration": p.duration, "rss": p.rss,
                        "peak_rss": p.peak_rss, **({"latency": p.latency} if p.latency else {}),

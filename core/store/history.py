@@ -27,8 +27,10 @@ from .rows import (
     DAMAGED,
     DamagedRowError,
     RunSummary,
+    gpu_samples_from_rows,
     parsed_json,
     record_from_rows,
+    storable_gpu_samples,
     storable_int,
     storable_json,
     storable_real,
@@ -272,8 +274,16 @@ class History:
             with self._writing():
                 self._db.executemany("INSERT INTO samples (run_id, t, rss) VALUES (?, ?, ?)", rows)
 
-    def finish(self, run_id: int, record: RunRecord, samples_written: int = 0) -> None:
-        """Store the finished record; samples after the first `samples_written` are added."""
+    def add_gpu_samples(self, run_id: int, samples: Sequence[tuple[float, dict[int, int]]]) -> None:
+        """GPU memory samples (s since launch, {gpu index: bytes}) as they come, like add_samples."""
+        rows = [(run_id, t, gpu, size) for t, gpu, size in storable_gpu_samples(samples)]
+        if rows:
+            with self._writing():
+                self._db.executemany("INSERT INTO gpu_samples (run_id, t, gpu, bytes) VALUES (?, ?, ?, ?)", rows)
+
+    def finish(self, run_id: int, record: RunRecord, samples_written: int = 0, gpu_samples_written: int = 0) -> None:
+        """Store the finished record; samples after the first `samples_written` (GPU samples
+        after the first `gpu_samples_written`) are added."""
         failure = None
         if record.failure is not None:
             failure = {"kind": record.failure.kind, "message": record.failure.message,
@@ -302,6 +312,9 @@ class History:
             rest = storable_samples(record.samples[samples_written:])
             self._db.executemany("INSERT INTO samples (run_id, t, rss) VALUES (?, ?, ?)",
                                  [(run_id, t, rss) for t, rss in rest])
+            self._db.executemany("INSERT INTO gpu_samples (run_id, t, gpu, bytes) VALUES (?, ?, ?, ?)",
+                                 [(run_id, t, gpu, size) for t, gpu, size
+                                  in storable_gpu_samples(record.gpu_samples[gpu_samples_written:])])
 
     def record(self, record: RunRecord, source: str, sweep_id: int | None = None,
                trial: dict[str, Any] | None = None) -> int:
@@ -482,10 +495,13 @@ class History:
                                       " FROM phases"
                                       " WHERE run_id=?", (run_id,)).fetchall()
             samples = self._db.execute("SELECT t, rss FROM samples WHERE run_id=? ORDER BY t", (run_id,)).fetchall()
+            gpu_rows = self._db.execute("SELECT t, gpu, bytes FROM gpu_samples WHERE run_id=? ORDER BY t, rowid",
+                                        (run_id,)).fetchall()
         try:
             record = record_from_rows(dict(zip(columns, row, strict=True)), phases, samples)
         except DamagedRowError as exc:
             raise self._damaged_row(f"run {run_id}", exc) from None
+        record.gpu_samples = gpu_samples_from_rows(gpu_rows)
         record.history_id = run_id
         return record
 

@@ -30,6 +30,7 @@ class _Row:
     sweep_id: int | None = None
     trial: dict[str, Any] | None = None
     written: int = 0  # samples already stored
+    gpu_written: int = 0  # GPU samples already stored
     flushed_at: float = 0.0
 
 
@@ -68,9 +69,12 @@ class RunRecorder(Watcher):
         row.flushed_at = time.monotonic()
         if row.run_id is None:
             self._begin(record, row)
-        run_id, new = row.run_id, record.samples[row.written:]
+        run_id, new, new_gpu = row.run_id, record.samples[row.written:], record.gpu_samples[row.gpu_written:]
         if run_id is not None and self.write(lambda h: h.add_samples(run_id, new), live=True) is not None:
             row.written += len(new)
+        if run_id is not None and new_gpu and \
+                self.write(lambda h: h.add_gpu_samples(run_id, new_gpu), live=True) is not None:
+            row.gpu_written += len(new_gpu)
 
     def ended(self, record: RunRecord) -> None:
         row = self._rows.pop(id(record), None)
@@ -83,7 +87,7 @@ class RunRecorder(Watcher):
             if stored is not None:
                 record.history_id = stored
         else:
-            stored = self.write(lambda h: h.finish(run_id, record, row.written))
+            stored = self.write(lambda h: h.finish(run_id, record, row.written, row.gpu_written))
         if stored is None:
             self.unstored += 1
             if self.on_problem is not None and self.problem is not None:

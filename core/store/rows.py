@@ -105,6 +105,44 @@ def storable_samples(samples: Iterable[tuple[float, int]]) -> list[tuple[float, 
     return out
 
 
+MAX_GPU_INDEX = 63  # NVML numbers a machine's GPUs from 0; no machine has more
+MAX_GPU_BYTES = 1 << 50  # 1 PiB: more than any card holds, so a larger figure is damage
+
+
+def storable_gpu_samples(samples: Iterable[tuple[float, dict[int, int]]]) -> list[tuple[float, int, int]]:
+    """(t, gpu, bytes) rows of GPU samples, each a figure one card could hold at a finite time."""
+    out = []
+    for t, used in samples:
+        at = storable_real(t)
+        if at is None:
+            continue
+        for gpu, size in used.items():
+            if _gpu_row(gpu, size):
+                out.append((at, gpu, size))
+    return out
+
+
+def _gpu_row(gpu: Any, size: Any) -> bool:
+    whole = all(isinstance(v, int) and not isinstance(v, bool) for v in (gpu, size))
+    return whole and 0 <= gpu <= MAX_GPU_INDEX and 0 <= size <= MAX_GPU_BYTES
+
+
+def gpu_samples_from_rows(rows: Iterable[Sequence[Any]]) -> list[tuple[float, dict[int, int]]]:
+    """Stored (t, gpu, bytes) rows, ordered by t, as a record's GPU samples; a damaged row
+    (a time that is no finite number, a GPU or a size no card has) is skipped: it loses
+    one point of a curve, not the run."""
+    samples: list[tuple[float, dict[int, int]]] = []
+    for t, gpu, size in rows:
+        at = storable_real(t)
+        if at is None or not _gpu_row(gpu, size):
+            continue
+        if samples and samples[-1][0] == at:
+            samples[-1][1][gpu] = size
+        else:
+            samples.append((at, {gpu: size}))
+    return samples
+
+
 # -- reading -------------------------------------------------------------------------------
 def _real(value: Any, name: str, optional: bool = True) -> float | None:
     if value is None and optional:

@@ -11,6 +11,7 @@ from ..probe.input_shapes import parse_shape, spec_text
 from ..run.formats import FORMATS
 from ..settings.config import MAX_THREADS, LaunchConfig
 from ..settings.vocabulary import ALLOCATORS, CACHE_STATES, MODULE_LOADING, parse_switch, parse_tristate
+from .instances import INSTANCES_HELP
 
 MAX_BATCH = 1 << 20  # as LaunchConfig.validate allows
 WORD_AXES: dict[str, tuple[str, ...]] = {"allocator": tuple(ALLOCATORS), "cuda_cache": tuple(CACHE_STATES),
@@ -32,6 +33,7 @@ AXES: dict[str, tuple[str, str]] = {
     "cudnn_autotune": ("cuDNN autotuning: on, off, default (TF_CUDNN_USE_AUTOTUNE)", "on,off"),
     "module_loading": ("CUDA module loading: lazy, eager, default (CUDA_MODULE_LOADING)", "lazy,eager"),
     "gpus": ("visible GPUs: all, none, 0, 0+1, ...", "all"),
+    "instances": (INSTANCES_HELP, "1,2,4"),
     "batch": ("batch size: 1, 2, ...", "1,8"),
     "format": ("model format: " + ", ".join(FORMATS) + " (converted once, cached)", ",".join(FORMATS)),
     "env.NAME": ("an extra environment variable NAME: any values", ""),

@@ -31,6 +31,7 @@ from ..units import format_bytes, format_duration
 from .axes import AXES as AXES  # re-exported: the plan's users name the axes through it
 from .axes import PlanError as PlanError
 from .axes import apply_value
+from .instances import InstanceCountError, InstancesRow, TrialFigures, parse_counts, summarize
 from .size import NOTHING_TO_VARY, count_trials, format_stand_in
 from .stats import CONFIDENCE, Ratio, is_noisy, ratio_to_baseline
 
@@ -75,6 +76,7 @@ class Candidate:
     key: str  # "intra=2 format=keras", or "baseline"
     config: LaunchConfig
     baseline: bool = False
+    instances: int = 1  # probes of it started together per trial
 
 
 @dataclass
@@ -123,25 +125,35 @@ class SweepPlan:
                 raise PlanError(f"Give {axis} at least one value to try, such as {example}.")
         if model_for_format is None:
             model_for_format = format_stand_in(self.base.model)
-        result = [Candidate("baseline", self.base, baseline=True)]
-        seen = {_identity(self.base)}
+        result = [Candidate("baseline", self.base, baseline=True, instances=self.instances)]
+        seen = {(_identity(self.base), self.instances)}
         for combo in itertools.product(*[[(axis, v) for v in values] for axis, values in self.axes.items()]):
-            config = self.base
+            config, instances = self.base, self.instances
             for axis, text in combo:
                 try:
-                    config = apply_value(config, axis, text, model_for_format)
+                    if axis == "instances":
+                        instances, = parse_counts(text)
+                    else:
+                        config = apply_value(config, axis, text, model_for_format)
+                except InstanceCountError as exc:
+                    raise PlanError(f"{str(exc)[:1].upper()}{str(exc)[1:]}.") from None
                 except PlanError:  # already says what to do; it is a ValueError too, so let it through first
                     raise
                 except ValueError as exc:
                     raise PlanError(f"'{text}' is not a value for {axis}: {exc}.") from None
-            key, identity = " ".join(f"{a}={t}" for a, t in combo), _identity(config)
-            if config == self.base:  # the baseline is in the grid: one candidate, one name
+            key, identity = " ".join(f"{a}={t}" for a, t in combo), (_identity(config), instances)
+            if config == self.base and instances == self.instances:  # the baseline is in the grid: one name
                 if result[0].key == "baseline":
-                    result[0] = Candidate(key + " (baseline)", config, baseline=True)
+                    result[0] = Candidate(key + " (baseline)", config, baseline=True, instances=instances)
             elif identity not in seen:  # on and true, 1 and 1: one setting, run and named once
                 seen.add(identity)
-                result.append(Candidate(key, config))
+                result.append(Candidate(key, config, instances=instances))
         return result
+
+    @property
+    def shows_instances(self) -> bool:
+        """Whether the sweep's results include the instances table (several copies at once)."""
+        return self.instances > 1 or "instances" in self.axes
 
 
 @dataclass(frozen=True)
@@ -185,6 +197,7 @@ class Sweep:
     stopped: dict[str, str] = field(default_factory=dict)
     first_failure: dict[str, str] = field(default_factory=dict)
     trials_run: int = 0
+    figures: dict[str, list[TrialFigures]] = field(default_factory=dict)  # per setting, each trial's instances
 
     def __post_init__(self) -> None:
         self._rng = random.Random(self.plan.seed)
@@ -275,6 +288,11 @@ class Sweep:
 
     def leader(self) -> CandidateResult | None:
         return leader_of(self.results())
+
+    def instance_rows(self) -> list[InstancesRow]:
+        """Per setting, in the plan's order: the slowest instance's time to ready, GPU memory
+        per process and per GPU, and whether all instances fit (instances.summarize)."""
+        return [summarize(c.key, c.instances, self.figures.get(c.key, [])) for c in self.candidates]
 
     def winner(self) -> CandidateResult | None:
         return winner_of(self.results())

@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..grid import grid
+from .instances import InstancesRow
 from .plan import OBJECTIVES, CandidateResult, Sweep, format_objective, outcome, winner_of
 
 
@@ -58,4 +59,14 @@ def results_json(sweep: Sweep, sweep_id: int | None, status: str) -> dict[str, A
             "noisy": r.noisy, "stopped": r.stopped, "failures": r.failures, "first_failure": r.failure,
             "note": r.note,
         } for r in results],
+        **({"instances": [instance_dict(row) for row in sweep.instance_rows()]} if sweep.plan.shows_instances else {}),
     }
+
+
+def instance_dict(row: InstancesRow) -> dict[str, Any]:
+    """One setting of an instances sweep for JSON: seconds and bytes as numbers, GPUs by index."""
+    return {"setting": row.setting, "instances": row.instances, "trials": row.trials,
+            "ready_slowest_median": row.ready,
+            "gpu_per_process_bytes": {str(g): v for g, v in sorted(row.gpu_per_process.items())},
+            "gpu_total_bytes": {str(g): v for g, v in sorted(row.gpu_total.items())},
+            "rss_per_process_bytes": row.rss_per_process, "fit": row.fit, "failure": row.failure}

@@ -13,11 +13,13 @@ from typing import Any
 
 from ..run.driver import run_sessions
 from ..run.formats import in_formats
+from ..run.gpus import GpuMemorySampler
 from ..run.launch_check import KnownFlags, ask_known_flags, launch_check
 from ..run.record import RunRecord, RunStatus
 from ..run.session import ProbeSession
 from ..store.history import History, HistoryError
 from ..store.recorder import RunRecorder
+from .instances import trial_figures
 from .plan import Candidate, Sweep, SweepPlan, Trial, objective_value, outcome
 
 
@@ -70,7 +72,7 @@ class SweepSession:
         trial = self.sweep.next_trial()
         if trial is None:
             return None
-        sessions = [ProbeSession(trial.candidate.config) for _ in range(self.plan.instances)]
+        sessions = [ProbeSession(trial.candidate.config) for _ in range(trial.candidate.instances)]
         for i, session in enumerate(sessions):
             self.recorder.label(session.record, self.sweep_id, trial_info(trial, i))
         return trial, sessions
@@ -80,6 +82,7 @@ class SweepSession:
         if any(r.status is RunStatus.CANCELLED for r in records):
             return None
         value = trial_value(records, self.plan.objective)
+        self.sweep.figures.setdefault(trial.candidate.key, []).append(trial_figures(records, trial.warmup))
         self.sweep.report(trial, value, failure_reason(records))
         return value
 
@@ -100,12 +103,14 @@ def failure_reason(records: list[RunRecord]) -> str | None:
     return failed.headline if failed.failure else failed.status_line
 
 
-def run_headless(session: SweepSession, on_trial: Callable[[Sweep, Trial, float | None], None] | None = None) -> str:
-    """Drive a sweep to its end with the command line's driver; its status."""
+def run_headless(session: SweepSession, on_trial: Callable[[Sweep, Trial, float | None], None] | None = None,
+                 gpus: GpuMemorySampler | None = None) -> str:
+    """Drive a sweep to its end with the command line's driver, sampling each child's GPU
+    memory with `gpus` where given; its status."""
     status = "done"
     while (due := session.next_trial()) is not None:
         trial, sessions = due
-        records = run_sessions(sessions, session.recorder)
+        records = run_sessions(sessions, session.recorder, gpus)
         if any(r.status is RunStatus.CANCELLED for r in records):  # Ctrl+C reached us
             status = "cancelled"
             break
