@@ -183,3 +183,16 @@ def test_a_sweep_review_carries_the_per_count_table():
     single = SweepPlan(LaunchConfig(model="sample:mlp"), {"intra": ["1"]})
     assert sweep_review(Sweep(single, single.candidates()), None).instances is None, \
         "no per-count table for a sweep of one instance"
+
+
+def test_bench_samples_gpu_memory_like_the_app(tmp_path, capsys, monkeypatch):
+    from tflaunch.core.cli import bench as cli_bench
+
+    monkeypatch.setattr(cli_bench, "GpuMemorySampler", lambda: GpuMemorySampler(FakeNvml()))
+    code = main(["bench", "--model", "sample:mlp", "--python", fake_python(tmp_path), "--env", f"{CHILD_ENV}=ok",
+                 "--json"])
+    assert code == 0
+    run = json.loads(capsys.readouterr().out)["runs"][0]
+    assert run["gpu_peaks"] == {"0": GIB}
+    stored = History(history_path()).load(History(history_path()).list_runs()[0].id)
+    assert stored.gpu_peaks == {0: GIB}

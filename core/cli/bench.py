@@ -13,6 +13,7 @@ from ..report.imports import import_table
 from ..report.table import repeat_table, run_table
 from ..run import events
 from ..run.driver import Watchers, run_sessions
+from ..run.gpus import GpuMemorySampler
 from ..run.launch_check import launch_check, launch_warnings
 from ..run.record import RunRecord, RunStatus
 from ..run.session import ProbeSession
@@ -88,12 +89,16 @@ def run(args: argparse.Namespace) -> int:
     history, problem = open_history(not args.no_history)
     recorder = RunRecorder(history, "cli", problem=problem)
     records: list[RunRecord] = []
-    for i in range(args.repeat):
-        prefix = f"[{i + 1}/{args.repeat}] " if args.repeat > 1 else ""
-        record = run_sessions([ProbeSession(config)], Watchers(recorder, Progress(prefix=prefix)))[0]
-        records.append(record)
-        if record.status is RunStatus.CANCELLED:
-            break
+    gpus = GpuMemorySampler()  # per-process GPU memory beside RSS, as the app samples it
+    try:
+        for i in range(args.repeat):
+            prefix = f"[{i + 1}/{args.repeat}] " if args.repeat > 1 else ""
+            record = run_sessions([ProbeSession(config)], Watchers(recorder, Progress(prefix=prefix)), gpus)[0]
+            records.append(record)
+            if record.status is RunStatus.CANCELLED:
+                break
+    finally:
+        gpus.close()
     failed = [r for r in records if r.status is not RunStatus.OK]
     if args.save_profile and not failed:
         try:

@@ -175,4 +175,8 @@ def run_probe(config: LaunchConfig, watcher: Watcher | None = None, command: lis
     problems = launch_check(config, known=known_flags)
     if problems:
         session.refuse(problems[0].field, problems[0].message)
-    return run_sessions([session], watcher)[0]
+    gpus = GpuMemorySampler()
+    try:
+        return run_sessions([session], watcher, gpus)[0]
+    finally:
+        gpus.close()
