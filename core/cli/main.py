@@ -49,10 +49,10 @@ def build_parser(gui_only: bool = False) -> argparse.ArgumentParser:
 
 
 def _command_modules() -> dict[str, Any]:
-    from . import bench, devices, history, profiles, report, sample, sweep
+    from . import bench, devices, history, profiles, report, sample, sweep, warm
 
     return {"bench": bench, "sample": sample, "profiles": profiles, "sweep": sweep, "report": report,
-            "history": history, "devices": devices}
+            "history": history, "devices": devices, "warm": warm}
 
 
 def main(argv: Sequence[str] | None = None, gui_launcher: GuiLauncher | None = None,
@@ -73,7 +73,7 @@ def main(argv: Sequence[str] | None = None, gui_launcher: GuiLauncher | None = N
             "bench": m["bench"].run, "sample": m["sample"].run, "run": m["profiles"].run_command,
             "profiles": m["profiles"].profiles_command, "sweep": m["sweep"].run,
             "report": lambda a: m["report"].run(a, review_renderer), "history": m["history"].run,
-            "devices": m["devices"].run,
+            "devices": m["devices"].run, "warm": m["warm"].run,
         }
         try:
             return commands[args.command](args)

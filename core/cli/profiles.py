@@ -7,7 +7,8 @@ import sys
 
 from ..paths import profiles_dir
 from ..run.launch_check import launch_check
-from ..run.script import run_with_profile
+from ..run.script import run_warm_with_profile, run_with_profile
+from ..run.warm_start import DEFAULT_IDLE_S
 from ..settings.display import setting_text
 from ..store.profiles import ProfileError, ProfileStore, diff
 from ..store.trust import code_it_runs
@@ -17,8 +18,14 @@ from .arguments import print_problems
 
 def add_arguments(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     run = sub.add_parser("run", help="start any command with a launch profile applied",
-                         usage="tflaunch run --profile NAME -- COMMAND [ARG ...]")
+                         usage="tflaunch run --profile NAME [--warm] -- COMMAND [ARG ...]")
     run.add_argument("--profile", required=True, help="name of a saved launch profile")
+    run.add_argument("--warm", action="store_true",
+                     help="start `python SCRIPT` in a process forked from a warm server that has already imported "
+                          "TensorFlow (started on demand, one per interpreter and environment); cold, saying why, "
+                          "when that is not possible")
+    run.add_argument("--warm-idle", type=float, default=DEFAULT_IDLE_S, metavar="SECONDS",
+                     help=f"how long a warm server waits for another launch before it ends ({DEFAULT_IDLE_S:g} s)")
     run.add_argument("argv", nargs=argparse.REMAINDER, metavar="COMMAND", help="the command, after --")
     profiles = sub.add_parser("profiles", help="list, show, export, import, rename, delete or diff profiles")
     actions = profiles.add_subparsers(dest="action", required=True)
@@ -56,6 +63,8 @@ def run_command(args: argparse.Namespace) -> int:
             print(f"tflaunch: the profile {args.profile} cannot be applied:", file=sys.stderr)
             print_problems(problems)
             return 2
+        if args.warm:
+            return run_warm_with_profile(profile.config, command, args.warm_idle)
         return run_with_profile(profile.config, command)
     except (ProfileError, OSError) as exc:
         print(f"tflaunch: {exc}", file=sys.stderr)

@@ -34,3 +34,18 @@ def run_with_profile(config: LaunchConfig, command: Sequence[str]) -> int:
         return exit_status(child.wait())
     finally:
         signal.signal(signal.SIGINT, previous)
+
+
+def run_warm_with_profile(config: LaunchConfig, command: Sequence[str], idle_s: float) -> int:
+    """Run `command` warm (forked from a server that has imported TensorFlow) with the
+    profile applied; cold, saying why, when it cannot start warm."""
+    from .warm_start import WarmStartError, plan, run
+
+    for note in prepare_caches(config):
+        print(f"tflaunch: {note}", file=sys.stderr)
+    try:
+        launch = plan(command, config.python, launch_environment(config, launch_hook=True))
+        return run(launch, idle_s=idle_s)
+    except WarmStartError as exc:
+        print(f"tflaunch: warm start not possible ({exc}); starting cold", file=sys.stderr)
+    return run_with_profile(config, command)
