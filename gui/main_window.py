@@ -255,22 +255,24 @@ class MainWindow(QMainWindow):
         if dialog.exec() == ScriptDialog.DialogCode.Accepted:
             argv = dialog.argv()
             if argv:
-                self.start_script(argv)
+                self.start_script(argv, warm=dialog.warm.isChecked())
 
-    def start_script(self, argv: list[str]) -> None:
-        """Run a user's script with the panel's settings applied, recorded as one span."""
+    def start_script(self, argv: list[str], warm: bool = False) -> None:
+        """Run a user's script with the panel's settings applied, recorded as one span;
+        `warm`: forked from a warm server that has already imported TensorFlow."""
         if self.running:
             return
         config = self._checked_config(lambda why: self._say(f"Cannot launch: {why}"), script=True)
         if config is not None:
-            self._launch(config, argv, " ".join(argv[1:]) + f" with {config.summary()}")
+            how = "warm, " if warm else ""
+            self._launch(config, argv, " ".join(argv[1:]) + f" ({how}with {config.summary()})", warm)
 
-    def _launch(self, config: LaunchConfig, script: list[str] | None, title: str) -> None:
+    def _launch(self, config: LaunchConfig, script: list[str] | None, title: str, warm: bool = False) -> None:
         self.tabs.setCurrentWidget(self.run_view)
         self.log.begin(title)
         self._set_busy(True)
         self._say(f"Running {title}…")
-        record = self.runner.start(config, script)
+        record = self.runner.start(config, script, warm)
         if record is None:
             return
         # Said before the first phase: a card without native kernels can take minutes here.

@@ -49,6 +49,7 @@ class ProbeProcess(QObject):
         self._watcher = watcher or Watcher()
         self._gpu = gpu_sampler
         self._sampling: SamplerThread | None = None
+        self._followed: int | None = None
         self._pid = 0
         self._resuming: set[_Channel] = set()
         self._process = QProcess(self)
@@ -103,6 +104,10 @@ class ProbeProcess(QObject):
 
     def _on_stderr(self) -> None:
         self._read(_Channel.StandardError, self.session.stderr)
+        child = self.session.warm_child
+        if child is not None and child != self._followed and self._sampling is not None:
+            self._followed = child
+            self._sampling.follow(child)  # the warm-started script is the server's child
 
     def _read(self, channel: _Channel, feed: Callable[[bytes], Output]) -> None:
         """One slice of a channel; the rest on a later turn (readyRead says only "new data")."""

@@ -35,6 +35,10 @@ class SamplerThread:
         # A daemon: an app that exits without stopping a run must not hang on its sampler.
         self._thread = threading.Thread(target=self._run, name=f"tflaunch-sampler-{sampler.pid}", daemon=True)
 
+    def follow(self, pid: int) -> None:
+        """Sample `pid`'s tree as part of the child's from the next reading on."""
+        self._sampler.follow(pid)  # an append the sampling thread reads: atomic, no lock needed
+
     @property
     def alive(self) -> bool:
         return self._thread.is_alive()

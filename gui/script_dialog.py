@@ -6,6 +6,7 @@ import shlex
 from pathlib import Path
 
 from PySide6.QtWidgets import (
+    QCheckBox,
     QDialog,
     QDialogButtonBox,
     QFormLayout,
@@ -35,6 +36,11 @@ class ScriptDialog(QDialog):
         row.addWidget(browse)
         self.arguments = QLineEdit()
         self.arguments.setPlaceholderText("--epochs 3")
+        self.warm = QCheckBox("Warm launch: skip import tensorflow")
+        self.warm.setToolTip("Fork the script from a warm server of this interpreter that has already imported "
+                             "TensorFlow and Keras (started on the first warm launch, ended after 10 idle minutes "
+                             "or with the app). The script gets its own arguments, folder, environment, output and "
+                             "exit code; when forking is not safe it starts cold and the Log says why.")
         self.error = QLabel()
         self.error.setStyleSheet(error_style())
         note = QLabel(f"Runs with {python}. Environment settings are set before it starts, and the "
@@ -48,6 +54,7 @@ class ScriptDialog(QDialog):
         form = QFormLayout(self)
         form.addRow("Script", row)
         form.addRow("Arguments", self.arguments)
+        form.addRow(self.warm)
         form.addRow(note)
         form.addRow(self.error)
         form.addRow(buttons)

@@ -15,6 +15,9 @@ Protocol (one Unix stream connection per launch): the client sends one JSON line
 {"argv": [...], "cwd": "...", "env": {...}} with its stdin, stdout and stderr as
 SCM_RIGHTS; the server answers {"pid": N} or {"refused": "why"}, then {"status": S} when
 the child ends (S as os.waitpid's status). A client that goes away takes its child with it.
+With --parent (the app), the server ends when that process has ended; it cannot use
+PR_SET_PDEATHSIG, which follows the process that started it (a client that is gone when its
+script ends), not the app.
 Standard library only: it runs where tflaunch is not installed.
 """
 
@@ -33,7 +36,6 @@ from typing import Any, Dict, List, Optional, Tuple
 
 MAX_REQUEST = 4 << 20  # an environment and an argv: a few hundred kB at most
 TICK_S = 0.2
-_PR_SET_PDEATHSIG = 1
 
 
 def blas_pool_threads() -> int:
@@ -379,17 +381,6 @@ def _alive(pid: int) -> bool:
     return True
 
 
-def _die_with(parent: Optional[int]) -> None:
-    if not parent or not sys.platform.startswith("linux"):
-        return
-    try:
-        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
-    except (OSError, AttributeError):
-        pass
-    if not _alive(parent):  # it died before the request above took effect
-        sys.exit(0)
-
-
 def _preload() -> Tuple[str, str]:
     """What a script's first lines import, done once here: TensorFlow, and Keras when
     installed (Keras 3 is imported by a script itself, not by TensorFlow)."""
@@ -409,7 +400,8 @@ def main(argv: Optional[List[str]] = None) -> None:
     parser.add_argument("--idle", type=float, default=600.0)
     parser.add_argument("--parent", type=int, default=0)
     args = parser.parse_args(argv)
-    _die_with(args.parent)
+    if args.parent and not _alive(args.parent):
+        return  # the app that wanted it is already gone
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # a terminal's Ctrl+C is for the client's child
     started = time.perf_counter()

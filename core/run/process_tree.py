@@ -56,6 +56,13 @@ class TreeSampler:
         self._relist_s = relist_s
         self._procs: list[psutil.Process] = []
         self._listed_at = float("-inf")
+        self._also: list[int] = []  # roots of other trees that belong to this run
+
+    def add_root(self, pid: int) -> None:
+        """Sample `pid`'s tree too: a warm-started script is the warm server's child, not
+        its launcher's."""
+        self._also.append(pid)
+        self._listed_at = float("-inf")
 
     def pids(self) -> list[int]:
         """The processes of the tree as last listed."""
@@ -68,6 +75,11 @@ class TreeSampler:
                 self._procs = _tree(self.pid)
             except (psutil.NoSuchProcess, psutil.AccessDenied, psutil.ZombieProcess):
                 return None
+            for root in self._also:
+                try:
+                    self._procs += _tree(root)
+                except (psutil.NoSuchProcess, psutil.AccessDenied, psutil.ZombieProcess):
+                    continue
             self._listed_at = now
         total, root_alive = 0, False
         for proc in self._procs:

@@ -16,6 +16,10 @@ class ResourceSampler:
         self._tree = TreeSampler(pid)
         self._gpus = gpus if gpus is not None and gpus.available else None
 
+    def follow(self, pid: int) -> None:
+        """Count `pid`'s tree as part of this child's (its warm-started script)."""
+        self._tree.add_root(pid)
+
     def sample(self) -> tuple[int, dict[int, int]] | None:
         """(tree RSS in bytes, {gpu index: bytes}); None once the child is gone."""
         rss = self._tree.rss(time.monotonic())

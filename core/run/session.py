@@ -8,6 +8,7 @@ The CLI's driver is a selectors loop (driver.py), the app's a QProcess
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -21,6 +22,7 @@ from .gpu_notes import launch_facts
 from .gpus import machine_gpus
 from .process_tree import RUN_MARKER_ENV, run_marker
 from .record import STDERR_LINE_CHARS, Failure, RunRecord
+from .warm_start import CHILD_LINE, client_command
 
 SAMPLE_INTERVAL_S = 1 / 15  # the command line's driver; the app samples on a thread of its own, at 25 Hz
 # Per line of the child's log: one runaway write (a 50 MB line) costs neither memory nor the
@@ -38,11 +40,15 @@ class Output:
 
 class ProbeSession:
     def __init__(self, config: LaunchConfig, *, script: list[str] | None = None,
-                 command: list[str] | None = None, base_env: Mapping[str, str] | None = None) -> None:
-        """`script`: a user's argv, run with the settings applied instead of the probe.
+                 command: list[str] | None = None, base_env: Mapping[str, str] | None = None,
+                 warm: bool = False) -> None:
+        """`script`: a user's argv, run with the settings applied instead of the probe;
+        `warm`: forked from a warm server (cold, saying why, when it cannot be).
         `command`: replaces the probe's argv (tests stand in a misbehaving child)."""
         self.record = RunRecord(config, command=script)
         self._script, self._command, self._base_env = script, command, base_env
+        self.warm = warm and script is not None
+        self.warm_child: int | None = None  # the warm-started script's pid, once the client says it
         self._parser = EventParser()
         self._stdout = LineBuffer(max_line=STDERR_LINE_CAP) if script else LineBuffer()  # a script's is a log
         self._stderr = LineBuffer(max_line=STDERR_LINE_CAP)
@@ -77,6 +83,8 @@ class ProbeSession:
             record.phases["spawn"].started = wall
         self.deadline = monotonic + record.config.timeout
         argv = self._command or self._script or probe_command(record.config, wall)
+        if self.warm and self._script is not None and self._command is None:
+            argv = client_command(record.config.python, self._script, os.getpid())
         env = launch_environment(record.config, self._base_env, launch_hook=self._script is not None)
         env[RUN_MARKER_ENV] = self.marker
         return argv, env
@@ -110,6 +118,8 @@ class ProbeSession:
 
     def _stderr_lines(self, lines: list[str]) -> Output:
         for line in lines:
+            if self.warm and line.startswith(CHILD_LINE) and line[len(CHILD_LINE):].strip().isdigit():
+                self.warm_child = int(line[len(CHILD_LINE):])
             self.record.add_stderr(line)
         return Output(log=lines)
 

@@ -38,6 +38,9 @@ START_TIMEOUT_S = 300.0  # a first `import tensorflow` from a cold disk
 VOLATILE = frozenset({"PWD", "OLDPWD", "SHLVL", "_", "COLUMNS", "LINES", "TERM_SESSION_ID", "WINDOWID",
                       "SSH_CLIENT", "SSH_CONNECTION", "SSH_TTY", "XDG_SESSION_ID", HOOK_CONFIG_ENV, RUN_MARKER_ENV})
 SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT)
+# The client tells its launcher (the app) which process runs the script, so the launcher can
+# sample that process's memory: the script is the server's child, not the client's.
+CHILD_LINE = "tflaunch: warm start: the script runs as pid "
 
 
 class WarmStartError(Exception):
@@ -134,7 +137,7 @@ def start_server(launch: WarmLaunch, path: Path, idle_s: float, parent: int, log
         command += ["--parent", str(parent)]
     with open(log, "ab") as err:
         proc = subprocess.Popen(command, env=server_environment(launch.env), cwd="/", stdin=subprocess.DEVNULL,
-                                stdout=subprocess.PIPE, stderr=err, start_new_session=not parent)
+                                stdout=subprocess.PIPE, stderr=err, start_new_session=True)
     assert proc.stdout is not None
     deadline = time.monotonic() + START_TIMEOUT_S
     line = b""
@@ -253,3 +256,44 @@ def stop_servers() -> int:
 def _server_pid(path: Path) -> int | None:
     """The pid of the server listening on `path`."""
     return next((s.pid for s in running_servers() if s.socket == path), None)
+
+
+def client_command(python: str, command: Sequence[str], parent: int, idle_s: float = DEFAULT_IDLE_S) -> list[str]:
+    """argv of a client process that runs `command` warm (cold, by exec, when it cannot):
+    the app's QProcess runs this, with the launch's environment. -I keeps the user's
+    PYTHONPATH and variables from changing the client's own imports."""
+    import sys
+
+    return [sys.executable, "-I", "-m", "tflaunch.core.run.warm_start", "--python", python, "--parent", str(parent),
+            "--idle", str(idle_s), "--", *command]
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    """The client as a program: its environment is the launch's; its stdio the script's."""
+    import argparse
+    import sys
+
+    parser = argparse.ArgumentParser(prog="tflaunch-warm-client")
+    parser.add_argument("--python", required=True)
+    parser.add_argument("--parent", type=int, default=0)
+    parser.add_argument("--idle", type=float, default=DEFAULT_IDLE_S)
+    parser.add_argument("command", nargs=argparse.REMAINDER)
+    args = parser.parse_args(argv)
+    command = args.command[1:] if args.command[:1] == ["--"] else args.command
+    env = dict(os.environ)
+    try:
+        launch = plan(command, args.python, env)
+        code = run(launch, idle_s=args.idle, parent=args.parent,
+                   on_started=lambda pid: print(f"{CHILD_LINE}{pid}", file=sys.stderr, flush=True))
+    except WarmStartError as exc:
+        print(f"tflaunch: warm start not possible ({exc}); starting cold", file=sys.stderr, flush=True)
+        os.execvpe(command[0], command, env)  # the cold start, in this very process
+    sys.stdout.flush()
+    if code > 128 and code - 128 in {s.value for s in signal.Signals}:
+        signal.signal(code - 128, signal.SIG_DFL)  # end as the script did: by its signal
+        os.kill(os.getpid(), code - 128)
+    sys.exit(code)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,62 @@
+"""Warm launch from the app: the script is forked from a warm server, its output reaches
+the Log, its exit code the run, its memory the graph (the script is the server's child,
+not the launcher's), the profile's tf.config settings apply; and a warm launch that is
+not possible runs cold and says why."""
+
+from __future__ import annotations
+
+import sys
+
+import pytest
+
+from tflaunch.core.run import warm_start
+from tflaunch.core.run.record import RunStatus
+from tflaunch.core.settings.config import LaunchConfig
+
+RUN_TIMEOUT_MS = 120_000
+SCRIPT = """
+import sys
+import tensorflow as tf
+x = tf.ones((256, 256))
+print("intra", tf.config.threading.get_intra_op_parallelism_threads(), "sum", float(tf.reduce_sum(x @ x)))
+sys.exit(int(sys.argv[1]))
+"""
+MIB = 1 << 20
+
+
+@pytest.fixture
+def runtime(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(tmp_path / "run"))
+    (tmp_path / "run").mkdir()
+    yield
+    warm_start.stop_servers()
+
+
+def test_a_warm_launch_runs_the_script_forked_and_samples_it(qtbot, window, tmp_path, runtime):
+    script = tmp_path / "train.py"
+    script.write_text(SCRIPT)
+    window.use_config(LaunchConfig(intra=3))
+    records = []
+    for code in ("0", "4"):  # the first starts the server, the second reuses it
+        with qtbot.waitSignal(window.run_finished, timeout=RUN_TIMEOUT_MS) as finished:
+            window.start_script([sys.executable, str(script), code], warm=True)
+        records.append(finished.args[0])
+    first, second = records
+    log = window.log.text.toPlainText()
+    assert first.status is RunStatus.OK and first.command == [sys.executable, str(script), "0"]
+    assert "intra 3 sum 16777216.0" in log and warm_start.CHILD_LINE in log
+    assert second.status is RunStatus.FAILED and "exited with code 4" in window.run_view.summary.settings.text()
+    # The launcher alone holds tens of MiB; TensorFlow's process hundreds: the graph follows the script.
+    assert max(rss for _, rss in second.samples) > 200 * MIB
+    assert len(warm_start.running_servers()) == 1
+
+
+def test_a_warm_launch_that_cannot_be_warm_runs_cold_and_says_why(qtbot, window, tmp_path, runtime):
+    script = tmp_path / "train.py"
+    script.write_text(SCRIPT)
+    with qtbot.waitSignal(window.run_finished, timeout=RUN_TIMEOUT_MS) as finished:
+        window.start_script([sys.executable, "-X", "importtime", str(script), "0"], warm=True)
+    assert finished.args[0].status is RunStatus.OK
+    log = window.log.text.toPlainText()
+    assert "warm start not possible (the interpreter option -X" in log and "starting cold" in log
+    assert "sum 16777216.0" in log
