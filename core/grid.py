@@ -5,13 +5,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 
-def grid(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
+def grid(header: Sequence[str], rows: Sequence[Sequence[str]], text: Sequence[int] = ()) -> str:
+    """`text`: more columns of words, left-aligned like the first (a sentence reads badly
+    right-aligned)."""
     widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
+    left = {0, *text}
 
     def line(cells: Sequence[str]) -> str:
-        first = cells[0].ljust(widths[0])
-        rest = [c.rjust(w) for c, w in zip(cells[1:], widths[1:], strict=False)]
-        return "  ".join([first, *rest]).rstrip()
+        return "  ".join(c.ljust(w) if i in left else c.rjust(w)
+                         for i, (c, w) in enumerate(zip(cells, widths, strict=False))).rstrip()
 
     rule = "  ".join("-" * w for w in widths)
     return "\n".join([line(header), rule, *(line(r) for r in rows)])

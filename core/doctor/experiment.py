@@ -1,0 +1,230 @@
+"""The doctor's experiment: every remedy that applies, measured against the baseline on the
+user's model, then the significant ones combined and verified against the baseline again.
+
+The arms run as one sweep (baseline first, every arm and the baseline interleaved in a
+shuffled order each round, one warm-up round, no racing: every arm gets all its runs), so
+they share the sweeps' engine, storage and review; a warm start is measured apart, as
+launches of a script, cold and warm alternated.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import select
+import subprocess
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..paths import cache_dir
+from ..run.driver import Watcher, run_sessions
+from ..run.environment import launch_environment
+from ..run.formats import in_formats
+from ..run.gpus import GpuMemorySampler, machine_gpus
+from ..run.record import RunRecord, RunStatus
+from ..run.session import ProbeSession
+from ..settings.config import LaunchConfig
+from ..store.history import History, HistoryError
+from ..store.recorder import RunRecorder
+from ..sweep.plan import Candidate, Sweep, SweepPlan, Trial
+from ..sweep.session import SweepSession, run_headless
+from .remedies import Arm, Examination, combine, examine, pyc_missing
+from .verdict import Saving, saving
+
+Say = Callable[[str], None]
+WARM_SCRIPT = """
+import sys
+import tensorflow as tf
+import keras
+model = keras.models.load_model(sys.argv[1], compile=False)
+inputs = [tf.random.uniform((1,) + tuple(d or 1 for d in i.shape[1:])) for i in model.inputs]
+model(inputs[0] if len(inputs) == 1 else inputs, training=False)
+print("ready", flush=True)
+"""
+
+
+class DoctorError(Exception):
+    """The doctor cannot examine this model; the message says why and what to do."""
+
+
+@dataclass
+class ArmResult:
+    arm: Arm
+    values: list[float]
+    failures: int = 0
+    failure: str | None = None
+    saving: Saving | None = None
+
+
+@dataclass
+class Diagnosis:
+    exam: Examination
+    baseline: list[float] = field(default_factory=list)
+    results: list[ArmResult] = field(default_factory=list)
+    warm: Saving | None = None
+    warm_note: str | None = None  # why warm start was not measured
+    combined: LaunchConfig | None = None
+    combined_keys: list[str] = field(default_factory=list)
+    verification: Saving | None = None
+    sweep_ids: list[int] = field(default_factory=list)
+
+    @property
+    def recommended(self) -> list[ArmResult]:
+        """The best significant arm of each remedy, best saving first."""
+        best: dict[str, ArmResult] = {}
+        for r in self.results:
+            if r.saving is not None and r.saving.significant:
+                kept = best.get(r.arm.remedy)
+                if kept is None or (kept.saving is not None and r.saving.seconds > kept.saving.seconds):
+                    best[r.arm.remedy] = r
+        return sorted(best.values(), key=lambda r: -(r.saving.seconds if r.saving else 0))
+
+    @property
+    def verified(self) -> bool:
+        return self.verification is not None and self.verification.significant
+
+
+def diagnose(base: LaunchConfig, *, repeat: int = 5, only: set[str] | None = None, history: History | None = None,
+             say: Say = lambda _: None, on_trial: Callable[[Sweep, Trial, float | None], None] | None = None,
+             watcher: Watcher | None = None) -> Diagnosis:
+    """Examine `base`, measure each remedy that applies, combine and verify the gains."""
+    say(f"examining {base.model}: one run with your settings")
+    recorder = RunRecorder(history, "doctor")
+    first = _one_run(base, recorder, watcher)
+    if first.status is not RunStatus.OK:
+        raise DoctorError(f"the model does not run with these settings, so there is nothing to compare: "
+                          f"{first.headline}")
+    exam = examine(base, first, machine_gpus().available, only, _pyc_prefix(base, first, say))
+    diagnosis = Diagnosis(exam)
+    arms = _with_model_files(exam.arms, base, say)
+    if arms:
+        say(f"measuring {len(arms)} arm{'s' if len(arms) > 1 else ''} against the baseline, {repeat} runs each, "
+            "interleaved")
+        sweep, sweep_id = _sweep(base, [(a.key, a.config) for a in arms], repeat, history, on_trial)
+        diagnosis.sweep_ids += [sweep_id] if sweep_id is not None else []
+        diagnosis.baseline = list(sweep.values["baseline"])
+        for arm in arms:
+            values = list(sweep.values[arm.key])
+            diagnosis.results.append(ArmResult(arm, values, sweep.failures[arm.key], sweep.first_failure.get(arm.key),
+                                               saving(values, diagnosis.baseline)))
+    if only is None or "warm" in only:
+        diagnosis.warm, diagnosis.warm_note = _measure_warm(base, repeat, say)
+    launchable = [r.arm for r in diagnosis.recommended if r.arm.launchable]
+    if launchable:
+        combined = combine(base, launchable)
+        diagnosis.combined, diagnosis.combined_keys = combined, [a.key for a in launchable]
+        say(f"verifying the combination ({', '.join(diagnosis.combined_keys)}) against the baseline")
+        sweep, sweep_id = _sweep(base, [("combined", combined)], repeat, history, on_trial)
+        diagnosis.sweep_ids += [sweep_id] if sweep_id is not None else []
+        diagnosis.verification = saving(sweep.values["combined"], sweep.values["baseline"])
+    return diagnosis
+
+
+def _one_run(config: LaunchConfig, recorder: RunRecorder, watcher: Watcher | None) -> RunRecord:
+    from ..run.driver import Watchers
+
+    gpus = GpuMemorySampler()
+    try:
+        watchers = Watchers(recorder, watcher) if watcher is not None else recorder
+        return run_sessions([ProbeSession(config)], watchers, gpus)[0]
+    finally:
+        gpus.close()
+
+
+def _sweep(base: LaunchConfig, arms: list[tuple[str, LaunchConfig]], repeat: int, history: History | None,
+           on_trial: Callable[[Sweep, Trial, float | None], None] | None) -> tuple[Sweep, int | None]:
+    plan = SweepPlan(base, {"doctor": [key for key, _ in arms]}, repeat=repeat, warmup=1, racing=False)
+    candidates = [Candidate("baseline", base, baseline=True), *(Candidate(key, config) for key, config in arms)]
+    try:
+        session = SweepSession(plan, candidates, history)
+    except HistoryError:
+        session = SweepSession(plan, candidates, None)
+    gpus = GpuMemorySampler()
+    try:
+        status = run_headless(session, on_trial, gpus)
+    finally:
+        gpus.close()
+    if status == "cancelled":
+        raise KeyboardInterrupt
+    return session.sweep, session.sweep_id
+
+
+def _with_model_files(arms: list[Arm], base: LaunchConfig, say: Say) -> list[Arm]:
+    """Format arms with the model saved in their format (converted once, cached)."""
+    formats = [a.key.split("=", 1)[1] for a in arms if a.remedy == "format"]
+    if not formats:
+        return arms
+    say(f"saving {base.model} as {', '.join(formats)} (once; kept for later runs)")
+    paths = in_formats(base.model, formats, base.python)
+    return [Arm(a.key, a.remedy, base.replace(model=paths[a.key.split("=", 1)[1]]), a.launchable)
+            if a.remedy == "format" else a for a in arms]
+
+
+def _pyc_prefix(base: LaunchConfig, first: RunRecord, say: Say) -> str | None:
+    """Where TensorFlow's modules are compiled for the .pyc arm, when they are missing;
+    compiled into a folder of tflaunch's (PYTHONPYCACHEPREFIX), never into site-packages."""
+    facts = pyc_missing(first.imports)
+    folder = (facts or {}).get("folder")
+    if not facts or not isinstance(folder, str):
+        return None
+    prefix = cache_dir() / "pyc" / hashlib.sha1(os.path.realpath(base.python).encode()).hexdigest()[:16]
+    say(f"compiling TensorFlow's modules into {prefix} for the .pyc arm (once)")
+    subprocess.run([base.python, "-m", "compileall", "-q", folder], env={**os.environ, "PYTHONPYCACHEPREFIX":
+                                                                          str(prefix)},
+                   capture_output=True, timeout=1800)
+    return str(prefix)
+
+
+def _measure_warm(base: LaunchConfig, repeat: int, say: Say) -> tuple[Saving | None, str | None]:
+    """Launch to ready of a script that loads the model and calls it once, cold and warm."""
+    if base.model.startswith("sample:"):
+        model = in_formats(base.model, ["keras"], base.python)["keras"]
+    elif os.path.exists(base.model) and not base.model.endswith(".py") and ":" not in Path(base.model).name:
+        model = base.model
+    else:
+        return None, "warm start is measured with a saved model; a model your code builds is not one"
+    script = cache_dir() / "doctor" / "load_and_call.py"
+    script.parent.mkdir(parents=True, exist_ok=True)
+    script.write_text(WARM_SCRIPT)
+    env = launch_environment(base, launch_hook=True)
+    from ..run.warm_start import client_command
+
+    cold_cmd = [base.python, str(script), model]
+    warm_cmd = client_command(base.python, cold_cmd, os.getpid(), idle_s=60)
+    say(f"measuring warm start: {repeat} cold and {repeat} warm launches of a script that loads the model")
+    try:
+        _ready(warm_cmd, env)  # starts the warm server: not counted, as a later warm launch does not pay it
+        cold: list[float] = []
+        warm: list[float] = []
+        for i in range(repeat):
+            order = [(cold, cold_cmd), (warm, warm_cmd)]
+            for values, command in order if i % 2 == 0 else reversed(order):
+                values.append(_ready(command, env))
+    except RuntimeError as exc:
+        return None, f"warm start could not be measured: {exc}"
+    return saving(warm, cold), None
+
+
+def _ready(command: list[str], env: dict[str, str], timeout: float = 600) -> float:
+    """Seconds from starting `command` to its "ready" line."""
+    start = time.perf_counter()
+    proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL,
+                            env=env)
+    assert proc.stdout is not None
+    buffer = b""
+    try:
+        while b"ready\n" not in buffer:
+            if time.perf_counter() - start > timeout:
+                raise RuntimeError(f"{command[1]} was not ready after {timeout:g} s")
+            ready, _, _ = select.select([proc.stdout], [], [], 1.0)
+            if ready:
+                chunk = os.read(proc.stdout.fileno(), 4096)
+                if not chunk:
+                    raise RuntimeError(f"the script ended without being ready (exit {proc.wait()})")
+                buffer += chunk
+        return time.perf_counter() - start
+    finally:
+        proc.stdout.close()
+        proc.wait()

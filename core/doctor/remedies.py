@@ -1,0 +1,149 @@
+"""The remedies the doctor knows, and which of them apply to one model on one machine.
+
+Each remedy becomes one or more arms: the baseline's settings with one change. A remedy
+that does not apply says why (no GPU here, the .pyc files are present, a model that has
+no other format), so the report lists every remedy a user may have heard of.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..probe.model_files import model_format
+from ..report.imports import UNCOMPILED_SHARE
+from ..run.formats import FORMATS
+from ..run.record import RunRecord
+from ..settings.config import LaunchConfig
+
+REMEDIES: dict[str, str] = {
+    "format": "model format (SavedModel, .keras, .h5)",
+    "threads": "intra-op and inter-op threads",
+    "onednn": "oneDNN on or off",
+    "jit_compile": "compile the model with XLA (jit_compile)",
+    "pyc": "compiled .pyc files for TensorFlow",
+    "warm": "warm start (tflaunch run --warm)",
+    "gpu": "GPU caches and allocator",
+}
+
+
+@dataclass(frozen=True)
+class Arm:
+    key: str  # "format=savedmodel", shown in the table
+    remedy: str
+    config: LaunchConfig
+    # A launch can apply it (an environment variable, tf.config, a model file): it may go
+    # into the combined profile. jit_compile changes the user's code, warm start the way
+    # a script is started: recommended, not combined.
+    launchable: bool = True
+
+
+@dataclass
+class Examination:
+    """What the doctor learned from one baseline run before choosing the arms."""
+
+    base: LaunchConfig
+    record: RunRecord
+    has_gpu: bool
+    cores: int
+    arms: list[Arm] = field(default_factory=list)
+    skipped: dict[str, str] = field(default_factory=dict)  # remedy: why it does not apply here
+
+
+def _format_of(model: str) -> str | None:
+    """The model's saved format; "sample" (built from code, saved in any format on
+    demand); None for a model your code builds, which has no saved form to change."""
+    if model.startswith("sample:"):
+        return "sample"
+    fmt = model_format(model)
+    return None if fmt in (None, "code") else fmt
+
+
+def pyc_missing(imports: dict[str, Any]) -> dict[str, Any] | None:
+    """TensorFlow's X-ray facts when its .pyc files are missing (compiled at every import)."""
+    facts = (imports.get("compiled") or {}).get("tensorflow") or {}
+    checked, uncached = facts.get("checked") or 0, facts.get("uncached") or 0
+    return facts if checked and uncached / checked > UNCOMPILED_SHARE else None
+
+
+def examine(base: LaunchConfig, record: RunRecord, has_gpu: bool, only: set[str] | None = None,
+            pyc_prefix: str | None = None) -> Examination:
+    """The arms to measure for `base`, from its first run `record`."""
+    exam = Examination(base, record, has_gpu, os.cpu_count() or 1)
+    wanted = set(REMEDIES) if only is None else only
+    for remedy in REMEDIES:
+        if remedy not in wanted:
+            exam.skipped[remedy] = "not asked for (--only)"
+            continue
+        why_not = _add_arms(exam, remedy, pyc_prefix)
+        if why_not:
+            exam.skipped[remedy] = why_not
+    return exam
+
+
+def _add_arms(exam: Examination, remedy: str, pyc_prefix: str | None) -> str | None:
+    base, arms = exam.base, exam.arms
+    if remedy == "format":
+        current = _format_of(base.model)
+        if current is None:
+            return "the model is built by your code (FILE.py:FUNCTION): it has no saved format to change"
+        for fmt in FORMATS:
+            if fmt != current:
+                arms.append(Arm(f"format={fmt}", remedy, base))  # the path is filled in by the experiment
+        return None
+    if remedy == "threads":
+        options = sorted({1, max(exam.cores // 2, 1), exam.cores} - {base.intra})
+        for n in options:
+            arms.append(Arm(f"intra={n}", remedy, base.replace(intra=n)))
+        if base.inter != 1:
+            arms.append(Arm("inter=1", remedy, base.replace(inter=1)))
+        return None
+    if remedy == "onednn":
+        for value in (False, True):
+            if base.onednn is not value:
+                arms.append(Arm(f"onednn={'on' if value else 'off'}", remedy, base.replace(onednn=value)))
+        return None
+    if remedy == "jit_compile":
+        if base.jit_compile:
+            return "the baseline already compiles the model with XLA"
+        arms.append(Arm("jit_compile=on", remedy, base.replace(jit_compile=True), launchable=False))
+        if not base.xla_cache:
+            arms.append(Arm("jit_compile=on xla_cache=on", remedy, base.replace(jit_compile=True, xla_cache=True),
+                            launchable=False))
+        return None
+    if remedy == "pyc":
+        facts = pyc_missing(exam.record.imports)
+        if facts is None:
+            return "TensorFlow's .pyc files are present (the import X-ray found them compiled)"
+        if not pyc_prefix:
+            return "TensorFlow's .pyc files are missing, but there is no folder to compile them into"
+        arms.append(Arm("pyc=compiled", remedy,
+                        base.replace(extra_env={**base.extra_env, "PYTHONPYCACHEPREFIX": pyc_prefix})))
+        return None
+    if remedy == "warm":
+        return None  # measured apart: it changes how a script starts, not the probe's settings
+    if remedy == "gpu":
+        if not exam.has_gpu:
+            return "no GPU here (NVML found none)"
+        if base.cuda_cache != "warm":
+            arms.append(Arm("cuda_cache=warm", remedy, base.replace(cuda_cache="warm")))
+        if base.allocator != "cuda_malloc_async":
+            arms.append(Arm("allocator=cuda_malloc_async", remedy, base.replace(allocator="cuda_malloc_async")))
+        if base.cudnn_autotune is not False:
+            arms.append(Arm("cudnn_autotune=off", remedy, base.replace(cudnn_autotune=False)))
+        return None
+    return f"unknown remedy {remedy}"
+
+
+def combine(base: LaunchConfig, arms: list[Arm]) -> LaunchConfig:
+    """One configuration with every arm's change (best arm per remedy, launchable only)."""
+    config = base
+    for arm in arms:
+        for name in arm.config.changed_settings() + ["model"]:
+            value = getattr(arm.config, name)
+            if value != getattr(base, name) and name != "extra_env":
+                config = config.replace(**{name: value})
+        if arm.config.extra_env != base.extra_env:
+            config = config.replace(extra_env={**config.extra_env, **arm.config.extra_env})
+    return config

@@ -1,0 +1,70 @@
+"""What a remedy measurably does on this model: seconds saved, with a 95 % interval.
+
+The saving is median(baseline) − median(arm), its interval a seeded percentile bootstrap
+(start-up times are skewed: no distribution is assumed, and a report regenerated from the
+same runs says the same). A remedy is recommended only when the whole interval is a
+saving larger than MIN_SAVING of the baseline; a verdict needs MIN_RUNS runs of each.
+"""
+
+from __future__ import annotations
+
+import random
+import statistics
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from ..units import format_duration
+
+MIN_RUNS = 3
+MIN_SAVING = 0.02  # of the baseline's median: below this a "saving" is not worth a setting
+RESAMPLES = 2000
+
+
+@dataclass(frozen=True)
+class Saving:
+    seconds: float  # baseline median − arm median; negative: the arm costs time
+    low: float
+    high: float
+    baseline: float  # the baseline's median, seconds
+    runs: int  # of the arm
+
+    @property
+    def significant(self) -> bool:
+        return self.low > MIN_SAVING * self.baseline
+
+    @property
+    def costly(self) -> bool:
+        return self.high < 0
+
+    def describe(self) -> str:
+        interval = f"95 % CI {signed(self.low)} to {signed(self.high)}"
+        if self.significant:
+            return (f"measured: saves {format_duration(self.seconds)} ({interval}) on this model, "
+                    f"{self.seconds / self.baseline:.0%} of its time to ready")
+        if self.costly:
+            return (f"measured: costs {format_duration(-self.seconds)} (95 % CI {format_duration(-self.high)} – "
+                    f"{format_duration(-self.low)}) on this model")
+        return f"no effect here (saves {signed(self.seconds)}, {interval})"
+
+
+def signed(seconds: float) -> str:
+    """A saving that may be a loss: "+120 ms", "−45 ms" (a minus sign, not a hyphen)."""
+    return ("−" if seconds < 0 else "+") + format_duration(abs(seconds))
+
+
+def saving(arm: Sequence[float], baseline: Sequence[float], seed: int = 0) -> Saving | None:
+    """The arm's saving against the baseline; None with fewer than MIN_RUNS of either."""
+    if len(arm) < MIN_RUNS or len(baseline) < MIN_RUNS:
+        return None
+    rng = random.Random(seed)
+    draws = sorted(statistics.median(rng.choices(baseline, k=len(baseline)))
+                   - statistics.median(rng.choices(arm, k=len(arm))) for _ in range(RESAMPLES))
+    base = statistics.median(baseline)
+    return Saving(base - statistics.median(arm), draws[int(0.025 * (RESAMPLES - 1))],
+                  draws[int(0.975 * (RESAMPLES - 1))], base, len(arm))
+
+
+def verdict_text(result: Saving | None, runs: int) -> str:
+    if result is None:
+        return f"not enough runs for a verdict ({runs} of {MIN_RUNS})"
+    return result.describe()
