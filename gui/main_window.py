@@ -38,9 +38,11 @@ from .window_actions import WindowActions
 from .window_state import WindowState
 
 if TYPE_CHECKING:  # for types only: the hidden tabs' modules are imported when first built
+    from tflaunch.core.doctor.experiment import Diagnosis
     from tflaunch.core.report.review import Review
     from tflaunch.core.sweep.plan import Sweep
 
+    from .advisor_view import AdvisorView
     from .compare_view import CompareView
     from .history_view import HistoryView
     from .profiles_view import ProfilesView
@@ -83,6 +85,7 @@ class MainWindow(QMainWindow):
         self.tabs.add_lazy_page("Compare", self._build_compare_view)
         self.tabs.add_lazy_page("Profiles", self._build_profiles_view)
         self.tabs.add_lazy_page("Sweep", self._build_sweep_view)
+        self.tabs.add_lazy_page("Advisor", self._build_advisor_view)
         self.window_actions = WindowActions(self)
         # The actions the toolbar and tests press.
         self.run_action, self.cancel_action = self.window_actions.run, self.window_actions.cancel
@@ -166,6 +169,27 @@ class MainWindow(QMainWindow):
     @property
     def sweep_view(self) -> SweepView:
         return cast("SweepView", self.tabs.page("Sweep"))
+
+    @property
+    def advisor_view(self) -> AdvisorView:
+        return cast("AdvisorView", self.tabs.page("Advisor"))
+
+    def _build_advisor_view(self) -> QWidget:
+        from .advisor_view import AdvisorView
+
+        advisor = AdvisorView(self.history, self.panel.config)
+        advisor.save_requested.connect(self._save_advised)
+        return advisor
+
+    def _save_advised(self, diagnosis: Diagnosis) -> None:
+        """The doctor's verified combination, saved as a profile like a sweep's winner."""
+        from tflaunch.core.doctor.report import doctor_evidence
+        from tflaunch.core.store.profiles import Profile
+
+        combined = diagnosis.combined
+        name = self.saver.ask_name("Save the verified remedies as a profile")
+        if name and combined is not None:
+            self.saver.save(lambda: Profile(name, combined, doctor_evidence(diagnosis)))
 
     def _build_history_view(self) -> QWidget:
         from .history_view import HistoryView
@@ -472,6 +496,8 @@ class MainWindow(QMainWindow):
             self.sweeper.cancel()  # never leave a probe behind
         elif self.runner.running:
             self.runner.cancel()
+        if self.tabs.is_built("Advisor"):
+            self.advisor_view.stop()
         self.checker.stop()
         self.state.save_layout(self)
         self.state.save_config(self.panel.config())

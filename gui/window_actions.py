@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     from .about_dialog import AboutDialog
     from .main_window import MainWindow
 
-TABS = ("Run", "History", "Compare", "Profiles", "Sweep")
+TABS = ("Run", "History", "Compare", "Profiles", "Sweep", "Advisor")
 
 
 def _review_actions():

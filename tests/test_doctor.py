@@ -11,9 +11,9 @@ import json
 
 import pytest
 
-from tflaunch.core.cli.advise import report_text
 from tflaunch.core.cli.main import main
 from tflaunch.core.doctor.remedies import Arm, combine, examine
+from tflaunch.core.doctor.report import report_text
 from tflaunch.core.doctor.verdict import MIN_RUNS, saving, verdict_text
 from tflaunch.core.paths import profiles_dir
 from tflaunch.core.run.record import RunRecord
@@ -77,7 +77,7 @@ def test_doctor_recommends_what_saves_verifies_it_and_saves_the_profile(tmp_path
     assert arms["onednn=off"]["saving"]["significant"] and 0.15 < arms["onednn=off"]["saving"]["saves_s"] < 0.35
     assert arms["onednn=on"]["verdict"].startswith("no effect here")
     assert out["combined"] == ["onednn=off"] and out["verified"]
-    assert out["does_not_apply"]["format"] == "not asked for (--only)"
+    assert out["does_not_apply"]["format"] == "not chosen for this examination"
     profile = ProfileStore(profiles_dir()).load("fast")
     assert profile.config.onednn is False and profile.config.intra == 0
     assert profile.evidence["doctor"]["remedies"] == ["onednn=off"]
@@ -105,7 +105,7 @@ def test_a_model_that_does_not_run_is_refused_with_its_reason(tmp_path, capsys):
 def test_doctor_on_a_real_model(capsys):
     code = main(["doctor", "--model", "sample:mlp", "--only", "onednn,warm", "--repeat", "3"])
     text = capsys.readouterr().out
-    assert code == 0 and "warm" in text and "tflaunch run --warm" in text
+    assert code == 0 and "warm start (cold" in text
     print(text)
 
 

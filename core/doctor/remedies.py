@@ -74,7 +74,7 @@ def examine(base: LaunchConfig, record: RunRecord, has_gpu: bool, only: set[str]
     wanted = set(REMEDIES) if only is None else only
     for remedy in REMEDIES:
         if remedy not in wanted:
-            exam.skipped[remedy] = "not asked for (--only)"
+            exam.skipped[remedy] = "not chosen for this examination"
             continue
         why_not = _add_arms(exam, remedy, pyc_prefix)
         if why_not:

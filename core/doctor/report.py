@@ -1,0 +1,96 @@
+"""The doctor's findings in words and tables: the command line prints them, the Advisor
+tab shows the same rows, --json gives the same figures."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..grid import grid
+from ..units import format_duration
+from .experiment import Diagnosis
+from .verdict import verdict_text
+
+COLUMNS = ("Remedy", "Arm", "Ready", "Runs", "Verdict")
+
+
+def report_rows(d: Diagnosis) -> list[list[str]]:
+    """Remedy, arm, median time to ready, runs, verdict: one row per arm, warm start, and
+    each remedy that does not apply (with why)."""
+    rows = []
+    base_median = sorted(d.baseline)[len(d.baseline) // 2] if d.baseline else None
+    rows.append(["baseline", "your settings", format_duration(base_median), str(len(d.baseline)), "–"])
+    for r in d.results:
+        median = sorted(r.values)[len(r.values) // 2] if r.values else None
+        verdict = verdict_text(r.saving, len(r.values))
+        if r.failures and not r.values:
+            verdict = f"failed: {r.failure or 'every run failed'}"
+        if not r.arm.launchable and r.saving is not None and r.saving.significant:
+            verdict += " (change your code: a launch cannot apply it)"
+        rows.append([r.arm.remedy, r.arm.key, format_duration(median), str(len(r.values)), verdict])
+    if d.warm is not None or d.warm_note:
+        warm_median = format_duration(d.warm.baseline - d.warm.seconds) if d.warm else ""
+        cold = f" (cold {format_duration(d.warm.baseline)})" if d.warm else ""
+        rows.append(["warm", f"warm start{cold}", warm_median, str(d.warm.runs) if d.warm else "0",
+                     verdict_text(d.warm, d.warm.runs) if d.warm else str(d.warm_note)])
+    for remedy, why in d.exam.skipped.items():
+        rows.append([remedy, "", "", "", f"does not apply: {why}"])
+    return rows
+
+
+def report_summary(d: Diagnosis, cli: bool = True) -> list[str]:
+    """What to do, in sentences: the verified combination, or to keep the settings (in the
+    command line's words, or the app's)."""
+    lines = []
+    if d.combined is None:
+        lines.append("No setting measurably saved time on this model here: keep your settings.")
+    elif d.verification is None:
+        lines.append("The combination could not be verified (its runs failed).")
+    else:
+        state = "verified" if d.verified else "NOT verified"
+        lines.append(f"Combined ({', '.join(d.combined_keys)}): {state} in a final A/B against the baseline: "
+                     f"{d.verification.describe()}.")
+        if d.verified:
+            lines.append("Save it with --save-profile NAME, then start your work with "
+                         "tflaunch run --profile NAME -- python your_script.py" if cli else
+                         "Save it as a profile, then start your work with it (Launch script, or tflaunch run "
+                         "--profile NAME).")
+    if d.warm is not None and d.warm.significant:
+        lines.append("Warm start saves time for every launch of a script: tflaunch run --warm --profile NAME -- "
+                     "python your_script.py" if cli else "Warm start saves time for every launch of a script: tick "
+                     "Warm launch in Launch script.")
+    return lines
+
+
+def report_text(d: Diagnosis) -> str:
+    return "\n".join([f"tflaunch doctor: {d.exam.base.model}, time to ready (median of each arm)", "",
+                      grid(list(COLUMNS), report_rows(d), text=(1, 4)), "", *report_summary(d)])
+
+
+def _saving_json(s: Any) -> dict[str, Any] | None:
+    if s is None:
+        return None
+    return {"saves_s": s.seconds, "ci95_s": [s.low, s.high], "baseline_median_s": s.baseline, "runs": s.runs,
+            "significant": s.significant, "verdict": s.describe()}
+
+
+def diagnosis_json(d: Diagnosis, saved: str | None = None) -> dict[str, Any]:
+    return {
+        "model": d.exam.base.model,
+        "baseline_s": d.baseline,
+        "arms": [{"remedy": r.arm.remedy, "arm": r.arm.key, "values_s": r.values, "failures": r.failures,
+                  "launchable": r.arm.launchable, "saving": _saving_json(r.saving),
+                  "verdict": verdict_text(r.saving, len(r.values))} for r in d.results],
+        "warm_start": _saving_json(d.warm) if d.warm else {"not_measured": d.warm_note},
+        "does_not_apply": d.exam.skipped,
+        "combined": d.combined_keys, "verification": _saving_json(d.verification), "verified": d.verified,
+        "profile": saved, "sweeps": d.sweep_ids,
+    }
+
+
+def doctor_evidence(d: Diagnosis) -> dict[str, Any]:
+    """A profile's evidence from the doctor: which remedies, and the final A/B's figures."""
+    v = d.verification
+    if v is None:
+        raise ValueError("no verification: nothing to save")
+    return {"doctor": {"model": d.exam.base.model, "remedies": d.combined_keys, "baseline_median_s": v.baseline,
+                       "saves_s": v.seconds, "ci95_s": [v.low, v.high], "runs": v.runs}}

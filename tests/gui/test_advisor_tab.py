@@ -1,0 +1,50 @@
+"""The Advisor tab: the doctor from the app, on the Run tab's settings, with the command
+line's table; a verified combination can be saved as a profile."""
+
+from __future__ import annotations
+
+from tflaunch.core.paths import profiles_dir
+from tflaunch.core.settings.config import LaunchConfig
+from tflaunch.core.store.profiles import ProfileStore
+
+from ..builders import fake_python
+from ..fake_child import CHILD_ENV
+
+
+def test_the_advisor_measures_and_saves_a_verified_profile(qtbot, make_window, tmp_path, screenshot, monkeypatch):
+    window = make_window(size=(1024, 700))
+    window.use_config(LaunchConfig(model="sample:mlp", python=fake_python(tmp_path),
+                                   extra_env={CHILD_ENV: "remedies"}))
+    window.tabs.setCurrentWidget(window.advisor_view)
+    view = window.advisor_view
+    for name, box in view.remedies.items():
+        box.setChecked(name == "onednn")
+    view.repeat.setValue(3)
+    view.start()
+    assert view.running and not view.start_button.isEnabled()
+    qtbot.waitUntil(lambda: not view.running, timeout=120_000)
+    table = [[view.table.item(r, c).text() for c in range(view.table.columnCount())]
+             for r in range(view.table.rowCount())]
+    verdicts = {row[1]: row[4] for row in table}
+    assert table, view.status.text()
+    assert verdicts["onednn=off"].startswith("measured: saves")
+    assert any(row[0] == "gpu" and row[4].startswith("does not apply") for row in table)
+    assert "verified" in view.summary.text() and view.save_button.isEnabled()
+    screenshot(window, "advisor-1024x700")
+    monkeypatch.setattr(window.saver, "ask_name", lambda _title: "advised")
+    view.save_button.click()
+    assert ProfileStore(profiles_dir()).load("advised").config.onednn is False
+
+
+def test_the_advisor_refuses_without_a_remedy_and_with_bad_settings(make_window):
+    window = make_window()
+    window.tabs.setCurrentWidget(window.advisor_view)
+    view = window.advisor_view
+    for box in view.remedies.values():
+        box.setChecked(False)
+    view.start()
+    assert not view.running and "tick at least one remedy" in view.status.text()
+    window.use_config(LaunchConfig(model="sample:nope"))
+    view.remedies["onednn"].setChecked(True)
+    view.start()
+    assert not view.running and "no built-in sample 'nope'" in view.status.text()
