@@ -27,8 +27,9 @@ from PySide6.QtWidgets import (
 
 from tflaunch.core.doctor.experiment import Diagnosis, DoctorError, diagnose
 from tflaunch.core.doctor.remedies import REMEDIES
-from tflaunch.core.doctor.report import COLUMNS, report_rows, report_summary
+from tflaunch.core.doctor.report import COLUMNS, doctor_review, report_rows, report_summary
 from tflaunch.core.doctor.verdict import MIN_RUNS
+from tflaunch.core.report.review import Review
 from tflaunch.core.settings.config import LaunchConfig
 from tflaunch.core.store.history import History, HistoryError
 from tflaunch.core.units import format_duration
@@ -228,6 +229,10 @@ class AdvisorView(QWidget):
         self.table.resizeRowsToContents()
         self.summary.setText(" ".join(report_summary(d, cli=False)))
         self.save_button.setEnabled(d.verified and d.combined is not None)
+
+    def review(self) -> Review | None:
+        """The finished examination as a review image (File ▸ Export review…)."""
+        return doctor_review(self.diagnosis) if self.diagnosis is not None else None
 
     def _save(self) -> None:
         if self.diagnosis is not None and self.diagnosis.combined is not None and self.diagnosis.verified:

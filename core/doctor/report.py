@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..grid import grid
+from ..report.review import Cell, Review, _date, _stamp, environment_facts, slug
 from ..units import format_duration
 from .experiment import Diagnosis
 from .verdict import verdict_text
@@ -94,3 +95,35 @@ def doctor_evidence(d: Diagnosis) -> dict[str, Any]:
         raise ValueError("no verification: nothing to save")
     return {"doctor": {"model": d.exam.base.model, "remedies": d.combined_keys, "baseline_median_s": v.baseline,
                        "saves_s": v.seconds, "ci95_s": [v.low, v.high], "runs": v.runs}}
+
+
+def doctor_review(d: Diagnosis) -> Review:
+    """The doctor's findings as one image for a performance review: each arm's runs as a
+    strip beside the baseline's, the verdicts in the table, the verified combination as
+    the headline."""
+    record = d.exam.record
+    summary = report_summary(d, cli=False)
+    facts = [("Model", d.exam.base.model), ("Baseline settings", d.exam.base.summary()),
+             *environment_facts([record]),
+             ("Method", "each arm and the baseline interleaved in shuffled rounds after a warm-up round; "
+                        "saving = difference of medians, 95 % CI by a seeded bootstrap")]
+    distributions = [("baseline", list(d.baseline), False)]
+    distributions += [(r.arm.key, list(r.values), False) for r in d.results if r.values]
+    rows = report_rows(d)
+    data: list[list[Cell]] = [[row[0], row[1], *([_seconds(row[2])] if row[2] else [None]),
+                               int(row[3]) if row[3].isdigit() else None, row[4]] for row in rows]
+    return Review("sweep", f"Doctor: {d.exam.base.model}", f"tflaunch doctor, {_date(record.launched_at)}", facts,
+                  table=(list(COLUMNS), rows), headline=summary[0] if summary else "", distributions=distributions,
+                  objective="ready",
+                  data=(["Remedy", "Arm", "Ready (s)", "Runs", "Verdict"], data),
+                  file_stem=f"tflaunch-doctor-{slug(d.exam.base.model)}-{_stamp(record.launched_at)}")
+
+
+def _seconds(text: str) -> float | None:
+    """A median as the table shows it ("2.18 s", "486 ms") back to seconds, for CSV cells."""
+    number, _, unit = text.partition(" ")
+    try:
+        value = float(number)
+    except ValueError:
+        return None
+    return value * {"s": 1.0, "ms": 1e-3, "µs": 1e-6}.get(unit, 1.0)

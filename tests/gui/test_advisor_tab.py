@@ -31,6 +31,16 @@ def test_the_advisor_measures_and_saves_a_verified_profile(qtbot, make_window, t
     assert any(row[0] == "gpu" and row[4].startswith("does not apply") for row in table)
     assert "verified" in view.summary.text() and view.save_button.isEnabled()
     screenshot(window, "advisor-1024x700")
+    review = window.current_review()
+    assert review is not None and review.title == "Doctor: sample:mlp" and review.file_stem.startswith(
+        "tflaunch-doctor-sample-mlp-")
+    assert [label for label, _, _ in review.distributions] == ["baseline", "onednn=off", "onednn=on"]
+    from tflaunch.gui.review_image import write
+
+    image = write(review, tmp_path / "doctor.png")
+    assert image.stat().st_size > 10_000
+    csv = write(review, tmp_path / "doctor.csv").read_text()
+    assert csv.splitlines()[0] == "Remedy,Arm,Ready (s),Runs,Verdict" and "onednn=off" in csv
     monkeypatch.setattr(window.saver, "ask_name", lambda _title: "advised")
     view.save_button.click()
     assert ProfileStore(profiles_dir()).load("advised").config.onednn is False
