@@ -56,9 +56,11 @@ def report_summary(d: Diagnosis, cli: bool = True) -> list[str]:
                          "Save it as a profile, then start your work with it (Launch script, or tflaunch run "
                          "--profile NAME).")
     if d.warm is not None and d.warm.significant:
-        lines.append("Warm start saves time for every launch of a script: tflaunch run --warm --profile NAME -- "
-                     "python your_script.py" if cli else "Warm start saves time for every launch of a script: tick "
-                     "Warm launch in Launch script.")
+        how = ("tflaunch run --warm --profile NAME -- python your_script.py" if cli
+               else "tick Warm launch in Launch script")
+        lines.append(f"Recommended, and verified in its own A/B of {d.warm.runs} cold and {d.warm.runs} warm launches "
+                     f"of a script that loads the model: warm start, which {d.warm.describe()[len('measured: '):]} "
+                     f"({how}).")
     return lines
 
 
