@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import textwrap
 from pathlib import Path
 
@@ -74,16 +76,16 @@ def scripts(tmp_path_factory):
     folder = tmp_path_factory.mktemp("warm")
     (folder / "script.py").write_text(SCRIPT)
     (folder / "pool.py").write_text(THREADS_AND_PROCESSES)
-    runtime = folder / "runtime"
-    runtime.mkdir()
-    saved = os.environ.get("XDG_RUNTIME_DIR")
-    os.environ["XDG_RUNTIME_DIR"] = str(runtime)  # this module's servers, and only them
+    runtime = tempfile.mkdtemp(prefix="tfl-", dir="/tmp")  # short: a socket's path has 107 bytes at most
+    saved = os.environ.get("TFLAUNCH_RUNTIME_DIR")
+    os.environ["TFLAUNCH_RUNTIME_DIR"] = runtime  # this module's servers, and only them
     yield folder
     warm_start.stop_servers()
     if saved is None:
-        os.environ.pop("XDG_RUNTIME_DIR", None)
+        os.environ.pop("TFLAUNCH_RUNTIME_DIR", None)
     else:
-        os.environ["XDG_RUNTIME_DIR"] = saved
+        os.environ["TFLAUNCH_RUNTIME_DIR"] = saved
+    shutil.rmtree(runtime, ignore_errors=True)
 
 
 def launch(scripts: Path, *args: str, stdin: bytes = b"", env: dict | None = None, cwd: Path | None = None,
@@ -213,3 +215,11 @@ def test_the_server_ends_when_idle_and_with_its_parent(scripts, tmp_path):
     finally:
         if parent.poll() is None:
             parent.kill()
+
+
+def test_a_deep_runtime_folder_gives_way_to_one_whose_socket_paths_fit(monkeypatch, tmp_path):
+    monkeypatch.delenv("TFLAUNCH_RUNTIME_DIR", raising=False)
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(tmp_path / ("deep" * 30)))
+    folder = warm_start.runtime_dir()
+    assert folder == Path(f"/tmp/tflaunch-{os.getuid()}") and len(str(folder / ("k" * 16 + ".sock"))) < 100
+    assert folder.stat().st_mode & 0o777 == 0o700

@@ -55,10 +55,27 @@ class WarmLaunch:
     cwd: str
 
 
+# A Unix socket's path must fit sockaddr_un (108 bytes on Linux, with its NUL); a key and
+# ".sock" take 21 of them.
+MAX_SOCKET_PATH = 100
+
+
 def runtime_dir() -> Path:
-    base = os.environ.get("XDG_RUNTIME_DIR") or f"/tmp/tflaunch-{os.getuid()}"
-    folder = Path(base) / "tflaunch-warm" if os.environ.get("XDG_RUNTIME_DIR") else Path(base)
+    """A private folder (this user's, mode 0700) for the servers' sockets, logs and locks:
+    TFLAUNCH_RUNTIME_DIR (tests), else under $XDG_RUNTIME_DIR, else /tmp/tflaunch-UID, the
+    first whose sockets' paths fit (a deep XDG_RUNTIME_DIR would not)."""
+    candidates = [Path(os.environ["TFLAUNCH_RUNTIME_DIR"])] if os.environ.get("TFLAUNCH_RUNTIME_DIR") else []
+    if os.environ.get("XDG_RUNTIME_DIR"):
+        candidates.append(Path(os.environ["XDG_RUNTIME_DIR"]) / "tflaunch-warm")
+    candidates.append(Path(f"/tmp/tflaunch-{os.getuid()}"))
+    folder = next((c for c in candidates if len(str(c)) + 22 <= MAX_SOCKET_PATH), candidates[-1])
     folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+    info = folder.stat()
+    if info.st_uid != os.getuid():
+        raise WarmStartError(f"{folder} belongs to another user; a warm server's socket runs code as you, so it "
+                             "is only kept in a folder of yours")
+    if info.st_mode & 0o077:
+        folder.chmod(0o700)
     return folder
 
 

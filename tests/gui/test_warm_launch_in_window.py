@@ -5,7 +5,9 @@ not possible runs cold and says why."""
 
 from __future__ import annotations
 
+import shutil
 import sys
+import tempfile
 
 import pytest
 
@@ -25,11 +27,12 @@ MIB = 1 << 20
 
 
 @pytest.fixture
-def runtime(tmp_path, monkeypatch):
-    monkeypatch.setenv("XDG_RUNTIME_DIR", str(tmp_path / "run"))
-    (tmp_path / "run").mkdir()
+def runtime(monkeypatch):
+    folder = tempfile.mkdtemp(prefix="tfl-", dir="/tmp")  # short: a socket's path has 107 bytes at most
+    monkeypatch.setenv("TFLAUNCH_RUNTIME_DIR", folder)
     yield
     warm_start.stop_servers()
+    shutil.rmtree(folder, ignore_errors=True)
 
 
 def test_a_warm_launch_runs_the_script_forked_and_samples_it(qtbot, window, tmp_path, runtime):
@@ -44,7 +47,7 @@ def test_a_warm_launch_runs_the_script_forked_and_samples_it(qtbot, window, tmp_
     first, second = records
     log = window.log.text.toPlainText()
     assert first.status is RunStatus.OK and first.command == [sys.executable, str(script), "0"]
-    assert "intra 3 sum 16777216.0" in log and warm_start.CHILD_LINE in log
+    assert "intra 3 sum 16777216.0" in log and warm_start.CHILD_LINE in log, log
     assert second.status is RunStatus.FAILED and "exited with code 4" in window.run_view.summary.settings.text()
     # The launcher alone holds tens of MiB; TensorFlow's process hundreds: the graph follows the script.
     assert max(rss for _, rss in second.samples) > 200 * MIB

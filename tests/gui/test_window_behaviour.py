@@ -233,7 +233,8 @@ def test_the_inputs_table_lists_what_a_run_reported_and_keeps_what_the_user_set(
 def test_hidden_tabs_are_built_when_first_shown_and_then_connected(qtbot, window):
     """The window paints with the Run tab only; each other tab is built when opened or used."""
     tabs = window.tabs
-    assert [tabs.tabText(i) for i in range(tabs.count())] == ["Run", "History", "Compare", "Profiles", "Sweep"]
+    assert [tabs.tabText(i) for i in range(tabs.count())] == ["Run", "History", "Compare", "Profiles", "Sweep",
+                                                                   "Advisor"]
     assert [tabs.is_built(t) for t in ("Run", "History", "Compare", "Profiles", "Sweep")] == [
         True, False, False, False, False]
     view_menu = next(a.menu() for a in window.menuBar().actions() if a.text() == "&View")
