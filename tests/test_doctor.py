@@ -89,7 +89,9 @@ def test_nothing_is_saved_when_nothing_helps(tmp_path, capsys):
                  "--only", "onednn", "--repeat", "3", "--save-profile", "never"])
     text = capsys.readouterr().out
     assert code == 0
-    assert "No setting measurably saved time on this model here" in text
+    # Nothing changes this child's start: either no arm measured a saving, or one did by the
+    # chance of a busy machine and the final A/B refused it. Either way nothing is saved.
+    assert "No setting measurably saved time on this model here" in text or "NOT verified" in text
     assert "Profile never not saved" in text and not (profiles_dir() / "never.toml").exists()
 
 

@@ -3,7 +3,8 @@
 The saving is median(baseline) − median(arm), its interval a seeded percentile bootstrap
 (start-up times are skewed: no distribution is assumed, and a report regenerated from the
 same runs says the same). A remedy is recommended only when the whole interval is a
-saving larger than MIN_SAVING of the baseline; a verdict needs MIN_RUNS runs of each.
+saving larger than MIN_SAVING of the baseline and MIN_SAVING_S; a verdict needs MIN_RUNS
+runs of each.
 """
 
 from __future__ import annotations
@@ -17,6 +18,8 @@ from ..units import format_duration
 
 MIN_RUNS = 3
 MIN_SAVING = 0.02  # of the baseline's median: below this a "saving" is not worth a setting
+# Nor below this many seconds: process starts jitter by milliseconds on a busy machine.
+MIN_SAVING_S = 0.01
 RESAMPLES = 2000
 
 
@@ -30,7 +33,7 @@ class Saving:
 
     @property
     def significant(self) -> bool:
-        return self.low > MIN_SAVING * self.baseline
+        return self.low > max(MIN_SAVING * self.baseline, MIN_SAVING_S)
 
     @property
     def costly(self) -> bool:
