@@ -1,45 +1,159 @@
-"""The start-up phases: the vocabulary every part of tflaunch shares.
+"""The start-up phases: one registry of the names every part of tflaunch shares.
 
-The probe emits these names (it spells them out itself, since it must run where tflaunch
-is not installed; the model tests check it reports every one); the parser, run records,
-CLI table and GUI rows all key on them.
+A run has a subject: a model, which the probe loads and calls in its seven phases, or a
+program, whose phases the launch hook observes as they happen. A record carries the
+phases its subject reported, in order; a phase never reached is absent, never zero.
+
+The vocabulary is open (as MLPerf's log keys or OpenTelemetry's span names): the names
+below are *known* (a label, a description, a reserved colour and a rank that orders them
+among each other); any other well-formed name (a user's mark, a phase a newer hook
+reports) is data, shown with a stable colour from a disjoint palette. Looking a name up
+never fails, so nothing a child sends can become a KeyError in a view.
 """
 
 from __future__ import annotations
 
+import re
+import zlib
+from collections.abc import Iterable, Sequence
+from typing import Protocol
+
+# The probe's seven, in order (it spells them out itself, since it runs where tflaunch is
+# not installed; the model tests check that it reports every one).
 PHASES: tuple[str, ...] = ("spawn", "import", "devices", "load", "trace", "first", "steady")
 
-# Time-to-ready stops when the model has answered once; steady state is measured after.
+# A model's time to ready stops when it has answered once; steady state is measured after.
 READY_PHASES: tuple[str, ...] = PHASES[:-1]
 
-# Time to ready spent between phases (generating inputs, Python between steps). Not a
-# phase, since no one reports it: it is what wall time leaves over. Tables and charts
-# show it as its own row, after the phases it counts with and before steady state.
+# A program's phases as the launch hook observes them, in the order a training or serving
+# script reaches them (a script reaches a subset, and `data` can run inside `first_step`).
+PROGRAM_PHASES: tuple[str, ...] = ("spawn", "import", "devices", "load", "build", "compile", "data",
+                                   "first_step", "first", "steady", "retraces")
+
+# Phases measured after the ready point, or not a span of the start at all: they count to
+# no time to ready and are compared per call (steady) or as a count (retraces).
+AFTER_READY: frozenset[str] = frozenset({"steady", "retraces"})
+
+# Time to ready spent outside every phase (generating inputs, the program's own Python).
+# Not a phase, since no one reports it: it is what wall time leaves over.
 OTHER = "other"
 OTHER_LABEL = "Other (between phases)"
 TIMELINE_ROWS: tuple[str, ...] = (*READY_PHASES, OTHER, PHASES[-1])
 
-LABELS: dict[str, str] = {
-    "spawn": "Spawn",
-    "import": "Import",
-    "devices": "Devices",
-    "load": "Load",
-    "trace": "Trace",
-    "first": "First inference",
-    "steady": "Steady state",
-    "script": "Script",  # a user's own script launched with a profile: one span, no phases
-}
+# Where a program run stops being measured (--until); `exit` lets it run to its end.
+UNTIL_POINTS: tuple[str, ...] = ("first_step", "first_inference", "exit")  # and mark:NAME
+UNTIL_PHASE = {"first_step": "first_step", "first_inference": "first"}
 
-DESCRIPTIONS: dict[str, str] = {
-    "spawn": "Interpreter start-up: from the OS's process start to the probe's first line.",
-    "import": "import tensorflow (and keras).",
-    "devices": "Apply threads, XLA, visible GPUs, memory growth and limits; initialise devices.",
-    "load": "Read the model: SavedModel, .keras, .h5 or a built-in sample built from code.",
-    "trace": "Build the callable graph (concrete function, XLA compile when enabled).",
-    "first": "The first inference on generated inputs matching the model's signature.",
-    "steady": "Further inferences: median and spread of latency.",
-    "script": "A script launched with these settings; it reports no phases of its own.",
+# A name a child may report: lowercase words, as a Python identifier (marks too).
+NAME = re.compile(r"^[a-z][a-z0-9_]{0,39}$")
+
+_KNOWN: dict[str, tuple[str, str, str]] = {  # name: (label, colour, description)
+    "spawn": ("Spawn", "#999999", "Interpreter start-up: from the OS's process start to the first line of Python "
+                                  "tflaunch sees."),
+    "import": ("Import", "#E69F00", "import tensorflow (and keras)."),
+    "devices": ("Devices", "#56B4E9", "Apply threads, XLA, visible GPUs, memory growth and limits; initialise "
+                                      "devices."),
+    "load": ("Load", "#009E73", "Read the model: SavedModel, .keras, .h5, a checkpoint restore, or a sample built "
+                                "from code."),
+    "build": ("Build", "#117733", "The program builds its model: the first Keras model constructed."),
+    "compile": ("Compile", "#882255", "model.compile: optimizer, loss and metrics (the train function is traced "
+                                      "in the first step)."),
+    "data": ("Data", "#DDCC77", "The first element out of a tf.data iterator the program made (the pipeline's "
+                                "fill)."),
+    "trace": ("Trace", "#CC79A7", "Build the callable graph (concrete function, XLA compile when enabled)."),
+    "first_step": ("First step", "#332288", "The first training step, to its end: tracing the train function, "
+                                            "creating optimizer slots, compiling, running it."),
+    "first": ("First inference", "#0072B2", "The first inference: a model call, predict or signature call "
+                                            "outside training."),
+    "steady": ("Steady state", "#D55E00", "Further calls or steps: median and spread per call."),
+    "retraces": ("Retraces", "#AA4499", "tf.function traces beyond each function's first: count and time."),
+    "script": ("Script", "#6a5acd", "A script launched with these settings; it reports no phases of its own."),
+    OTHER: (OTHER_LABEL, "#c7c7c7", "Time to ready outside every phase (the program's own Python, generating "
+                                    "inputs)."),
 }
+# Colours of names nobody registered (marks): apart from the reserved ones, stable per name
+# by CRC-32 (never hash(), which Python salts per process), as trace viewers do.
+GENERAL_COLOURS: tuple[str, ...] = ("#4477AA", "#66CCEE", "#228833", "#CCBB44", "#EE6677", "#BBBBBB", "#994455",
+                                    "#997700", "#6699CC", "#EE99AA")
+_RANK = {name: i for i, name in enumerate(("spawn", "import", "devices", "load", "build", "compile", "data",
+                                           "trace", "first_step", "first", OTHER, "steady", "retraces", "script"))}
+
+
+def known(name: str) -> bool:
+    return name in _KNOWN
+
+
+def label(name: str) -> str:
+    """How people read a phase's name: "First step"; an unknown one as written."""
+    return _KNOWN[name][0] if name in _KNOWN else name.replace("_", " ").capitalize()
+
+
+def description(name: str) -> str:
+    return _KNOWN[name][2] if name in _KNOWN else "A span the program marked itself (tflaunch_mark.mark)."
+
+
+def colour(name: str) -> str:
+    """The phase's colour: reserved for a known name, stable by CRC-32 for any other."""
+    if name in _KNOWN:
+        return _KNOWN[name][1]
+    return GENERAL_COLOURS[zlib.crc32(name.encode("utf-8")) % len(GENERAL_COLOURS)]
+
+
+def rank(name: str) -> int:
+    return _RANK.get(name, len(_RANK))
+
+
+class _Labels(dict[str, str]):
+    """LABELS[name] for any name: the known label, else the name as people read it."""
+
+    def __missing__(self, key: str) -> str:
+        return label(key)
+
+
+class _Descriptions(dict[str, str]):
+    def __missing__(self, key: str) -> str:
+        return description(key)
+
+
+class _Colours(dict[str, str]):
+    def __missing__(self, key: str) -> str:
+        return colour(key)
+
+
+LABELS: dict[str, str] = _Labels({name: value[0] for name, value in _KNOWN.items() if name != OTHER})
+DESCRIPTIONS: dict[str, str] = _Descriptions({name: value[2] for name, value in _KNOWN.items() if name != OTHER})
+PHASE_COLOURS: dict[str, str] = _Colours({name: value[1] for name, value in _KNOWN.items()})
+
+
+class _HasPhases(Protocol):
+    @property
+    def phase_order(self) -> list[str]: ...
+
+
+def merged_order(orders: Iterable[Sequence[str]]) -> list[str]:
+    """One row order for several runs' phases: the union, each run's own order kept, known
+    names placed by rank among each other and a run's own names after what precedes them."""
+    rows: list[str] = []
+    for order in orders:
+        for i, name in enumerate(order):
+            if name in rows:
+                continue
+            # After the row of its predecessor in this run (a model's `trace` then falls
+            # between a program's `data` and `first_step`).
+            at = rows.index(order[i - 1]) + 1 if i and order[i - 1] in rows else 0
+            if known(name):  # before the first known row that ranks after it
+                while at < len(rows) and not (known(rows[at]) and rank(rows[at]) > rank(name)):
+                    at += 1
+            else:  # right after its predecessor, after names other runs put there first
+                while at < len(rows) and not known(rows[at]):
+                    at += 1
+            rows.insert(at, name)
+    return rows
+
+
+def phase_rows(records: Iterable[_HasPhases]) -> list[str]:
+    """The rows every table, chart and export shows for a set of runs (see merged_order)."""
+    return merged_order(r.phase_order for r in records)
 
 
 # Parts of a phase the probe times separately (the devices phase on a machine with GPUs).

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import selectors
+import signal
 import subprocess
 import time
 from collections.abc import Callable, Sequence
@@ -19,6 +20,7 @@ from ..settings.config import LaunchConfig
 from .gpus import GpuMemorySampler
 from .launch_check import KnownFlags, ask_known_flags, launch_check
 from .process_tree import end_group, end_leftovers
+from .program import STOP_GRACE_S
 from .record import RunRecord
 from .sampling import ResourceSampler
 from .session import SAMPLE_INTERVAL_S, Output, ProbeSession
@@ -47,6 +49,8 @@ class _Child:
     streams: dict[IO[bytes], Callable[[bytes], Output]] = field(default_factory=dict)
     next_sample: float = 0.0
     exited_at: float | None = None
+    kill_at: float | None = None  # a program stopped at ready: SIGKILL then, if TERM was not enough
+    events: IO[bytes] | None = None  # a program's event channel, closed with the others
 
 
 def run_sessions(sessions: Sequence[ProbeSession], watcher: Watcher | None = None,
@@ -79,18 +83,31 @@ def _start(session: ProbeSession, watcher: Watcher, gpus: GpuMemorySampler | Non
         watcher.ended(session.record)
         return None
     argv, env = session.launch(time.time(), time.monotonic())
+    # A program's events come on a pipe of their own, inherited by number (pass_fds).
+    events_r, events_w = os.pipe() if session.observes else (-1, -1)
+    if session.observes:
+        env.update(session.events_fd_env(events_w))
     watcher.started(session.record)
     try:
         proc = subprocess.Popen(argv, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE, start_new_session=True)
+                                stderr=subprocess.PIPE, start_new_session=True, cwd=session.cwd,
+                                pass_fds=(events_w,) if session.observes else ())
     except OSError as exc:
+        if session.observes:
+            os.close(events_r)
         session.failed_to_start(f"Could not start {argv[0]}: {exc.strerror or exc}.")
         watcher.ended(session.record)
         return None
+    finally:
+        if session.observes:
+            os.close(events_w)  # the child's now: its end closes the pipe
     session.started(proc.pid)
     assert proc.stdout is not None and proc.stderr is not None
-    return _Child(session, proc, ResourceSampler(proc.pid, gpus),
-                  {proc.stdout: session.stdout, proc.stderr: session.stderr})
+    streams: dict[IO[bytes], Callable[[bytes], Output]] = {proc.stdout: session.stdout, proc.stderr: session.stderr}
+    events = os.fdopen(events_r, "rb", buffering=0) if session.observes else None
+    if events is not None:
+        streams[events] = session.events
+    return _Child(session, proc, ResourceSampler(proc.pid, gpus), streams, events=events)
 
 
 def _loop(selector: selectors.BaseSelector, children: list[_Child], watcher: Watcher) -> None:
@@ -109,6 +126,8 @@ def _loop(selector: selectors.BaseSelector, children: list[_Child], watcher: Wat
             output = child.streams[stream](chunk)  # type: ignore[index]
             if output.events or output.log:
                 watcher.changed(child.session.record, output)
+            if output.stop:
+                _stop_at_ready(child)
         if not selector.get_map():
             time.sleep(max(0.0, wake - time.monotonic()))
         now = time.monotonic()
@@ -119,7 +138,8 @@ def _loop(selector: selectors.BaseSelector, children: list[_Child], watcher: Wat
                 if sample is not None:
                     child.session.sample(time.time(), *sample)
                     watcher.changed(child.session.record, None)
-            if child.session.expired(now):
+            if child.session.expired(now) or (child.kill_at is not None and now >= child.kill_at
+                                               and child.proc.poll() is None):
                 end_group(child.proc.pid)
             if child.exited_at is None and child.proc.poll() is not None:
                 child.exited_at = now
@@ -134,12 +154,22 @@ def _loop(selector: selectors.BaseSelector, children: list[_Child], watcher: Wat
                 live.remove(child)
 
 
+def _stop_at_ready(child: _Child) -> None:
+    """A program reached its ready point: TERM to its group now, KILL after a grace."""
+    child.session.stopping()
+    try:
+        os.killpg(child.proc.pid, signal.SIGTERM)
+    except (ProcessLookupError, PermissionError):
+        return
+    child.kill_at = time.monotonic() + STOP_GRACE_S
+
+
 def _finish(child: _Child, watcher: Watcher) -> None:
     if child.session.done:
         return
     returncode = child.proc.wait()
     end_leftovers(child.session.marker)  # helpers that left the group and outlived the child
-    for stream in (child.proc.stdout, child.proc.stderr):
+    for stream in (child.proc.stdout, child.proc.stderr, child.events):
         if stream is not None:
             stream.close()
     record, output = child.session.exited(returncode if returncode >= 0 else None,

@@ -6,7 +6,9 @@ stderr). Every object carries:
 
 - ``v``: protocol version, the integer 1;
 - ``ts``: wall-clock time (seconds since the epoch, float) when the event was made;
-- ``phase``: one of :data:`tflaunch.core.phases.PHASES`;
+- ``phase``: a phase name: one of the probe's :data:`tflaunch.core.phases.PHASES`, one a
+  program's launch hook observed, or the user's own (a mark); any name matching
+  :data:`tflaunch.core.phases.NAME` is legal (the vocabulary is open, see phases.py);
 - ``event``: the kind, one of the keys of :data:`_BUILDERS` below.
 
 Kinds and their extra fields:
@@ -15,7 +17,8 @@ Kinds and their extra fields:
   process, or null when unknown), ``python`` (str).
 - ``phase_start``: no extra fields.
 - ``phase_end``: ``duration`` (s), ``rss`` and ``peak_rss`` (bytes, or null), and for
-  ``steady`` a ``latency`` object (``median``, ``min``, ``max``, ``p90``, ``n``, seconds).
+  ``steady`` a ``latency`` object (``median``, ``min``, ``max``, ``p90``, ``n``, seconds); ``retraces``
+  a ``count`` (traces beyond each tf.function's first; the duration is their time).
 - ``settings``: ``applied``, an object of every setting as read back inside the child.
 - ``inputs``: after load, before anything is generated: ``inputs`` (a list of ``name``,
   ``dtype``, ``shape`` with null for an unknown dimension, batch first), ``signature``
@@ -33,6 +36,7 @@ Kinds and their extra fields:
   (``name``, ``self``, ``modules``), ``compiled`` (per package: ``modules``, ``checked``,
   ``written``, ``uncached``, ``folder``), ``read_bytes`` (from storage, or null),
   ``onednn`` (TF_ENABLE_ONEDNN_OPTS or null), ``keras`` (``keras``, ``tf_keras`` versions).
+- ``mark``: a program's own point in time (``tflaunch_mark.mark(NAME)``): ``name``.
 - ``progress``: during a phase that repeats work (``steady``): ``done`` of ``total`` calls
   (counts, ``done`` at most ``total``), a few times a second at most.
 
@@ -51,7 +55,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..phases import PHASES
+from ..phases import NAME
 
 PROTOCOL_VERSION = 1
 
@@ -80,6 +84,14 @@ class PhaseEnd:
     peak_rss: int | None
     latency: dict[str, float] = field(default_factory=dict)
     parts: dict[str, float] = field(default_factory=dict)  # seconds by part of the phase
+    count: int | None = None  # retraces: how many
+
+
+@dataclass(frozen=True)
+class Mark:
+    ts: float
+    phase: str
+    name: str
 
 
 @dataclass(frozen=True)
@@ -139,7 +151,7 @@ class ImportsMeasured:
 
 
 Event = (Hello | PhaseStart | PhaseEnd | SettingsApplied | InputsListed | Result | ProbeError | Saved | Progress
-         | ImportsMeasured)
+         | ImportsMeasured | Mark)
 
 
 class _Malformed(Exception):  # noqa: N818 (private; a protocol violation, not a bug)
@@ -240,6 +252,14 @@ def _inputs(obj: dict[str, Any]) -> list[dict[str, Any]]:
     return out
 
 
+def _name(obj: dict[str, Any], key: str) -> str:
+    """A phase or mark name: legal by its syntax, not by a list (an unknown one is data)."""
+    value = obj.get(key)
+    if not isinstance(value, str) or not NAME.match(value):
+        raise _Malformed(key)
+    return value
+
+
 def _clamped_age(age: float | None) -> float | None:
     return None if age is None else max(age, 0.0)
 
@@ -286,7 +306,9 @@ _BUILDERS: dict[str, Callable[[dict[str, Any], float, str], Event]] = {
         _optional_count(o, "peak_rss", MAX_BYTES),
         _latency(o),
         _parts(o),
+        _optional_count(o, "count"),
     ),
+    "mark": lambda o, ts, ph: Mark(ts, ph, _name(o, "name")),
     "settings": lambda o, ts, ph: SettingsApplied(ts, ph, _mapping(o, "applied")),
     "inputs": lambda o, ts, ph: InputsListed(
         ts, ph, _inputs(o), None if o.get("signature") is None else _text(o, "signature"), _names(o, "signatures")
@@ -386,9 +408,7 @@ class EventParser:
             self.unknown += 1
             return None
         try:
-            phase = _text(obj, "phase")
-            if phase not in PHASES:
-                raise _Malformed("phase")
+            phase = _name(obj, "phase")
             return _BUILDERS[kind](obj, _number(obj, "ts", *EPOCH_RANGE), phase)
         except (_Malformed, TypeError, ValueError):
             self.malformed += 1

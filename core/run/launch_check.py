@@ -21,6 +21,7 @@ from .build_info import BuildInfo, build_info
 from .environment import launch_environment
 from .gpu_notes import warnings_before_run
 from .gpus import machine_gpus
+from .program import program_problems
 
 KnownFlags = Callable[[str], "list[str] | None"]
 
@@ -87,6 +88,8 @@ def launch_check(config: LaunchConfig, *, script: bool = False,
                  known: KnownFlags | None = ask_known_flags) -> list[Problem]:
     """Every reason `config` cannot be launched; a script brings its own model."""
     problems = config.validate(check_model=not script)
+    if config.is_program and not script:
+        problems += program_problems(config)
     if known is not None and not any(p.field == "python" for p in problems):
         problems += xla_flag_problems(config, known)
     return problems

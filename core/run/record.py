@@ -11,10 +11,12 @@ from typing import Any
 
 import psutil
 
-from ..phases import LABELS, PART_LABELS, PHASES, READY_PHASES
+from ..phases import AFTER_READY, LABELS, PART_LABELS, PHASES, READY_PHASES, UNTIL_PHASE
 from ..settings.config import LaunchConfig
 from ..units import format_bytes, format_duration
 from . import events as ev
+from .intervals import uncovered
+from .program_outcome import last_error_line, reached_words, until_words
 
 # What a run keeps of its child's stderr (for the history and the failure's excerpt): the
 # last lines, and never more than STDERR_TAIL_BYTES together, however much was written.
@@ -26,6 +28,10 @@ STDERR_LINE_CHARS = 4096  # the session cuts longer lines as it reads them
 # SIGSEGV or SIGBUS.
 _OUT_OF_MEMORY_SIGNALS = {signal.SIGKILL, signal.SIGABRT, signal.SIGSEGV, signal.SIGBUS}
 _LARGE_PEAK = 0.7  # of physical memory: a peak this high makes out-of-memory likely
+# What one run keeps of the names and points a program reports (OpenTelemetry's SpanLimits):
+# more are counted as dropped, never stored.
+MAX_PHASE_NAMES = 64
+MAX_MARKS = 1000
 
 
 class PhaseState(str, Enum):
@@ -56,6 +62,7 @@ class PhaseRecord:
     latency: dict[str, float] = field(default_factory=dict)
     progress: tuple[int, int] | None = None  # (done, total) calls, while a repeating phase runs
     parts: dict[str, float] = field(default_factory=dict)  # seconds by part: devices on a GPU machine
+    count: int | None = None  # retraces: how many traces beyond each function's first
 
 
 @dataclass
@@ -70,7 +77,9 @@ class RunRecord:
     config: LaunchConfig
     launched_at: float = field(default_factory=time.time)
     status: RunStatus = RunStatus.RUNNING
-    phases: dict[str, PhaseRecord] = field(default_factory=lambda: {p: PhaseRecord(p) for p in PHASES})
+    # The phases the subject reported, in the order they started. A model run lists the
+    # probe's seven from the start (waiting until reached); a program's appear as observed.
+    phases: dict[str, PhaseRecord] = field(default_factory=dict)
     settings: dict[str, Any] = field(default_factory=dict)
     environment: dict[str, Any] = field(default_factory=dict)
     model: dict[str, Any] = field(default_factory=dict)
@@ -92,12 +101,53 @@ class RunRecord:
     command: list[str] | None = None  # set for a user's script launched with these settings
     launch_notes: list[str] = field(default_factory=list)  # what the launcher did first (a cache emptied, and why)
     launch_gpus: dict[str, Any] = field(default_factory=dict)  # NVML at launch (gpu_notes.launch_facts)
+    marks: list[tuple[str, float]] = field(default_factory=list)  # a program's own points: (name, s since launch)
+    stopped_at_ready: bool = False  # tflaunch ended the program at its ready point: not a failure
+    dropped: int = 0  # phase names and marks over the caps, not kept
     _stderr_bytes: int = field(default=0, init=False, repr=False, compare=False)  # of stderr_tail, UTF-8
 
     def __post_init__(self) -> None:
+        if not self.phases:
+            names = ("spawn",) if self.is_program else PHASES
+            self.phases = {p: PhaseRecord(p) for p in names}
         if self.command is None:
             self.phases["spawn"].state = PhaseState.RUNNING
             self.phases["spawn"].started = self.launched_at
+
+    @property
+    def is_program(self) -> bool:
+        """The subject is the user's own program, observed by the launch hook."""
+        return self.config.is_program and self.command is None
+
+    @property
+    def phase_order(self) -> list[str]:
+        return list(self.phases)
+
+    def phase(self, name: str) -> PhaseRecord | None:
+        """The phase, if the subject reported it (or, for a model, will)."""
+        return self.phases.get(name)
+
+    @property
+    def ready_phase(self) -> str | None:
+        """The phase whose end is the ready point: the first inference of a model; for a
+        program, what --until names (None for mark:NAME and exit)."""
+        return UNTIL_PHASE.get(self.config.until) if self.is_program else "first"
+
+    def _named(self, name: str) -> PhaseRecord | None:
+        """The phase called `name`, added when first reported; None past the cap."""
+        phase = self.phases.get(name)
+        if phase is None:
+            if len(self.phases) >= MAX_PHASE_NAMES:
+                self.dropped += 1
+                return None
+            phase = self.phases[name] = PhaseRecord(name)
+        return phase
+
+    def _reorder(self) -> None:
+        """A program's phases in the order they started (one may be reported only at its end)."""
+        if self.is_program:
+            ordered = sorted(self.phases.values(), key=lambda p: (p.started is None, p.started or 0.0))
+            self.phases = {p.name: p for p in ordered}
 
     @property
     def is_script(self) -> bool:
@@ -105,9 +155,9 @@ class RunRecord:
 
     @property
     def subject(self) -> str:
-        """What the run was of: the model, or the script for a script run."""
+        """What the run was of: the model, the program, or the script for a script run."""
         if self.command is None:
-            return self.config.model
+            return self.config.subject
         script = next((part for part in self.command[1:] if not part.startswith("-")), self.command[0])
         return f"script: {script}"
 
@@ -119,10 +169,14 @@ class RunRecord:
             if event.process_age is not None:
                 self.phases["spawn"].started = event.ts - event.process_age
         elif isinstance(event, ev.PhaseStart):
-            phase = self.phases[event.phase]
-            phase.state, phase.started = PhaseState.RUNNING, event.ts
+            started = self._named(event.phase)
+            if started is not None:
+                started.state, started.started = PhaseState.RUNNING, event.ts
+                self._reorder()
         elif isinstance(event, ev.PhaseEnd):
-            phase = self.phases[event.phase]
+            phase = self._named(event.phase)  # type: ignore[assignment]
+            if phase is None:
+                return
             duration = event.duration
             if event.phase == "spawn" and event.ts > self.launched_at:
                 # The OS's start time ticks at 10 ms and can read earlier than our launch;
@@ -131,9 +185,18 @@ class RunRecord:
             phase.state, phase.duration = PhaseState.DONE, duration
             phase.rss, phase.peak_rss, phase.latency = event.rss, event.peak_rss, dict(event.latency)
             phase.parts = dict(event.parts)
+            phase.count = event.count
             if phase.started is None or event.phase == "spawn":
                 phase.started = event.ts - duration
-            if event.phase == "first":
+            if event.phase == self.ready_phase and self.ready_at is None:
+                self.ready_at = event.ts
+            self._reorder()
+        elif isinstance(event, ev.Mark):
+            if len(self.marks) >= MAX_MARKS:
+                self.dropped += 1
+                return
+            self.marks.append((event.name, max(event.ts - self.launched_at, 0.0)))
+            if self.is_program and self.config.until == f"mark:{event.name}" and self.ready_at is None:
                 self.ready_at = event.ts
         elif isinstance(event, ev.InputsListed):
             # Kept with the model's description, so a run that fails later still shows them.
@@ -152,7 +215,9 @@ class RunRecord:
         elif isinstance(event, ev.ImportsMeasured):
             self.imports = dict(event.imports)
         elif isinstance(event, ev.Progress):
-            self.phases[event.phase].progress = (event.done, event.total)
+            running = self.phases.get(event.phase)
+            if running is not None:
+                running.progress = (event.done, event.total)
 
     def add_stderr(self, line: str) -> None:
         # Lines from a session are cut already (with a note, hence the slack); this is for
@@ -187,6 +252,9 @@ class RunRecord:
         if self.is_script:
             self._finish_script(cancelled, timed_out)
             return
+        if self.is_program:
+            self._finish_program(cancelled, timed_out)
+            return
         where = self.failed_phase or self.current_phase or "spawn"
         if cancelled:
             self.status = RunStatus.CANCELLED
@@ -210,6 +278,41 @@ class RunRecord:
         self.failed_phase = where
         self._close_open_phase(where, PhaseState.FAILED)
 
+    def _finish_program(self, cancelled: bool, timed_out: bool) -> None:
+        where = self.current_phase
+        if self.config.until == "exit" and self.exit_code == 0 and not (cancelled or timed_out):
+            self.ready_at = self.finished_at
+        if self.stopped_at_ready or (self.ready_at is not None and self.exit_code == 0 and not cancelled):
+            self.status = RunStatus.OK
+            for phase in self.phases.values():  # steady, cut short where the program stopped itself
+                if phase.state is PhaseState.RUNNING:
+                    phase.state = PhaseState.CANCELLED
+            return
+        self.failed_phase = where
+        if cancelled:
+            self.status = RunStatus.CANCELLED
+        elif timed_out:
+            self.status = RunStatus.TIMED_OUT
+            self.failure = Failure("timeout", f"The program was stopped after {format_duration(self.config.timeout)} "
+                                   f"(the timeout) before {until_words(self.config.until)} (--until); "
+                                   f"{reached_words(where, 'import' in self.phases)}.")
+        else:
+            self.status = RunStatus.FAILED
+            reached = reached_words(where, "import" in self.phases)
+            if self.exit_signal:
+                how = f"was killed by {_signal_name(self.exit_signal)}"
+            elif self.exit_code == 0 and self.ready_at is not None:
+                how = "exited with code 0"  # after ready: cancelled above, or never here
+            else:
+                how = f"exited with code {self.exit_code}"
+            error = last_error_line(list(self.stderr_tail)) if self.exit_code else None
+            self.failure = Failure(
+                "program_failed" if self.exit_code or self.exit_signal else "not_ready",
+                f"The program {how} before {until_words(self.config.until)} (--until); {reached}."
+                + (f" Its last error: {error}" if error else "") + self._memory_hint(), self._stderr_excerpt())
+        if where is not None:
+            self._close_open_phase(where, PhaseState.CANCELLED if cancelled else PhaseState.FAILED)
+
     def _finish_script(self, cancelled: bool, timed_out: bool) -> None:
         if cancelled:
             self.status = RunStatus.CANCELLED
@@ -228,7 +331,14 @@ class RunRecord:
     # -- reading -----------------------------------------------------------------------
     @property
     def current_phase(self) -> str | None:
-        """The running phase, else the next one to run; None once all are done."""
+        """The running phase, else the next one to run; None once all are done. A program's:
+        the phase that started last and has not ended, else the last one reached."""
+        if self.is_program:
+            running = [n for n, p in self.phases.items() if p.state is PhaseState.RUNNING]
+            ended = [p for p in self.phases.values() if p.duration is not None and p.started is not None]
+            if running:
+                return running[-1]
+            return max(ended, key=lambda p: (p.started or 0.0) + (p.duration or 0.0)).name if ended else None
         for name in PHASES:
             if self.phases[name].state is PhaseState.RUNNING:
                 return name
@@ -241,6 +351,8 @@ class RunRecord:
     def time_to_ready(self) -> float | None:
         """Wall time from launch to the end of the first inference, by the clock both
         processes share: what a user with a stopwatch sees, work between phases included."""
+        if self.is_program:
+            return None if self.ready_at is None else max(self.ready_at - self.launched_at, 0.0)
         if self.ready_at is None or any(self.phases[p].duration is None for p in READY_PHASES):
             return None
         return max(self.ready_at - self.launched_at, 0.0)
@@ -251,12 +363,15 @@ class RunRecord:
         ready = self.time_to_ready
         if ready is None:
             return None
+        if self.is_program:
+            return sum(duration for _, duration in self.gaps())
         return max(ready - sum(self.phases[p].duration or 0.0 for p in READY_PHASES), 0.0)
 
     @property
     def latency(self) -> dict[str, float]:
         """Steady latency per call: median, p90, min, max (s) and n."""
-        return self.phases["steady"].latency
+        steady = self.phases.get("steady")
+        return steady.latency if steady is not None else {}
 
     @property
     def fed_batch(self) -> int:
@@ -312,7 +427,8 @@ class RunRecord:
     def first_call_overhead(self) -> float | None:
         """Seconds the first call took beyond a steady one (its median over >= 3 calls):
         the one-time work inside `first` (kernel loading, autotuning, compiling)."""
-        first, median = self.phases["first"].duration, self.latency.get("median")
+        first_phase = self.phases.get(self.ready_phase or "first")
+        first, median = first_phase.duration if first_phase else None, self.latency.get("median")
         if first is None or median is None or self.latency.get("n", 0) < 3:
             return None
         return max(first - median, 0.0)
@@ -322,7 +438,14 @@ class RunRecord:
         """What the launcher did and what the GPUs mean for start-up: facts, not doubts."""
         from .gpu_notes import gpu_notes  # kernels' table only when a record is read
 
-        return [*self.launch_notes, *gpu_notes(self.environment)]
+        program = []
+        if self.is_program and self.finished_at is not None and "import" not in self.phases:
+            program.append("The program never imported TensorFlow: tflaunch saw no TensorFlow phases (marks and "
+                           "the time to ready still count).")
+        if self.is_program and self.stopped_at_ready:
+            program.append(f"tflaunch stopped the program at its ready point ({self.config.until}) after "
+                           f"{self.latency.get('n', 0)} steady steps or calls, as --until asked: not a failure.")
+        return [*self.launch_notes, *program, *gpu_notes(self.environment)]
 
     @property
     def inputs_line(self) -> str:
@@ -386,6 +509,10 @@ class RunRecord:
     def gaps(self) -> list[tuple[float, float]]:
         """(start, duration) of each stretch before ready when no phase ran: "other" time."""
         spans = self.offsets()
+        if self.is_program:
+            ready = self.time_to_ready
+            counted = [span for name, span in spans.items() if name not in AFTER_READY]
+            return [] if ready is None else uncovered(counted, ready)
         if self.is_script or not all(p in spans for p in READY_PHASES):
             return []
         out, end = [], 0.0
@@ -404,11 +531,15 @@ class RunRecord:
         """A few words on where the run stands, for titles and big type."""
         if self.is_script:
             return self._script_status_line()
+        if self.is_program and self.status is RunStatus.OK:
+            point = "exit" if self.config.until == "exit" else self.config.until.replace("_", " ")
+            stopped = ", then stopped" if self.stopped_at_ready else ""
+            return f"Ready in {format_duration(self.time_to_ready)} (at {point}{stopped})"
         if self.status is RunStatus.OK:
             caveats = [words for words, _ in self._caveats()]
             return f"Ready in {format_duration(self.time_to_ready)}" + (f" ({'; '.join(caveats)})" if caveats else "")
         if self.status is RunStatus.RUNNING:
-            return f"Running: {LABELS[self.current_phase or 'steady']}"
+            return f"Running: {LABELS[self.current_phase or ('spawn' if self.is_program else 'steady')]}"
         if self.status is RunStatus.CANCELLED:
             return f"Cancelled during {LABELS[self.failed_phase or 'spawn']}"
         if self.status is RunStatus.INTERRUPTED:
@@ -448,6 +579,10 @@ class RunRecord:
 
     def to_dict(self) -> dict[str, Any]:
         return {
+            "subject": {"kind": "program" if self.is_program else "model", "spec": self.config.subject,
+                        **({"until": self.config.until, "workdir": self.config.workdir or None}
+                           if self.is_program else {"call": self.config.call})},
+            "stopped_at_ready": self.stopped_at_ready,
             "config": self.config.to_dict(),
             "launched_at": self.launched_at,
             "status": self.status.value,
@@ -463,9 +598,11 @@ class RunRecord:
             "phases": {
                 name: {"state": p.state.value, "duration": p.duration, "rss": p.rss,
                        "peak_rss": p.peak_rss, **({"latency": p.latency} if p.latency else {}),
-                       **({"parts": p.parts} if p.parts else {})}
+                       **({"parts": p.parts} if p.parts else {}),
+                       **({"count": p.count} if p.count is not None else {})}
                 for name, p in self.phases.items()
             },
+            "marks": [{"name": name, "at": at} for name, at in self.marks],
             "settings": self.settings,
             "environment": self.environment,
             "model": self.model,

@@ -21,6 +21,7 @@ from .events import EventParser, LineBuffer
 from .gpu_notes import launch_facts
 from .gpus import machine_gpus
 from .process_tree import RUN_MARKER_ENV, run_marker
+from .program import EVENTS_FD_ENV, OBSERVE_ENV, observe_settings, program_argv
 from .record import STDERR_LINE_CHARS, Failure, RunRecord
 from .warm_start import CHILD_LINE, client_command
 
@@ -36,6 +37,7 @@ class Output:
 
     events: list[ev.Event] = field(default_factory=list)
     log: list[str] = field(default_factory=list)  # stderr lines (a script's stdout too)
+    stop: bool = False  # a program reached its ready point: the driver ends it (stop_program)
 
 
 class ProbeSession:
@@ -47,10 +49,15 @@ class ProbeSession:
         `command`: replaces the probe's argv (tests stand in a misbehaving child)."""
         self.record = RunRecord(config, command=script)
         self._script, self._command, self._base_env = script, command, base_env
+        # A program subject: its events come on a pipe of their own (driver: events_pipe).
+        self.observes = self.record.is_program
+        self._events = LineBuffer()
+        self._stop_asked = False
         self.warm = warm and script is not None
         self.warm_child: int | None = None  # the warm-started script's pid, once the client says it
         self._parser = EventParser()
-        self._stdout = LineBuffer(max_line=STDERR_LINE_CAP) if script else LineBuffer()  # a script's is a log
+        # A script's or a program's stdout is its own output: a log, not events.
+        self._stdout = LineBuffer(max_line=STDERR_LINE_CAP) if script or self.observes else LineBuffer()
         self._stderr = LineBuffer(max_line=STDERR_LINE_CAP)
         self.deadline: float | None = None  # monotonic
         self.cancelled = self.timed_out = False
@@ -62,7 +69,7 @@ class ProbeSession:
 
     def refuse(self, field_name: str, message: str) -> RunRecord:
         """End the run before it starts: a setting the launch check refused."""
-        phase = "spawn" if field_name == "python" or self.record.is_script else "load"
+        phase = "spawn" if field_name in ("python", "program") or self.record.is_script or self.observes else "load"
         self.record.failure = Failure(f"invalid_{field_name}", message)
         self.record.failed_phase = phase
         self.record.finish(None)
@@ -82,12 +89,56 @@ class ProbeSession:
         if not record.is_script:
             record.phases["spawn"].started = wall
         self.deadline = monotonic + record.config.timeout
-        argv = self._command or self._script or probe_command(record.config, wall)
+        subject = program_argv(record.config) if self.observes else None
+        argv = self._command or self._script or subject or probe_command(record.config, wall)
         if self.warm and self._script is not None and self._command is None:
             argv = client_command(record.config.python, self._script, os.getpid())
-        env = launch_environment(record.config, self._base_env, launch_hook=self._script is not None)
+        env = launch_environment(record.config, self._base_env,
+                                 launch_hook=self._script is not None or self.observes)
         env[RUN_MARKER_ENV] = self.marker
+        if self.observes:
+            env[OBSERVE_ENV] = observe_settings(record.config)
         return argv, env
+
+    @property
+    def cwd(self) -> str | None:
+        """The folder the child starts in: a program's working folder, else ours."""
+        folder = self.record.config.workdir if self.observes else ""
+        return os.path.expanduser(folder) if folder else None
+
+    def events_fd_env(self, fd: int) -> dict[str, str]:
+        """The variable that tells the launch hook which inherited descriptor is its channel."""
+        return {EVENTS_FD_ENV: str(fd)}
+
+    def events(self, data: bytes) -> Output:
+        """Bytes from a program's event channel (the launch hook's pipe)."""
+        return self._event_lines(self._events.feed(data))
+
+    def _event_lines(self, lines: list[str]) -> Output:
+        out = Output()
+        for line in lines:
+            event = self._parser.parse(line)
+            if event is not None:
+                self.record.apply(event)
+                out.events.append(event)
+        out.stop = self._ready_to_stop()
+        return out
+
+    def _ready_to_stop(self) -> bool:
+        """True once, when a program has reached its ready point and its steady steps."""
+        record, config = self.record, self.record.config
+        if not self.observes or self._stop_asked or self.done or config.until == "exit" or record.ready_at is None:
+            return False
+        # Steady steps or calls follow a first step or inference; a mark has none to count.
+        steady = record.phases.get("steady")
+        if config.steady > 0 and record.ready_phase is not None and (steady is None or steady.duration is None):
+            return False
+        self._stop_asked = True
+        return True
+
+    def stopping(self) -> None:
+        """The driver is ending the program at its ready point: that is success."""
+        self.record.stopped_at_ready = True
 
     def failed_to_start(self, message: str) -> RunRecord:
         self.record.failure = Failure("spawn_failed", message)
@@ -106,7 +157,7 @@ class ProbeSession:
         return self._stderr_lines(self._stderr.feed(data))
 
     def _stdout_lines(self, lines: list[str]) -> Output:
-        if self.record.is_script:  # a script's stdout is its own output, not events
+        if self.record.is_script or self.observes:  # a script's stdout is its own output, not events
             return self._stderr_lines(lines)
         out = Output()
         for line in lines:
@@ -147,6 +198,8 @@ class ProbeSession:
         out = self._stdout_lines(self._stdout.flush())
         rest = self._stderr_lines(self._stderr.flush())
         out.log.extend(rest.log)
+        if self.observes:
+            out.events.extend(self._event_lines(self._events.flush()).events)
         if not self.done:
             self.record.malformed_lines = self._parser.malformed + self._parser.unknown
             self.record.finish(exit_code, exit_signal, cancelled=self.cancelled, timed_out=self.timed_out)

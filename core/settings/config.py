@@ -20,7 +20,8 @@ from ..probe.input_shapes import parse as parse_input
 from ..probe.model_files import check_model_path
 from ..probe.user_code import is_file
 from .display import short_value
-from .vocabulary import ALLOCATORS, BY_NAME, CACHE_STATES, LOG_LEVELS, MODULE_LOADING, SAMPLE_MODELS
+from ..phases import NAME, UNTIL_POINTS
+from .vocabulary import ALLOCATORS, BY_NAME, CACHE_STATES, CALLS, LOG_LEVELS, MODULE_LOADING, SAMPLE_MODELS
 
 DEFAULT_TIMEOUT_S = 600.0
 MAX_THREADS = 1024  # per pool: more is a typo, and TensorFlow would try to start them all
@@ -73,8 +74,25 @@ class LaunchConfig:
     imports: tuple[str, ...] = ()  # modules or .py files imported before load (runs their code)
     unsafe_deserialization: bool = False  # Keras safe mode off: Lambda layers run code from the file
     steady: int = 20
+    call: str = "function"  # how the probe calls the model: function, eager or predict
+    # The subject is a model unless a program is given: the user's own argv, observed by
+    # the launch hook, in its working folder, measured to its `until` point.
+    program: tuple[str, ...] = ()
+    workdir: str = ""
+    until: str = "first_step"
     extra_env: dict[str, str] = field(default_factory=dict)
     timeout: float = DEFAULT_TIMEOUT_S
+
+    @property
+    def is_program(self) -> bool:
+        return bool(self.program)
+
+    @property
+    def subject(self) -> str:
+        """What is measured, in a few words: the model, or the program's command line."""
+        if not self.program:
+            return self.model
+        return " ".join(_short_arg(a) for a in self.program)
 
     def replace(self, **changes: Any) -> LaunchConfig:
         return replace(self, **changes)
@@ -82,7 +100,8 @@ class LaunchConfig:
     def validate(self, *, check_model: bool = True) -> list[Problem]:
         """Everything wrong with these settings; `check_model=False` for a user's script,
         which brings its own model."""
-        problems = _model_problems(self.model) if check_model else []
+        problems = _model_problems(self.model) if check_model and not self.program else []
+        problems += _program_problems(self)
         problems += _python_problems(self.python)
         for name, low, high in (("intra", 0, MAX_THREADS), ("inter", 0, MAX_THREADS), ("batch", 1, 1 << 20),
                                 ("steady", 0, 1_000_000)):
@@ -124,7 +143,7 @@ class LaunchConfig:
         default = LaunchConfig()
         parts = []
         for f in fields(self):
-            if f.name in ("model", "python", "timeout"):
+            if f.name in ("model", "python", "timeout", "program", "workdir"):
                 continue
             value = getattr(self, f.name)
             if value != getattr(default, f.name):
@@ -143,6 +162,7 @@ class LaunchConfig:
         if data["visible_gpus"] is not None:
             data["visible_gpus"] = list(data["visible_gpus"])
         data["imports"] = list(data["imports"])
+        data["program"] = list(data["program"])
         return data
 
     @classmethod
@@ -162,9 +182,40 @@ class LaunchConfig:
         if "imports" in values:
             imports = values["imports"]
             values["imports"] = (imports,) if isinstance(imports, str) else tuple(str(i) for i in imports)
+        if "program" in values:
+            program = values["program"]
+            values["program"] = (program,) if isinstance(program, str) else tuple(str(a) for a in program or ())
+        for name in ("workdir", "until", "call"):
+            if name in values:
+                values[name] = str(values[name])
         if "signature" in values:
             values["signature"] = str(values["signature"])
         return cls(**values)
+
+
+def _short_arg(arg: str) -> str:
+    """An argument as a title shows it: a path by its last two parts."""
+    parts = arg.split(os.sep)
+    return os.sep.join(parts[-2:]) if len(parts) > 2 else arg
+
+
+def valid_until(until: str) -> bool:
+    return until in UNTIL_POINTS or (until.startswith("mark:") and bool(NAME.match(until[5:])))
+
+
+def _program_problems(config: LaunchConfig) -> list[Problem]:
+    problems = []
+    if config.call not in CALLS:
+        problems.append(Problem("call", f"Call is one of {', '.join(CALLS)}, not {config.call!r}."))
+    if not isinstance(config.until, str) or not valid_until(config.until):
+        problems.append(Problem("until", f"Until is one of {', '.join(UNTIL_POINTS)} or mark:NAME (a name of "
+                                         f"lowercase letters, digits and _), not {config.until!r}."))
+    if config.program and any("\0" in a for a in config.program):
+        problems.append(Problem("program", "A program's arguments cannot contain a NUL character."))
+    if config.workdir and not os.path.isdir(os.path.expanduser(config.workdir)):
+        problems.append(Problem("workdir", f"The working folder {config.workdir} does not exist. Choose an "
+                                           "existing folder, or leave it empty for the current one."))
+    return problems
 
 
 def _env_problems(extra_env: dict[str, str]) -> list[Problem]:

@@ -138,8 +138,22 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("unsafe_deserialization", "Unsafe deserialization (run code)", "Turn off Keras's safe mode, so "
             "Lambda layers load: they run Python code stored in the model file. Only for files you trust.",
             Reach.MEASUREMENT, "Model", "--unsafe-deserialization"),
-    Setting("steady", "Steady runs", "Inferences after the first, to measure steady-state latency.",
-            Reach.MEASUREMENT, "Inference", "--steady"),
+    Setting("steady", "Steady runs", "Inferences after the first (a program's steps or calls after its ready "
+            "point), to measure steady-state latency.", Reach.MEASUREMENT, "Inference", "--steady"),
+    Setting("call", "Call", "How the probe calls the model, as your code would: function (a traced "
+            "tf.function's concrete function, the default: a `trace` phase, then calls), eager (model(x) as "
+            "written, no trace phase) or predict (model.predict / the signature through predict_on_batch). Every "
+            "result says which.", Reach.MEASUREMENT, "Inference", "--call"),
+    Setting("program", "Program", "Your own command line (python train.py ...) as the subject instead of a model: "
+            "the launch hook observes its phases (import, build or load, compile, data, first step, first "
+            "inference, steady) on a private channel; its output is untouched.", Reach.MEASUREMENT, "Model",
+            "-- COMMAND"),
+    Setting("workdir", "Working folder", "The folder a program starts in (its relative paths are read from "
+            "there); empty: tflaunch's own.", Reach.MEASUREMENT, "Model", "--cwd"),
+    Setting("until", "Until", "Where a program's run is measured to: first_step, first_inference, mark:NAME (a "
+            "tflaunch_mark.mark of its own) or exit. tflaunch then ends the program (its whole process group) "
+            "after --steady more steps or calls and records it as stopped at ready, not as a failure.",
+            Reach.MEASUREMENT, "Model", "--until"),
     Setting("timeout", "Timeout", "A run still going after this many seconds is stopped and marked timed out.",
             Reach.LAUNCHER, "Inference", "--timeout"),
 )
@@ -148,9 +162,11 @@ BY_NAME: dict[str, Setting] = {s.name: s for s in SETTINGS}
 
 
 # What a measurement was made on, not how: shown with the evidence, never "not applied".
-MEASUREMENT_SETUP = ("model", "batch", "steady", "inputs", "signature")
+MEASUREMENT_SETUP = ("model", "batch", "steady", "inputs", "signature", "call", "program", "workdir", "until")
+CALLS: dict[str, str] = {"function": "a traced concrete function", "eager": "model(x), eager",
+                         "predict": "model.predict_on_batch"}
 # Settings that make the child run code from outside tflaunch (besides the model file).
-CODE_SETTINGS = ("imports", "unsafe_deserialization")
+CODE_SETTINGS = ("imports", "unsafe_deserialization", "program")
 
 
 def launch_statement(names: list[str]) -> dict[str, list[str]]:

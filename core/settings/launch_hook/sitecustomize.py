@@ -1,11 +1,17 @@
-"""tflaunch launch hook: applies a launch profile's tf.config settings to any script.
+"""tflaunch launch hook: applies a launch profile's tf.config settings to any program, and,
+when tflaunch measures the program, observes its phases.
 
-`tflaunch run --profile NAME -- python train.py` puts this folder first on PYTHONPATH and
-the settings in TFLAUNCH_TF_CONFIG. Python imports sitecustomize at start-up; this one
-watches for `import tensorflow` and, the moment TensorFlow has loaded and before the
-script can run an op, applies threads, memory growth and memory limits with the probe's
-own apply_tf_config. Everything read from the environment (visible GPUs, oneDNN, log
-level, XLA auto-clustering, the user's variables) was set by tflaunch before exec.
+`tflaunch run --profile NAME -- python train.py` (and every program tflaunch measures) puts
+this folder first on PYTHONPATH and the settings in TFLAUNCH_TF_CONFIG. Python imports
+sitecustomize at start-up; this one watches for `import tensorflow` and `import keras` and,
+the moment TensorFlow has loaded and before the program can run an op, applies threads,
+memory growth and memory limits with the probe's own apply_tf_config. Everything read from
+the environment (visible GPUs, oneDNN, log level, XLA auto-clustering, the user's variables)
+was set by tflaunch before exec.
+
+When TFLAUNCH_EVENTS_FD names an inherited pipe, the probe's observer (probe/observe.py)
+reports the program's phases on it; the variables are then removed from os.environ, so
+the program's own subprocesses are not observed as if they were the program.
 Standard library only: it runs in the user's interpreter, where tflaunch may be absent.
 """
 
@@ -14,8 +20,12 @@ import importlib.util
 import json
 import os
 import sys
+import time
 
 CONFIG_ENV = "TFLAUNCH_TF_CONFIG"
+EVENTS_FD_ENV = "TFLAUNCH_EVENTS_FD"
+OBSERVE_ENV = "TFLAUNCH_OBSERVE"
+_WATCHED = ("tensorflow", "keras")
 _HERE = os.path.dirname(os.path.abspath(__file__))
 
 
@@ -23,49 +33,90 @@ def _warn(message):
     sys.stderr.write(f"tflaunch: {message}\n")
 
 
+def _probe_package():
+    """tflaunch's probe package (two folders up in every layout), loaded by location."""
+    probe_dir = os.path.join(os.path.dirname(os.path.dirname(_HERE)), "probe")
+    spec = importlib.util.spec_from_file_location("tflaunch_probe_entry", os.path.join(probe_dir, "__main__.py"))
+    entry = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(entry)
+    return entry.load_package()
+
+
 def apply(tf, cfg):
-    """Apply the tf.config part of a profile with the probe's own code (tflaunch's probe
-    package, two folders up in every layout). A failure is reported, never fatal."""
+    """Apply the tf.config part of a profile with the probe's own code. A failure is
+    reported, never fatal."""
     try:
-        probe_dir = os.path.join(os.path.dirname(os.path.dirname(_HERE)), "probe")
-        spec = importlib.util.spec_from_file_location("tflaunch_probe_entry", os.path.join(probe_dir, "__main__.py"))
-        entry = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(entry)
-        package = entry.load_package()
-        importlib.import_module(package.__name__ + ".tf_setup").apply_tf_config(tf, cfg)
-    except Exception as exc:  # the user's script must run even if a setting cannot be applied
+        importlib.import_module(_probe_package().__name__ + ".tf_setup").apply_tf_config(tf, cfg)
+    except Exception as exc:  # the user's program must run even if a setting cannot be applied
         _warn(f"could not apply the launch profile's TensorFlow settings: {type(exc).__name__}: {exc}")
 
 
-class _TensorFlowWatcher(importlib.abc.MetaPathFinder):
-    def __init__(self, cfg):
-        self.cfg = cfg
+class _ImportWatcher(importlib.abc.MetaPathFinder):
+    """Sees the top-level imports of TensorFlow and Keras, once each, and what follows them."""
+
+    def __init__(self, cfg, observe):
+        self.cfg, self.observe = cfg, observe
+        self.seen = set()
+        self.depth = 0  # keras imports tensorflow inside its own import
 
     def find_spec(self, name, path=None, target=None):
-        if name != "tensorflow":
+        if name not in _WATCHED or name in self.seen:
             return None
-        sys.meta_path.remove(self)  # find the real spec, and watch only once
-        spec = importlib.util.find_spec(name)
+        self.seen.add(name)
+        start = time.time()
+        spec = importlib.util.find_spec(name)  # the real one: `name` is in seen now
         if spec is None or spec.loader is None or not hasattr(spec.loader, "exec_module"):
             return spec
         load = spec.loader.exec_module
-        cfg = self.cfg
+        watcher = self
 
         def exec_module(module):
-            load(module)
-            apply(module, cfg)
+            watcher.depth += 1
+            try:
+                load(module)
+            finally:
+                watcher.depth -= 1
+            if name == "tensorflow" and watcher.cfg is not None:
+                apply(module, watcher.cfg)
+            if watcher.observe is not None:
+                try:
+                    watcher.observe.imported(watcher.observe.observer(), name, start, watcher.depth == 0)
+                except Exception as exc:  # observing must never break the program
+                    _warn(f"could not observe {name}: {type(exc).__name__}: {exc}")
 
         spec.loader.exec_module = exec_module
         return spec
 
 
+def _observer_module():
+    """The observer, started when tflaunch measures this program; None otherwise."""
+    raw_fd = os.environ.pop(EVENTS_FD_ENV, None)
+    raw = os.environ.pop(OBSERVE_ENV, None)
+    if not raw_fd:
+        return None
+    try:
+        fd, settings = int(raw_fd), json.loads(raw or "{}")
+        package = _probe_package()
+        process = importlib.import_module(package.__name__ + ".process")
+        observe = importlib.import_module(package.__name__ + ".observe")
+        observe.install(fd, settings, process.process_age())
+        return observe
+    except Exception as exc:
+        _warn(f"cannot observe this program ({type(exc).__name__}: {exc}); it runs unobserved")
+        return None
+
+
 def _install():
     raw = os.environ.get(CONFIG_ENV)
+    cfg = None
     if raw:
         try:
-            sys.meta_path.insert(0, _TensorFlowWatcher(json.loads(raw)))
+            cfg = json.loads(raw)
         except ValueError as exc:
             _warn(f"ignoring {CONFIG_ENV}, which is not JSON: {exc}")
+    observe = _observer_module()
+    if cfg is not None or observe is not None:
+        sys.meta_path.insert(0, _ImportWatcher(cfg, observe))
     # Step aside for the environment's own sitecustomize, if it has one.
     sys.path[:] = [p for p in sys.path if os.path.abspath(p or ".") != _HERE]
     me = sys.modules.pop("sitecustomize")
@@ -73,6 +124,8 @@ def _install():
         import sitecustomize  # noqa: F401  (the environment's own: it takes our place)
     except ImportError:
         sys.modules["sitecustomize"] = me  # importlib expects the name to stay bound
+    # Back at the end, where it shadows nothing: `from tflaunch_mark import mark` finds it.
+    sys.path.append(_HERE)
 
 
 _install()

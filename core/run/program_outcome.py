@@ -1,0 +1,36 @@
+"""How a program run ends, in words: ready, stopped at ready, or where it stopped short.
+
+A model run ends when the probe says so; a program run ends where the user said
+(--until): at its first step, its first inference, a mark of its own, or its exit. Reaching
+that point is success whether the program then exits or tflaunch stops it; anything else
+names the last phase the program reached, so the user knows how far it got.
+"""
+
+from __future__ import annotations
+
+from ..phases import LABELS
+
+UNTIL_WORDS = {"first_step": "its first training step", "first_inference": "its first inference",
+               "exit": "its exit"}
+
+
+def until_words(until: str) -> str:
+    """--until as a sentence says it: "its first training step", "its mark restore"."""
+    return UNTIL_WORDS.get(until) or f"its mark {until.removeprefix('mark:')}"
+
+
+def reached_words(last: str | None, imported: bool) -> str:
+    """What a program reached before it stopped short, for the failure's sentence."""
+    if not imported:
+        return "it never imported TensorFlow (tflaunch observes TensorFlow and Keras; marks still count)"
+    return f"the last phase it reached was {LABELS[last]}" if last else "it reported no phase"
+
+
+def last_error_line(stderr: list[str]) -> str | None:
+    """The exception a Python program died of: the last line of its traceback, if any."""
+    for line in reversed(stderr[-40:]):
+        text = line.strip()
+        if text and not text.startswith(("File ", "^", "~")) and (":" in text or text.endswith(("Error", "Exception"))):
+            if not line.startswith(" "):
+                return text[:300]
+    return None

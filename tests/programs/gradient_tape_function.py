@@ -1,0 +1,65 @@
+"""A custom training loop whose train step is compiled with @tf.function.
+
+Stands for: the "advanced" TensorFlow tutorial loop -- tf.GradientTape and a keras Adam
+optimizer inside a @tf.function train step, fed by `for x, y in dataset`. The first
+call traces the step into a graph (that is what makes the first step slow).
+
+Phases tflaunch should observe: spawn, import, devices, build, data, first_step
+(includes tracing), steady.
+
+Args: --steps N (default 30): total training steps.
+Writes `TRUTH first_step_end=<time.time()>` to stderr right after the first traced step
+(which applies the gradients) has returned and its loss has been read with .numpy().
+"""
+import argparse
+import sys
+import time
+
+import numpy as np
+import tensorflow as tf
+import keras
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--steps", type=int, default=30)
+    args = parser.parse_args()
+
+    model = keras.Sequential([
+        keras.Input(shape=(16,)),
+        keras.layers.Dense(64, activation="relu"),
+        keras.layers.Dense(1),
+    ])
+    optimizer = keras.optimizers.Adam(1e-3)
+    loss_fn = keras.losses.MeanSquaredError()
+
+    @tf.function
+    def train_step(xb, yb):
+        with tf.GradientTape() as tape:
+            loss = loss_fn(yb, model(xb, training=True))
+        grads = tape.gradient(loss, model.trainable_variables)
+        optimizer.apply_gradients(zip(grads, model.trainable_variables))
+        return loss
+
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(512, 16)).astype("float32")
+    y = (x.sum(axis=1, keepdims=True) * 0.1).astype("float32")
+    ds = (tf.data.Dataset.from_tensor_slices((x, y)).shuffle(512, seed=0)
+          .batch(32, drop_remainder=True).repeat().prefetch(2))
+
+    step = 0
+    for xb, yb in ds:
+        loss_value = float(train_step(xb, yb).numpy())
+        if step == 0:
+            sys.stderr.write(f"TRUTH first_step_end={time.time()!r}\n")
+            sys.stderr.flush()
+        step += 1
+        if step % 10 == 0:
+            print(f"step {step} loss {loss_value:.4f}")
+        if step >= args.steps:
+            break
+    print(f"done: {step} steps")
+
+
+if __name__ == "__main__":
+    main()
