@@ -15,7 +15,7 @@ from ..paths import profiles_dir
 from ..run.launch_check import launch_check
 from ..store.profiles import Profile, ProfileError, ProfileStore
 from ..units import format_duration
-from .arguments import SettingsError, add_config_arguments, config_from_args, positive_int, print_problems
+from .arguments import SettingsError, add_config_arguments, add_program_argument, config_from_args, positive_int, print_problems
 from .bench import open_history, refuse, say
 
 
@@ -23,6 +23,7 @@ def add_arguments(sub: argparse._SubParsersAction) -> None:  # type: ignore[type
     doctor = sub.add_parser("doctor", help="measure which remedies start this model faster here, and combine the "
                                            "ones that do into a verified profile")
     add_config_arguments(doctor, model_required=True)
+    add_program_argument(doctor)
     doctor.add_argument("--repeat", type=positive_int, default=5,
                         help=f"measured runs of each arm and of the baseline (at least {MIN_RUNS} for a verdict)")
     doctor.add_argument("--only", metavar="REMEDY,...",

@@ -10,8 +10,8 @@ from ..paths import profiles_dir
 from ..probe.input_shapes import InputSpecError, spec_text
 from ..probe.input_shapes import parse as parse_input
 from ..run.events import PROTOCOL_VERSION
-from ..settings.config import DEFAULT_TIMEOUT_S, LaunchConfig
-from ..settings.vocabulary import ALLOCATORS, BY_NAME, CACHE_STATES, MODULE_LOADING, parse_tristate
+from ..settings.config import DEFAULT_TIMEOUT_S, LaunchConfig, valid_until
+from ..settings.vocabulary import ALLOCATORS, BY_NAME, CACHE_STATES, CALLS, MODULE_LOADING, parse_tristate
 from ..store.profiles import ProfileError, ProfileStore, UntrustedProfileError
 
 
@@ -75,6 +75,12 @@ def _seconds(text: str) -> float:
     return value
 
 
+def _until(text: str) -> str:
+    if not valid_until(text):
+        raise argparse.ArgumentTypeError(f"use first_step, first_inference, exit or mark:NAME, not {text!r}")
+    return text
+
+
 class _XlaSplit(argparse.Action):
     def __call__(self, parser: argparse.ArgumentParser, *_: Any) -> None:
         parser.error("--xla is two settings now: --xla-auto (XLA auto-clustering, applied to any program "
@@ -123,6 +129,10 @@ def add_config_arguments(parser: argparse.ArgumentParser, *, model_required: boo
                         help=help_of("imports") + " Repeatable.")
     parser.add_argument("--unsafe-deserialization", action="store_true", help=help_of("unsafe_deserialization"))
     parser.add_argument("--steady", type=int, default=20, help=help_of("steady"))
+    parser.add_argument("--call", choices=tuple(CALLS), default="function", help=help_of("call"))
+    parser.add_argument("--until", type=_until, default="first_step", metavar="first_step|first_inference|exit|"
+                        "mark:NAME", help=help_of("until") + " Default: first_step.")
+    parser.add_argument("--cwd", dest="workdir", default="", metavar="FOLDER", help=help_of("workdir"))
     parser.add_argument("--timeout", type=_seconds, default=DEFAULT_TIMEOUT_S, metavar="SECONDS",
                         help=help_of("timeout") + f" Default {DEFAULT_TIMEOUT_S:.0f}.")
 
@@ -148,17 +158,33 @@ def _given(args: argparse.Namespace) -> list[str]:
             if dest not in ("profile", "xla") and getattr(args, dest, default) != default]
 
 
+def add_program_argument(parser: argparse.ArgumentParser) -> None:
+    """The program subject: everything after `--` is the user's own command line."""
+    parser.add_argument("program", nargs=argparse.REMAINDER, metavar="-- COMMAND",
+                        help=BY_NAME["program"].help + " A bare python means --python. Instead of --model.")
+
+
+def program_of(args: argparse.Namespace) -> tuple[str, ...]:
+    argv = list(getattr(args, "program", None) or [])
+    return tuple(argv[1:] if argv[:1] == ["--"] else argv)
+
+
 def config_from_args(args: argparse.Namespace, *, model_required: bool = False) -> LaunchConfig:
     """The settings of a command: its flags, on top of --profile's settings when one is named.
 
     Raises SettingsError (no model, or a profile that cannot be used: missing, broken or
     running code its user has not accepted)."""
     flags = _flag_config(args)
+    program = program_of(args)
+    if program and args.model:
+        raise SettingsError("invalid_arguments", "Give either a model (--model) or a program (after --), not "
+                                                 "both: a run measures one subject.")
     name = getattr(args, "profile", None)
     if not name:
-        if model_required and not args.model:
-            raise SettingsError("invalid_arguments", "Give the model with --model PATH (or sample:NAME), or "
-                                                     "name a saved profile with --profile NAME.")
+        if model_required and not args.model and not program:
+            raise SettingsError("invalid_arguments", "Give the model with --model PATH (or sample:NAME), your "
+                                                     "program after -- (-- python train.py), or name a saved "
+                                                     "profile with --profile NAME.")
         return flags
     try:
         profile = ProfileStore(profiles_dir()).load_for_launch(name)
@@ -175,6 +201,8 @@ def config_from_args(args: argparse.Namespace, *, model_required: bool = False) 
         elif key == "imports":
             value = (*base.imports, *value)
         changes[key] = value
+    if program:
+        changes["program"] = program
     return base.replace(**changes)
 
 
@@ -187,7 +215,7 @@ def _flag_config(args: argparse.Namespace) -> LaunchConfig:
         cuda_cache=args.cuda_cache, xla_cache=args.xla_cache, nvtx=args.nvtx,
         extra_env=dict(args.env), batch=args.batch, inputs=dict(args.inputs), signature=args.signature,
         imports=tuple(args.imports), unsafe_deserialization=args.unsafe_deserialization, steady=args.steady,
-        timeout=args.timeout,
+        timeout=args.timeout, call=args.call, until=args.until, workdir=args.workdir, program=program_of(args),
     )
 
 

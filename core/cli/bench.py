@@ -24,6 +24,7 @@ from ..store.recorder import RunRecorder
 from .arguments import (
     SettingsError,
     add_config_arguments,
+    add_program_argument,
     config_from_args,
     failure_json,
     positive_int,
@@ -35,6 +36,7 @@ from .progress import Progress
 def add_arguments(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     bench = sub.add_parser("bench", help="run the probe headless and print a phase table")
     add_config_arguments(bench, model_required=True)
+    add_program_argument(bench)
     bench.add_argument("--repeat", type=positive_int, default=1, help="fresh processes to run (median, min–max)")
     bench.add_argument("--json", action="store_true", help="print machine-readable results on stdout")
     bench.add_argument("--save-profile", metavar="NAME", help="save these settings and results as a launch profile")
@@ -137,8 +139,8 @@ def run(args: argparse.Namespace) -> int:
 def json_result(records: list[RunRecord]) -> dict[str, Any]:
     ok = [r for r in records if r.status is RunStatus.OK]
     by_phase = {}
-    for name in phases.PHASES:
-        summary = summarize(r.phases[name].duration for r in ok)
+    for name in phases.phase_rows(ok or records):
+        summary = summarize(p.duration for p in (r.phase(name) for r in ok) if p is not None)
         by_phase[name] = summary.to_dict() if summary else None
     ready = summarize(r.time_to_ready for r in ok)
     return {

@@ -17,7 +17,7 @@ from ..sweep.plan import OBJECTIVES, PlanError, Sweep, SweepPlan, Trial, format_
 from ..sweep.report import results_json, results_table
 from ..sweep.session import SweepSession, prepare, refusal, run_headless
 from ..sweep.stored import winner_profile
-from .arguments import SettingsError, add_config_arguments, config_from_args
+from .arguments import SettingsError, add_config_arguments, add_program_argument, config_from_args
 from .bench import open_history, refuse, say
 
 
@@ -31,6 +31,7 @@ def _vary(text: str) -> tuple[str, list[str]]:
 def add_arguments(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     sweep = sub.add_parser("sweep", help="try settings automatically, with statistics, and crown a winner")
     add_config_arguments(sweep, model_required=True)
+    add_program_argument(sweep)
     sweep.add_argument("--vary", type=_vary, action="append", default=[], metavar="SETTING=V1,V2",
                        help="a setting and its values (repeatable; needed unless --instances gives several "
                             "counts): " + axes_help().replace("%", "%%"))

@@ -6,16 +6,39 @@ from collections.abc import Sequence
 from statistics import median
 
 from ..grid import grid
-from ..phases import LABELS, ONE_TIME, OTHER_LABEL, PHASES
+from ..phases import AFTER_READY, LABELS, ONE_TIME, OTHER, OTHER_LABEL, phase_rows
 from ..probe.input_shapes import DEFAULTS_HELP
 from ..run.record import RunRecord, RunStatus
-from ..stats import summarize
+from ..stats import Spread, summarize
 from ..units import format_bytes, format_duration
 
 
+def with_other(names: Sequence[str]) -> list[str]:
+    """Rows with "other" where it counts: after the phases of the start, before steady state."""
+    at = next((i for i, n in enumerate(names) if n in AFTER_READY), len(names))
+    return [*names[:at], OTHER, *names[at:]]
+
+
+def describe_program(record: RunRecord) -> list[str]:
+    config = record.config
+    where = f" in {config.workdir}" if config.workdir else ""
+    lines = [f"program {' '.join(config.program)}{where}, measured until {config.until}"
+             + (f" and {config.steady} steady steps or calls" if config.steady and config.until != "exit" else "")]
+    if record.marks:
+        lines.append("marks: " + ", ".join(f"{name} at {format_duration(at)}" for name, at in record.marks[:20])
+                     + (f" (and {len(record.marks) - 20} more)" if len(record.marks) > 20 else ""))
+    return lines
+
+
 def describe_run(record: RunRecord) -> str:
+    if record.is_program:
+        lines = describe_program(record) + [f"settings: {record.config.summary()}"]
+        lines += [f"note: {n}" for n in record.notes]
+        if record.environment:
+            lines.append(record.environment_line)
+        return "\n".join(lines)
     model = record.model
-    parts = [f"model {record.config.model}"]
+    parts = [f"model {record.config.model}", f"called as {record.config.call}"]
     if model.get("params") is not None:
         parts.append(f"{model['params']:,} parameters")
     if model.get("bytes_on_disk"):
@@ -34,6 +57,13 @@ def describe_run(record: RunRecord) -> str:
     return "\n".join(lines)
 
 
+def _range(summary: Spread | None) -> str:
+    """min – max, only where there are runs to span (one run has no range)."""
+    if summary is None or summary.n < 2:
+        return "–"
+    return f"{format_duration(summary.low)} – {format_duration(summary.high)}"
+
+
 def _latency_line(records: Sequence[RunRecord]) -> str | None:
     measured = [r for r in records if r.latency.get("n")]
     if not measured:
@@ -45,17 +75,26 @@ def _latency_line(records: Sequence[RunRecord]) -> str | None:
             f"(batch {measured[0].fed_batch}, {len(medians)} runs)")
 
 
+def _label(record: RunRecord, name: str) -> str:
+    p = record.phases[name]
+    count = f" ({p.count})" if p.count is not None else ""
+    return LABELS[name] + count
+
+
 def run_table(record: RunRecord) -> str:
     rows = []
-    for name in PHASES:
+    for name in with_other(record.phase_order):
+        if name == OTHER:
+            if record.other_time is not None:
+                rows.append([OTHER_LABEL, format_duration(record.other_time), "", ""])
+            continue
         p = record.phases[name]
         state = "" if p.state.value == "done" else f" ({p.state.value})"
-        if name == "steady" and record.other_time is not None:
-            rows.append([OTHER_LABEL, format_duration(record.other_time), "", ""])
-        rows.append([LABELS[name] + state, format_duration(p.duration), format_bytes(p.rss), format_bytes(p.peak_rss)])
+        rows.append([_label(record, name) + state, format_duration(p.duration), format_bytes(p.rss),
+                     format_bytes(p.peak_rss)])
         rows += [[f"  {record.part_label(part)}", format_duration(seconds), "", ""]
                  for part, seconds in p.parts.items()]
-        if name == "first" and record.first_call_overhead is not None:
+        if name == record.ready_phase and record.first_call_overhead is not None:
             rows.append([f"  {ONE_TIME}", format_duration(record.first_call_overhead), "", ""])
     text = grid(["Phase", "Duration", "RSS at end", "Peak RSS"], rows)
     footer = [f"Time to ready: {format_duration(record.time_to_ready)}",
@@ -69,18 +108,19 @@ def run_table(record: RunRecord) -> str:
 def repeat_table(records: Sequence[RunRecord]) -> str:
     ok = [r for r in records if r.status is RunStatus.OK]
     rows = []
-    for name in PHASES:
-        if name == "steady":
+    for name in with_other(phase_rows(ok or records)):
+        if name == OTHER:
             other = summarize(r.other_time for r in ok)
-            rows.append([OTHER_LABEL, format_duration(other.median if other else None),
-                         f"{format_duration(other.low)} – {format_duration(other.high)}" if other else "–", "", ""])
-        d = summarize(r.phases[name].duration for r in ok)
-        rss = summarize(r.phases[name].rss for r in ok)
-        peak = summarize(r.phases[name].peak_rss for r in ok)
+            rows.append([OTHER_LABEL, format_duration(other.median if other else None), _range(other), "", ""])
+            continue
+        reached = [p for p in (r.phase(name) for r in ok) if p is not None]
+        d = summarize(p.duration for p in reached)
+        rss = summarize(p.rss for p in reached)
+        peak = summarize(p.peak_rss for p in reached)
         rows.append([
             LABELS[name],
             format_duration(d.median if d else None),
-            f"{format_duration(d.low)} – {format_duration(d.high)}" if d else "–",
+            _range(d) + (f" ({len(reached)} of {len(ok)} runs)" if d and len(reached) < len(ok) else ""),
             format_bytes(rss.median if rss else None),
             format_bytes(peak.median if peak else None),
         ])

@@ -386,6 +386,10 @@ class RunRecord:
         lat = self.latency
         if not lat.get("n") or lat.get("median") is None:
             return None
+        if self.is_program:  # the program's own steps or calls, at the batch it chose
+            unit = "step" if "first_step" in self.phases else "call"
+            p90 = f"p90 {format_duration(lat['p90'])}, " if lat.get("p90") is not None else ""
+            return f"median {format_duration(lat['median'])} per {unit} ({p90}{lat['n']} {unit}s)"
         batch = self.fed_batch
         text = f"median {format_duration(lat['median'])} per call"
         details = [f"p90 {format_duration(lat['p90'])}" if lat.get("p90") is not None else None,

@@ -44,7 +44,7 @@ from .rows import (
 __all__ = ["BUSY_TIMEOUT_S", "SCHEMA_VERSION", "DeletedRuns", "History", "HistoryError", "RunSummary",
            "default_history"]
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 
 # Each entry takes the database from version i to i + 1. Never edit a shipped step:
 # add a new one, so every existing file walks the same path.
@@ -119,6 +119,16 @@ MIGRATIONS: tuple[str, ...] = (
         bytes INTEGER NOT NULL
     );
     CREATE INDEX gpu_samples_by_run ON gpu_samples(run_id, t)
+    """,
+    # 5: a program as a run's subject (its argv, until and working folder are in `config`):
+    # the order a run's phases were reported in, per-phase figures beyond the columns (a
+    # retrace count) as JSON, the program's own marks, and whether tflaunch stopped it at
+    # its ready point. Old rows keep NULL order and read in the probe's order.
+    """
+    ALTER TABLE phases ADD COLUMN seq INTEGER;
+    ALTER TABLE phases ADD COLUMN extra TEXT NOT NULL DEFAULT '{}';
+    ALTER TABLE runs ADD COLUMN marks TEXT NOT NULL DEFAULT '[]';
+    ALTER TABLE runs ADD COLUMN stopped_at_ready INTEGER NOT NULL DEFAULT 0
     """,
 )
 
@@ -292,22 +302,25 @@ class History:
             self._db.execute(
                 "UPDATE runs SET finished_at=?, status=?, failed_phase=?, time_to_ready=?, peak_rss=?,"
                 " config=?, settings=?, environment=?, model_info=?, failure=?, exit_code=?, exit_signal=?,"
-                " stderr_tail=?, imports=? WHERE id=?",
+                " stderr_tail=?, imports=?, marks=?, stopped_at_ready=? WHERE id=?",
                 (storable_real(record.finished_at) or time.time(), record.status.value, record.failed_phase,
                  storable_real(record.time_to_ready), storable_int(record.peak_rss),
                  storable_json(record.config.to_dict()), storable_json(record.settings),
                  storable_json(record.environment), storable_json(record.model),
                  None if failure is None else storable_json(failure), storable_int(record.exit_code),
                  storable_int(record.exit_signal), storable_text("\n".join(record.stderr_tail)),
-                 storable_json(record.imports), run_id),
+                 storable_json(record.imports),
+                 storable_json([[name, storable_real(at)] for name, at in record.marks], "[]"),
+                 int(record.stopped_at_ready), run_id),
             )
             self._db.execute("DELETE FROM phases WHERE run_id=?", (run_id,))
             self._db.executemany(
-                "INSERT INTO phases (run_id, name, state, started, duration, rss, peak_rss, latency, parts)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "INSERT INTO phases (run_id, name, state, started, duration, rss, peak_rss, latency, parts, seq,"
+                " extra) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 [(run_id, p.name, p.state.value, storable_real(p.started), storable_real(p.duration),
-                  storable_int(p.rss), storable_int(p.peak_rss), storable_json(p.latency), storable_json(p.parts))
-                 for p in record.phases.values()],
+                  storable_int(p.rss), storable_int(p.peak_rss), storable_json(p.latency), storable_json(p.parts),
+                  seq, storable_json({"count": p.count} if p.count is not None else {}))
+                 for seq, p in enumerate(record.phases.values())],
             )
             rest = storable_samples(record.samples[samples_written:])
             self._db.executemany("INSERT INTO samples (run_id, t, rss) VALUES (?, ?, ?)",
@@ -491,9 +504,9 @@ class History:
                 if row is None:
                     raise KeyError(run_id)
                 columns = [c[0] for c in cursor.description]
-            phases = self._db.execute("SELECT name, state, started, duration, rss, peak_rss, latency, parts"
-                                      " FROM phases"
-                                      " WHERE run_id=?", (run_id,)).fetchall()
+            phases = self._db.execute("SELECT name, state, started, duration, rss, peak_rss, latency, parts, extra"
+                                      " FROM phases WHERE run_id=? ORDER BY seq IS NULL, seq, rowid",
+                                      (run_id,)).fetchall()
             samples = self._db.execute("SELECT t, rss FROM samples WHERE run_id=? ORDER BY t", (run_id,)).fetchall()
             gpu_rows = self._db.execute("SELECT t, gpu, bytes FROM gpu_samples WHERE run_id=? ORDER BY t, rowid",
                                         (run_id,)).fetchall()

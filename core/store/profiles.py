@@ -20,7 +20,7 @@ from typing import Any
 
 import tomli_w
 
-from ..phases import LABELS, OTHER, READY_PHASES
+from ..phases import AFTER_READY, LABELS, NAME, OTHER, phase_rows
 from ..run.record import RunRecord, RunStatus
 from ..settings.config import LaunchConfig
 from ..settings.vocabulary import BY_NAME, launch_statement
@@ -46,7 +46,10 @@ class Profile:
     digest: str = field(default="", compare=False)  # SHA-256 of the file it was read from
 
     def to_toml(self) -> str:
-        settings = {k: v for k, v in self.config.to_dict().items() if v is not None and v != {}}
+        # A program is what the evidence was measured on, not a setting to share: never saved.
+        settings = {k: v for k, v in self.config.to_dict().items()
+                    if v is not None and v != {} and k not in ("program", "workdir", "until")
+                    and not (k == "model" and self.config.is_program)}
         return tomli_w.dumps({"schema_version": SCHEMA_VERSION, "name": self.name, "created": self.created,
                               "settings": settings, "launch": self.launch_statement(),
                               "evidence": _drop_none(self.evidence)})
@@ -317,8 +320,10 @@ def evidence_from_runs(runs: Sequence[RunRecord], baseline: Sequence[RunRecord] 
     if not ok:
         raise ProfileError("A profile needs at least one successful run as evidence.")
     phases = {}
-    for name in READY_PHASES:  # steady state as a total depends on the count: per call below
-        summary = summarize(r.phases[name].duration for r in ok)
+    for name in phase_rows(ok):  # steady state as a total depends on the count: per call below
+        if name in AFTER_READY:
+            continue
+        summary = summarize(p.duration for p in (r.phase(name) for r in ok) if p is not None)
         if summary:
             phases[name] = summary.to_dict()
     other = summarize(r.other_time for r in ok)
@@ -327,8 +332,13 @@ def evidence_from_runs(runs: Sequence[RunRecord], baseline: Sequence[RunRecord] 
     ready = summarize(r.time_to_ready for r in ok)
     per_call = summarize(r.latency.get("median") for r in ok if r.latency.get("n"))
     env = ok[-1].environment
+    subject = ok[-1].config
     evidence: dict[str, Any] = {
-        "model": ok[-1].config.model,
+        "model": subject.subject,
+        # What was measured: a model, or a program to its ready point. A program is evidence,
+        # never a setting: a profile starts whatever command `tflaunch run` is given.
+        **({"program": list(subject.program), "until": subject.until} if subject.is_program
+           else {"call": subject.call}),
         "runs": len(ok),
         "date": time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(ok[-1].launched_at)),
         "time_to_ready": ready.to_dict() if ready else None,
@@ -386,8 +396,8 @@ def describe_evidence(evidence: dict[str, Any]) -> list[str]:
     phases = evidence.get("phases") or {}
     if phases:
         lines.append("Phases (median): " + ", ".join(
-            f"{LABELS.get(name, 'Other')} {format_duration(p.get('median'))}" for name, p in phases.items()
-            if name in LABELS or name == OTHER))
+            f"{LABELS[name] if name != OTHER else 'Other'} {format_duration(p.get('median'))}"
+            for name, p in phases.items() if isinstance(p, dict) and (name == OTHER or NAME.match(name))))
     steady = evidence.get("steady_per_call")
     if isinstance(steady, dict) and steady.get("median") is not None:
         lines.append(f"Steady latency: median {format_duration(steady['median'])} per call "

@@ -13,7 +13,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..phases import PHASES
+from ..phases import NAME
 from ..run.events import checked_imports
 from ..run.record import Failure, PhaseRecord, PhaseState, RunRecord, RunStatus
 from ..settings.config import LaunchConfig
@@ -254,7 +254,7 @@ def summary_from_row(row: Sequence[Any]) -> RunSummary:
         return RunSummary(
             run_id, _real(launched_at, "launched_at", optional=False) or 0.0, _text(source, "source"),
             _text(model, "model"), _choice(status, "status", (s.value for s in RunStatus)),
-            None if failed_phase is None else _choice(failed_phase, "failed_phase", PHASES),
+            None if failed_phase is None else _phase_name(failed_phase, "failed_phase"),
             _nonnegative(ready, "time_to_ready"), _int(peak, "peak_rss", 0),
             stored_config(config).summary(), *_marks(parsed_json(model_info, "model_info")))
     except DamagedRowError as exc:
@@ -319,8 +319,9 @@ def record_from_rows(data: dict[str, Any], phases: Iterable[Sequence[Any]],
     record = RunRecord(stored_config(data["config"]), launched_at=launched_at, command=command)
     record.status = RunStatus(_choice(data["status"], "status", (s.value for s in RunStatus)))
     record.finished_at = _real(data["finished_at"], "finished_at")
-    record.failed_phase = None if data["failed_phase"] is None else _choice(data["failed_phase"], "failed_phase",
-                                                                            PHASES)
+    record.failed_phase = None if data["failed_phase"] is None else _phase_name(data["failed_phase"], "failed_phase")
+    record.marks = _stored_marks(data.get("marks"))
+    record.stopped_at_ready = bool(data.get("stopped_at_ready"))
     record.settings = parsed_json(data["settings"], "settings")
     record.environment = parsed_json(data["environment"], "environment")
     record.model = parsed_json(data["model_info"], "model_info")
@@ -333,19 +334,53 @@ def record_from_rows(data: dict[str, Any], phases: Iterable[Sequence[Any]],
                                                                                         "exit_signal")
     for line in _text(data["stderr_tail"], "stderr_tail").splitlines():
         record.add_stderr(line)  # capped as a live run's: a row from an older version may be huge
-    for name, state, started, duration, rss, peak, latency, *parts in phases:
-        name = _choice(name, "phase", PHASES)
+    if record.is_program:
+        record.phases = {}  # a program's phases are the ones it reported, in their stored order
+    for name, state, started, duration, rss, peak, latency, *rest in phases:
+        name = _phase_name(name, "phase")
+        extra = _extra(rest[1]) if len(rest) > 1 else {}
         record.phases[name] = PhaseRecord(
             name, PhaseState(_choice(state, f"{name} state", (s.value for s in PhaseState))),
             _real(started, f"{name} start"), _nonnegative(duration, f"{name} duration"),
             _int(rss, f"{name} rss", 0), _int(peak, f"{name} peak_rss", 0), _latency(latency),
-            parts=_parts(parts[0]) if parts else {})
+            parts=_parts(rest[0]) if rest else {}, count=extra.get("count"))
     record.samples = []
     for t, rss in samples:
         at, size = _real(t, "sample time", optional=False), _int(rss, "sample rss", 0, optional=False)
         assert at is not None and size is not None  # neither is optional
         record.samples.append((at, size))
     return record
+
+
+def _phase_name(value: Any, name: str) -> str:
+    """A stored phase name: any well-formed one (the vocabulary is open); not one is damage."""
+    if not isinstance(value, str) or not NAME.match(value):
+        raise DamagedRowError(f"{name} is {value!r}, not a phase name")
+    return value
+
+
+def _extra(text: Any) -> dict[str, Any]:
+    """A phase's further figures (a retrace count); a damaged value loses them, not the run."""
+    try:
+        extra = parsed_json(text, "extra")
+    except DamagedRowError:
+        return {}
+    count = extra.get("count")
+    return {"count": count} if isinstance(count, int) and not isinstance(count, bool) and 0 <= count < 1 << 31 else {}
+
+
+def _stored_marks(text: Any) -> list[tuple[str, float]]:
+    """A program's marks, (name, s since launch); damaged entries are skipped, not the run."""
+    if not text:
+        return []
+    try:
+        raw = parsed_json(text, "marks", list)
+    except DamagedRowError:
+        return []
+    return [(item[0], float(item[1])) for item in raw[:1000]
+            if isinstance(item, list) and len(item) == 2 and isinstance(item[0], str) and NAME.match(item[0])
+            and isinstance(item[1], (int, float)) and not isinstance(item[1], bool) and math.isfinite(item[1])
+            and item[1] >= 0]
 
 
 def stored_trial(text: Any) -> dict[str, Any]:
