@@ -151,6 +151,12 @@ def merged_order(orders: Iterable[Sequence[str]]) -> list[str]:
     return rows
 
 
+def timeline_rows(names: Sequence[str]) -> list[str]:
+    """Rows with "other" where it counts: after the phases of the start, before steady state."""
+    at = next((i for i, n in enumerate(names) if n in AFTER_READY), len(names))
+    return [*names[:at], OTHER, *names[at:]]
+
+
 def phase_rows(records: Iterable[_HasPhases]) -> list[str]:
     """The rows every table, chart and export shows for a set of runs (see merged_order)."""
     return merged_order(r.phase_order for r in records)

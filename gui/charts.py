@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 import pyqtgraph as pg
 
@@ -17,15 +19,24 @@ def run_color(index: int) -> str:
     return RUN_COLORS[index % len(RUN_COLORS)]
 
 
-def row_heights(values: dict[str, float | None]) -> list[float]:
-    """Seconds per chart group (the phases, other, time to ready); unknown as 0."""
-    return [values.get(row) or 0.0 for row in TIME_ROWS]
+def row_heights(values: dict[str, float | None], rows: Sequence[str] = TIME_ROWS) -> list[float]:
+    """Seconds per chart group (the phases, other, time to ready); a phase a run did not
+    reach is no bar (0)."""
+    return [values.get(row) or 0.0 for row in rows]
 
 
-def setup_grouped_bars(plot: pg.PlotItem) -> None:
+def groups_of(runs: list[dict[str, float | None]]) -> tuple[str, ...]:
+    """The chart's groups: every row any run has, in the runs' order (bar_values' keys)."""
+    rows: list[str] = []
+    for values in runs:
+        rows += [row for row in values if row not in rows]
+    return tuple(rows) or TIME_ROWS
+
+
+def setup_grouped_bars(plot: pg.PlotItem, rows: Sequence[str] = TIME_ROWS) -> None:
     plot.getAxis("left").setLabel("Duration (s)")
     plot.getAxis("left").enableAutoSIPrefix(False)
-    plot.getAxis("bottom").setTicks([[(i, SHORT_LABELS[r]) for i, r in enumerate(TIME_ROWS)]])
+    plot.getAxis("bottom").setTicks([[(i, SHORT_LABELS[r]) for i, r in enumerate(rows)]])
     plot.showGrid(y=True, alpha=0.2)
 
 
@@ -33,10 +44,12 @@ def draw_grouped_bars(plot: pg.PlotItem, runs: list[dict[str, float | None]]) ->
     """One group per phase (then other and time to ready), one bar per run."""
     for item in [i for i in plot.items if isinstance(i, pg.BarGraphItem)]:
         plot.removeItem(item)
+    rows = groups_of(runs)
+    plot.getAxis("bottom").setTicks([[(i, SHORT_LABELS[r]) for i, r in enumerate(rows)]])
     width = 0.8 / max(len(runs), 1)
     for i, spans in enumerate(runs):
-        x = np.arange(len(TIME_ROWS)) - 0.4 + width * (i + 0.5)
-        plot.addItem(pg.BarGraphItem(x=x, height=row_heights(spans), width=width * 0.9, brush=run_color(i),
+        x = np.arange(len(rows)) - 0.4 + width * (i + 0.5)
+        plot.addItem(pg.BarGraphItem(x=x, height=row_heights(spans, rows), width=width * 0.9, brush=run_color(i),
                                      pen=pg.mkPen(None)))
 
 

@@ -25,7 +25,6 @@ from PySide6.QtWidgets import (
 from tflaunch.core.report.compare import (
     ROW_LABELS,
     SHORT_LABELS,
-    TIME_ROWS,
     bar_values,
     deltas,
     memory_rows,
@@ -33,6 +32,7 @@ from tflaunch.core.report.compare import (
     run_ident,
     run_labels,
     setting_rows,
+    time_rows,
 )
 from tflaunch.core.report.review import Review, comparison_review
 from tflaunch.core.run.record import RunRecord
@@ -190,7 +190,7 @@ class CompareView(QWidget):
     def _fit_bar_labels(self) -> None:
         """The chart's group names side by side where they fit, else on two staggered lines."""
         axis = self.bars.getPlotItem().getAxis("bottom")
-        names = [SHORT_LABELS[row] for row in TIME_ROWS]
+        names = [SHORT_LABELS[row] for row in time_rows(self.runs)]
         metrics = QFontMetrics(axis.style.get("tickFont") or self.bars.font())
         room = (self.bars.width() - self.bars.getPlotItem().getAxis("left").width() - 20) / len(names)
         stagger = room < max(metrics.horizontalAdvance(name) for name in names) + 8
@@ -202,7 +202,10 @@ class CompareView(QWidget):
             axis.setHeight(2 * metrics.lineSpacing() + 2 * max(axis.style["tickLength"], 0) + 6 if stagger else None)
 
     def _draw_bars(self) -> None:
-        draw_grouped_bars(self.bars.getPlotItem(), [bar_values(r) for r in self.runs])
+        rows = time_rows(self.runs)
+        draw_grouped_bars(self.bars.getPlotItem(), [bar_values(r, rows) for r in self.runs])
+        self._bar_ticks = []  # the groups may have changed: fit their names again
+        self._fit_bar_labels()
         self.legend.setText("&nbsp;&nbsp;&nbsp;".join(
             f'<span style="color:{run_color(i)}">■</span>&nbsp;{html.escape(label)}'
             for i, label in enumerate(self.labels)))

@@ -16,7 +16,7 @@ from PySide6.QtWidgets import QFileDialog, QWidget
 
 from .window_state import WindowState
 
-Purpose = Literal["model", "interpreter", "script", "profile", "review"]
+Purpose = Literal["model", "interpreter", "script", "workdir", "profile", "review"]
 KEY = "dialogs/{}"
 
 

@@ -14,18 +14,11 @@ from PySide6.QtCore import QEvent, QObject, QTimer
 from PySide6.QtGui import QColor, QPalette
 from PySide6.QtWidgets import QApplication, QWidget
 
-# Okabe–Ito palette, one colour per phase.
-PHASE_COLORS: dict[str, str] = {
-    "spawn": "#999999",
-    "import": "#E69F00",
-    "devices": "#56B4E9",
-    "load": "#009E73",
-    "trace": "#CC79A7",
-    "first": "#0072B2",
-    "steady": "#D55E00",
-    "script": "#6a5acd",
-    "other": "#c7c7c7",  # time between phases: a neutral grey lighter than spawn
-}
+from tflaunch.core.phases import PHASE_COLOURS
+
+# One colour per phase, from core's registry (the same in the CLI's review images): reserved
+# Okabe–Ito colours for the known names, a stable one for any other (a program's mark).
+PHASE_COLORS: dict[str, str] = PHASE_COLOURS
 
 STATE_COLORS: dict[str, str] = {
     "waiting": "#7a7a7a",

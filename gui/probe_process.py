@@ -10,15 +10,18 @@ stores the run) hear what the CLI's hear.
 
 from __future__ import annotations
 
+import os
+import signal
 import time
 from collections.abc import Callable
 from functools import partial
 
-from PySide6.QtCore import QObject, QProcess, QProcessEnvironment, QTimer, Signal
+from PySide6.QtCore import QObject, QProcess, QProcessEnvironment, QSocketNotifier, QTimer, Signal
 
 from tflaunch.core.run.driver import Watcher
 from tflaunch.core.run.gpus import GpuMemorySampler
 from tflaunch.core.run.process_tree import end_group, end_leftovers
+from tflaunch.core.run.program import STOP_GRACE_S
 from tflaunch.core.run.record import RunRecord
 from tflaunch.core.run.sampling import ResourceSampler
 from tflaunch.core.run.session import Output, ProbeSession
@@ -51,6 +54,7 @@ class ProbeProcess(QObject):
         self._sampling: SamplerThread | None = None
         self._followed: int | None = None
         self._pid = 0
+        self._program = session.record.config.python
         self._resuming: set[_Channel] = set()
         self._process = QProcess(self)
         self._process.setProcessChannelMode(QProcess.ProcessChannelMode.SeparateChannels)
@@ -64,6 +68,9 @@ class ProbeProcess(QObject):
         self._clock = QTimer(self)
         self._clock.setInterval(TICK_MS)
         self._clock.timeout.connect(self._on_tick)
+        # A program's event channel: a pipe whose write end the child inherits by number.
+        self._events_fd: int | None = None
+        self._events_notifier: QSocketNotifier | None = None
 
     @property
     def running(self) -> bool:
@@ -75,13 +82,58 @@ class ProbeProcess(QObject):
             self.finished.emit(self.record)
             return
         argv, env = self.session.launch(time.time(), time.monotonic())
+        write_end = self._open_events(env) if self.session.observes else None
         environment = QProcessEnvironment()
         for name, value in env.items():
             environment.insert(name, value)
         self._process.setProcessEnvironment(environment)
+        if self.session.cwd:
+            self._process.setWorkingDirectory(self.session.cwd)
         self._watcher.started(self.record)
         self._clock.start()
+        self._program = argv[0]
         self._process.start(argv[0], argv[1:])
+        if write_end is not None:
+            os.close(write_end)  # the child has its copy: its end closes the pipe
+
+    def _open_events(self, env: dict[str, str]) -> int:
+        """The pipe a program's launch hook reports on; returns the end the child inherits."""
+        read_end, write_end = os.pipe()
+        os.set_inheritable(write_end, True)  # QProcess execs without closing inherited descriptors
+        os.set_blocking(read_end, False)
+        env.update(self.session.events_fd_env(write_end))
+        self._events_fd = read_end
+        self._events_notifier = QSocketNotifier(read_end, QSocketNotifier.Type.Read, self)
+        self._events_notifier.activated.connect(self._on_events)
+        return write_end
+
+    def _on_events(self) -> None:
+        data = self._events_slice()
+        if data is None:  # the child closed its end
+            self._close_events()
+        elif data and not self.session.done:
+            self._deliver(self.session.events(data))
+
+    def _events_slice(self) -> bytes | None:
+        """What the event pipe has now (up to a turn's budget); None at its end."""
+        if self._events_fd is None:
+            return b""
+        try:
+            data = os.read(self._events_fd, READ_BUDGET)
+        except BlockingIOError:
+            return b""
+        except OSError:
+            return None
+        return data or None
+
+    def _close_events(self) -> None:
+        if self._events_notifier is not None:
+            self._events_notifier.setEnabled(False)
+            self._events_notifier.deleteLater()
+            self._events_notifier = None
+        if self._events_fd is not None:
+            os.close(self._events_fd)
+            self._events_fd = None
 
     def cancel(self) -> None:
         """Stop the child and everything it started, now; the run ends as cancelled."""
@@ -128,6 +180,9 @@ class ProbeProcess(QObject):
                               (_Channel.StandardError, self.session.stderr)):
             while data := self._slice(channel):
                 self._deliver(feed(data))
+        while data := self._events_slice():
+            self._deliver(self.session.events(data))
+        self._close_events()
 
     def _slice(self, channel: _Channel) -> bytes:
         self._process.setReadChannel(channel)
@@ -142,6 +197,19 @@ class ProbeProcess(QObject):
             self._watcher.changed(self.record, output)
         if output.events:
             self.event_applied.emit(self.record)
+        if output.stop:
+            self._stop_at_ready()
+
+    def _stop_at_ready(self) -> None:
+        """The program reached its ready point: TERM to its group now, KILL after a grace."""
+        self.session.stopping()
+        pid = int(self._process.processId())
+        if pid:
+            try:
+                os.killpg(pid, signal.SIGTERM)
+            except (ProcessLookupError, PermissionError):
+                return
+            QTimer.singleShot(int(STOP_GRACE_S * 1000), self, lambda: self.running and self._kill())
 
     def _on_tick(self) -> None:
         if self.session.expired(time.monotonic()):
@@ -167,8 +235,9 @@ class ProbeProcess(QObject):
 
     def _on_error(self, error: QProcess.ProcessError) -> None:
         if error is QProcess.ProcessError.FailedToStart and not self.session.done:
+            self._close_events()
             self._stop_sampling()
-            self.session.failed_to_start(f"Could not start {self.record.config.python}: "
+            self.session.failed_to_start(f"Could not start {self._program}: "
                                          f"{self._process.errorString()}.")
             self._end()
 

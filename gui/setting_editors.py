@@ -94,6 +94,15 @@ def environment_editor() -> Editor:
     return Editor(box, get, put)
 
 
+def words_editor(words: list[str]) -> Editor:
+    """An editable combo: one of `words`, or a word typed in (mark:NAME)."""
+    box = QComboBox()
+    box.setEditable(True)
+    box.setInsertPolicy(QComboBox.InsertPolicy.NoInsert)
+    box.addItems(words)
+    return Editor(box, lambda: box.currentText().strip(), lambda v: box.setCurrentText(str(v or words[0])))
+
+
 def text_editor(placeholder: str) -> Editor:
     box = QLineEdit()
     box.setPlaceholderText(placeholder)

@@ -7,6 +7,7 @@ set_config() go through those editors and nothing else.
 
 from __future__ import annotations
 
+import shlex
 import sys
 from dataclasses import fields
 from typing import Any
@@ -45,6 +46,7 @@ class SettingsPanel(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self._errors: dict[str, QLabel] = {}
+        self._forms: dict[str, QFormLayout] = {}
         self._gpu_boxes: list[QCheckBox] = []
         self.editors: dict[str, ed.Editor] = {}
         layout = QVBoxLayout(self)
@@ -60,6 +62,7 @@ class SettingsPanel(QWidget):
         self.set_recent_models([])
         self.set_gpus(GpuInventory((), None, "Looking for GPUs…"))
         self.set_config(LaunchConfig())  # every editor starts at the setting's default
+        self.subject.currentIndexChanged.connect(lambda _: self._show_subject())
         keep_colours(self, self._recolour)
 
     def _recolour(self) -> None:
@@ -73,7 +76,8 @@ class SettingsPanel(QWidget):
         editor = self._make_editor(setting)
         editor.widget.setToolTip(setting.help)
         self.editors[setting.name] = editor
-        if isinstance(editor.widget, QCheckBox) or setting.name in ("model", "visible_gpus", "inputs"):
+        self._forms[setting.name] = form
+        if isinstance(editor.widget, QCheckBox) or setting.name in ("model", "program", "visible_gpus", "inputs"):
             form.addRow(editor.widget)
         else:
             form.addRow(setting.label, editor.widget)
@@ -89,11 +93,20 @@ class SettingsPanel(QWidget):
         name = setting.name
         if name == "model":
             return self._model_editor()
+        if name == "program":
+            return self._program_editor()
+        if name == "workdir":
+            return self._workdir_editor()
         if name == "python":
             return self._python_editor()
         if name == "visible_gpus":
             return self._gpu_editor()
-        if name in ("intra", "inter"):
+        if name == "until":
+            editor = ed.words_editor(["first_step", "first_inference", "exit", "mark:NAME"])
+        elif name == "call":
+            editor = ed.choice_editor({"function: traced, then called (default)": "function",
+                                       "eager: model(x) as written": "eager", "predict: predict_on_batch": "predict"})
+        elif name in ("intra", "inter"):
             editor = ed.count_editor(0, MAX_THREADS, "TensorFlow default")
         elif name == "memory_limit_mb":
             editor = ed.optional_mib_editor()
@@ -156,6 +169,93 @@ class SettingsPanel(QWidget):
         self.model.currentTextChanged.connect(self._model_changed)
         self.model.setToolTip(BY_NAME["model"].help + " Drop a model onto the window to choose it.")
         return editor
+
+    def _program_editor(self) -> ed.Editor:
+        """The subject's switch (a model or your program) and the program's command line."""
+        self.subject = QComboBox()
+        self.subject.addItems(["Model: a file the probe loads and calls", "Program: your own command line"])
+        self.subject.setToolTip("What a run measures. A program is observed as it really starts: its phases are "
+                                "what it does (import, build or load, compile, data, first step...).")
+        self.program = QLineEdit()
+        self.program.setPlaceholderText("python train.py --epochs 1")
+        self.program.setToolTip(BY_NAME["program"].help + " A bare python means the Interpreter below.")
+        browse = QPushButton("Script…")
+        browse.setToolTip("Choose a Python script: the line becomes python SCRIPT")
+        browse.clicked.connect(self._browse_script)
+        self._program_row = QWidget()
+        row = QHBoxLayout(self._program_row)
+        row.setContentsMargins(0, 0, 0, 0)
+        row.addWidget(self.program, 1)
+        row.addWidget(browse)
+        box = QWidget()
+        column = QVBoxLayout(box)
+        column.setContentsMargins(0, 0, 0, 0)
+        column.addWidget(self.subject)
+        column.addWidget(self._program_row)
+
+        def get() -> tuple[str, ...]:
+            if self.subject.currentIndex() == 0:
+                return ()
+            try:
+                return tuple(shlex.split(self.program.text()))
+            except ValueError:  # an unclosed quote: the launch check says the command is not found
+                return (self.program.text(),)
+
+        def put(argv: tuple[str, ...]) -> None:
+            if argv:
+                self.program.setText(shlex.join(argv))
+            self.subject.setCurrentIndex(1 if argv else 0)
+            self._show_subject()
+
+        return ed.Editor(box, get, put)
+
+    def _workdir_editor(self) -> ed.Editor:
+        self.workdir = QLineEdit()
+        self.workdir.setPlaceholderText("the current folder")
+        browse = QPushButton("…")
+        browse.setFixedWidth(32)
+        browse.setToolTip("Choose the folder the program starts in")
+        browse.clicked.connect(self._browse_workdir)
+        box = QWidget()
+        row = QHBoxLayout(box)
+        row.setContentsMargins(0, 0, 0, 0)
+        row.addWidget(self.workdir, 1)
+        row.addWidget(browse)
+        return ed.Editor(box, lambda: self.workdir.text().strip(), lambda v: self.workdir.setText(str(v or "")))
+
+    # Rows that mean something for one subject only: the other's are hidden.
+    _MODEL_ONLY = ("model", "signature", "imports", "unsafe_deserialization", "batch", "inputs", "call")
+    _PROGRAM_ONLY = ("workdir", "until")
+
+    @property
+    def is_program(self) -> bool:
+        return self.subject.currentIndex() == 1
+
+    def _show_subject(self) -> None:
+        program = self.is_program
+        self._program_row.setVisible(program)
+        for names, visible in ((self._MODEL_ONLY, not program), (self._PROGRAM_ONLY, program)):
+            for name in names:
+                if name in self._forms:
+                    self._forms[name].setRowVisible(self.editors[name].widget, visible)
+                    if not visible:
+                        self._forms[name].setRowVisible(self._errors[name], False)
+
+    def use_program(self, argv: list[str], folder: str = "") -> None:
+        """Measure this command line next (the Launch script dialog's choice)."""
+        self.editors["program"].put(tuple(argv))
+        if folder:
+            self.workdir.setText(folder)
+
+    def _browse_script(self) -> None:
+        path = file_dialogs.open_file(self, "script", "Choose a script", "Python (*.py);;All files (*)")
+        if path:
+            self.program.setText(shlex.join(["python", path]))
+
+    def _browse_workdir(self) -> None:
+        path = file_dialogs.open_folder(self, "workdir", "Choose the working folder")
+        if path:
+            self.workdir.setText(path)
 
     def _python_editor(self) -> ed.Editor:
         self.python = QLineEdit(sys.executable)
@@ -270,6 +370,7 @@ class SettingsPanel(QWidget):
         for field, label in self._errors.items():
             label.setText(by_field.get(field, ""))
             label.setVisible(field in by_field)
+        self._show_subject()
 
     # -- browsing ----------------------------------------------------------------------
     def browse_model_file(self) -> None:

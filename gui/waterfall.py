@@ -12,7 +12,7 @@ from collections.abc import Sequence
 import pyqtgraph as pg
 from PySide6.QtWidgets import QWidget
 
-from tflaunch.core.phases import LABELS, OTHER, TIMELINE_ROWS
+from tflaunch.core.phases import LABELS, OTHER, TIMELINE_ROWS, timeline_rows
 from tflaunch.core.run.record import PhaseState, RunRecord
 from tflaunch.core.units import format_duration
 
@@ -106,7 +106,8 @@ class Waterfall(pg.PlotWidget):
     def _draw(self, spans: dict[str, tuple[float, float]], script: bool, gaps: Sequence[tuple[float, float]],
               notes: dict[str, str]) -> float:
         """The bars and their labels, reusing the items already there; the last bar's end."""
-        order = ("script",) if script else ROWS
+        # A model's seven rows stand from the start; a program's are the phases it reported.
+        order = ("script",) if script else ROWS if set(spans) <= set(ROWS) else tuple(timeline_rows(list(spans)))
         self._set_rows(order)
         rows = [(order.index(name), start, duration, name) for name, (start, duration) in spans.items()]
         rows += [(order.index(OTHER), start, duration, OTHER) for start, duration in gaps if not script]
@@ -143,5 +144,5 @@ class Waterfall(pg.PlotWidget):
         if order == self._order:  # new ticks redraw the axis: only when the rows change
             return
         self._order = order
-        self._left.setTicks([[(i, LABELS.get(name, "Other")) for i, name in enumerate(order)]])
+        self._left.setTicks([[(i, LABELS[name] if name != OTHER else "Other") for i, name in enumerate(order)]])
         self.getPlotItem().setYRange(-0.6, len(order) - 0.4, padding=0)

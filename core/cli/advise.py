@@ -15,7 +15,14 @@ from ..paths import profiles_dir
 from ..run.launch_check import launch_check
 from ..store.profiles import Profile, ProfileError, ProfileStore
 from ..units import format_duration
-from .arguments import SettingsError, add_config_arguments, add_program_argument, config_from_args, positive_int, print_problems
+from .arguments import (
+    SettingsError,
+    add_config_arguments,
+    add_program_argument,
+    config_from_args,
+    positive_int,
+    print_problems,
+)
 from .bench import open_history, refuse, say
 
 

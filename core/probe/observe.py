@@ -69,12 +69,13 @@ class Observer:
         self.tape_depth = 0
         self.call_depth = 0
         self.apply_traced = False  # an optimizer apply was traced in the current outermost call
-        self.training_fns: "set[int]" = set()
-        self.loaded_fns: "set[int]" = set()
+        self.training_fns: set[int] = set()
+        self.loaded_fns: set[int] = set()
         self.tape_start: Optional[float] = None
         self.build: Optional[List[float]] = None  # [first layer's start, last construction's end]
         self.data_start: Optional[float] = None
         self.data_open = False  # iterator made, first eager element not yet taken
+        self.data_made = 0.0  # when the first iterator was made
         # Steady state: after the ready point, the next steps (or calls).
         self.ready_kind: Optional[str] = None  # "step" or "call", once ready
         self.steady: List[float] = []
@@ -326,16 +327,15 @@ def _remember_functions(obs: Observer, loaded: Any) -> None:
 
 
 def _iterator_made(obs: Observer, original: Callable[..., Any]) -> Callable[..., Any]:
-    def __init__(self: Any, *args: Any, **kwargs: Any) -> Any:
+    def init(self: Any, *args: Any, **kwargs: Any) -> Any:
         first = obs.data_start is None and not obs.reported.get("data") and obs.fn_depth == 0
         start = time.time()
         result = original(self, *args, **kwargs)
         if first:
-            obs.data_start, obs.data_open = start, True
-            obs.data_made = time.time()  # type: ignore[attr-defined]
+            obs.data_start, obs.data_open, obs.data_made = start, True, time.time()
         return result
 
-    return __init__
+    return init
 
 
 def _element_taken(obs: Observer, original: Callable[..., Any]) -> Callable[..., Any]:
@@ -354,13 +354,13 @@ def _element_taken(obs: Observer, original: Callable[..., Any]) -> Callable[...,
 def _close_data_at_setup(obs: Observer) -> None:
     """The first element will be taken inside a traced function (Keras' fit): data is the
     iterator's set-up, as far as it can be seen."""
-    if obs.data_open:
+    if obs.data_open and obs.data_start is not None:
         obs.data_open = False
-        obs.once("data", obs.data_start, getattr(obs, "data_made", time.time()))
+        obs.once("data", obs.data_start, obs.data_made)
 
 
 def _function_call(obs: Observer, original: Callable[..., Any]) -> Callable[..., Any]:
-    def __call__(self: Any, *args: Any, **kwargs: Any) -> Any:
+    def call(self: Any, *args: Any, **kwargs: Any) -> Any:
         if obs.fn_depth or obs.call_depth:
             obs.fn_depth += 1
             try:
@@ -384,7 +384,7 @@ def _function_call(obs: Observer, original: Callable[..., Any]) -> Callable[...,
             _guarded(obs.call_done)(start, end)
         return result
 
-    return __call__
+    return call
 
 
 def _traced(obs: Observer, original: Callable[..., Any]) -> Callable[..., Any]:
@@ -404,21 +404,21 @@ def _traced(obs: Observer, original: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def _tape_enter(obs: Observer, original: Callable[..., Any]) -> Callable[..., Any]:
-    def __enter__(self: Any) -> Any:
+    def enter(self: Any) -> Any:
         if obs.fn_depth == 0 and obs.tape_depth == 0:
             obs.tape_start = time.time()
         obs.tape_depth += 1
         return original(self)
 
-    return __enter__
+    return enter
 
 
 def _tape_exit(obs: Observer, original: Callable[..., Any]) -> Callable[..., Any]:
-    def __exit__(self: Any, *args: Any) -> Any:
+    def leave(self: Any, *args: Any) -> Any:
         obs.tape_depth = max(0, obs.tape_depth - 1)
         return original(self, *args)
 
-    return __exit__
+    return leave
 
 
 # -- Keras -------------------------------------------------------------------------------------
@@ -450,24 +450,24 @@ def patch_keras(obs: Observer) -> None:
     _wrap(saving, "load_model", _timed_once(obs, "load", "load_depth"))
     for api in ("keras.models", "keras.saving", "keras._tf_keras.keras.models"):
         try:
-            importlib.import_module(api).load_model = saving.load_model
+            setattr(importlib.import_module(api), "load_model", saving.load_model)  # noqa: B010
         except Exception:
             continue
     _wrap(optimizer.BaseOptimizer, "apply", lambda original: _optimizer_apply(obs, original))
 
 
 def _layer_made(obs: Observer, original: Callable[..., Any]) -> Callable[..., Any]:
-    def __init__(self: Any, *args: Any, **kwargs: Any) -> Any:
+    def init(self: Any, *args: Any, **kwargs: Any) -> Any:
         start = time.time()
         result = original(self, *args, **kwargs)
         _guarded(obs.layer_made)(start, time.time())
         return result
 
-    return __init__
+    return init
 
 
 def _model_called(obs: Observer, original: Callable[..., Any], model_class: type) -> Callable[..., Any]:
-    def __call__(self: Any, *args: Any, **kwargs: Any) -> Any:
+    def call(self: Any, *args: Any, **kwargs: Any) -> Any:
         if obs.fn_depth or obs.call_depth or obs.tape_depth or kwargs.get("training") is True \
                 or not isinstance(self, model_class):
             return original(self, *args, **kwargs)
@@ -481,7 +481,7 @@ def _model_called(obs: Observer, original: Callable[..., Any], model_class: type
         _guarded(obs.call_done)(start, time.time())
         return result
 
-    return __call__
+    return call
 
 
 def _predicted(obs: Observer, original: Callable[..., Any]) -> Callable[..., Any]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, fields
 
-from ..phases import LABELS, OTHER, OTHER_LABEL, READY_PHASES
+from ..phases import AFTER_READY, LABELS, OTHER, OTHER_LABEL, READY_PHASES, phase_rows
 from ..run.record import RunRecord
 from ..settings.config import LaunchConfig
 from ..settings.display import setting_text, short_value
@@ -15,13 +15,35 @@ from ..units import format_duration
 # Rows of a comparison: the phases up to ready, the time between them, time to ready;
 # then steady latency per call (a phase total would compare 20 calls with 20 calls of
 # another batch size), and per sample where the batch sizes differ.
+# Runs are matched by phase name: a model's and a program's line up on spawn, import,
+# devices and load, and a phase one run lacks shows "—" and gives no difference.
 TIME_ROWS: tuple[str, ...] = (*READY_PHASES, OTHER, "ready")
 ROWS: tuple[str, ...] = (*TIME_ROWS, "steady_call", "steady_sample")
-ROW_LABELS: dict[str, str] = {**LABELS, OTHER: OTHER_LABEL, "ready": "Time to ready",
-                              "steady_call": "Steady, per call", "steady_sample": "Steady, per sample"}
+
+
+class _RowLabels(dict[str, str]):
+    def __missing__(self, key: str) -> str:
+        return LABELS[key]
+
+
+class _ShortLabels(dict[str, str]):
+    def __missing__(self, key: str) -> str:
+        return LABELS[key].split()[0]
+
+
+ROW_LABELS: dict[str, str] = _RowLabels({OTHER: OTHER_LABEL, "ready": "Time to ready",
+                                         "steady_call": "Steady, per call or step",
+                                         "steady_sample": "Steady, per sample"})
 # For chart axes, where eight long labels would run into each other.
-SHORT_LABELS: dict[str, str] = {**{p: LABELS[p].split()[0] for p in READY_PHASES}, OTHER: "Other",
-                                "ready": "Ready"}
+SHORT_LABELS: dict[str, str] = _ShortLabels({OTHER: "Other", "ready": "Ready", "first_step": "Step"})
+
+
+def time_rows(runs: Sequence[RunRecord]) -> tuple[str, ...]:
+    """The phases up to ready that any of the runs reported (their union, in order), then
+    other and time to ready."""
+    if not any(r.is_program for r in runs):
+        return TIME_ROWS
+    return (*(n for n in phase_rows(runs) if n not in AFTER_READY), OTHER, "ready")
 
 SAME_WITHIN_S = 50e-6  # below what a phase's clock can tell apart: shown as "same"
 RATIO_FROM_S = 1e-3  # ratios only between times of a millisecond or more
@@ -65,25 +87,28 @@ def row_value(record: RunRecord, row: str) -> float | None:
     if row in ("steady_call", "steady_sample"):
         median = record.latency.get("median") if record.latency.get("n") else None
         return None if median is None else median / (record.fed_batch if row == "steady_sample" else 1)
-    return record.phases[row].duration
+    phase = record.phase(row)
+    return phase.duration if phase is not None else None
 
 
 def rows_for(runs: Sequence[RunRecord]) -> tuple[str, ...]:
-    """The rows worth showing for these runs: per sample only where batch sizes differ."""
-    if len({r.fed_batch for r in runs}) > 1:
-        return ROWS
-    return tuple(r for r in ROWS if r != "steady_sample")
+    """The rows worth showing for these runs: per sample only where a model's batch sizes
+    differ (a program chooses its own batch: none is known)."""
+    if len({r.fed_batch for r in runs}) > 1 and not any(r.is_program for r in runs):
+        return (*time_rows(runs), "steady_call", "steady_sample")
+    return (*time_rows(runs), "steady_call")
 
 
-def bar_values(record: RunRecord) -> dict[str, float | None]:
+def bar_values(record: RunRecord, rows: Sequence[str] = TIME_ROWS) -> dict[str, float | None]:
     """What the comparison chart draws for one run."""
-    return {row: row_value(record, row) for row in TIME_ROWS}
+    return {row: row_value(record, row) for row in rows}
 
 
 def deltas(runs: Sequence[RunRecord], baseline: int = 0) -> list[dict[str, Delta]]:
     """For each run, {row: Delta against runs[baseline]}."""
     base = runs[baseline]
-    return [{row: Delta(row_value(r, row), row_value(base, row)) for row in ROWS} for r in runs]
+    rows = (*rows_for(runs), "steady_sample")
+    return [{row: Delta(row_value(r, row), row_value(base, row)) for row in rows} for r in runs]
 
 
 def memory_rows(runs: Sequence[RunRecord]) -> list[tuple[str, list[int | None]]]:

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import PurePath
 from typing import Any
 
-from ..phases import LABELS, OTHER, OTHER_LABEL, PHASES
+from ..phases import AFTER_READY, LABELS, NAME, OTHER, OTHER_LABEL, timeline_rows
 from ..run.record import RunRecord
 from ..settings.config import LaunchConfig
 from ..settings.display import setting_text
@@ -26,7 +26,16 @@ from ..sweep.instances import instances_rows
 from ..sweep.plan import OBJECTIVES, CandidateResult, Sweep, outcome
 from ..sweep.report import result_rows
 from ..units import format_bytes, format_duration
-from .compare import ROW_LABELS, bar_values, deltas, differing_settings, memory_rows, row_value, rows_for
+from .compare import (
+    ROW_LABELS,
+    bar_values,
+    deltas,
+    differing_settings,
+    memory_rows,
+    row_value,
+    rows_for,
+    time_rows,
+)
 from .imports import import_flags, import_line
 
 Cell = float | int | bool | str | None  # a spreadsheet's cell: a number, a yes/no, a word, or nothing
@@ -159,8 +168,10 @@ def environment_facts(records: Sequence[RunRecord], labels: Sequence[str] | None
             ("Interpreter", _each(records, lambda r: r.config.python, labels) or "")]
 
 
-def series(record: RunRecord, label: str) -> Series:
-    return Series(label, record.offsets(), list(record.samples), record.peak_rss, bar_values(record), record.gaps(),
+def series(record: RunRecord, label: str, rows: Sequence[str] | None = None) -> Series:
+    """One run as the charts draw it; `rows`, the bar groups shared by the runs compared."""
+    return Series(label, record.offsets(), list(record.samples), record.peak_rss,
+                  bar_values(record, rows if rows is not None else time_rows([record])), record.gaps(),
                   list(record.gpu_samples), record.allocator_peaks)
 
 
@@ -203,17 +214,29 @@ def run_review(record: RunRecord, profile: str | None = None) -> Review:
         facts.append(("Inputs", record.inputs_line + (f" via signature {record.model['signature']}"
                                                       if record.model.get("signature") else "")))
     facts += [("Warning", warning) for warning in record.warnings]
+    if record.is_program:
+        facts.insert(0, ("Program", " ".join(record.config.program) + f" (until {record.config.until}"
+                         + (", stopped there" if record.stopped_at_ready else "") + ")"))
+        if record.marks:
+            facts.append(("Marks", ", ".join(f"{n} at {format_duration(at)}" for n, at in record.marks[:12])))
+    facts += [("Note", note) for note in record.notes if record.is_program]
     per_call = record.latency.get("median") if record.latency.get("n") else None
-    rows = [[LABELS[name], format_duration(record.phases[name].duration), format_bytes(record.phases[name].rss),
-             format_bytes(record.phases[name].peak_rss)] for name in PHASES]
-    data: list[list[Cell]] = [[LABELS[name], record.phases[name].duration,
-                               per_call if name == "steady" else None, record.phases[name].rss,
-                               record.phases[name].peak_rss] for name in PHASES]
-    if per_call is not None:  # per call, as everywhere: a total depends on how many calls
-        rows[-1][1] = f"{format_duration(per_call)}/call"
-    if record.other_time is not None:
-        rows.insert(len(PHASES) - 1, [OTHER_LABEL, format_duration(record.other_time), "–", "–"])
-        data.insert(len(PHASES) - 1, [OTHER_LABEL, record.other_time, None, None, None])
+    unit = "step" if record.is_program and "first_step" in record.phases else "call"
+    rows: list[list[str]] = []
+    data: list[list[Cell]] = []
+    for name in timeline_rows(record.phase_order):
+        if name == OTHER:
+            if record.other_time is not None:
+                rows.append([OTHER_LABEL, format_duration(record.other_time), "–", "–"])
+                data.append([OTHER_LABEL, record.other_time, None, None, None])
+            continue
+        p = record.phases[name]
+        label = LABELS[name] + (f" ({p.count})" if p.count is not None else "")
+        shown = format_duration(p.duration)
+        if name == "steady" and per_call is not None:  # per call, as everywhere: a total depends on how many
+            shown = f"{format_duration(per_call)}/{unit}"
+        rows.append([label, shown, format_bytes(p.rss), format_bytes(p.peak_rss)])
+        data.append([label, p.duration, per_call if name == "steady" else None, p.rss, p.peak_rss])
     return Review("run", title, f"{ident}, {_date(record.launched_at)}", facts, [series(record, ident)],
                   (["Phase", "Duration", "RSS at end", "Peak RSS"], rows),
                   data=(["Phase", "Duration (s)", "Per call (s)", "RSS at end (bytes)", "Peak RSS (bytes)"], data),
@@ -257,8 +280,9 @@ def comparison_review(records: Sequence[RunRecord], baseline: int = 0) -> Review
     data: list[list[Cell]] = [[label, r.config.summary(), i == baseline,
                                *[row_value(r, row) for row in rows_for(records)], *[sizes[i] for _, sizes in memory]]
                               for i, (label, r) in enumerate(zip(labels, records, strict=True))]
+    bars = time_rows(records)
     return Review("comparison", f"{base.subject}: {len(records)} runs compared", _dates(records), facts,
-                  [series(r, f"{label}: {r.config.summary()}") for r, label in zip(records, labels, strict=True)],
+                  [series(r, f"{label}: {r.config.summary()}", bars) for r, label in zip(records, labels, strict=True)],
                   (header, rows), headline, data=(data_header, data),
                   file_stem=f"tflaunch-compare-{len(records)}-runs-{_stamp(max(r.launched_at for r in records))}")
 
@@ -308,16 +332,18 @@ def _sweep_data(results: Sequence[CandidateResult], objective: str) -> tuple[lis
 def profile_review(name: str, evidence: dict[str, Any], config: LaunchConfig) -> Review:
     phases = evidence.get("phases") or {}
     start, spans = 0.0, {}
-    for phase in PHASES:
-        if phase in phases:
-            spans[phase] = (start, phases[phase]["median"])
-            start += phases[phase]["median"] if phase != "steady" else 0.0
+    for phase, figures in phases.items():  # in the order the evidence's runs reported them
+        if phase != OTHER and isinstance(figures, dict) and isinstance(figures.get("median"), (int, float)):
+            spans[phase] = (start, figures["median"])
+            start += figures["median"] if phase not in AFTER_READY else 0.0
     facts = [("Settings", config.summary())] + [("Evidence", line) for line in describe_evidence(evidence)]
-    labels = {**LABELS, OTHER: OTHER_LABEL}
-    rows = [[labels[p], format_duration(v.get("median")), format_duration(v.get("min")), format_duration(v.get("max"))]
-            for p, v in phases.items() if p in labels]
-    data: list[list[Cell]] = [[labels[p], v.get("median"), v.get("min"), v.get("max")]
-                              for p, v in phases.items() if p in labels]
+    def label(name: str) -> str:
+        return OTHER_LABEL if name == OTHER else LABELS[name]
+
+    shown = {p: v for p, v in phases.items() if isinstance(v, dict) and (p == OTHER or NAME.match(p))}
+    rows = [[label(p), format_duration(v.get("median")), format_duration(v.get("min")), format_duration(v.get("max"))]
+            for p, v in shown.items()]
+    data: list[list[Cell]] = [[label(p), v.get("median"), v.get("min"), v.get("max")] for p, v in shown.items()]
     return Review("profile", f"Launch profile {name}",
                   f"{evidence.get('model', config.model)}, {evidence.get('date', '')}", facts,
                   [Series("median of the evidence runs", spans, [], evidence.get("peak_rss_bytes_median"))],

@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from ..phases import PHASES
+from ..phases import PHASES, phase_rows
 from ..run.record import RunRecord
 from ..store.rows import DAMAGED, RunSummary
 from .review import csv_cell
@@ -113,20 +113,34 @@ def csv_row(run: ExportedRun) -> list[Any]:
         summary.id, local_time(record.launched_at), record.launched_at, summary.source, record.subject,
         record.status.value, record.failed_phase, record.config.summary(), bool(record.assumed_inputs),
         _seconds(record.time_to_ready), _seconds(record.other_time),
-        *[_seconds(record.phases[p].duration) for p in PHASES],
+        *[_seconds(_duration(record, p)) for p in PHASES],
         _seconds(latency.get("median")), _seconds(latency.get("p90")), latency.get("n"),
         record.fed_batch if latency else None, record.peak_rss,
         record.environment.get("tensorflow"), record.environment.get("python"), failure, None,
     ]
 
 
+def _duration(record: RunRecord | None, name: str) -> float | None:
+    phase = record.phase(name) if record is not None else None
+    return phase.duration if phase is not None else None
+
+
+def phase_columns(runs: Iterable[ExportedRun]) -> list[str]:
+    """Phases beyond the probe's seven that any run reported (a program's compile, data,
+    first step, marks...): a column each, from the union, empty where a run lacks one."""
+    records = [run.record for run in runs if run.record is not None]
+    return [name for name in phase_rows(records) if name not in PHASES]
+
+
 def to_csv(runs: Iterable[ExportedRun]) -> str:
     """CSV_COLUMNS, then a peak column per GPU (gpu_columns) where any run used a GPU."""
     runs = list(runs)
     gpus = gpu_columns(runs)
+    extra = phase_columns(runs)
     out = io.StringIO()
     writer = csv.writer(out)
-    writer.writerow([*CSV_COLUMNS, *(name for name, _, _ in gpus)])
+    writer.writerow([*CSV_COLUMNS, *(name for name, _, _ in gpus), *(f"{name}_s" for name in extra)])
     for run in runs:  # the reviews' cells: true/false, empty
-        writer.writerow([csv_cell(cell) for cell in (*csv_row(run), *_gpu_cells(run.record, gpus))])
+        writer.writerow([csv_cell(cell) for cell in (*csv_row(run), *_gpu_cells(run.record, gpus),
+                                                      *(_seconds(_duration(run.record, n)) for n in extra))])
     return out.getvalue()

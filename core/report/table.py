@@ -6,17 +6,11 @@ from collections.abc import Sequence
 from statistics import median
 
 from ..grid import grid
-from ..phases import AFTER_READY, LABELS, ONE_TIME, OTHER, OTHER_LABEL, phase_rows
+from ..phases import LABELS, ONE_TIME, OTHER, OTHER_LABEL, phase_rows, timeline_rows
 from ..probe.input_shapes import DEFAULTS_HELP
 from ..run.record import RunRecord, RunStatus
 from ..stats import Spread, summarize
 from ..units import format_bytes, format_duration
-
-
-def with_other(names: Sequence[str]) -> list[str]:
-    """Rows with "other" where it counts: after the phases of the start, before steady state."""
-    at = next((i for i, n in enumerate(names) if n in AFTER_READY), len(names))
-    return [*names[:at], OTHER, *names[at:]]
 
 
 def describe_program(record: RunRecord) -> list[str]:
@@ -83,7 +77,7 @@ def _label(record: RunRecord, name: str) -> str:
 
 def run_table(record: RunRecord) -> str:
     rows = []
-    for name in with_other(record.phase_order):
+    for name in timeline_rows(record.phase_order):
         if name == OTHER:
             if record.other_time is not None:
                 rows.append([OTHER_LABEL, format_duration(record.other_time), "", ""])
@@ -108,7 +102,7 @@ def run_table(record: RunRecord) -> str:
 def repeat_table(records: Sequence[RunRecord]) -> str:
     ok = [r for r in records if r.status is RunStatus.OK]
     rows = []
-    for name in with_other(phase_rows(ok or records)):
+    for name in timeline_rows(phase_rows(ok or records)):
         if name == OTHER:
             other = summarize(r.other_time for r in ok)
             rows.append([OTHER_LABEL, format_duration(other.median if other else None), _range(other), "", ""])

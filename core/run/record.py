@@ -174,9 +174,10 @@ class RunRecord:
                 started.state, started.started = PhaseState.RUNNING, event.ts
                 self._reorder()
         elif isinstance(event, ev.PhaseEnd):
-            phase = self._named(event.phase)  # type: ignore[assignment]
-            if phase is None:
+            ended = self._named(event.phase)
+            if ended is None:
                 return
+            phase = ended
             duration = event.duration
             if event.phase == "spawn" and event.ts > self.launched_at:
                 # The OS's start time ticks at 10 ms and can read earlier than our launch;

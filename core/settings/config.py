@@ -14,13 +14,13 @@ import sys
 from dataclasses import asdict, dataclass, field, fields, replace
 from typing import Any
 
+from ..phases import NAME, UNTIL_POINTS
 from ..probe.failure import ProbeFailure
 from ..probe.input_shapes import InputSpecError
 from ..probe.input_shapes import parse as parse_input
 from ..probe.model_files import check_model_path
 from ..probe.user_code import is_file
 from .display import short_value
-from ..phases import NAME, UNTIL_POINTS
 from .vocabulary import ALLOCATORS, BY_NAME, CACHE_STATES, CALLS, LOG_LEVELS, MODULE_LOADING, SAMPLE_MODELS
 
 DEFAULT_TIMEOUT_S = 600.0

@@ -66,7 +66,17 @@ class Setting:
 SETTINGS: tuple[Setting, ...] = (
     Setting("model", "Model", "A SavedModel folder, a .keras or .h5 file, FILE.py:FUNCTION (a function of "
             "yours that builds the model: it runs that code), or a built-in sample built from code (sample:"
-            + "|".join(SAMPLE_MODELS) + ").", Reach.MEASUREMENT, "Model", "--model"),
+            + "|".join(SAMPLE_MODELS) + ").", Reach.MEASUREMENT, "Subject", "--model"),
+    Setting("program", "Program", "Your own command line (python train.py ...) as the subject instead of a model: "
+            "the launch hook observes its phases (import, build or load, compile, data, first step, first "
+            "inference, steady) on a private channel; its output is untouched.", Reach.MEASUREMENT, "Subject",
+            "-- COMMAND"),
+    Setting("workdir", "Working folder", "The folder a program starts in (its relative paths are read from "
+            "there); empty: tflaunch's own.", Reach.MEASUREMENT, "Subject", "--cwd"),
+    Setting("until", "Until", "Where a program's run is measured to: first_step, first_inference, mark:NAME (a "
+            "tflaunch_mark.mark of its own) or exit. tflaunch then ends the program (its whole process group) "
+            "after --steady more steps or calls and records it as stopped at ready, not as a failure.",
+            Reach.MEASUREMENT, "Subject", "--until"),
     Setting("python", "Interpreter", "The python that runs the child: any environment with TensorFlow "
             "(venv, conda...); tflaunch need not be installed there.", Reach.LAUNCHER, "Python environment",
             "--python"),
@@ -131,29 +141,19 @@ SETTINGS: tuple[Setting, ...] = (
             "unset gets a default (" + DEFAULTS_HELP + ") and the result says the shape was assumed.",
             Reach.MEASUREMENT, "Inference", "--input"),
     Setting("signature", "Signature", "The SavedModel signature to call; by default serving_default, or the "
-            "only one there is.", Reach.MEASUREMENT, "Model", "--signature"),
+            "only one there is.", Reach.MEASUREMENT, "Subject", "--signature"),
     Setting("imports", "Imports (run code)", "Modules or .py files imported in the child before the model "
             "loads, so the custom layers they register can be found. This runs their code.",
-            Reach.MEASUREMENT, "Model", "--import"),
+            Reach.MEASUREMENT, "Subject", "--import"),
     Setting("unsafe_deserialization", "Unsafe deserialization (run code)", "Turn off Keras's safe mode, so "
             "Lambda layers load: they run Python code stored in the model file. Only for files you trust.",
-            Reach.MEASUREMENT, "Model", "--unsafe-deserialization"),
+            Reach.MEASUREMENT, "Subject", "--unsafe-deserialization"),
     Setting("steady", "Steady runs", "Inferences after the first (a program's steps or calls after its ready "
             "point), to measure steady-state latency.", Reach.MEASUREMENT, "Inference", "--steady"),
     Setting("call", "Call", "How the probe calls the model, as your code would: function (a traced "
             "tf.function's concrete function, the default: a `trace` phase, then calls), eager (model(x) as "
             "written, no trace phase) or predict (model.predict / the signature through predict_on_batch). Every "
             "result says which.", Reach.MEASUREMENT, "Inference", "--call"),
-    Setting("program", "Program", "Your own command line (python train.py ...) as the subject instead of a model: "
-            "the launch hook observes its phases (import, build or load, compile, data, first step, first "
-            "inference, steady) on a private channel; its output is untouched.", Reach.MEASUREMENT, "Model",
-            "-- COMMAND"),
-    Setting("workdir", "Working folder", "The folder a program starts in (its relative paths are read from "
-            "there); empty: tflaunch's own.", Reach.MEASUREMENT, "Model", "--cwd"),
-    Setting("until", "Until", "Where a program's run is measured to: first_step, first_inference, mark:NAME (a "
-            "tflaunch_mark.mark of its own) or exit. tflaunch then ends the program (its whole process group) "
-            "after --steady more steps or calls and records it as stopped at ready, not as a failure.",
-            Reach.MEASUREMENT, "Model", "--until"),
     Setting("timeout", "Timeout", "A run still going after this many seconds is stopped and marked timed out.",
             Reach.LAUNCHER, "Inference", "--timeout"),
 )
