@@ -268,9 +268,10 @@ class MainWindow(QMainWindow):
         config = self._checked_config(lambda why: self._say(f"Cannot run: {why}"))
         if config is None:
             return
-        self._remember_model(config.model)
+        if not config.is_program:
+            self._remember_model(config.model)
         self.state.save_config(config)
-        self._launch(config, None, f"{config.model}: {config.summary()}")
+        self._launch(config, None, f"{config.subject}: {config.summary()}")
 
     def ask_script(self) -> None:
         from .script_dialog import ScriptDialog
@@ -278,8 +279,13 @@ class MainWindow(QMainWindow):
         dialog = ScriptDialog(self.panel.python.text(), self)
         if dialog.exec() == ScriptDialog.DialogCode.Accepted:
             argv = dialog.argv()
-            if argv:
-                self.start_script(argv, warm=dialog.warm.isChecked())
+            if argv and dialog.warm.isChecked():
+                self.start_script(argv, warm=True)  # forked after import: no phases of its own to observe
+            elif argv:
+                # Measured as the Run tab's program subject: phase by phase, to its ready point.
+                # A script launched runs to its end unless the Run tab already measures a program.
+                self.panel.use_program(["python", *argv[1:]], None if self.panel.is_program else "exit")
+                self.start_run()
 
     def start_script(self, argv: list[str], warm: bool = False) -> None:
         """Run a user's script with the panel's settings applied, recorded as one span;

@@ -241,11 +241,11 @@ class SettingsPanel(QWidget):
                     if not visible:
                         self._forms[name].setRowVisible(self._errors[name], False)
 
-    def use_program(self, argv: list[str], folder: str = "") -> None:
-        """Measure this command line next (the Launch script dialog's choice)."""
+    def use_program(self, argv: list[str], until: str | None = None) -> None:
+        """Measure this command line next (the Launch script dialog's choice), to `until`."""
         self.editors["program"].put(tuple(argv))
-        if folder:
-            self.workdir.setText(folder)
+        if until is not None:
+            self.editors["until"].put(until)
 
     def _browse_script(self) -> None:
         path = file_dialogs.open_file(self, "script", "Choose a script", "Python (*.py);;All files (*)")

@@ -93,6 +93,7 @@ class SweepPlanForm(QWidget):
         self.objective = QComboBox()
         for key, text in OBJECTIVES.items():
             self.objective.addItem(text, key)
+        self.objective.addItem("first training step (a program's)", "phase:first_step")
         self.repeat = QSpinBox(minimum=1, maximum=100, value=5)
         self.repeat.setToolTip("Measured trials per setting")
         self.warmup = QSpinBox(minimum=0, maximum=10, value=1)

@@ -41,7 +41,7 @@ def test_malformed_and_unknown_lines_are_counted_separately():
     parser = ev.EventParser()
     bad = [
         "", "not json", "[1, 2]", '{"v": 1}', b"\xff\xfe",
-        json.dumps({"v": 1, "ts": 1.0, "phase": "nope", "event": "phase_start"}),
+        json.dumps({"v": 1, "ts": 1.0, "phase": "No Such Phase", "event": "phase_start"}),  # not a name
         json.dumps({"v": 1, "ts": "soon", "phase": "load", "event": "phase_start"}),
         json.dumps({"v": 1, "ts": 1.0, "phase": "load", "event": "phase_end", "duration": True}),
         json.dumps({"v": 1, "ts": 1.0, "phase": "load", "event": "phase_end", "duration": float("nan")}),

@@ -28,6 +28,12 @@ def _vary(text: str) -> tuple[str, list[str]]:
     return name, [v.strip() for v in values.split(",") if v.strip()]
 
 
+def _objective(text: str) -> str:
+    if text not in OBJECTIVES:
+        raise argparse.ArgumentTypeError(f"use one of {', '.join(OBJECTIVES)} or phase:NAME, not {text!r}")
+    return text
+
+
 def add_arguments(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     sweep = sub.add_parser("sweep", help="try settings automatically, with statistics, and crown a winner")
     add_config_arguments(sweep, model_required=True)
@@ -37,8 +43,9 @@ def add_arguments(sub: argparse._SubParsersAction) -> None:  # type: ignore[type
                             "counts): " + axes_help().replace("%", "%%"))
     sweep.add_argument("--repeat", type=int, default=5, help="measured trials per setting (default 5)")
     sweep.add_argument("--warmup", type=int, default=1, help="discarded warm-up rounds (default 1)")
-    sweep.add_argument("--objective", choices=OBJECTIVES, default="ready",
-                       help="what to minimise: " + ", ".join(f"{k} ({v})" for k, v in OBJECTIVES.items()))
+    sweep.add_argument("--objective", type=_objective, default="ready", metavar="|".join(OBJECTIVES) + "|phase:NAME",
+                       help="what to minimise: " + ", ".join(f"{k} ({v})" for k, v in OBJECTIVES.items())
+                       + ", or phase:NAME, the time of any phase the subject reports (phase:first_step)")
     sweep.add_argument("--no-racing", action="store_true", help="run every trial; do not stop clearly worse settings")
     sweep.add_argument("--instances", type=_counts, default=[1], metavar="N[,N...]",
                        help=f"{INSTANCES_HELP}. One number: every trial starts that many (default 1); several "

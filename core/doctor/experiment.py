@@ -179,6 +179,10 @@ def _pyc_prefix(base: LaunchConfig, first: RunRecord, say: Say) -> str | None:
 
 def _measure_warm(base: LaunchConfig, repeat: int, say: Say) -> tuple[Saving | None, str | None]:
     """Launch to ready of a script that loads the model and calls it once, cold and warm."""
+    if base.is_program:
+        return None, ("warm start of a program is not measured here: its ready point is observed through the "
+                      "launch hook's channel, which the warm server does not pass on; tflaunch run --warm still "
+                      "starts it warm")
     if base.model.startswith("sample:"):
         model = in_formats(base.model, ["keras"], base.python)["keras"]
     elif os.path.exists(base.model) and not base.model.endswith(".py") and ":" not in Path(base.model).name:

@@ -22,6 +22,7 @@ REMEDIES: dict[str, str] = {
     "threads": "intra-op and inter-op threads",
     "onednn": "oneDNN on or off",
     "jit_compile": "compile the model with XLA (jit_compile)",
+    "xla_auto": "XLA auto-clustering (TF_XLA_FLAGS, any program)",
     "pyc": "compiled .pyc files for TensorFlow",
     "warm": "warm start (tflaunch run --warm)",
     "gpu": "GPU caches and allocator",
@@ -49,6 +50,14 @@ class Examination:
     cores: int
     arms: list[Arm] = field(default_factory=list)
     skipped: dict[str, str] = field(default_factory=dict)  # remedy: why it does not apply here
+
+
+# What a launch cannot change in a program: its files and its code are its own.
+_NOT_FOR_PROGRAMS = {
+    "format": "a program loads its own files: convert them (tflaunch sample --format) and measure it again",
+    "jit_compile": "a program compiles its own model: model.compile(jit_compile=True) in your code; XLA "
+                   "auto-clustering, which a launch applies, is measured instead",
+}
 
 
 def _format_of(model: str) -> str | None:
@@ -84,6 +93,15 @@ def examine(base: LaunchConfig, record: RunRecord, has_gpu: bool, only: set[str]
 
 def _add_arms(exam: Examination, remedy: str, pyc_prefix: str | None) -> str | None:
     base, arms = exam.base, exam.arms
+    if base.is_program and remedy in _NOT_FOR_PROGRAMS:
+        return _NOT_FOR_PROGRAMS[remedy]
+    if remedy == "xla_auto":
+        if base.xla_auto:
+            return "the baseline already has XLA auto-clustering on"
+        arms.append(Arm("xla_auto=on", remedy, base.replace(xla_auto=True)))
+        if not base.xla_cache:
+            arms.append(Arm("xla_auto=on xla_cache=on", remedy, base.replace(xla_auto=True, xla_cache=True)))
+        return None
     if remedy == "format":
         current = _format_of(base.model)
         if current is None:

@@ -43,7 +43,7 @@ def report_summary(d: Diagnosis, cli: bool = True) -> list[str]:
     command line's words, or the app's)."""
     lines = []
     if d.combined is None:
-        lines.append("No setting measurably saved time on this model here: keep your settings.")
+        lines.append("No setting measurably saved time here: keep your settings.")
     elif d.verification is None:
         lines.append("The combination could not be verified (its runs failed).")
     else:
@@ -65,7 +65,7 @@ def report_summary(d: Diagnosis, cli: bool = True) -> list[str]:
 
 
 def report_text(d: Diagnosis) -> str:
-    return "\n".join([f"tflaunch doctor: {d.exam.base.model}, time to ready (median of each arm)", "",
+    return "\n".join([f"tflaunch doctor: {d.exam.base.subject}, time to ready (median of each arm)", "",
                       grid(list(COLUMNS), report_rows(d), text=(1, 4)), "", *report_summary(d)])
 
 
@@ -78,7 +78,7 @@ def _saving_json(s: Any) -> dict[str, Any] | None:
 
 def diagnosis_json(d: Diagnosis, saved: str | None = None) -> dict[str, Any]:
     return {
-        "model": d.exam.base.model,
+        "model": d.exam.base.subject,
         "baseline_s": d.baseline,
         "arms": [{"remedy": r.arm.remedy, "arm": r.arm.key, "values_s": r.values, "failures": r.failures,
                   "launchable": r.arm.launchable, "saving": _saving_json(r.saving),
@@ -95,7 +95,7 @@ def doctor_evidence(d: Diagnosis) -> dict[str, Any]:
     v = d.verification
     if v is None:
         raise ValueError("no verification: nothing to save")
-    return {"doctor": {"model": d.exam.base.model, "remedies": d.combined_keys, "baseline_median_s": v.baseline,
+    return {"doctor": {"model": d.exam.base.subject, "remedies": d.combined_keys, "baseline_median_s": v.baseline,
                        "saves_s": v.seconds, "ci95_s": [v.low, v.high], "runs": v.runs}}
 
 
@@ -105,7 +105,7 @@ def doctor_review(d: Diagnosis) -> Review:
     the headline."""
     record = d.exam.record
     summary = report_summary(d, cli=False)
-    facts = [("Model", d.exam.base.model), ("Baseline settings", d.exam.base.summary()),
+    facts = [("Model", d.exam.base.subject), ("Baseline settings", d.exam.base.summary()),
              *environment_facts([record]),
              ("Method", "each arm and the baseline interleaved in shuffled rounds after a warm-up round; "
                         "saving = difference of medians, 95 % CI by a seeded bootstrap")]
@@ -114,11 +114,11 @@ def doctor_review(d: Diagnosis) -> Review:
     rows = report_rows(d)
     data: list[list[Cell]] = [[row[0], row[1], *([_seconds(row[2])] if row[2] else [None]),
                                int(row[3]) if row[3].isdigit() else None, row[4]] for row in rows]
-    return Review("sweep", f"Doctor: {d.exam.base.model}", f"tflaunch doctor, {_date(record.launched_at)}", facts,
+    return Review("sweep", f"Doctor: {d.exam.base.subject}", f"tflaunch doctor, {_date(record.launched_at)}", facts,
                   table=(list(COLUMNS), rows), headline=summary[0] if summary else "", distributions=distributions,
                   objective="ready",
                   data=(["Remedy", "Arm", "Ready (s)", "Runs", "Verdict"], data),
-                  file_stem=f"tflaunch-doctor-{slug(d.exam.base.model)}-{_stamp(record.launched_at)}")
+                  file_stem=f"tflaunch-doctor-{slug(d.exam.base.subject)}-{_stamp(record.launched_at)}")
 
 
 def _seconds(text: str) -> float | None:

@@ -42,11 +42,11 @@ class Saving:
     def describe(self) -> str:
         interval = f"95 % CI {signed(self.low)} to {signed(self.high)}"
         if self.significant:
-            return (f"measured: saves {format_duration(self.seconds)} ({interval}) on this model, "
+            return (f"measured: saves {format_duration(self.seconds)} ({interval}) here, "
                     f"{self.seconds / self.baseline:.0%} of its time to ready")
         if self.costly:
             return (f"measured: costs {format_duration(-self.seconds)} (95 % CI {format_duration(-self.high)} – "
-                    f"{format_duration(-self.low)}) on this model")
+                    f"{format_duration(-self.low)}) here")
         return f"no effect here (saves {signed(self.seconds)}, {interval})"
 
 

@@ -72,6 +72,7 @@ class Observer:
         self.training_fns: set[int] = set()
         self.loaded_fns: set[int] = set()
         self.tape_start: Optional[float] = None
+        self.fit_start: Optional[float] = None  # Keras' fit or train_on_batch entered: the first step began
         self.build: Optional[List[float]] = None  # [first layer's start, last construction's end]
         self.data_start: Optional[float] = None
         self.data_open = False  # iterator made, first eager element not yet taken
@@ -126,9 +127,16 @@ class Observer:
             self.span("build", self.build[0], self.build[1])
 
     # -- steps and calls -------------------------------------------------------------------
+    def training_entered(self) -> None:
+        """fit or train_on_batch began: the first step is running (its data and tracing too)."""
+        if self.fit_start is None and not self.reported.get("first_step"):
+            self.close_build()
+            self.fit_start = time.time()
+            self.send("phase_start", "first_step")
+
     def step_done(self, start: float, end: float) -> None:
         if not self.reported.get("first_step"):
-            self.once("first_step", start, end)
+            self.once("first_step", min(start, self.fit_start or start), end)
             self.at_ready_point("first_step", "step")
         elif self.ready_kind == "step":
             self.steady_add(start, end)
@@ -429,7 +437,6 @@ def patch_keras(obs: Observer) -> None:
     try:
         layer = importlib.import_module("keras.src.layers.layer")
         model = importlib.import_module("keras.src.models.model")
-        trainer = importlib.import_module("keras.src.trainers.trainer")
         saving = importlib.import_module("keras.src.saving.saving_api")
         optimizer = importlib.import_module("keras.src.optimizers.base_optimizer")
     except Exception:
@@ -443,9 +450,12 @@ def patch_keras(obs: Observer) -> None:
         except Exception:
             continue
     _wrap(layer.Layer, "__call__", lambda original: _model_called(obs, original, model.Model))
-    _wrap(trainer.Trainer, "compile", _timed_once(obs, "compile"))
+    # On Model itself: the backend's trainer (TensorFlowTrainer) overrides Trainer's methods.
+    _wrap(model.Model, "compile", _timed_once(obs, "compile"))
+    for name in ("fit", "train_on_batch"):
+        _wrap(model.Model, name, lambda original: _training(obs, original))
     for name in ("predict", "predict_on_batch"):
-        _wrap(trainer.Trainer, name, lambda original: _predicted(obs, original))
+        _wrap(model.Model, name, lambda original: _predicted(obs, original))
     _wrap(model.Model, "load_weights", _timed_once(obs, "load", "load_depth"))
     _wrap(saving, "load_model", _timed_once(obs, "load", "load_depth"))
     for api in ("keras.models", "keras.saving", "keras._tf_keras.keras.models"):
@@ -482,6 +492,15 @@ def _model_called(obs: Observer, original: Callable[..., Any], model_class: type
         return result
 
     return call
+
+
+def _training(obs: Observer, original: Callable[..., Any]) -> Callable[..., Any]:
+    def train(self: Any, *args: Any, **kwargs: Any) -> Any:
+        if obs.fn_depth == 0 and obs.call_depth == 0:
+            _guarded(obs.training_entered)()
+        return original(self, *args, **kwargs)
+
+    return train
 
 
 def _predicted(obs: Observer, original: Callable[..., Any]) -> Callable[..., Any]:

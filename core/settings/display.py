@@ -8,6 +8,7 @@ terminal; short_value() is its compact form for one-line summaries (name=value).
 
 from __future__ import annotations
 
+import shlex
 from typing import Any
 
 from .vocabulary import LOG_LEVELS
@@ -32,6 +33,8 @@ _UNSET: dict[str, tuple[Any, str, str]] = {
     "cudnn_autotune": (None, TF_DECIDES, "default"),
     "module_loading": (None, "default (the driver decides: lazy since CUDA 12.2)", "default"),
     "cuda_cache": (None, "default (the driver's own folder)", "default"),
+    "program": ((), "none (a model is the subject)", "none"),
+    "workdir": ("", "the current folder", "default"),
 }
 
 
@@ -59,6 +62,8 @@ def setting_text(name: str, value: Any) -> str:
         return f"{value:g} s"
     if name == "steady" and isinstance(value, int) and not isinstance(value, bool):
         return f"{value} calls"
+    if name == "program" and isinstance(value, (tuple, list)):
+        return shlex.join(str(part) for part in value)
     if name == "visible_gpus" and isinstance(value, (tuple, list)) and not value:
         return "none"
     return _words(value, ", ")

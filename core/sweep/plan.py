@@ -24,6 +24,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..phases import LABELS, NAME
 from ..run.record import RunRecord, RunStatus
 from ..settings.config import LaunchConfig
 from ..stats import Spread, spread
@@ -39,13 +40,27 @@ MIN_TRIALS = 3
 MIN_EFFECT = 0.03
 FAILURES_TO_STOP = 2
 
-OBJECTIVES: dict[str, str] = {
+class _Objectives(dict[str, str]):
+    """The named objectives, and phase:NAME for any phase a subject reports (a program's
+    first_step, compile, data, or a mark's span)."""
+
+    def __missing__(self, key: str) -> str:
+        if key.startswith("phase:") and NAME.match(key[len("phase:"):]):
+            return f"{LABELS[key[len('phase:'):]].lower()} time"
+        raise KeyError(key)
+
+    def __contains__(self, key: object) -> bool:
+        return super().__contains__(key) or (isinstance(key, str) and key.startswith("phase:")
+                                             and bool(NAME.match(key[len("phase:"):])))
+
+
+OBJECTIVES: dict[str, str] = _Objectives({
     "ready": "time to ready",
     "load": "load time",
     "first": "first inference",
     "steady": "steady latency",
     "peak": "peak memory",
-}
+})
 
 def objective_value(record: RunRecord, objective: str) -> float | None:
     """The figure a sweep minimises, from one run; None when the run did not give it."""
@@ -53,8 +68,9 @@ def objective_value(record: RunRecord, objective: str) -> float | None:
         return None
     if objective == "ready":
         return record.time_to_ready
-    if objective in ("load", "first"):
-        return record.phases[objective].duration
+    if objective in ("load", "first") or objective.startswith("phase:"):
+        phase = record.phase(objective.removeprefix("phase:"))
+        return phase.duration if phase is not None else None  # not reported: no figure
     if objective == "steady":
         return record.phases["steady"].latency.get("median")
     if objective == "peak":
@@ -356,5 +372,10 @@ def verdict(result: CandidateResult, objective: str) -> str:
     return text
 
 
-_VERDICT_WORDS = {"ready": "to ready", "load": "to load", "first": "to a first inference",
-                  "steady": "in steady state", "peak": "in peak memory"}
+class _VerdictWords(dict[str, str]):
+    def __missing__(self, key: str) -> str:
+        return f"in {OBJECTIVES[key]}"
+
+
+_VERDICT_WORDS = _VerdictWords({"ready": "to ready", "load": "to load", "first": "to a first inference",
+                                "steady": "in steady state", "peak": "in peak memory"})

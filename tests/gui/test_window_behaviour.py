@@ -72,6 +72,11 @@ FIELD_VALUES = {
     "module_loading": st.sampled_from([None, "lazy", "eager"]),
     "cuda_cache": st.sampled_from([None, "cold", "warm"]),
     "xla_cache": st.booleans(), "nvtx": st.booleans(),
+    "call": st.sampled_from(["function", "eager", "predict"]),
+    "program": st.lists(st.from_regex(r"[A-Za-z0-9_./=-][A-Za-z0-9_./= '-]{0,12}", fullmatch=True),
+                        max_size=4).map(tuple),
+    "workdir": st.sampled_from(["", "/tmp"]),
+    "until": st.sampled_from(["first_step", "first_inference", "exit", "mark:restore"]),
 }
 
 

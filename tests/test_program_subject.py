@@ -1,0 +1,241 @@
+"""A program as a run's subject: real TensorFlow programs (tests/programs/) launched under the
+launch hook, their phases observed on the private channel, stopped at their ready point.
+
+Each case asserts the order of the phases the program reached and figures a stopwatch would
+accept; the zoo's slower members are in the slow tier (make test-slow).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import stat
+import sys
+import time
+from pathlib import Path
+
+import psutil
+import pytest
+
+from tflaunch.core.phases import merged_order
+from tflaunch.core.run.driver import run_sessions
+from tflaunch.core.run.events import EventParser, Mark, PhaseEnd, encode
+from tflaunch.core.run.launch_check import launch_check
+from tflaunch.core.run.record import PhaseState, RunRecord, RunStatus
+from tflaunch.core.run.session import ProbeSession
+from tflaunch.core.settings.config import LaunchConfig
+from tflaunch.core.store.history import History
+
+PROGRAMS = Path(__file__).parent / "programs"
+START = ("spawn", "import")
+
+
+def measure(*argv: str, until: str = "first_step", steady: int = 5, timeout: float = 120,
+            workdir: Path = PROGRAMS) -> RunRecord:
+    config = LaunchConfig(program=("python", *argv), until=until, steady=steady, timeout=timeout,
+                          workdir=str(workdir), log_level=2)
+    session = ProbeSession(config)
+    problems = launch_check(config, known=None)
+    if problems:
+        session.refuse(problems[0].field, problems[0].message)
+    return run_sessions([session])[0]
+
+
+def reached(record: RunRecord) -> list[str]:
+    return [n for n, p in record.phases.items() if p.state is PhaseState.DONE]
+
+
+def in_order(names: list[str], *expected: str) -> bool:
+    """`expected` appear in `names` in this order (others may come between)."""
+    at = 0
+    for name in names:
+        if at < len(expected) and name == expected[at]:
+            at += 1
+    return at == len(expected)
+
+
+def nothing_left(record: RunRecord) -> bool:
+    marker_env = [p for p in psutil.process_iter(["environ"])
+                  if (p.info.get("environ") or {}).get("TFLAUNCH_RUN") is not None
+                  and p.pid != os.getpid() and p.pid == record.pid]
+    return not marker_env
+
+
+def truth(record: RunRecord, key: str) -> float | None:
+    """The program's own clock: the TRUTH line it wrote to stderr."""
+    for line in record.stderr_tail:
+        match = re.search(rf"TRUTH {key}=([0-9.]+)", line)
+        if match:
+            return float(match.group(1))
+    return None
+
+
+def test_a_keras_fit_on_a_tf_data_pipeline_is_seen_phase_by_phase_and_stopped_at_ready() -> None:
+    record = measure("fit_tfdata.py", "--steps", "400")
+    assert record.status is RunStatus.OK, record.headline
+    assert record.stopped_at_ready, "tflaunch, not the program, ended it"
+    names = reached(record)
+    # fit's first step begins when fit is called; the pipeline's set-up runs inside it.
+    assert in_order(names, *START, "build", "compile", "first_step", "data", "steady"), names
+    data, step = record.phases["data"], record.phases["first_step"]
+    assert data.started is not None and step.started is not None and data.duration is not None
+    assert step.started <= data.started and data.started + data.duration <= step.started + (step.duration or 0)
+    assert "first" not in names  # no inference outside training
+    assert record.latency["n"] == 5 and 0 < record.latency["median"] < record.phases["first_step"].duration
+    # The ready point agrees with the program's own clock (it wrote when its first batch ended).
+    own = truth(record, "first_step_end")
+    assert own is not None and record.ready_at is not None
+    assert abs(record.ready_at - own) < max(0.01 * (own - record.launched_at), 0.05)
+    assert 0 <= record.other_time < record.time_to_ready
+    assert record.status_line.startswith("Ready in") and "stopped" in record.status_line
+    assert nothing_left(record)
+
+
+def test_a_custom_gradient_tape_loop_reports_its_first_step_and_data(tmp_path: Path) -> None:
+    record = measure("gradient_tape.py", "--steps", "200")
+    assert record.status is RunStatus.OK, record.headline
+    names = reached(record)
+    assert in_order(names, *START, "build", "data", "first_step", "steady"), names
+    assert record.phases["data"].duration is not None
+
+
+def test_a_serving_script_is_ready_at_its_first_signature_call(tmp_path: Path) -> None:
+    measure("serve_savedmodel.py", "--dir", str(tmp_path), "--steps", "1", until="exit")  # exports the model
+    record = measure("serve_savedmodel.py", "--dir", str(tmp_path), "--steps", "200", until="first_inference")
+    assert record.status is RunStatus.OK, record.headline
+    names = reached(record)
+    assert in_order(names, *START, "load", "first", "steady"), names
+    assert "first_step" not in names
+
+
+@pytest.mark.parametrize(("at", "phase"), [("build", "build"), ("first_step", "first_step")])
+def test_a_program_that_crashes_names_the_phase_and_its_error(at: str, phase: str) -> None:
+    record = measure("crash_at.py", "--at", at)
+    assert record.status is RunStatus.FAILED
+    assert record.failure is not None and "crash_at" in record.failure.message
+    assert "exited with code 1 before its first training step" in record.failure.message
+    assert phase in record.phases
+    assert nothing_left(record)
+
+
+def test_a_program_that_never_imports_tensorflow_says_so() -> None:
+    record = measure("no_tensorflow.py", until="exit")
+    assert record.status is RunStatus.OK, record.headline
+    assert "import" not in record.phases  # absent, never zero
+    assert any("never imported TensorFlow" in note for note in record.notes)
+    assert record.time_to_ready is not None and record.time_to_ready > 0.3
+
+
+def test_a_program_that_exits_before_its_ready_point_names_what_it_reached_last() -> None:
+    record = measure("crash_at.py", "--exit-early")
+    assert record.status is RunStatus.FAILED
+    assert record.failure is not None
+    assert "exited with code 3" in record.failure.message
+    assert "the last phase it reached was Import" in record.failure.message
+
+
+def test_a_program_that_never_gets_there_times_out_naming_the_last_phase() -> None:
+    started = time.monotonic()
+    record = measure("no_tensorflow.py", "--steps", "100000", until="first_step", timeout=1.5)
+    assert time.monotonic() - started < 30
+    assert record.status is RunStatus.TIMED_OUT
+    assert record.failure is not None and "before its first training step" in record.failure.message
+    assert "never imported TensorFlow" in record.failure.message
+    assert nothing_left(record)
+
+
+def test_a_mark_is_a_ready_point_and_a_span(tmp_path: Path) -> None:
+    script = tmp_path / "marked.py"
+    script.write_text("import time\n"
+                      "try:\n    from tflaunch_mark import mark\n"
+                      "except ImportError:\n    def mark(name): import contextlib; return contextlib.nullcontext()\n"
+                      "with mark('Restore weights'):\n    time.sleep(0.2)\n"
+                      "mark('serving')\ntime.sleep(30)\n")
+    record = measure(str(script), until="mark:serving", workdir=tmp_path)
+    assert record.status is RunStatus.OK and record.stopped_at_ready, record.headline
+    assert [name for name, _ in record.marks] == ["restore_weights", "serving"]
+    assert record.phases["restore_weights"].duration == pytest.approx(0.2, abs=0.1)
+    assert record.time_to_ready is not None and record.time_to_ready < 10
+
+
+def test_the_guard_makes_marks_harmless_without_tflaunch(tmp_path: Path) -> None:
+    script = tmp_path / "plain.py"
+    script.write_text("try:\n    from tflaunch_mark import mark\n"
+                      "except ImportError:\n    def mark(name): import contextlib; return contextlib.nullcontext()\n"
+                      "with mark('x'):\n    pass\nmark('y')\nprint('fine')\n")
+    import subprocess
+
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0 and done.stdout.strip() == "fine"
+
+
+def test_a_command_that_is_not_there_or_not_executable_is_refused_before_launch(tmp_path: Path) -> None:
+    missing = launch_check(LaunchConfig(program=("python", "nowhere.py"), workdir=str(tmp_path)), known=None)
+    assert missing and missing[0].field == "program" and "nowhere.py was not found" in missing[0].message
+    plain = tmp_path / "tool.sh"
+    plain.write_text("#!/bin/sh\n")
+    plain.chmod(stat.S_IRUSR | stat.S_IWUSR)
+    refused = launch_check(LaunchConfig(program=(str(plain),)), known=None)
+    assert refused and "not executable" in refused[0].message and "chmod +x" in refused[0].message
+    unknown = launch_check(LaunchConfig(program=("no-such-command-tflaunch",)), known=None)
+    assert unknown and "not found on PATH" in unknown[0].message
+
+
+def test_unknown_phase_names_are_data_and_malformed_ones_are_skipped() -> None:
+    parser = EventParser()
+    event = parser.parse(encode("phase_end", "warm_cache", time.time(), duration=0.5, rss=None, peak_rss=None))
+    assert isinstance(event, PhaseEnd) and event.phase == "warm_cache"
+    assert isinstance(parser.parse(encode("mark", "load", time.time(), name="restore")), Mark)
+    for bad in ("Bad Name", "", "9lives", "x" * 41):
+        assert parser.parse(encode("phase_end", bad, time.time(), duration=0.1, rss=None, peak_rss=None)) is None
+    assert parser.malformed == 4
+
+
+def test_a_program_s_phases_and_marks_survive_the_history(tmp_path: Path) -> None:
+    record = measure("no_tensorflow.py", until="exit")
+    record.marks.append(("done", 0.4))
+    history = History(tmp_path / "h.sqlite3")
+    run_id = history.record(record, "cli")
+    back = history.load(run_id)
+    assert back.is_program and back.config.program == record.config.program
+    assert back.phase_order == record.phase_order and back.marks == record.marks
+    assert back.time_to_ready == pytest.approx(record.time_to_ready)
+
+
+def test_rows_of_runs_keep_each_run_s_order_and_place_known_names_by_rank() -> None:
+    model = ["spawn", "import", "devices", "load", "trace", "first", "steady"]
+    program = ["spawn", "import", "restore", "devices", "build", "compile", "data", "first_step", "steady"]
+    rows = merged_order([model, program])
+    assert rows.index("restore") == rows.index("import") + 1
+    for a, b in (("devices", "build"), ("build", "first_step"), ("trace", "first_step"), ("first", "steady")):
+        assert rows.index(a) < rows.index(b), rows
+    assert merged_order([program]) == program
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("program", ["gradient_tape_function.py", "fit_jit.py", "fit_steps_per_execution.py",
+                                     "data_workers.py"])
+def test_the_zoo_s_training_programs_reach_their_first_step(program: str) -> None:
+    record = measure(program, "--steps", "400")
+    assert record.status is RunStatus.OK, record.headline
+    names = reached(record)
+    assert in_order(names, *START, "first_step", "steady"), names
+    own = truth(record, "first_step_end")
+    assert own is not None and record.ready_at is not None and record.ready_at <= own + 0.05
+
+
+@pytest.mark.slow
+def test_a_checkpoint_restore_is_the_load_phase(tmp_path: Path) -> None:
+    measure("restore_then_fit.py", "--dir", str(tmp_path), "--steps", "10", until="exit")  # writes it
+    record = measure("restore_then_fit.py", "--dir", str(tmp_path), "--steps", "400")
+    assert record.status is RunStatus.OK, record.headline
+    assert in_order(reached(record), *START, "load", "first_step"), reached(record)
+
+
+@pytest.mark.slow
+def test_a_keras_file_loaded_and_called_is_load_then_first_inference(tmp_path: Path) -> None:
+    measure("serve_savedmodel.py", "--dir", str(tmp_path), "--keras-load", "--steps", "1", until="exit")
+    record = measure("serve_savedmodel.py", "--dir", str(tmp_path), "--keras-load", "--steps", "200",
+                     until="first_inference")
+    assert record.status is RunStatus.OK, record.headline
+    assert in_order(reached(record), *START, "load", "first", "steady"), reached(record)
