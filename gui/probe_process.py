@@ -180,8 +180,8 @@ class ProbeProcess(QObject):
                               (_Channel.StandardError, self.session.stderr)):
             while data := self._slice(channel):
                 self._deliver(feed(data))
-        while data := self._events_slice():
-            self._deliver(self.session.events(data))
+        while events := self._events_slice():
+            self._deliver(self.session.events(events))
         self._close_events()
 
     def _slice(self, channel: _Channel) -> bytes:
@@ -209,7 +209,11 @@ class ProbeProcess(QObject):
                 os.killpg(pid, signal.SIGTERM)
             except (ProcessLookupError, PermissionError):
                 return
-            QTimer.singleShot(int(STOP_GRACE_S * 1000), self, lambda: self.running and self._kill())
+            QTimer.singleShot(int(STOP_GRACE_S * 1000), self, self._kill_if_running)
+
+    def _kill_if_running(self) -> None:
+        if self.running:
+            self._kill()
 
     def _on_tick(self) -> None:
         if self.session.expired(time.monotonic()):

@@ -214,7 +214,7 @@ def test_rows_of_runs_keep_each_run_s_order_and_place_known_names_by_rank() -> N
 
 @pytest.mark.slow
 @pytest.mark.parametrize("program", ["gradient_tape_function.py", "fit_jit.py", "fit_steps_per_execution.py",
-                                     "data_workers.py"])
+                                     "data_workers.py", "custom_train_step.py", "mark_spans.py"])
 def test_the_zoo_s_training_programs_reach_their_first_step(program: str) -> None:
     record = measure(program, "--steps", "400")
     assert record.status is RunStatus.OK, record.headline
@@ -222,6 +222,22 @@ def test_the_zoo_s_training_programs_reach_their_first_step(program: str) -> Non
     assert in_order(names, *START, "first_step", "steady"), names
     own = truth(record, "first_step_end")
     assert own is not None and record.ready_at is not None and record.ready_at <= own + 0.05
+
+
+@pytest.mark.slow
+def test_data_workers_are_not_counted_as_the_program() -> None:
+    """Spawned workers inherit the hook but not the channel: one set of phases, the parent's."""
+    record = measure("data_workers.py", "--steps", "400")
+    assert record.status is RunStatus.OK, record.headline
+    assert list(record.phases).count("import") == 1 and record.pid is not None
+    assert record.malformed_lines == 0
+
+
+@pytest.mark.slow
+def test_a_program_s_own_spans_and_points_are_shown() -> None:
+    record = measure("mark_spans.py", "--steps", "400")
+    assert record.status is RunStatus.OK, record.headline
+    assert "restore" in record.phases and [n for n, _ in record.marks][:2] == ["restore", "warmup_done"]
 
 
 @pytest.mark.slow

@@ -25,6 +25,17 @@ def trace(tf: Any, entry: EntryPoint, fed: List[Fed], jit_compile: bool) -> Any:
     return fn.get_concrete_function(entry.pack(specs))
 
 
+def eager_call(entry: EntryPoint, model: Any, how: str) -> tuple[Callable[[Any], Any], str]:
+    """The model called as written, with no traced function of tflaunch's: `eager`
+    (model(x, training=False), a signature called directly) or `predict`
+    (model.predict_on_batch, Keras' own compiled predict function). Returns the callable
+    and the call really used: a SavedModel has no predict, so it is called directly."""
+    if how == "predict" and entry.function is None and hasattr(model, "predict_on_batch"):
+        return model.predict_on_batch, "predict"
+    used = "eager" if how == "eager" else "eager (predict needs a Keras model: its signature was called)"
+    return entry.call, used
+
+
 class _Signature:
     """A signature called as the traced functions are: with the packed argument."""
 

@@ -32,10 +32,8 @@ library only, and every hook is wrapped so that a failure in it never reaches th
 
 import atexit
 import functools
-import inspect
 import json
 import os
-import statistics
 import sys
 import threading
 import time
@@ -181,6 +179,8 @@ class Observer:
         values = sorted(self.steady)
         latency: Dict[str, float] = {"n": len(values)}
         if values:
+            import statistics  # here, not at start-up: the program's own start pays for nothing it need not
+
             latency.update(median=statistics.median(values), min=values[0], max=values[-1],
                            mean=statistics.fmean(values), p90=values[min(len(values) - 1, int(0.9 * len(values)))])
         start = self.steady_start if self.steady_start is not None else time.time()
@@ -221,6 +221,8 @@ def _wrap(owner: Any, name: str, make: Callable[[Callable[..., Any]], Callable[.
         return
     wrapper = functools.wraps(original)(make(original))
     wrapper.__tflaunch__ = True  # type: ignore[attr-defined]
+    import inspect  # loaded by TensorFlow already: nothing added to the program's start
+
     try:  # Keras reads constructors' arguments with getfullargspec, which ignores __wrapped__
         wrapper.__signature__ = inspect.signature(original)  # type: ignore[attr-defined]
     except (TypeError, ValueError):
@@ -270,7 +272,7 @@ def patch_tensorflow(obs: Observer) -> None:
 
     context = module("tensorflow.python.eager.context")
     if context is not None:
-        _wrap(context.Context, "ensure_initialized", lambda original: _devices(obs, original))
+        _wrap(context.Context, "ensure_initialized", lambda original: _devices(obs, original, context.Context))
     saved = module("tensorflow.python.saved_model.load")
     api = module("tensorflow._api.v2.saved_model")
     if saved is not None:
@@ -300,7 +302,7 @@ def patch_tensorflow(obs: Observer) -> None:
         _wrap(backprop.GradientTape, "__exit__", lambda original: _tape_exit(obs, original))
 
 
-def _devices(obs: Observer, original: Callable[..., Any]) -> Callable[..., Any]:
+def _devices(obs: Observer, original: Callable[..., Any], owner: type) -> Callable[..., Any]:
     def ensure_initialized(self: Any) -> Any:
         if obs.reported.get("devices") or getattr(self, "_initialized", True):
             return original(self)
@@ -309,6 +311,8 @@ def _devices(obs: Observer, original: Callable[..., Any]) -> Callable[..., Any]:
             return original(self)
         finally:
             _guarded(obs.once)("devices", start)
+            # Every eager op asks: once the devices are up, the hook steps out of the way.
+            setattr(owner, "ensure_initialized", original)  # noqa: B010
 
     return ensure_initialized
 
@@ -458,11 +462,12 @@ def patch_keras(obs: Observer) -> None:
         _wrap(model.Model, name, lambda original: _predicted(obs, original))
     _wrap(model.Model, "load_weights", _timed_once(obs, "load", "load_depth"))
     _wrap(saving, "load_model", _timed_once(obs, "load", "load_depth"))
+    # The public names bound to it, in the modules already loaded: importing one here (tf.keras's
+    # tree, 50 ms) would be work the program never asked for.
     for api in ("keras.models", "keras.saving", "keras._tf_keras.keras.models"):
-        try:
-            setattr(importlib.import_module(api), "load_model", saving.load_model)  # noqa: B010
-        except Exception:
-            continue
+        loaded = sys.modules.get(api)
+        if loaded is not None and hasattr(loaded, "load_model"):
+            setattr(loaded, "load_model", saving.load_model)  # noqa: B010
     _wrap(optimizer.BaseOptimizer, "apply", lambda original: _optimizer_apply(obs, original))
 
 

@@ -11,25 +11,9 @@ import threading
 import time
 from typing import Optional, Tuple
 
+from .age import process_age as process_age  # re-exported: the probe's callers name it here
+
 _PR_SET_PDEATHSIG = 1
-
-
-def process_age() -> Optional[float]:
-    """Seconds since the OS started this process, or None where that cannot be read."""
-    try:
-        with open("/proc/self/stat") as f:
-            stat = f.read()
-        start_ticks = int(stat[stat.rindex(")") + 2 :].split()[19])
-        # /proc/stat's btime has whole-second resolution; CLOCK_BOOTTIME avoids that error.
-        return time.clock_gettime(time.CLOCK_BOOTTIME) - start_ticks / os.sysconf("SC_CLK_TCK")
-    except (OSError, ValueError, IndexError, AttributeError):
-        pass
-    try:
-        import psutil
-
-        return time.time() - float(psutil.Process().create_time())
-    except Exception:
-        return None
 
 
 def memory() -> Tuple[Optional[int], Optional[int]]:

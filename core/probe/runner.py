@@ -12,13 +12,18 @@ from .channel import Channel
 from .describe import describe, environment, model_variables
 from .entry_point import entry_point
 from .import_xray import ImportXray
-from .inference import all_finite, infer, steady_latency, trace
+from .inference import all_finite, eager_call, infer, steady_latency, trace
 from .input_values import Fed, generate, plan, vocabulary_hints
 from .model_files import load_model
 from .nvtx import Ranges
 from .process import memory, process_age
 from .tf_setup import import_tensorflow, initialise_devices
 from .user_code import import_code
+
+
+def _packed_call(function: Any) -> Any:
+    """A callable of the packed inputs, as the traced function is called."""
+    return lambda packed: function(packed)
 
 
 class Probe:
@@ -71,8 +76,17 @@ class Probe:
         self.fed = fed = plan(entry.inputs, dict(cfg.get("inputs") or {}), int(cfg.get("batch", 1)))
         variables = model_variables(tf, model)
         packed = entry.pack(generate(tf, fed, vocabulary_hints(tf, model, variables)))
-        with self.phase("trace"):
-            fn = trace(tf, entry, fed, bool(cfg.get("jit_compile")))
+        # How the model is called is a setting: a traced function (a trace phase, then
+        # calls), or as the user's code might, eagerly or through predict (no trace phase:
+        # whatever tracing that does falls in the first call, as it would for them).
+        how = str(cfg.get("call") or "function")
+        if how == "function":
+            with self.phase("trace"):
+                fn = trace(tf, entry, fed, bool(cfg.get("jit_compile")))
+            used = "function"
+        else:
+            fn, used = eager_call(entry, model, how)
+            fn = _packed_call(fn)
         with self.phase("first"):
             outputs = infer(tf, fn, packed)
         finite = all_finite(tf, outputs)
@@ -82,4 +96,5 @@ class Probe:
                 lambda done, total: self.channel.emit("progress", "steady", done=done, total=total))
         model_facts = describe(tf, model, cfg["model"], entry, fed, variables, cfg)
         model_facts["outputs_finite"] = finite
+        model_facts["call"] = used
         self.channel.emit("result", "steady", environment=environment(tf, keras), model=model_facts)

@@ -48,6 +48,8 @@ def apply_tf_config(tf: Any, cfg: dict[str, Any]) -> None:
         tf.config.threading.set_intra_op_parallelism_threads(int(cfg["intra"]))
     if cfg.get("inter"):
         tf.config.threading.set_inter_op_parallelism_threads(int(cfg["inter"]))
+    if not cfg.get("memory_growth") and not cfg.get("memory_limit_mb"):
+        return  # listing the GPUs initialises the driver: not for nothing, and not before the program does
     for gpu in tf.config.list_physical_devices("GPU"):
         if cfg.get("memory_growth"):
             tf.config.experimental.set_memory_growth(gpu, True)

@@ -11,7 +11,7 @@ from typing import Any
 
 import psutil
 
-from ..phases import AFTER_READY, LABELS, PART_LABELS, PHASES, READY_PHASES, UNTIL_PHASE
+from ..phases import AFTER_READY, LABELS, PART_LABELS, PHASES, UNTIL_PHASE
 from ..settings.config import LaunchConfig
 from ..units import format_bytes, format_duration
 from . import events as ev
@@ -108,7 +108,7 @@ class RunRecord:
 
     def __post_init__(self) -> None:
         if not self.phases:
-            names = ("spawn",) if self.is_program else PHASES
+            names = ("spawn",) if self.is_program else self.model_phases
             self.phases = {p: PhaseRecord(p) for p in names}
         if self.command is None:
             self.phases["spawn"].state = PhaseState.RUNNING
@@ -118,6 +118,16 @@ class RunRecord:
     def is_program(self) -> bool:
         """The subject is the user's own program, observed by the launch hook."""
         return self.config.is_program and self.command is None
+
+    @property
+    def model_phases(self) -> tuple[str, ...]:
+        """The probe's phases for this run: no trace when the model is called eagerly or
+        through predict (--call), since the probe traces nothing then."""
+        return PHASES if self.config.call == "function" else tuple(p for p in PHASES if p != "trace")
+
+    @property
+    def _ready_phases(self) -> tuple[str, ...]:
+        return self.model_phases[:-1]
 
     @property
     def phase_order(self) -> list[str]:
@@ -340,10 +350,10 @@ class RunRecord:
             if running:
                 return running[-1]
             return max(ended, key=lambda p: (p.started or 0.0) + (p.duration or 0.0)).name if ended else None
-        for name in PHASES:
+        for name in self.model_phases:
             if self.phases[name].state is PhaseState.RUNNING:
                 return name
-        for name in PHASES:
+        for name in self.model_phases:
             if self.phases[name].state is PhaseState.WAITING:
                 return name
         return None
@@ -354,7 +364,7 @@ class RunRecord:
         processes share: what a user with a stopwatch sees, work between phases included."""
         if self.is_program:
             return None if self.ready_at is None else max(self.ready_at - self.launched_at, 0.0)
-        if self.ready_at is None or any(self.phases[p].duration is None for p in READY_PHASES):
+        if self.ready_at is None or any(self.phases[p].duration is None for p in self._ready_phases):
             return None
         return max(self.ready_at - self.launched_at, 0.0)
 
@@ -366,7 +376,7 @@ class RunRecord:
             return None
         if self.is_program:
             return sum(duration for _, duration in self.gaps())
-        return max(ready - sum(self.phases[p].duration or 0.0 for p in READY_PHASES), 0.0)
+        return max(ready - sum(self.phases[p].duration or 0.0 for p in self._ready_phases), 0.0)
 
     @property
     def latency(self) -> dict[str, float]:
@@ -518,10 +528,10 @@ class RunRecord:
             ready = self.time_to_ready
             counted = [span for name, span in spans.items() if name not in AFTER_READY]
             return [] if ready is None else uncovered(counted, ready)
-        if self.is_script or not all(p in spans for p in READY_PHASES):
+        if self.is_script or not all(p in spans for p in self._ready_phases):
             return []
         out, end = [], 0.0
-        for name in READY_PHASES:
+        for name in self._ready_phases:
             start, duration = spans[name]
             if start - end > 1e-4:
                 out.append((end, start - end))

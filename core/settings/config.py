@@ -210,6 +210,9 @@ def _program_problems(config: LaunchConfig) -> list[Problem]:
     if not isinstance(config.until, str) or not valid_until(config.until):
         problems.append(Problem("until", f"Until is one of {', '.join(UNTIL_POINTS)} or mark:NAME (a name of "
                                          f"lowercase letters, digits and _), not {config.until!r}."))
+    if config.jit_compile and config.call != "function" and not config.program:
+        problems.append(Problem("call", "Compiling the model with XLA (jit_compile) needs call=function: XLA "
+                                        "compiles the function tflaunch traces. Choose one of the two."))
     if config.program and any("\0" in a for a in config.program):
         problems.append(Problem("program", "A program's arguments cannot contain a NUL character."))
     if config.workdir and not os.path.isdir(os.path.expanduser(config.workdir)):

@@ -8,9 +8,8 @@ training -- so tflaunch can check it reports the failure in the right phase.
   import      right before `import tensorflow`
   build       while building the model (after its first layer)
   compile     right after model.compile
-  data        in a tf.data map function (tf.py_function) when the first element is
-              taken; TF wraps it, so the final error line reads
-              "...UnknownError: ... RuntimeError: crash_at data"
+  data        in the tf.data map function, as tf.data traces it while the input
+              pipeline is built (before the first element is taken)
   first_step  in a callback's on_train_batch_begin for the first batch
   steady      in on_train_batch_end after 5 steps (the TRUTH line is written first)
 --exit-early does sys.exit(3) right after `import tensorflow`.
@@ -72,13 +71,13 @@ def build_model():
     return keras.Model(inputs, outputs)
 
 
+@tf.autograph.experimental.do_not_convert  # plain Python: errors are not rewrapped
 def preprocess(x, y):
-    def check(v):
-        crash("data")
-        return v
-    x = tf.py_function(check, [x], tf.float32)
-    x.set_shape([16])
-    return x, y
+    # tf.data traces this into a graph when .map() is called: a Python error here
+    # surfaces as the pipeline is built. (Not tf.py_function: an uncaught exception
+    # while a py_function pipeline is live can hang Python's exit, see README.)
+    crash("data")
+    return x * 2.0 - 1.0, y
 
 
 def main():

@@ -40,8 +40,8 @@ def main():
     with ctx.Pool(2) as pool:
         batches = pool.imap(make_batch, range(args.steps), chunksize=2)
 
-        import tensorflow as tf  # noqa: F401  (main process only)
         import keras
+        import tensorflow as tf  # noqa: F401  (main process only)
 
         model = keras.Sequential([
             keras.Input(shape=(16,)),

@@ -13,9 +13,9 @@ import argparse
 import sys
 import time
 
+import keras
 import numpy as np
 import tensorflow as tf
-import keras
 
 
 class FirstStepTruth(keras.callbacks.Callback):

@@ -14,9 +14,9 @@ import argparse
 import sys
 import time
 
+import keras
 import numpy as np
 import tensorflow as tf
-import keras
 
 
 def main():
@@ -42,7 +42,7 @@ def main():
         with tf.GradientTape() as tape:
             loss = loss_fn(yb, model(xb, training=True))
         grads = tape.gradient(loss, model.trainable_variables)
-        optimizer.apply_gradients(zip(grads, model.trainable_variables))
+        optimizer.apply_gradients(zip(grads, model.trainable_variables, strict=True))
         loss_value = float(loss.numpy())
         if step == 0:
             sys.stderr.write(f"TRUTH first_step_end={time.time()!r}\n")

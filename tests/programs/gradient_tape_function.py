@@ -15,9 +15,9 @@ import argparse
 import sys
 import time
 
+import keras
 import numpy as np
 import tensorflow as tf
-import keras
 
 
 def main():
@@ -38,7 +38,7 @@ def main():
         with tf.GradientTape() as tape:
             loss = loss_fn(yb, model(xb, training=True))
         grads = tape.gradient(loss, model.trainable_variables)
-        optimizer.apply_gradients(zip(grads, model.trainable_variables))
+        optimizer.apply_gradients(zip(grads, model.trainable_variables, strict=True))
         return loss
 
     rng = np.random.default_rng(0)

@@ -18,9 +18,9 @@ import os
 import sys
 import time
 
+import keras
 import numpy as np
 import tensorflow as tf
-import keras
 
 BATCH = 32
 

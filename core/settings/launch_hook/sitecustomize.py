@@ -15,7 +15,6 @@ the program's own subprocesses are not observed as if they were the program.
 Standard library only: it runs in the user's interpreter, where tflaunch may be absent.
 """
 
-import importlib.abc
 import importlib.util
 import json
 import os
@@ -51,8 +50,10 @@ def apply(tf, cfg):
         _warn(f"could not apply the launch profile's TensorFlow settings: {type(exc).__name__}: {exc}")
 
 
-class _ImportWatcher(importlib.abc.MetaPathFinder):
-    """Sees the top-level imports of TensorFlow and Keras, once each, and what follows them."""
+class _ImportWatcher:
+    """Sees the top-level imports of TensorFlow and Keras, once each, and what follows them.
+    A meta path finder by its find_spec alone: importlib.abc would import importlib.resources
+    (7 ms) into every program's start."""
 
     def __init__(self, cfg, observe):
         self.cfg, self.observe = cfg, observe
@@ -76,7 +77,7 @@ class _ImportWatcher(importlib.abc.MetaPathFinder):
                 load(module)
             finally:
                 watcher.depth -= 1
-            if name == "tensorflow" and watcher.cfg is not None:
+            if name == "tensorflow" and watcher.cfg:
                 apply(module, watcher.cfg)
             if watcher.observe is not None:
                 try:
@@ -97,9 +98,9 @@ def _observer_module():
     try:
         fd, settings = int(raw_fd), json.loads(raw or "{}")
         package = _probe_package()
-        process = importlib.import_module(package.__name__ + ".process")
+        age = importlib.import_module(package.__name__ + ".age")
         observe = importlib.import_module(package.__name__ + ".observe")
-        observe.install(fd, settings, process.process_age())
+        observe.install(fd, settings, age.process_age())
         return observe
     except Exception as exc:
         _warn(f"cannot observe this program ({type(exc).__name__}: {exc}); it runs unobserved")
@@ -111,9 +112,10 @@ def _install():
     cfg = None
     if raw:
         try:
-            cfg = json.loads(raw)
-        except ValueError as exc:
-            _warn(f"ignoring {CONFIG_ENV}, which is not JSON: {exc}")
+            # Only the settings that ask for something: defaults need no call at all.
+            cfg = {k: v for k, v in json.loads(raw).items() if v} or None
+        except (ValueError, AttributeError) as exc:
+            _warn(f"ignoring {CONFIG_ENV}, which is not a JSON object: {exc}")
     observe = _observer_module()
     if cfg is not None or observe is not None:
         sys.meta_path.insert(0, _ImportWatcher(cfg, observe))

@@ -1,0 +1,100 @@
+"""Benchmark: what observing a program costs it, and whether tflaunch's figure is the truth.
+
+The program (tests/programs/fit_tfdata.py, a Keras fit on a tf.data pipeline) writes its
+own clock when its first batch has ended (`TRUTH first_step_end=...`). Its time to first
+step is that minus the moment the launcher started it, by the wall clock both share.
+
+- Overhead: the program's own time to first step started plainly (python fit_tfdata.py)
+  against the same program measured by tflaunch (the launch hook and its observer), in
+  alternated pairs. Target: median ratio <= 1.02.
+- Truth: in the measured runs, tflaunch's time to ready (first_step) against the
+  program's own clock. Target: every run within 1 % or 10 ms.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from tflaunch.core.run.driver import run_sessions
+from tflaunch.core.run.record import RunRecord, RunStatus
+from tflaunch.core.run.session import ProbeSession
+from tflaunch.core.settings.config import LaunchConfig
+
+from .common import alternated_pairs, report
+
+PROGRAMS = Path(__file__).resolve().parents[1] / "programs"
+ARGS = ["fit_tfdata.py", "--steps", "60"]
+PAIRS = 11
+TOLERANCE_FRACTION, TOLERANCE_S = 0.01, 0.010
+TRUTH = re.compile(rb"TRUTH first_step_end=([0-9.]+)")
+truths: list[dict[str, float]] = []
+
+
+def plain() -> float:
+    """The program started as a user would, without tflaunch: its own time to first step."""
+    env = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "2"}
+    started = time.time()
+    child = subprocess.Popen([sys.executable, *ARGS], cwd=PROGRAMS, env=env, stdout=subprocess.DEVNULL,
+                             stderr=subprocess.PIPE, stdin=subprocess.DEVNULL)
+    assert child.stderr is not None
+    seen = b""
+    try:
+        for line in child.stderr:
+            match = TRUTH.search(line)
+            if match:
+                return float(match.group(1)) - started
+            seen += line[-200:]
+        raise SystemExit(f"plain run: no TRUTH line ({seen[-400:]!r})")
+    finally:
+        child.kill()
+        child.wait()
+
+
+def measured() -> float:
+    """The same program measured by tflaunch to its first step: its own clock again."""
+    config = LaunchConfig(program=("python", *ARGS), workdir=str(PROGRAMS), until="first_step", steady=3,
+                          log_level=2)
+    record = run_sessions([ProbeSession(config)])[0]
+    own = _truth(record)
+    if record.status is not RunStatus.OK or own is None or record.time_to_ready is None:
+        raise SystemExit(f"measured run: {record.headline}")
+    mine = own - record.launched_at
+    truths.append({"tflaunch_s": round(record.time_to_ready, 4), "program_s": round(mine, 4),
+                   "error_ms": round((record.time_to_ready - mine) * 1000, 2)})
+    return mine
+
+
+def _truth(record: RunRecord) -> float | None:
+    for line in record.stderr_tail:
+        match = TRUTH.search(line.encode())
+        if match:
+            return float(match.group(1))
+    return None
+
+
+def main() -> int:
+    pairs = alternated_pairs(measured, plain, PAIRS, "program under tflaunch vs plain")
+    ratio = statistics.median(a / b for a, b in pairs)
+    rows = truths[-PAIRS:]  # the warm-up round's is not counted
+    within = [abs(r["error_ms"]) / 1000 <= max(TOLERANCE_FRACTION * r["program_s"], TOLERANCE_S) for r in rows]
+    worst = max(rows, key=lambda r: abs(r["error_ms"]))
+    met = ratio <= 1.02 and all(within)
+    report("program_overhead", {
+        "program": " ".join(ARGS),
+        "overhead_target": "median ratio of the program's own time to first step, observed / plain, <= 1.02",
+        "overhead_ratio": round(ratio, 4),
+        "plain_median_s": round(statistics.median(b for _, b in pairs), 4),
+        "observed_median_s": round(statistics.median(a for a, _ in pairs), 4),
+        "truth_target": "tflaunch's time to ready within 1 % or 10 ms of the program's own clock, every run",
+        "truth_worst_error_ms": worst["error_ms"], "truth_runs": rows, "met": met})
+    return 0 if met else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
