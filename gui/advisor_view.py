@@ -180,7 +180,7 @@ class AdvisorView(QWidget):
         self._worker.trial.connect(lambda text: self.status.setText(f"Run: {text}"))
         self._worker.finished.connect(self._finished)
         self._set_running(True)
-        self.status.setText(f"Examining {config.model}…")
+        self.status.setText(f"Examining {config.subject}…")
         self._thread.start()
 
     def cancel(self) -> None:
@@ -216,7 +216,7 @@ class AdvisorView(QWidget):
 
     def show_diagnosis(self, d: Diagnosis) -> None:
         self.diagnosis = d
-        self.status.setText(f"Done: {d.exam.base.model}.")
+        self.status.setText(f"Done: {d.exam.base.subject}.")
         rows = report_rows(d)
         self.table.setRowCount(len(rows))
         for r, cells in enumerate(rows):

@@ -117,7 +117,7 @@ class LogPane(QWidget):
 
     def show_record(self, record: RunRecord) -> None:
         """The stored tail of a finished run's log."""
-        self.begin(f"{record.config.model}: {record.config.summary()}")
+        self.begin(f"{record.config.subject}: {record.config.summary()}")
         self.append_lines(list(record.stderr_tail))
         self.show_end(record)
 

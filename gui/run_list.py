@@ -54,7 +54,7 @@ class RunList(QTableWidget):
                  format_bytes(record.peak_rss), status)
         for col, text in enumerate(cells):
             item = QTableWidgetItem(text)
-            item.setToolTip(record.headline if col == 5 else f"{record.config.model}\n{record.config.summary()}")
+            item.setToolTip(record.headline if col == 5 else f"{record.config.subject}\n{record.config.summary()}")
             if col in (0, 3, 4):
                 item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
             self.setItem(row, col, item)

@@ -175,7 +175,7 @@ class SweepPlanForm(QWidget):
             text += f", {' or '.join(plan.axes['instances'])} probes at once"
         elif plan.instances > 1:
             text += f", {plan.instances} probes at once in each"
-        self.estimate.setText(f"{text}; {self._estimate(size, base.model)}"
+        self.estimate.setText(f"{text}; {self._estimate(size, base.subject)}"
                               + ("; fewer with racing." if plan.racing else "."))
 
     def _estimate(self, size: PlanSize, model: str) -> str:

@@ -330,7 +330,7 @@ class SweepView(QWidget):
         done = "Sweep cancelled; its finished trials are in History." if status == "cancelled" else "Sweep done."
         self.status.setText(f"{done} {sweep.trials_run} trials run "
                             f"({sweep.planned_without_racing} without racing).")
-        self.form.forget_history(sweep.plan.base.model)  # its runs are history now
+        self.form.forget_history(sweep.plan.base.subject)  # its runs are history now
 
 
 class _FitsItsText(QWidget):

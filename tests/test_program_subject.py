@@ -255,3 +255,57 @@ def test_a_keras_file_loaded_and_called_is_load_then_first_inference(tmp_path: P
                      until="first_inference")
     assert record.status is RunStatus.OK, record.headline
     assert in_order(reached(record), *START, "load", "first", "steady"), reached(record)
+
+
+def _folded(config: LaunchConfig, lines: list[tuple[str, str, float, dict]]) -> RunRecord:
+    """A record folded from protocol lines, as a session folds a child's (no process)."""
+    record = RunRecord(config, launched_at=1000.0)
+    parser = EventParser()
+    for event, phase, ts, fields in lines:
+        parsed = parser.parse(encode(event, phase, ts, **fields))
+        assert parsed is not None, (event, phase, fields)
+        record.apply(parsed)
+    return record
+
+
+def _end(duration: float) -> dict:
+    return {"duration": duration, "rss": 1 << 20, "peak_rss": 1 << 20}
+
+
+def test_a_model_run_and_a_program_run_line_up_by_phase_name() -> None:
+    from tflaunch.core.report.compare import deltas, rows_for
+    from tflaunch.core.report.review import comparison_review
+
+    model = _folded(LaunchConfig(steady=2), [
+        ("phase_end", "spawn", 1000.05, _end(0.05)), ("phase_end", "import", 1001.5, _end(1.4)),
+        ("phase_end", "devices", 1001.6, _end(0.1)), ("phase_end", "load", 1001.8, _end(0.2)),
+        ("phase_end", "trace", 1001.9, _end(0.1)), ("phase_end", "first", 1002.0, _end(0.1)),
+        ("phase_end", "steady", 1002.1, {**_end(0.1), "latency": {"n": 2, "median": 0.05}})])
+    model.described = True
+    model.finish(0)
+    program = _folded(LaunchConfig(program=("python", "train.py"), steady=2), [
+        ("phase_end", "spawn", 1000.05, _end(0.05)), ("phase_end", "import", 1001.6, _end(1.5)),
+        ("phase_end", "build", 1001.8, _end(0.1)), ("phase_end", "first_step", 1002.5, _end(0.6)),
+        ("phase_end", "steady", 1002.6, {**_end(0.1), "latency": {"n": 2, "median": 0.04}})])
+    program.stopped_at_ready = True
+    program.finish(None, 15)
+    assert model.status is RunStatus.OK and program.status is RunStatus.OK, program.headline
+    rows = rows_for([model, program])
+    assert rows.index("import") < rows.index("build") < rows.index("first_step") < rows.index("ready")
+    assert "trace" in rows and "load" in rows
+    table = deltas([model, program])
+    assert table[1]["import"].difference == pytest.approx(0.1)
+    assert table[1]["trace"].difference is None and table[0]["first_step"].value is None  # "—", no delta
+    review = comparison_review([model, program])
+    labels = [row[0] for row in review.table[1]]
+    assert "First step" in labels and "Trace" in labels and "Import" in labels
+    assert program.time_to_ready == pytest.approx(2.5) and program.other_time == pytest.approx(
+        2.5 - 0.05 - 1.5 - 0.1 - 0.6)
+
+
+def test_phases_a_child_sends_beyond_the_caps_are_counted_not_kept() -> None:
+    from tflaunch.core.run.record import MAX_PHASE_NAMES
+
+    lines = [("phase_end", f"mark_{i}", 1000.0 + i / 1000, _end(0.001)) for i in range(MAX_PHASE_NAMES + 10)]
+    record = _folded(LaunchConfig(program=("python", "x.py")), lines)
+    assert len(record.phases) == MAX_PHASE_NAMES and record.dropped == 11

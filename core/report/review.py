@@ -293,19 +293,19 @@ def sweep_review(sweep: Sweep, runs: Sequence[RunRecord] | RunRecord | None, swe
     records = [runs] if isinstance(runs, RunRecord) else list(runs or ())
     objective = sweep.plan.objective
     results = sweep.results()
-    facts = [("Model", sweep.plan.base.model), ("Settings", _settings(sweep.plan.base)),
+    facts = [("Model", sweep.plan.base.subject), ("Settings", _settings(sweep.plan.base)),
              ("Plan", sweep.plan.describe(len(sweep.candidates))),
              ("Trials run", f"{sweep.trials_run} (all {sweep.planned_without_racing} without racing)"),
              *(environment_facts(records) or [("Interpreter", sweep.plan.base.python)])]
     ident = f"sweep #{sweep_id}" if sweep_id is not None else "sweep"
     if records:
         ident += f", {_dates(records)}"
-    return Review("sweep", f"{sweep.plan.base.model}: which settings start it fastest", ident, facts,
+    return Review("sweep", f"{sweep.plan.base.subject}: which settings start it fastest", ident, facts,
                   [], result_rows(results, objective),
                   outcome(results, objective),
                   [(r.candidate.key, list(r.values), r.stopped is not None) for r in results], objective,
                   data=_sweep_data(results, objective),
-                  file_stem=f"tflaunch-sweep-{slug(sweep.plan.base.model)}"
+                  file_stem=f"tflaunch-sweep-{slug(sweep.plan.base.subject)}"
                             + (f"-{_stamp(min(r.launched_at for r in records))}" if records else ""),
                   instances=instances_rows(sweep.instance_rows()) if sweep.plan.shows_instances else None)
 

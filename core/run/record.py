@@ -2,32 +2,22 @@
 
 from __future__ import annotations
 
-import signal
 import time
 from collections import deque
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
 
-import psutil
-
-from ..phases import AFTER_READY, LABELS, PART_LABELS, PHASES, UNTIL_PHASE
+from ..phases import AFTER_READY, PART_LABELS, PHASES, UNTIL_PHASE
 from ..settings.config import LaunchConfig
-from ..units import format_bytes, format_duration
 from . import events as ev
 from .intervals import uncovered
-from .program_outcome import last_error_line, reached_words, until_words
 
 # What a run keeps of its child's stderr (for the history and the failure's excerpt): the
 # last lines, and never more than STDERR_TAIL_BYTES together, however much was written.
 STDERR_TAIL_LINES = 200
 STDERR_TAIL_BYTES = 64 * 1024
 STDERR_LINE_CHARS = 4096  # the session cuts longer lines as it reads them
-# Signals a process dies of when memory runs out: the kernel's OOM killer sends SIGKILL;
-# a failed allocation aborts (SIGABRT), and touching memory that cannot be backed ends in
-# SIGSEGV or SIGBUS.
-_OUT_OF_MEMORY_SIGNALS = {signal.SIGKILL, signal.SIGABRT, signal.SIGSEGV, signal.SIGBUS}
-_LARGE_PEAK = 0.7  # of physical memory: a peak this high makes out-of-memory likely
 # What one run keeps of the names and points a program reports (OpenTelemetry's SpanLimits):
 # more are counted as dropped, never stored.
 MAX_PHASE_NAMES = 64
@@ -257,87 +247,14 @@ class RunRecord:
         cancelled: bool = False,
         timed_out: bool = False,
     ) -> None:
-        """Close the run once the process is gone; decides status and the failed phase."""
-        self.exit_code, self.exit_signal = exit_code, exit_signal
-        self.finished_at = time.time()
-        if self.is_script:
-            self._finish_script(cancelled, timed_out)
-            return
-        if self.is_program:
-            self._finish_program(cancelled, timed_out)
-            return
-        where = self.failed_phase or self.current_phase or "spawn"
-        if cancelled:
-            self.status = RunStatus.CANCELLED
-            self._close_open_phase(where, PhaseState.CANCELLED)
-            self.failed_phase = where
-            return
-        if timed_out:
-            self.status = RunStatus.TIMED_OUT
-            self.failure = Failure(
-                "timeout",
-                f"The run was stopped after {format_duration(self.config.timeout)} "
-                f"(the timeout) while in phase {LABELS[where]}.",
-            )
-        elif self.failure is None and exit_code == 0 and self.described and self._all_reported():
-            self.status = RunStatus.OK
-            return
-        else:
-            self.status = RunStatus.FAILED
-            if self.failure is None:
-                self.failure = self._unexplained_end(where)
-        self.failed_phase = where
-        self._close_open_phase(where, PhaseState.FAILED)
+        """Close the run once the process is gone; decides status and the failed phase
+        (ending.py holds the rules and the words)."""
+        from .ending import end_run
 
-    def _finish_program(self, cancelled: bool, timed_out: bool) -> None:
-        where = self.current_phase
-        if self.config.until == "exit" and self.exit_code == 0 and not (cancelled or timed_out):
-            self.ready_at = self.finished_at
-        if self.stopped_at_ready or (self.ready_at is not None and self.exit_code == 0 and not cancelled):
-            self.status = RunStatus.OK
-            for phase in self.phases.values():  # steady, cut short where the program stopped itself
-                if phase.state is PhaseState.RUNNING:
-                    phase.state = PhaseState.CANCELLED
-            return
-        self.failed_phase = where
-        if cancelled:
-            self.status = RunStatus.CANCELLED
-        elif timed_out:
-            self.status = RunStatus.TIMED_OUT
-            self.failure = Failure("timeout", f"The program was stopped after {format_duration(self.config.timeout)} "
-                                   f"(the timeout) before {until_words(self.config.until)} (--until); "
-                                   f"{reached_words(where, 'import' in self.phases)}.")
-        else:
-            self.status = RunStatus.FAILED
-            reached = reached_words(where, "import" in self.phases)
-            if self.exit_signal:
-                how = f"was killed by {_signal_name(self.exit_signal)}"
-            elif self.exit_code == 0 and self.ready_at is not None:
-                how = "exited with code 0"  # after ready: cancelled above, or never here
-            else:
-                how = f"exited with code {self.exit_code}"
-            error = last_error_line(list(self.stderr_tail)) if self.exit_code else None
-            self.failure = Failure(
-                "program_failed" if self.exit_code or self.exit_signal else "not_ready",
-                f"The program {how} before {until_words(self.config.until)} (--until); {reached}."
-                + (f" Its last error: {error}" if error else "") + self._memory_hint(), self._stderr_excerpt())
-        if where is not None:
-            self._close_open_phase(where, PhaseState.CANCELLED if cancelled else PhaseState.FAILED)
+        end_run(self, exit_code, exit_signal, cancelled=cancelled, timed_out=timed_out)
 
-    def _finish_script(self, cancelled: bool, timed_out: bool) -> None:
-        if cancelled:
-            self.status = RunStatus.CANCELLED
-        elif timed_out:
-            self.status = RunStatus.TIMED_OUT
-            self.failure = Failure("timeout", f"The script was stopped after {format_duration(self.config.timeout)}.")
-        elif self.exit_code == 0:
-            self.status = RunStatus.OK
-        else:
-            self.status = RunStatus.FAILED
-            how = (f"was killed by {_signal_name(self.exit_signal)}" if self.exit_signal
-                   else f"exited with code {self.exit_code}")
-            self.failure = Failure("script_failed", f"The script {how}.{self._memory_hint()}",
-                                   self._stderr_excerpt())
+    def stderr_excerpt(self, lines: int = 12) -> str:
+        return "\n".join(list(self.stderr_tail)[-lines:])
 
     # -- reading -----------------------------------------------------------------------
     @property
@@ -392,43 +309,9 @@ class RunRecord:
         return first or self.config.batch
 
     @property
-    def steady_line(self) -> str | None:
-        """Steady latency per call with its batch size, or None when nothing was measured."""
-        lat = self.latency
-        if not lat.get("n") or lat.get("median") is None:
-            return None
-        if self.is_program:  # the program's own steps or calls, at the batch it chose
-            unit = "step" if "first_step" in self.phases else "call"
-            p90 = f"p90 {format_duration(lat['p90'])}, " if lat.get("p90") is not None else ""
-            return f"median {format_duration(lat['median'])} per {unit} ({p90}{lat['n']} {unit}s)"
-        batch = self.fed_batch
-        text = f"median {format_duration(lat['median'])} per call"
-        details = [f"p90 {format_duration(lat['p90'])}" if lat.get("p90") is not None else None,
-                   f"{lat['n']} calls", f"batch {batch}"]
-        if batch > 1:
-            details.append(f"{format_duration(lat['median'] / batch)} per sample")
-        return f"{text} ({', '.join(d for d in details if d)})"
-
-    @property
     def assumed_inputs(self) -> list[str]:
         """Inputs whose shape tflaunch had to assume (an unknown dimension nobody set)."""
         return [str(i.get("name")) for i in self.model.get("inputs", []) if isinstance(i, dict) and i.get("assumed")]
-
-    def _caveats(self) -> list[tuple[str, str]]:
-        """(a few words for a status, a sentence a user can act on) for each thing that
-        makes a finished run's figures doubtful."""
-        out = []
-        if self.assumed_inputs:
-            out.append(("assumed input shape", f"Assumed input shape: {', '.join(self.assumed_inputs)} had unknown "
-                        "dimensions nobody set; set them with --input NAME=SHAPE (the Inputs table in the app)."))
-        if self.model.get("outputs_finite") is False:
-            out.append(("outputs not finite", "The first inference returned NaN or infinite values: the inputs may "
-                        "not suit the model (too small an image, out-of-range ids); set their shapes with --input."))
-        return out
-
-    @property
-    def warnings(self) -> list[str]:
-        return [sentence for _, sentence in self._caveats()]
 
     def part_label(self, part: str) -> str:
         """A phase part as people read it: contexts name how many GPUs they were for."""
@@ -447,32 +330,6 @@ class RunRecord:
         if first is None or median is None or self.latency.get("n", 0) < 3:
             return None
         return max(first - median, 0.0)
-
-    @property
-    def notes(self) -> list[str]:
-        """What the launcher did and what the GPUs mean for start-up: facts, not doubts."""
-        from .gpu_notes import gpu_notes  # kernels' table only when a record is read
-
-        program = []
-        if self.is_program and self.finished_at is not None and "import" not in self.phases:
-            program.append("The program never imported TensorFlow: tflaunch saw no TensorFlow phases (marks and "
-                           "the time to ready still count).")
-        if self.is_program and self.stopped_at_ready:
-            program.append(f"tflaunch stopped the program at its ready point ({self.config.until}) after "
-                           f"{self.latency.get('n', 0)} steady steps or calls, as --until asked: not a failure.")
-        return [*self.launch_notes, *program, *gpu_notes(self.environment)]
-
-    @property
-    def inputs_line(self) -> str:
-        """The inputs as fed, NAME=shape:dtype, with "assumed" where a default was used."""
-        parts = []
-        for i in self.model.get("inputs", []):
-            if not isinstance(i, dict):
-                continue
-            shape = "x".join(str(d) for d in i.get("fed_shape") or []) or "scalar"
-            parts.append(f"{i.get('name')}={shape}:{i.get('fed_dtype') or i.get('dtype')}"
-                         + (" (assumed)" if i.get("assumed") else ""))
-        return ", ".join(parts)
 
     @property
     def peak_rss(self) -> int | None:
@@ -541,56 +398,52 @@ class RunRecord:
             out.append((end, ready - end))
         return out
 
+    # -- in words (words.py) ---------------------------------------------------------------
+    @property
+    def steady_line(self) -> str | None:
+        """Steady latency per call (or a program's step) with its batch, or None."""
+        from . import words
+
+        return words.steady_line(self)
+
+    @property
+    def warnings(self) -> list[str]:
+        from . import words
+
+        return [sentence for _, sentence in words.caveats(self)]
+
+    @property
+    def notes(self) -> list[str]:
+        """What the launcher did and what the GPUs mean for start-up: facts, not doubts."""
+        from . import words
+
+        return words.notes(self)
+
+    @property
+    def inputs_line(self) -> str:
+        from . import words
+
+        return words.inputs_line(self)
+
     @property
     def status_line(self) -> str:
         """A few words on where the run stands, for titles and big type."""
-        if self.is_script:
-            return self._script_status_line()
-        if self.is_program and self.status is RunStatus.OK:
-            point = "exit" if self.config.until == "exit" else self.config.until.replace("_", " ")
-            stopped = ", then stopped" if self.stopped_at_ready else ""
-            return f"Ready in {format_duration(self.time_to_ready)} (at {point}{stopped})"
-        if self.status is RunStatus.OK:
-            caveats = [words for words, _ in self._caveats()]
-            return f"Ready in {format_duration(self.time_to_ready)}" + (f" ({'; '.join(caveats)})" if caveats else "")
-        if self.status is RunStatus.RUNNING:
-            return f"Running: {LABELS[self.current_phase or ('spawn' if self.is_program else 'steady')]}"
-        if self.status is RunStatus.CANCELLED:
-            return f"Cancelled during {LABELS[self.failed_phase or 'spawn']}"
-        if self.status is RunStatus.INTERRUPTED:
-            return "Interrupted: tflaunch stopped during this run"
-        verb = "Timed out" if self.status is RunStatus.TIMED_OUT else "Failed"
-        return f"{verb} in {LABELS[self.failed_phase or 'spawn']}"
+        from . import words
 
-    def _script_status_line(self) -> str:
-        took = format_duration((self.finished_at or time.time()) - self.launched_at)
-        return {RunStatus.RUNNING: "Running script", RunStatus.OK: f"Script finished in {took}",
-                RunStatus.CANCELLED: "Script cancelled", RunStatus.TIMED_OUT: "Script timed out",
-                RunStatus.INTERRUPTED: "Interrupted: tflaunch stopped during this script"
-                }.get(self.status, "Script failed")
+        return words.status_line(self)
 
     @property
     def environment_line(self) -> str:
-        """TensorFlow, Python, CPU, GPUs and driver in one line; what is unknown is left out."""
-        env = self.environment
-        if not env:
-            return "not reported (the run ended before the probe described it)"
-        gpus = ", ".join(g.get("model") or g.get("name", "") for g in env.get("gpus", [])) or "no GPU"
-        parts = [f"{name} {env[key]}" for name, key in (("TensorFlow", "tensorflow"), ("Keras", "keras"),
-                                                         ("Python", "python")) if env.get(key)]
-        if env.get("cpu"):
-            parts.append(f"{env['cpu']} ({env['cores']} cores)" if env.get("cores") else env["cpu"])
-        parts.append(gpus)
-        if env.get("driver"):
-            parts.append(f"driver {env['driver']}")
-        return ", ".join(parts)
+        from . import words
+
+        return words.environment_line(self)
 
     @property
     def headline(self) -> str:
         """One line a user can act on: how the run ended and, if it failed, why."""
-        if self.failure is not None and self.status in (RunStatus.FAILED, RunStatus.TIMED_OUT):
-            return f"{self.status_line}: {self.failure.message}"
-        return self.status_line
+        from . import words
+
+        return words.headline(self)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -632,75 +485,6 @@ class RunRecord:
         }
 
     # -- helpers -----------------------------------------------------------------------
-    def _close_open_phase(self, where: str, state: PhaseState) -> None:
-        phase = self.phases[where]
-        if phase.state in (PhaseState.RUNNING, PhaseState.WAITING):
-            if phase.started is not None and phase.duration is None and phase.state is PhaseState.RUNNING:
-                phase.duration = max(0.0, (self.finished_at or time.time()) - phase.started)
-            phase.state = state
-
-    def _all_reported(self) -> bool:
-        return all(p.state is PhaseState.DONE for p in self.phases.values())
-
-    def _unexplained_end(self, where: str) -> Failure:
-        """Why a run failed that the probe did not explain itself."""
-        skipped = self.malformed_lines
-        if not self.heard_probe and not self.exit_signal:
-            printed = f", and printed {skipped} line(s) that are not probe events" if skipped else ""
-            return Failure("no_probe", f"{self.config.python} exited with code {self.exit_code} without starting "
-                           f"tflaunch's probe (it never sent the probe's first line{printed}): it is not a Python "
-                           "interpreter, or not one that can run the probe. Choose the Python 3 executable of an "
-                           "environment with TensorFlow (--python; Interpreter in the app).", self._stderr_excerpt())
-        if self.exit_code == 0 and self.described:
-            return Failure("protocol", f"The probe finished, but phase {LABELS[where]} never reported a usable end "
-                           f"({skipped} line(s) were skipped as malformed or out of range, such as a duration "
-                           "that is no plausible number of seconds), so the run cannot be counted. Check that "
-                           "nothing else writes to the probe's output (a wrapper around --python, a "
-                           "sitecustomize) and run again.", self._stderr_excerpt())
-        return Failure("crash", self._exit_description(where), self._stderr_excerpt())
-
-    def _exit_description(self, where: str) -> str:
-        if self.exit_signal:
-            how = f"was killed by {_signal_name(self.exit_signal)}"
-        elif self.exit_code == 0:
-            how = "exited before reporting a result"
-        else:
-            how = f"exited with code {self.exit_code}"
-        return f"The probe process {how} during phase {LABELS[where]}.{self._memory_hint()}"
-
-    def _memory_hint(self) -> str:
-        """For a death by a signal that running out of memory sends: that it may have, and
-        how close the run came. Cancel and timeout never get here: tflaunch sent no signal."""
-        if self.exit_signal not in _OUT_OF_MEMORY_SIGNALS:
-            return ""
-        peak, total = self.peak_rss, _physical_memory()
-        figures = f"peak memory was {format_bytes(peak)} of {format_bytes(total)}" if peak and total else ""
-        advice = ("Try a smaller model or batch, or close other programs; "
-                  "`journalctl -k` (or dmesg) says whether the kernel killed it.")
-        if self.exit_signal == signal.SIGKILL:
-            return (" tflaunch did not send it: that is most often the kernel's out-of-memory killer"
-                    f"{f' ({figures})' if figures else ''}. {advice}")
-        if peak and total and peak >= _LARGE_PEAK * total:
-            return f" It may have run out of memory: {figures}. {advice}"
-        return ""
-
-    def _stderr_excerpt(self, lines: int = 12) -> str:
-        return "\n".join(list(self.stderr_tail)[-lines:])
-
-
-def _physical_memory() -> int | None:
-    try:
-        return int(psutil.virtual_memory().total)
-    except (OSError, RuntimeError, AttributeError):
-        return None
-
 
 def _size(line: str) -> int:
     return len(line.encode("utf-8", errors="replace"))
-
-
-def _signal_name(number: int) -> str:
-    try:
-        return signal.Signals(number).name
-    except ValueError:
-        return f"signal {number}"

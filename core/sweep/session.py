@@ -65,7 +65,7 @@ class SweepSession:
         self.sweep_id: int | None = None
         self.status = "running"
         if history is not None:
-            self.sweep_id = self.recorder.write(lambda h: h.create_sweep(plan.base.model, plan.to_dict()))
+            self.sweep_id = self.recorder.write(lambda h: h.create_sweep(plan.base.subject, plan.to_dict()))
 
     def next_trial(self) -> tuple[Trial, list[ProbeSession]] | None:
         """The next trial and one session per instance, all to be started together."""

@@ -1,0 +1,187 @@
+"""How a run ends: its status, the phase it failed in, and the reason in words.
+
+A model run ends when the probe says so; a program run where the user said (--until);
+a script run with its exit. Each failure names the phase, the cause and what to try.
+"""
+
+from __future__ import annotations
+
+import signal
+import time
+
+import psutil
+
+from ..phases import LABELS
+from ..units import format_bytes, format_duration
+from .program_outcome import last_error_line, reached_words, until_words
+from .record import Failure, PhaseState, RunRecord, RunStatus
+
+# Signals a process dies of when memory runs out: the kernel's OOM killer sends SIGKILL;
+# a failed allocation aborts (SIGABRT), and touching memory that cannot be backed ends in
+# SIGSEGV or SIGBUS.
+_OUT_OF_MEMORY_SIGNALS = {signal.SIGKILL, signal.SIGABRT, signal.SIGSEGV, signal.SIGBUS}
+_LARGE_PEAK = 0.7  # of physical memory: a peak this high makes out-of-memory likely
+
+
+def end_run(
+    record: RunRecord,
+    exit_code: int | None,
+    exit_signal: int | None = None,
+    *,
+    cancelled: bool = False,
+    timed_out: bool = False,
+) -> None:
+    """Close the run once the process is gone; decides status and the failed phase."""
+    record.exit_code, record.exit_signal = exit_code, exit_signal
+    record.finished_at = time.time()
+    if record.is_script:
+        _finish_script(record, cancelled, timed_out)
+        return
+    if record.is_program:
+        _finish_program(record, cancelled, timed_out)
+        return
+    where = record.failed_phase or record.current_phase or "spawn"
+    if cancelled:
+        record.status = RunStatus.CANCELLED
+        _close_open_phase(record, where, PhaseState.CANCELLED)
+        record.failed_phase = where
+        return
+    if timed_out:
+        record.status = RunStatus.TIMED_OUT
+        record.failure = Failure(
+            "timeout",
+            f"The run was stopped after {format_duration(record.config.timeout)} "
+            f"(the timeout) while in phase {LABELS[where]}.",
+        )
+    elif record.failure is None and exit_code == 0 and record.described and _all_reported(record):
+        record.status = RunStatus.OK
+        return
+    else:
+        record.status = RunStatus.FAILED
+        if record.failure is None:
+            record.failure = _unexplained_end(record, where)
+    record.failed_phase = where
+    _close_open_phase(record, where, PhaseState.FAILED)
+
+
+def _finish_program(record: RunRecord, cancelled: bool, timed_out: bool) -> None:
+    where = record.current_phase
+    if record.config.until == "exit" and record.exit_code == 0 and not (cancelled or timed_out):
+        record.ready_at = record.finished_at
+    if record.stopped_at_ready or (record.ready_at is not None and record.exit_code == 0 and not cancelled):
+        record.status = RunStatus.OK
+        for phase in record.phases.values():  # steady, cut short where the program stopped itself
+            if phase.state is PhaseState.RUNNING:
+                phase.state = PhaseState.CANCELLED
+        return
+    record.failed_phase = where
+    if cancelled:
+        record.status = RunStatus.CANCELLED
+    elif timed_out:
+        record.status = RunStatus.TIMED_OUT
+        record.failure = Failure("timeout", f"The program was stopped after {format_duration(record.config.timeout)} "
+                               f"(the timeout) before {until_words(record.config.until)} (--until); "
+                               f"{reached_words(where, 'import' in record.phases)}.")
+    else:
+        record.status = RunStatus.FAILED
+        reached = reached_words(where, "import" in record.phases)
+        if record.exit_signal:
+            how = f"was killed by {_signal_name(record.exit_signal)}"
+        elif record.exit_code == 0 and record.ready_at is not None:
+            how = "exited with code 0"  # after ready: cancelled above, or never here
+        else:
+            how = f"exited with code {record.exit_code}"
+        error = last_error_line(list(record.stderr_tail)) if record.exit_code else None
+        record.failure = Failure(
+            "program_failed" if record.exit_code or record.exit_signal else "not_ready",
+            f"The program {how} before {until_words(record.config.until)} (--until); {reached}."
+            + (f" Its last error: {error}" if error else "") + _memory_hint(record), record.stderr_excerpt())
+    if where is not None:
+        _close_open_phase(record, where, PhaseState.CANCELLED if cancelled else PhaseState.FAILED)
+
+
+def _finish_script(record: RunRecord, cancelled: bool, timed_out: bool) -> None:
+    if cancelled:
+        record.status = RunStatus.CANCELLED
+    elif timed_out:
+        record.status = RunStatus.TIMED_OUT
+        record.failure = Failure("timeout", f"The script was stopped after {format_duration(record.config.timeout)}.")
+    elif record.exit_code == 0:
+        record.status = RunStatus.OK
+    else:
+        record.status = RunStatus.FAILED
+        how = (f"was killed by {_signal_name(record.exit_signal)}" if record.exit_signal
+               else f"exited with code {record.exit_code}")
+        record.failure = Failure("script_failed", f"The script {how}.{_memory_hint(record)}",
+                               record.stderr_excerpt())
+
+
+def _close_open_phase(record: RunRecord, where: str, state: PhaseState) -> None:
+    phase = record.phases[where]
+    if phase.state in (PhaseState.RUNNING, PhaseState.WAITING):
+        if phase.started is not None and phase.duration is None and phase.state is PhaseState.RUNNING:
+            phase.duration = max(0.0, (record.finished_at or time.time()) - phase.started)
+        phase.state = state
+
+
+def _all_reported(record: RunRecord) -> bool:
+    return all(p.state is PhaseState.DONE for p in record.phases.values())
+
+
+def _unexplained_end(record: RunRecord, where: str) -> Failure:
+    """Why a run failed that the probe did not explain itself."""
+    skipped = record.malformed_lines
+    if not record.heard_probe and not record.exit_signal:
+        printed = f", and printed {skipped} line(s) that are not probe events" if skipped else ""
+        return Failure("no_probe", f"{record.config.python} exited with code {record.exit_code} without starting "
+                       f"tflaunch's probe (it never sent the probe's first line{printed}): it is not a Python "
+                       "interpreter, or not one that can run the probe. Choose the Python 3 executable of an "
+                       "environment with TensorFlow (--python; Interpreter in the app).", record.stderr_excerpt())
+    if record.exit_code == 0 and record.described:
+        return Failure("protocol", f"The probe finished, but phase {LABELS[where]} never reported a usable end "
+                       f"({skipped} line(s) were skipped as malformed or out of range, such as a duration "
+                       "that is no plausible number of seconds), so the run cannot be counted. Check that "
+                       "nothing else writes to the probe's output (a wrapper around --python, a "
+                       "sitecustomize) and run again.", record.stderr_excerpt())
+    return Failure("crash", _exit_description(record, where), record.stderr_excerpt())
+
+
+def _exit_description(record: RunRecord, where: str) -> str:
+    if record.exit_signal:
+        how = f"was killed by {_signal_name(record.exit_signal)}"
+    elif record.exit_code == 0:
+        how = "exited before reporting a result"
+    else:
+        how = f"exited with code {record.exit_code}"
+    return f"The probe process {how} during phase {LABELS[where]}.{_memory_hint(record)}"
+
+
+def _memory_hint(record: RunRecord) -> str:
+    """For a death by a signal that running out of memory sends: that it may have, and
+    how close the run came. Cancel and timeout never get here: tflaunch sent no signal."""
+    if record.exit_signal not in _OUT_OF_MEMORY_SIGNALS:
+        return ""
+    peak, total = record.peak_rss, _physical_memory()
+    figures = f"peak memory was {format_bytes(peak)} of {format_bytes(total)}" if peak and total else ""
+    advice = ("Try a smaller model or batch, or close other programs; "
+              "`journalctl -k` (or dmesg) says whether the kernel killed it.")
+    if record.exit_signal == signal.SIGKILL:
+        return (" tflaunch did not send it: that is most often the kernel's out-of-memory killer"
+                f"{f' ({figures})' if figures else ''}. {advice}")
+    if peak and total and peak >= _LARGE_PEAK * total:
+        return f" It may have run out of memory: {figures}. {advice}"
+    return ""
+
+
+def _physical_memory() -> int | None:
+    try:
+        return int(psutil.virtual_memory().total)
+    except (OSError, RuntimeError, AttributeError):
+        return None
+
+
+def _signal_name(number: int) -> str:
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return f"signal {number}"

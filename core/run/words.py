@@ -1,0 +1,127 @@
+"""A run in words: its status line, headline, steady latency, caveats and notes.
+
+The record holds the figures (record.py); these are the sentences every view, the CLI and
+the review images show, so a run reads the same everywhere.
+"""
+
+from __future__ import annotations
+
+import time
+
+from ..phases import LABELS
+from ..units import format_duration
+from .record import RunRecord, RunStatus
+
+
+def steady_line(record: RunRecord) -> str | None:
+    """Steady latency per call with its batch size, or None when nothing was measured."""
+    lat = record.latency
+    if not lat.get("n") or lat.get("median") is None:
+        return None
+    if record.is_program:  # the program's own steps or calls, at the batch it chose
+        unit = "step" if "first_step" in record.phases else "call"
+        p90 = f"p90 {format_duration(lat['p90'])}, " if lat.get("p90") is not None else ""
+        return f"median {format_duration(lat['median'])} per {unit} ({p90}{lat['n']} {unit}s)"
+    batch = record.fed_batch
+    text = f"median {format_duration(lat['median'])} per call"
+    details = [f"p90 {format_duration(lat['p90'])}" if lat.get("p90") is not None else None,
+               f"{lat['n']} calls", f"batch {batch}"]
+    if batch > 1:
+        details.append(f"{format_duration(lat['median'] / batch)} per sample")
+    return f"{text} ({', '.join(d for d in details if d)})"
+
+
+def caveats(record: RunRecord) -> list[tuple[str, str]]:
+    """(a few words for a status, a sentence a user can act on) for each thing that
+    makes a finished run's figures doubtful."""
+    out = []
+    if record.assumed_inputs:
+        out.append(("assumed input shape", f"Assumed input shape: {', '.join(record.assumed_inputs)} had unknown "
+                    "dimensions nobody set; set them with --input NAME=SHAPE (the Inputs table in the app)."))
+    if record.model.get("outputs_finite") is False:
+        out.append(("outputs not finite", "The first inference returned NaN or infinite values: the inputs may "
+                    "not suit the model (too small an image, out-of-range ids); set their shapes with --input."))
+    return out
+
+
+def warnings(record: RunRecord) -> list[str]:
+    return [sentence for _, sentence in caveats(record)]
+
+
+def notes(record: RunRecord) -> list[str]:
+    """What the launcher did and what the GPUs mean for start-up: facts, not doubts."""
+    from .gpu_notes import gpu_notes  # kernels' table only when a record is read
+
+    program = []
+    if record.is_program and record.finished_at is not None and "import" not in record.phases:
+        program.append("The program never imported TensorFlow: tflaunch saw no TensorFlow phases (marks and "
+                       "the time to ready still count).")
+    if record.is_program and record.stopped_at_ready:
+        unit = "steps" if "first_step" in record.phases else "calls"
+        program.append(f"tflaunch stopped the program at its ready point ({record.config.until}) after "
+                       f"{record.latency.get('n', 0)} steady {unit}, as --until asked: not a failure.")
+    return [*record.launch_notes, *program, *gpu_notes(record.environment)]
+
+
+def inputs_line(record: RunRecord) -> str:
+    """The inputs as fed, NAME=shape:dtype, with "assumed" where a default was used."""
+    parts = []
+    for i in record.model.get("inputs", []):
+        if not isinstance(i, dict):
+            continue
+        shape = "x".join(str(d) for d in i.get("fed_shape") or []) or "scalar"
+        parts.append(f"{i.get('name')}={shape}:{i.get('fed_dtype') or i.get('dtype')}"
+                     + (" (assumed)" if i.get("assumed") else ""))
+    return ", ".join(parts)
+
+
+def status_line(record: RunRecord) -> str:
+    """A few words on where the run stands, for titles and big type."""
+    if record.is_script:
+        return _script_status_line(record)
+    if record.is_program and record.status is RunStatus.OK:
+        point = "exit" if record.config.until == "exit" else record.config.until.replace("_", " ")
+        stopped = ", then stopped" if record.stopped_at_ready else ""
+        return f"Ready in {format_duration(record.time_to_ready)} (at {point}{stopped})"
+    if record.status is RunStatus.OK:
+        doubts = [words for words, _ in caveats(record)]
+        return f"Ready in {format_duration(record.time_to_ready)}" + (f" ({'; '.join(doubts)})" if doubts else "")
+    if record.status is RunStatus.RUNNING:
+        return f"Running: {LABELS[record.current_phase or ('spawn' if record.is_program else 'steady')]}"
+    if record.status is RunStatus.CANCELLED:
+        return f"Cancelled during {LABELS[record.failed_phase or 'spawn']}"
+    if record.status is RunStatus.INTERRUPTED:
+        return "Interrupted: tflaunch stopped during this run"
+    verb = "Timed out" if record.status is RunStatus.TIMED_OUT else "Failed"
+    return f"{verb} in {LABELS[record.failed_phase or 'spawn']}"
+
+
+def _script_status_line(record: RunRecord) -> str:
+    took = format_duration((record.finished_at or time.time()) - record.launched_at)
+    return {RunStatus.RUNNING: "Running script", RunStatus.OK: f"Script finished in {took}",
+            RunStatus.CANCELLED: "Script cancelled", RunStatus.TIMED_OUT: "Script timed out",
+            RunStatus.INTERRUPTED: "Interrupted: tflaunch stopped during this script"
+            }.get(record.status, "Script failed")
+
+
+def environment_line(record: RunRecord) -> str:
+    """TensorFlow, Python, CPU, GPUs and driver in one line; what is unknown is left out."""
+    env = record.environment
+    if not env:
+        return "not reported (the run ended before the probe described it)"
+    gpus = ", ".join(g.get("model") or g.get("name", "") for g in env.get("gpus", [])) or "no GPU"
+    parts = [f"{name} {env[key]}" for name, key in (("TensorFlow", "tensorflow"), ("Keras", "keras"),
+                                                     ("Python", "python")) if env.get(key)]
+    if env.get("cpu"):
+        parts.append(f"{env['cpu']} ({env['cores']} cores)" if env.get("cores") else env["cpu"])
+    parts.append(gpus)
+    if env.get("driver"):
+        parts.append(f"driver {env['driver']}")
+    return ", ".join(parts)
+
+
+def headline(record: RunRecord) -> str:
+    """One line a user can act on: how the run ended and, if it failed, why."""
+    if record.failure is not None and record.status in (RunStatus.FAILED, RunStatus.TIMED_OUT):
+        return f"{status_line(record)}: {record.failure.message}"
+    return status_line(record)
