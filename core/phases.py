@@ -55,26 +55,27 @@ _KNOWN: dict[str, tuple[str, str, str]] = {  # name: (label, colour, description
                                       "devices."),
     "load": ("Load", "#009E73", "Read the model: SavedModel, .keras, .h5, a checkpoint restore, or a sample built "
                                 "from code."),
-    "build": ("Build", "#117733", "The program builds its model: the first Keras model constructed."),
-    "compile": ("Compile", "#882255", "model.compile: optimizer, loss and metrics (the train function is traced "
+    "build": ("Build", "#999933", "The program builds its model: from its first Keras layer to the last model it "
+                                "constructs before it moves on (compile, fit, a call, a load)."),
+    "compile": ("Compile", "#CC6677", "model.compile: optimizer, loss and metrics (the train function is traced "
                                       "in the first step)."),
     "data": ("Data", "#DDCC77", "The first element out of a tf.data iterator the program made (the pipeline's "
                                 "fill)."),
     "trace": ("Trace", "#CC79A7", "Build the callable graph (concrete function, XLA compile when enabled)."),
-    "first_step": ("First step", "#332288", "The first training step, to its end: tracing the train function, "
+    "first_step": ("First step", "#7B4FC9", "The first training step, to its end: tracing the train function, "
                                             "creating optimizer slots, compiling, running it."),
     "first": ("First inference", "#0072B2", "The first inference: a model call, predict or signature call "
                                             "outside training."),
     "steady": ("Steady state", "#D55E00", "Further calls or steps: median and spread per call."),
-    "retraces": ("Retraces", "#AA4499", "tf.function traces beyond each function's first: count and time."),
+    "retraces": ("Retraces", "#C2185B", "tf.function traces beyond each function's first: count and time."),
     "script": ("Script", "#6a5acd", "A script launched with these settings; it reports no phases of its own."),
     OTHER: (OTHER_LABEL, "#c7c7c7", "Time to ready outside every phase (the program's own Python, generating "
                                     "inputs)."),
 }
 # Colours of names nobody registered (marks): apart from the reserved ones, stable per name
 # by CRC-32 (never hash(), which Python salts per process), as trace viewers do.
-GENERAL_COLOURS: tuple[str, ...] = ("#4477AA", "#66CCEE", "#228833", "#CCBB44", "#EE6677", "#BBBBBB", "#994455",
-                                    "#997700", "#6699CC", "#EE99AA")
+GENERAL_COLOURS: tuple[str, ...] = ("#4477AA", "#66CCEE", "#228833", "#AA3377", "#0077BB", "#009988", "#EE3377",
+                                    "#994455", "#BBCC33", "#77AADD")
 _RANK = {name: i for i, name in enumerate(("spawn", "import", "devices", "load", "build", "compile", "data",
                                            "trace", "first_step", "first", OTHER, "steady", "retraces", "script"))}
 

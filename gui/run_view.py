@@ -114,7 +114,8 @@ class SummaryBar(QFrame):
         if record.inputs_line:
             detail.append("inputs " + record.inputs_line)
         if record.latency.get("n"):
-            detail.append(f"steady {format_duration(record.latency['median'])}/call")
+            unit = "step" if record.is_program and "first_step" in record.phases else "call"
+            detail.append(f"steady {format_duration(record.latency['median'])}/{unit}")
         # The headline names each caveat in a few words; the sentence saying what to do is
         # its tooltip, so a warning cannot push the phase table off a small screen.
         if env:

@@ -570,9 +570,13 @@ def imported(obs: Observer, name: str, start: float, outermost: bool) -> None:
             patch_keras(obs)
     elif name == "keras":
         patch_keras(obs)
+    if not outermost:
+        return  # a module still being imported around this one may resolve names lazily
     versions = {}
     for module in ("tensorflow", "keras"):
-        version = getattr(sys.modules.get(module), "__version__", None)
+        # From the module's own dictionary: getattr on a module with a lazy __getattr__
+        # (keras, tf.keras) can import whole trees the program never asked for.
+        version = getattr(sys.modules.get(module), "__dict__", {}).get("__version__")
         if version:
             versions[module] = str(version)
     if versions:

@@ -27,10 +27,15 @@ def reached_words(last: str | None, imported: bool) -> str:
 
 
 def last_error_line(stderr: list[str]) -> str | None:
-    """The exception a Python program died of: the last line of its traceback, if any."""
-    for line in reversed(stderr[-40:]):
-        text = line.strip()
-        if text and not text.startswith(("File ", "^", "~")) and (":" in text or text.endswith(("Error", "Exception"))):
-            if not line.startswith(" "):
-                return text[:300]
-    return None
+    """The exception a Python program died of: the last line of its last traceback, if it
+    printed one (a log line after it, TensorFlow's or the program's, is not the error)."""
+    tail = stderr[-200:]
+    starts = [i for i, line in enumerate(tail) if line.startswith("Traceback (most recent call last)")]
+    if not starts:
+        return None
+    error = None
+    for line in tail[starts[-1] + 1:]:
+        text = line.rstrip()
+        if text and not line.startswith((" ", "\t")) and not text.startswith(("During handling", "The above")):
+            error = text
+    return error[:300] if error else None
