@@ -309,3 +309,72 @@ def test_phases_a_child_sends_beyond_the_caps_are_counted_not_kept() -> None:
     lines = [("phase_end", f"mark_{i}", 1000.0 + i / 1000, _end(0.001)) for i in range(MAX_PHASE_NAMES + 10)]
     record = _folded(LaunchConfig(program=("python", "x.py")), lines)
     assert len(record.phases) == MAX_PHASE_NAMES and record.dropped == 11
+
+
+TFLAUNCH = [sys.executable, "-m", "tflaunch.gui.main"]
+
+
+def tflaunch(*args: str, timeout: float = 600) -> "subprocess.CompletedProcess[str]":
+    import subprocess
+
+    return subprocess.run([*TFLAUNCH, *args], capture_output=True, text=True, timeout=timeout, cwd=PROGRAMS)
+
+
+def test_bench_of_a_program_prints_its_phases_stops_it_and_keeps_it_in_history(tmp_path: Path) -> None:
+    done = tflaunch("bench", "--until", "first_step", "--steady", "5", "--log-level", "2", "--",
+                    "python", "fit_tfdata.py", "--steps", "400")
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "First step" in done.stdout and "Compile" in done.stdout and "stopped the program" in done.stdout
+    assert "Trace" not in done.stdout  # the probe's phase; this program reported none
+    listed = tflaunch("history", "list")
+    assert "python fit_tfdata.py --steps 400" in listed.stdout
+    run_id = listed.stdout.split("\n")[2].split()[0]
+    shown = tflaunch("history", "show", run_id)
+    assert "First step" in shown.stdout and "at first step, then stopped" in shown.stdout
+    image = tmp_path / "run.png"
+    assert tflaunch("report", run_id, "-o", str(image)).returncode == 0 and image.stat().st_size > 10_000
+
+
+def test_bench_refuses_a_missing_script_before_anything_starts() -> None:
+    done = tflaunch("bench", "--", "python", "no_such_train.py")
+    assert done.returncode == 2
+    assert "no_such_train.py was not found" in done.stderr.strip().splitlines()[-1]
+
+
+@pytest.mark.slow  # a whole sweep of a real training program
+def test_a_sweep_of_a_program_ranks_its_first_step() -> None:
+    import json
+
+    done = tflaunch("sweep", "--vary", "intra=1,2", "--repeat", "2", "--warmup", "0", "--no-racing",
+                    "--objective", "phase:first_step", "--steady", "2", "--log-level", "2", "--json", "--",
+                    "python", "fit_tfdata.py", "--steps", "400")
+    assert done.returncode == 0, done.stderr[-2000:]
+    result = json.loads(done.stdout)
+    assert result["plan"]["objective"] == "phase:first_step"
+    assert result["plan"]["base"]["program"] == ["python", "fit_tfdata.py", "--steps", "400"]
+    medians = [r["median"] for r in result["results"]]
+    assert len(medians) == 3 and all(0.05 < m < 30 for m in medians), medians  # the first step, not the whole run
+
+
+@pytest.mark.slow  # every arm of the doctor, three runs each
+def test_the_doctor_examines_a_program_with_the_remedies_a_launch_can_apply() -> None:
+    done = tflaunch("doctor", "--only", "xla_auto,format,jit_compile,warm", "--repeat", "3", "--steady", "2",
+                    "--log-level", "2", "--", "python", "fit_tfdata.py", "--steps", "400", timeout=900)
+    assert done.returncode in (0, 1), done.stderr[-2000:]
+    out = done.stdout
+    assert "tflaunch doctor: python fit_tfdata.py" in out
+    assert "xla_auto=on" in out
+    assert "a program loads its own files" in out and "a program compiles its own model" in out
+    assert "warm start of a program is not measured here" in out
+
+
+def test_retraces_are_counted_with_their_time(tmp_path: Path) -> None:
+    script = tmp_path / "retrace.py"
+    script.write_text("import tensorflow as tf\n"
+                      "@tf.function\ndef f(x, n):\n    return x * n\n"
+                      "for n in range(6):\n    f(tf.constant(1.0), n)  # a Python number: a new trace each time\n")
+    record = measure(str(script), until="exit", workdir=tmp_path)
+    assert record.status is RunStatus.OK, record.headline
+    retraces = record.phases["retraces"]
+    assert retraces.count == 5 and retraces.duration is not None and retraces.duration > 0
+    assert "first_step" not in record.phases and "first" not in record.phases

@@ -62,6 +62,11 @@ OBJECTIVES: dict[str, str] = _Objectives({
     "peak": "peak memory",
 })
 
+# Axes that change how the probe measures a model; a program decides them in its own code.
+MODEL_ONLY_AXES = {"format": "it loads its own files", "batch": "it chooses its own batch",
+                   "jit_compile": "model.compile(jit_compile=True) is in its code"}
+
+
 def objective_value(record: RunRecord, objective: str) -> float | None:
     """The figure a sweep minimises, from one run; None when the run did not give it."""
     if record.status is not RunStatus.OK:
@@ -136,6 +141,9 @@ class SweepPlan:
         if not self.axes:
             raise PlanError(NOTHING_TO_VARY[:1].upper() + NOTHING_TO_VARY[1:] + ".")
         for axis, values in self.axes.items():
+            if self.base.is_program and axis in MODEL_ONLY_AXES:
+                raise PlanError(f"A program's {axis} is its own ({MODEL_ONLY_AXES[axis]}): vary a setting a launch "
+                                "applies (threads, oneDNN, XLA auto-clustering, caches, GPUs), or measure a model.")
             if not values:
                 example = AXES.get(axis, ("", ""))[1] or "a,b"
                 raise PlanError(f"Give {axis} at least one value to try, such as {example}.")
