@@ -314,7 +314,7 @@ def test_phases_a_child_sends_beyond_the_caps_are_counted_not_kept() -> None:
 TFLAUNCH = [sys.executable, "-m", "tflaunch.gui.main"]
 
 
-def tflaunch(*args: str, timeout: float = 600) -> "subprocess.CompletedProcess[str]":
+def tflaunch(*args: str, timeout: float = 600) -> subprocess.CompletedProcess[str]:
     import subprocess
 
     return subprocess.run([*TFLAUNCH, *args], capture_output=True, text=True, timeout=timeout, cwd=PROGRAMS)
