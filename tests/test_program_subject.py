@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import re
 import stat
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -163,8 +164,6 @@ def test_the_guard_makes_marks_harmless_without_tflaunch(tmp_path: Path) -> None
     script.write_text("try:\n    from tflaunch_mark import mark\n"
                       "except ImportError:\n    def mark(name): import contextlib; return contextlib.nullcontext()\n"
                       "with mark('x'):\n    pass\nmark('y')\nprint('fine')\n")
-    import subprocess
-
     done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0 and done.stdout.strip() == "fine"
 
@@ -315,8 +314,6 @@ TFLAUNCH = [sys.executable, "-m", "tflaunch.gui.main"]
 
 
 def tflaunch(*args: str, timeout: float = 600) -> subprocess.CompletedProcess[str]:
-    import subprocess
-
     return subprocess.run([*TFLAUNCH, *args], capture_output=True, text=True, timeout=timeout, cwd=PROGRAMS)
 
 
