@@ -362,7 +362,7 @@ def test_the_doctor_examines_a_program_with_the_remedies_a_launch_can_apply() ->
     assert "tflaunch doctor: python fit_tfdata.py" in out
     assert "xla_auto=on" in out
     assert "a program loads its own files" in out and "a program compiles its own model" in out
-    assert "warm start of a program is not measured here" in out
+    assert "warm" in out and "warm start (cold" in out  # measured on the program itself, cold and warm
 
 
 def test_retraces_are_counted_with_their_time(tmp_path: Path) -> None:
@@ -375,3 +375,24 @@ def test_retraces_are_counted_with_their_time(tmp_path: Path) -> None:
     retraces = record.phases["retraces"]
     assert retraces.count == 5 and retraces.duration is not None and retraces.duration > 0
     assert "first_step" not in record.phases and "first" not in record.phases
+
+
+def test_a_warm_launch_of_a_program_reports_its_phases_without_an_import(tmp_path: Path, monkeypatch) -> None:
+    """Forked from a warm server: the same phases from build on, none for the import it did
+    not pay, and a spawn that is the launch to the fork."""
+    from tflaunch.core.run.warm_start import stop_servers
+
+    monkeypatch.setenv("TFLAUNCH_RUNTIME_DIR", str(tmp_path / "rt"))
+    config = LaunchConfig(program=("python", "fit_tfdata.py", "--steps", "400"), workdir=str(PROGRAMS), steady=3,
+                          log_level=2, timeout=120)
+    try:
+        records = [run_sessions([ProbeSession(config, warm=True)])[0] for _ in range(2)]
+    finally:
+        stop_servers()
+    for record in records:
+        assert record.status is RunStatus.OK and record.stopped_at_ready, record.headline
+        names = reached(record)
+        assert "import" not in names and in_order(names, "spawn", "build", "compile", "first_step", "steady"), names
+        assert any("Started warm" in note for note in record.notes)
+    cold = measure("fit_tfdata.py", "--steps", "400", steady=3)
+    assert records[1].phases["spawn"].duration < cold.phases["import"].duration  # no import paid

@@ -41,6 +41,8 @@ def add_arguments(sub: argparse._SubParsersAction) -> None:  # type: ignore[type
     bench.add_argument("--json", action="store_true", help="print machine-readable results on stdout")
     bench.add_argument("--save-profile", metavar="NAME", help="save these settings and results as a launch profile")
     bench.add_argument("--no-history", action="store_true", help="do not store the runs in the run history")
+    bench.add_argument("--warm", action="store_true", help="a program only: start it warm, forked from a server of "
+                       "its interpreter that has imported TensorFlow already (cold, saying why, when it cannot be)")
     # Not --import (which names code to import): dest keeps the two apart.
     bench.add_argument("--imports", action="store_true", dest="import_xray",
                        help="print the import X-ray after the phase table: the modules import spent most on")
@@ -83,6 +85,10 @@ def run(args: argparse.Namespace) -> int:
             print(json.dumps(failure_json(f"invalid_{first.field}", first.message, first.field), indent=2))
         print_problems(problems)
         return 2
+    if args.warm and not config.is_program:
+        return refuse("invalid_arguments", "--warm starts a program warm: give your command after -- (the probe "
+                                           "of a model always starts cold, since what it measures starts with the "
+                                           "import).", args.json)
     if args.save_profile:
         try:  # a bad name or a folder that takes no file is said now, not after minutes of runs
             ProfileStore(profiles_dir()).check_writable(args.save_profile)
@@ -95,7 +101,8 @@ def run(args: argparse.Namespace) -> int:
     try:
         for i in range(args.repeat):
             prefix = f"[{i + 1}/{args.repeat}] " if args.repeat > 1 else ""
-            record = run_sessions([ProbeSession(config)], Watchers(recorder, Progress(prefix=prefix)), gpus)[0]
+            session = ProbeSession(config, warm=args.warm)
+            record = run_sessions([session], Watchers(recorder, Progress(prefix=prefix)), gpus)[0]
             records.append(record)
             if record.status is RunStatus.CANCELLED:
                 break

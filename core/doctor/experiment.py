@@ -178,11 +178,10 @@ def _pyc_prefix(base: LaunchConfig, first: RunRecord, say: Say) -> str | None:
 
 
 def _measure_warm(base: LaunchConfig, repeat: int, say: Say) -> tuple[Saving | None, str | None]:
-    """Launch to ready of a script that loads the model and calls it once, cold and warm."""
+    """Launch to ready of a script that loads the model and calls it once, cold and warm;
+    a program itself, to its ready point, cold and warm."""
     if base.is_program:
-        return None, ("warm start of a program is not measured here: its ready point is observed through the "
-                      "launch hook's channel, which the warm server does not pass on; tflaunch run --warm still "
-                      "starts it warm")
+        return _measure_warm_program(base, repeat, say)
     if base.model.startswith("sample:"):
         model = in_formats(base.model, ["keras"], base.python)["keras"]
     elif os.path.exists(base.model) and not base.model.endswith(".py") and ":" not in Path(base.model).name:
@@ -206,6 +205,34 @@ def _measure_warm(base: LaunchConfig, repeat: int, say: Say) -> tuple[Saving | N
             order = [(cold, cold_cmd), (warm, warm_cmd)]
             for values, command in order if i % 2 == 0 else reversed(order):
                 values.append(_ready(command, env))
+    except RuntimeError as exc:
+        return None, f"warm start could not be measured: {exc}"
+    return saving(warm, cold), None
+
+
+def _measure_warm_program(base: LaunchConfig, repeat: int, say: Say) -> tuple[Saving | None, str | None]:
+    """The program to its ready point, cold and warm alternated (the same engine as every
+    run: a warm launch is observed through the channel the warm client hands on)."""
+    from ..run.driver import run_sessions
+    from ..run.session import ProbeSession
+
+    def ready(warm: bool) -> float:
+        record = run_sessions([ProbeSession(base, warm=warm)])[0]
+        if record.time_to_ready is None:
+            raise RuntimeError(record.headline)
+        if warm and not any(name == "warm_start" for name, _ in record.marks):
+            raise RuntimeError("the program could not start warm (the log of a warm launch says why)")
+        return record.time_to_ready
+
+    say(f"measuring warm start: {repeat} cold and {repeat} warm launches of the program to its ready point")
+    try:
+        ready(True)  # starts the warm server: not counted, as a later warm launch does not pay it
+        cold: list[float] = []
+        warm: list[float] = []
+        for i in range(repeat):
+            order = [(cold, False), (warm, True)]
+            for values, is_warm in order if i % 2 == 0 else reversed(order):
+                values.append(ready(is_warm))
     except RuntimeError as exc:
         return None, f"warm start could not be measured: {exc}"
     return saving(warm, cold), None

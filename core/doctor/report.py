@@ -58,9 +58,10 @@ def report_summary(d: Diagnosis, cli: bool = True) -> list[str]:
     if d.warm is not None and d.warm.significant:
         how = ("tflaunch run --warm --profile NAME -- python your_script.py" if cli
                else "tick Warm launch in Launch script")
+        what = ("of the program to its ready point" if d.exam.base.is_program
+                else "of a script that loads the model")
         lines.append(f"Recommended, and verified in its own A/B of {d.warm.runs} cold and {d.warm.runs} warm launches "
-                     f"of a script that loads the model: warm start, which {d.warm.describe()[len('measured: '):]} "
-                     f"({how}).")
+                     f"{what}: warm start, which {d.warm.describe()[len('measured: '):]} ({how}).")
     return lines
 
 

@@ -117,6 +117,8 @@ def _run_child(request: Dict[str, Any], fds: List[int]) -> None:
         os.setpgid(0, 0)  # its own group: the client's signals and a cancel reach all it starts
         for target, fd in enumerate(fds[:3]):
             os.dup2(fd, target)
+        # A measured program's event channel: kept (at a number of its own), not inherited.
+        events = os.dup(fds[3]) if len(fds) > 3 else None
         for fd in fds:
             if fd > 2:
                 os.close(fd)
@@ -130,6 +132,8 @@ def _run_child(request: Dict[str, Any], fds: List[int]) -> None:
         # new ones, buffered as a fresh interpreter buffers them.
         sys.stdin, sys.stdout, sys.stderr = _stream(0, "r"), _stream(1, "w"), _stream(2, "w")
         _apply_tf_config(os.environ.get("TFLAUNCH_TF_CONFIG"))
+        if events is not None:
+            _observe(events, request.get("started"))
         code = _run_main(list(request["argv"]))
     except SystemExit as exc:
         code = _exit_code(exc)
@@ -194,6 +198,20 @@ def _apply_tf_config(raw: Optional[str]) -> None:
         _probe_module("tf_setup").apply_tf_config(sys.modules["tensorflow"], json.loads(raw))
     except Exception as exc:  # the script runs even if a setting cannot be applied, as cold
         sys.stderr.write(f"tflaunch: could not apply the launch profile's TensorFlow settings: {exc}\n")
+
+
+def _observe(fd: int, started: Any) -> None:
+    """The launch hook's observer in a warm child: the program's phases from the fork on
+    (TensorFlow and Keras are imported already: no import phase, which this launch did not pay)."""
+    os.environ.pop("TFLAUNCH_EVENTS_FD", None)
+    raw = os.environ.pop("TFLAUNCH_OBSERVE", None)
+    try:
+        settings = json.loads(raw) if raw else {}
+        age = time.time() - float(started) if isinstance(started, (int, float)) else None
+        observe = _probe_module("observe")
+        observe.warm_start(observe.install(fd, settings, age))
+    except Exception as exc:  # the script runs unobserved rather than not at all
+        sys.stderr.write(f"tflaunch: cannot observe this program ({type(exc).__name__}: {exc}); it runs unobserved\n")
 
 
 def _probe_module(name: str) -> Any:

@@ -559,6 +559,17 @@ def install(fd: int, settings: Dict[str, Any], process_age: Optional[float]) -> 
     return obs
 
 
+def warm_start(obs: Observer) -> None:
+    """In a child forked from a warm server: TensorFlow and Keras were imported before the
+    launch, so their hooks go in now and there is no import phase to report."""
+    obs.send("mark", "spawn", name="warm_start")
+    if "tensorflow" in sys.modules:
+        patch_tensorflow(obs)
+    if "keras.src.layers.layer" in sys.modules:
+        patch_keras(obs)
+    _send_versions(obs)
+
+
 def imported(obs: Observer, name: str, start: float, outermost: bool) -> None:
     """`import NAME` (tensorflow or keras) has just finished; `outermost` when no other of
     the two was being imported around it (keras imports tensorflow inside its own import)."""
@@ -570,8 +581,11 @@ def imported(obs: Observer, name: str, start: float, outermost: bool) -> None:
             patch_keras(obs)
     elif name == "keras":
         patch_keras(obs)
-    if not outermost:
-        return  # a module still being imported around this one may resolve names lazily
+    if outermost:  # not inside another's import: a module being imported may resolve names lazily
+        _send_versions(obs)
+
+
+def _send_versions(obs: Observer) -> None:
     versions = {}
     for module in ("tensorflow", "keras"):
         # From the module's own dictionary: getattr on a module with a lazy __getattr__

@@ -51,6 +51,7 @@ class _Child:
     exited_at: float | None = None
     kill_at: float | None = None  # a program stopped at ready: SIGKILL then, if TERM was not enough
     events: IO[bytes] | None = None  # a program's event channel, closed with the others
+    followed: int | None = None  # a warm-started program's pid, sampled with the client's tree
 
 
 def run_sessions(sessions: Sequence[ProbeSession], watcher: Watcher | None = None,
@@ -126,6 +127,10 @@ def _loop(selector: selectors.BaseSelector, children: list[_Child], watcher: Wat
             output = child.streams[stream](chunk)  # type: ignore[index]
             if output.events or output.log:
                 watcher.changed(child.session.record, output)
+            warm_child = child.session.warm_child
+            if warm_child is not None and warm_child != child.followed:
+                child.followed = warm_child
+                child.sampler.follow(warm_child)  # a warm-started program is the server's child
             if output.stop:
                 _stop_at_ready(child)
         if not selector.get_map():

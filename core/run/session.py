@@ -49,11 +49,12 @@ class ProbeSession:
         `command`: replaces the probe's argv (tests stand in a misbehaving child)."""
         self.record = RunRecord(config, command=script)
         self._script, self._command, self._base_env = script, command, base_env
-        # A program subject: its events come on a pipe of their own (driver: events_pipe).
+        # A program subject: its events come on a pipe of their own, which the driver makes
+        # (and a warm client hands on to the forked program).
         self.observes = self.record.is_program
         self._events = LineBuffer()
         self._stop_asked = False
-        self.warm = warm and script is not None
+        self.warm = warm and (script is not None or self.observes)
         self.warm_child: int | None = None  # the warm-started script's pid, once the client says it
         self._parser = EventParser()
         # A script's or a program's stdout is its own output: a log, not events.
@@ -91,8 +92,8 @@ class ProbeSession:
         self.deadline = monotonic + record.config.timeout
         subject = program_argv(record.config) if self.observes else None
         argv = self._command or self._script or subject or probe_command(record.config, wall)
-        if self.warm and self._script is not None and self._command is None:
-            argv = client_command(record.config.python, self._script, os.getpid())
+        if self.warm and self._command is None:
+            argv = client_command(record.config.python, self._script or subject or [], os.getpid())
         env = launch_environment(record.config, self._base_env,
                                  launch_hook=self._script is not None or self.observes)
         env[RUN_MARKER_ENV] = self.marker

@@ -29,6 +29,7 @@ from pathlib import Path
 
 from ..settings.child import HOOK_CONFIG_ENV, PROBE_DIR
 from .process_tree import RUN_MARKER_ENV
+from .program import EVENTS_FD_ENV, OBSERVE_ENV
 
 FORKSERVER = PROBE_DIR / "forkserver.py"
 DEFAULT_IDLE_S = 600.0
@@ -36,7 +37,8 @@ START_TIMEOUT_S = 300.0  # a first `import tensorflow` from a cold disk
 # Variables a shell changes between prompts and terminals that nothing reads at import:
 # they do not make a new server (the child still gets the launch's own values).
 VOLATILE = frozenset({"PWD", "OLDPWD", "SHLVL", "_", "COLUMNS", "LINES", "TERM_SESSION_ID", "WINDOWID",
-                      "SSH_CLIENT", "SSH_CONNECTION", "SSH_TTY", "XDG_SESSION_ID", HOOK_CONFIG_ENV, RUN_MARKER_ENV})
+                      "SSH_CLIENT", "SSH_CONNECTION", "SSH_TTY", "XDG_SESSION_ID", HOOK_CONFIG_ENV, RUN_MARKER_ENV,
+                      EVENTS_FD_ENV, OBSERVE_ENV})
 SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT)
 # The client tells its launcher (the app) which process runs the script, so the launcher can
 # sample that process's memory: the script is the server's child, not the client's.
@@ -145,7 +147,7 @@ def connect(launch: WarmLaunch, idle_s: float = DEFAULT_IDLE_S, parent: int = 0)
 def server_environment(env: Mapping[str, str]) -> dict[str, str]:
     """The server's own environment: the launch's, without the settings the children
     apply themselves (tf.config: listing GPUs would initialise CUDA in the server)."""
-    return {k: v for k, v in env.items() if k not in (HOOK_CONFIG_ENV, RUN_MARKER_ENV)}
+    return {k: v for k, v in env.items() if k not in (HOOK_CONFIG_ENV, RUN_MARKER_ENV, EVENTS_FD_ENV, OBSERVE_ENV)}
 
 
 def start_server(launch: WarmLaunch, path: Path, idle_s: float, parent: int, log: Path) -> dict[str, object]:
@@ -207,8 +209,13 @@ def run(launch: WarmLaunch, stdio: tuple[int, int, int] = (0, 1, 2), idle_s: flo
     WarmStartError when it cannot start warm (nothing has run then)."""
     sock = connect(launch, idle_s, parent)
     with sock:
-        request = json.dumps({"argv": launch.argv, "cwd": launch.cwd, "env": launch.env}).encode() + b"\n"
-        socket.send_fds(sock, [request], list(stdio))
+        # A measured program's event channel goes along as a fourth descriptor; the child
+        # observes itself from the moment it is forked (started: this launch's time zero).
+        events = launch.env.get(EVENTS_FD_ENV, "")
+        fds = [*stdio, int(events)] if events.isdigit() else list(stdio)
+        request = json.dumps({"argv": launch.argv, "cwd": launch.cwd, "env": launch.env,
+                              "started": _started()}).encode() + b"\n"
+        socket.send_fds(sock, [request], fds)
         buffer = bytearray()
         answer = _receive(sock, buffer)
         if answer is None or "refused" in answer:
@@ -226,6 +233,14 @@ def run(launch: WarmLaunch, stdio: tuple[int, int, int] = (0, 1, 2), idle_s: flo
         return 1  # the server ended under the child: the child went with it
     code = os.waitstatus_to_exitcode(int(str(answer["status"])))
     return 128 - code if code < 0 else code
+
+
+def _started() -> float:
+    """When this launch began (wall clock): the client process's own start."""
+    from ..probe.age import process_age
+
+    age = process_age()
+    return time.time() - (age or 0.0)
 
 
 def _forward(pid: int, number: int) -> None:

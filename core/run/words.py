@@ -53,9 +53,13 @@ def notes(record: RunRecord) -> list[str]:
     from .gpu_notes import gpu_notes  # kernels' table only when a record is read
 
     program = []
-    if record.is_program and record.finished_at is not None and "import" not in record.phases:
+    warm = any(name == "warm_start" for name, _ in record.marks)
+    if record.is_program and record.finished_at is not None and "import" not in record.phases and not warm:
         program.append("The program never imported TensorFlow: tflaunch saw no TensorFlow phases (marks and "
                        "the time to ready still count).")
+    if record.is_program and warm:
+        program.append("Started warm: forked from a warm server that had imported TensorFlow and Keras before "
+                       "the launch, so there is no import phase (tflaunch bench --warm).")
     if record.is_program and record.stopped_at_ready:
         unit = "steps" if "first_step" in record.phases else "calls"
         program.append(f"tflaunch stopped the program at its ready point ({record.config.until}) after "
