@@ -80,6 +80,23 @@ _RANK = {name: i for i, name in enumerate(("spawn", "import", "devices", "load",
                                            "trace", "first_step", "first", OTHER, "steady", "retraces", "script"))}
 
 
+def mark_name(text: str) -> str:
+    """A mark's name as the program's tflaunch_mark.mark makes it (the launch hook keeps its
+    own copy of this rule: it runs where tflaunch is not installed): lowercase words of
+    letters, digits and _, 40 at most; a built-in phase's name gets `mark_` before it, so a
+    span of the program's own never merges with the phase tflaunch observes."""
+    name = re.sub(r"[^a-z0-9_]+", "_", str(text).strip().lower()).strip("_")[:40] or "mark"
+    if not name[0].isalpha():
+        name = ("m_" + name)[:40]
+    return f"mark_{name}"[:40] if name in _KNOWN else name
+
+
+def normal_until(text: str) -> str:
+    """--until as stored: mark:NAME with NAME as the program's mark() spells it."""
+    text = str(text).strip()
+    return f"mark:{mark_name(text[len('mark:'):])}" if text.startswith("mark:") else text
+
+
 def known(name: str) -> bool:
     return name in _KNOWN
 

@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from tflaunch.core.phases import normal_until
 from tflaunch.core.run.gpus import GpuInventory
 from tflaunch.core.run.interpreter import InterpreterInfo
 from tflaunch.core.settings.config import MAX_THREADS, LaunchConfig, Problem
@@ -102,7 +103,8 @@ class SettingsPanel(QWidget):
         if name == "visible_gpus":
             return self._gpu_editor()
         if name == "until":
-            editor = ed.words_editor(["first_step", "first_inference", "exit", "mark:NAME"])
+            words = ed.words_editor(["first_step", "first_inference", "exit", "mark:NAME"])
+            editor = ed.Editor(words.widget, lambda: normal_until(str(words.get())), words.put)
         elif name == "call":
             editor = ed.choice_editor({"function: traced, then called (default)": "function",
                                        "eager: model(x) as written": "eager", "predict: predict_on_batch": "predict"})

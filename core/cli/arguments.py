@@ -7,6 +7,7 @@ import sys
 from typing import Any
 
 from ..paths import profiles_dir
+from ..phases import normal_until
 from ..probe.input_shapes import InputSpecError, spec_text
 from ..probe.input_shapes import parse as parse_input
 from ..run.events import PROTOCOL_VERSION
@@ -76,9 +77,11 @@ def _seconds(text: str) -> float:
 
 
 def _until(text: str) -> str:
-    if not valid_until(text):
-        raise argparse.ArgumentTypeError(f"use first_step, first_inference, exit or mark:NAME, not {text!r}")
-    return text
+    until = normal_until(text)
+    if not valid_until(until):
+        raise argparse.ArgumentTypeError(f"use first_step, first_inference, exit or mark:NAME (NAME as your "
+                                         f"program passes it to mark()), not {text!r}")
+    return until
 
 
 class _XlaSplit(argparse.Action):

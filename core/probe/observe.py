@@ -43,6 +43,8 @@ PROTOCOL_VERSION = 1
 # Phases of the program's start that count to its ready point; reported once each.
 _ONCE = ("import", "devices", "load", "build", "compile", "data", "first_step", "first")
 _PROGRESS_EVERY_S = 0.2
+# After --until mark:NAME, how long to wait for a step or call before steady state is given up.
+STEADY_WAIT_S = 3.0
 
 
 def _memory() -> Tuple[Optional[int], Optional[int]]:
@@ -71,6 +73,9 @@ class Observer:
         self.loaded_fns: set[int] = set()
         self.tape_start: Optional[float] = None
         self.fit_start: Optional[float] = None  # Keras' fit or train_on_batch entered: the first step began
+        self.training_depth = 0  # inside fit or train_on_batch
+        self.last_end: Optional[float] = None  # the end of the last step or call counted
+        self.step_optimizer: Optional[int] = None  # an eager loop's steps end at this optimizer's apply
         self.build: Optional[List[float]] = None  # [first layer's start, last construction's end]
         self.data_start: Optional[float] = None
         self.data_open = False  # iterator made, first eager element not yet taken
@@ -125,6 +130,8 @@ class Observer:
             self.span("build", self.build[0], self.build[1])
 
     # -- steps and calls -------------------------------------------------------------------
+    # Steady state is the program's own rhythm: the time from one step's (or call's) end to
+    # the next's, the input pipeline and the loop's Python included, as its own clock has it.
     def training_entered(self) -> None:
         """fit or train_on_batch began: the first step is running (its data and tracing too)."""
         if self.fit_start is None and not self.reported.get("first_step"):
@@ -135,31 +142,55 @@ class Observer:
     def step_done(self, start: float, end: float) -> None:
         if not self.reported.get("first_step"):
             self.once("first_step", min(start, self.fit_start or start), end)
-            self.at_ready_point("first_step", "step")
-        elif self.ready_kind == "step":
-            self.steady_add(start, end)
+            self.at_ready_point("first_step", "step", end)
+        elif self.ready_kind in ("step", "any"):
+            self.ready_kind = "step"
+            self.steady_add(end)
 
     def call_done(self, start: float, end: float) -> None:
+        if self.training_depth:
+            return  # inside fit or train_on_batch (a strategy's replica calls): training, not inference
         if not self.reported.get("first"):
             self.once("first", start, end)
-            self.at_ready_point("first_inference", "call")
-        elif self.ready_kind == "call":
-            self.steady_add(start, end)
+            self.at_ready_point("first_inference", "call", end)
+        elif self.ready_kind in ("call", "any"):
+            self.ready_kind = "call"
+            self.steady_add(end)
 
-    def at_ready_point(self, point: str, kind: str) -> None:
+    def at_ready_point(self, point: str, kind: str, end: float) -> None:
         if self.ready_kind is None and self.until in (point, "exit"):
-            self.ready_kind = kind
+            self.ready_kind, self.last_end = kind, end
             if self.steady_n == 0:
                 self.finish_steady()
             else:
                 self.send("phase_start", "steady")
 
-    def steady_add(self, start: float, end: float) -> None:
+    def marked(self, name: str) -> None:
+        """The program's mark: at --until mark:NAME, steady state is its next steps or calls,
+        whichever it makes; a program that makes none within STEADY_WAIT_S is measured as is."""
+        if self.ready_kind is None and self.until == f"mark:{name}":
+            self.ready_kind, self.last_end = "any", time.time()
+            if self.steady_n == 0:
+                self.finish_steady()
+                return
+            self.send("phase_start", "steady")
+            timer = threading.Timer(STEADY_WAIT_S, self._no_steps_after_mark)
+            timer.daemon = True
+            timer.start()
+
+    def _no_steps_after_mark(self) -> None:
+        with self.lock:
+            idle = not self.steady and not self.steady_done
+        if idle:
+            self.finish_steady()
+
+    def steady_add(self, end: float) -> None:
         if self.steady_done:
             return
         if self.steady_start is None:
-            self.steady_start = start
-        self.steady.append(end - start)
+            self.steady_start = self.last_end
+        self.steady.append(end - (self.last_end if self.last_end is not None else end))
+        self.last_end = end
         now = time.time()
         if len(self.steady) >= self.steady_n:
             self.finish_steady()
@@ -169,13 +200,12 @@ class Observer:
 
     def finish_steady(self) -> None:
         """Steady state measured (or cut short at exit): retraces first, then steady, whose
-        end is what tflaunch waits for before it stops the program."""
+        end is what tflaunch waits for before it stops the program. No step or call after
+        the ready point: a steady end with n = 0, which is no phase (never a zero row)."""
         if self.steady_done:
             return
         self.steady_done = True
-        if self.retraces[0]:
-            self.send("phase_end", "retraces", duration=self.retraces[1], count=self.retraces[0], rss=None,
-                      peak_rss=None)
+        self.send_retraces()
         values = sorted(self.steady)
         latency: Dict[str, float] = {"n": len(values)}
         if values:
@@ -184,19 +214,24 @@ class Observer:
             latency.update(median=statistics.median(values), min=values[0], max=values[-1],
                            mean=statistics.fmean(values), p90=values[min(len(values) - 1, int(0.9 * len(values)))])
         start = self.steady_start if self.steady_start is not None else time.time()
-        self.span("steady", start, time.time(), latency=latency)
+        self.span("steady", start, time.time() if values else start, latency=latency)
+
+    def send_retraces(self) -> None:
+        if self.retraces[0] and not self.reported.get("retraces"):
+            self.reported["retraces"] = True
+            self.send("phase_end", "retraces", duration=self.retraces[1], count=self.retraces[0], rss=None,
+                      peak_rss=None)
 
     def at_exit(self) -> None:
         self.close_build()
         if self.ready_kind is not None:
             self.finish_steady()
-        elif self.retraces[0]:
-            self.send("phase_end", "retraces", duration=self.retraces[1], count=self.retraces[0], rss=None,
-                      peak_rss=None)
+        self.send_retraces()
 
     # -- marks --------------------------------------------------------------------------
     def mark(self, name: str) -> None:
         self.send("mark", self.last_phase, name=name)
+        self.marked(name)
 
     def mark_span(self, name: str, start: float, end: float) -> None:
         self.span(name, start, end)
@@ -483,7 +518,7 @@ def _layer_made(obs: Observer, original: Callable[..., Any]) -> Callable[..., An
 
 def _model_called(obs: Observer, original: Callable[..., Any], model_class: type) -> Callable[..., Any]:
     def call(self: Any, *args: Any, **kwargs: Any) -> Any:
-        if obs.fn_depth or obs.call_depth or obs.tape_depth or kwargs.get("training") is True \
+        if obs.fn_depth or obs.call_depth or obs.tape_depth or obs.training_depth or kwargs.get("training") is True \
                 or not isinstance(self, model_class):
             return original(self, *args, **kwargs)
         _guarded(obs.close_build)()
@@ -503,7 +538,11 @@ def _training(obs: Observer, original: Callable[..., Any]) -> Callable[..., Any]
     def train(self: Any, *args: Any, **kwargs: Any) -> Any:
         if obs.fn_depth == 0 and obs.call_depth == 0:
             _guarded(obs.training_entered)()
-        return original(self, *args, **kwargs)
+        obs.training_depth += 1
+        try:
+            return original(self, *args, **kwargs)
+        finally:
+            obs.training_depth -= 1
 
     return train
 
@@ -532,8 +571,11 @@ def _optimizer_apply(obs: Observer, original: Callable[..., Any]) -> Callable[..
             return original(self, *args, **kwargs)
         start = obs.tape_start if obs.tape_start is not None else time.time()
         result = original(self, *args, **kwargs)
-        obs.tape_start = None
-        _guarded(obs.step_done)(start, time.time())
+        if obs.step_optimizer is None:
+            obs.step_optimizer = id(self)
+        if id(self) == obs.step_optimizer:  # two optimizers (a GAN) take one step together
+            obs.tape_start = None
+            _guarded(obs.step_done)(start, time.time())
         return result
 
     return apply
@@ -557,6 +599,12 @@ def install(fd: int, settings: Dict[str, Any], process_age: Optional[float]) -> 
         obs.span("spawn", time.time() - max(process_age, 0.0), time.time())
     atexit.register(_guarded(obs.at_exit))
     return obs
+
+
+def import_began(obs: Observer) -> None:
+    """The first `import tensorflow` or `import keras` has begun: the import phase runs."""
+    if not obs.reported.get("import"):
+        obs.send("phase_start", "import")
 
 
 def warm_start(obs: Observer) -> None:

@@ -65,6 +65,10 @@ def _latency_line(records: Sequence[RunRecord]) -> str | None:
     if len(measured) == 1:
         return f"Steady latency: {measured[0].steady_line}"
     medians = [r.latency["median"] for r in measured]
+    if measured[0].is_program:  # the program's own steps or calls, at the batch it chose
+        unit = "step" if "first_step" in measured[0].phases else "call"
+        return (f"Steady latency: median of the runs' medians {format_duration(median(medians))} per {unit} "
+                f"({len(medians)} runs)")
     return (f"Steady latency: median of the runs' medians {format_duration(median(medians))} per call "
             f"(batch {measured[0].fed_batch}, {len(medians)} runs)")
 

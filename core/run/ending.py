@@ -13,7 +13,7 @@ import psutil
 
 from ..phases import LABELS
 from ..units import format_bytes, format_duration
-from .program_outcome import last_error_line, reached_words, until_words
+from .program_outcome import last_error_line, reached_words, until_hint, until_words
 from .record import Failure, PhaseState, RunRecord, RunStatus
 
 # Signals a process dies of when memory runs out: the kernel's OOM killer sends SIGKILL;
@@ -65,6 +65,9 @@ def end_run(
 
 
 def _finish_program(record: RunRecord, cancelled: bool, timed_out: bool) -> None:
+    if record.failure is not None and record.pid is None:  # refused or failed to start: said already
+        record.status = RunStatus.FAILED
+        return
     where = record.current_phase
     if record.config.until == "exit" and record.exit_code == 0 and not (cancelled or timed_out):
         record.ready_at = record.finished_at
@@ -75,13 +78,15 @@ def _finish_program(record: RunRecord, cancelled: bool, timed_out: bool) -> None
                 phase.state = PhaseState.CANCELLED
         return
     record.failed_phase = where
+    done = {name for name, phase in record.phases.items() if phase.state is PhaseState.DONE}
+    hint = until_hint(record.config.until, done, [name for name, _ in record.marks])
     if cancelled:
         record.status = RunStatus.CANCELLED
     elif timed_out:
         record.status = RunStatus.TIMED_OUT
         record.failure = Failure("timeout", f"The program was stopped after {format_duration(record.config.timeout)} "
                                f"(the timeout) before {until_words(record.config.until)} (--until); "
-                               f"{reached_words(where, 'import' in record.phases)}.")
+                               f"{reached_words(where, 'import' in record.phases)}.{hint}")
     else:
         record.status = RunStatus.FAILED
         reached = reached_words(where, "import" in record.phases)
@@ -95,7 +100,7 @@ def _finish_program(record: RunRecord, cancelled: bool, timed_out: bool) -> None
         record.failure = Failure(
             "program_failed" if record.exit_code or record.exit_signal else "not_ready",
             f"The program {how} before {until_words(record.config.until)} (--until); {reached}."
-            + (f" Its last error: {error}" if error else "") + _memory_hint(record), record.stderr_excerpt())
+            + (f" Its last error: {error}" if error else hint) + _memory_hint(record), record.stderr_excerpt())
     if where is not None:
         _close_open_phase(record, where, PhaseState.CANCELLED if cancelled else PhaseState.FAILED)
 

@@ -26,6 +26,20 @@ def reached_words(last: str | None, imported: bool) -> str:
     return f"the last phase it reached was {LABELS[last]}" if last else "it reported no phase"
 
 
+def until_hint(until: str, reached: set[str], marks: list[str]) -> str:
+    """What to measure instead when the program never got where --until said."""
+    if until == "first_inference" and "first_step" in reached:
+        return " It trains: measure it to --until first_step (or exit)."
+    if until == "first_step" and "first" in reached and "first_step" not in reached:
+        return " It made inferences but no training step: measure it to --until first_inference (or exit)."
+    if until.startswith("mark:"):
+        seen = ", ".join(sorted(set(marks))[:8])
+        return (f" The marks it made: {seen}." if seen else
+                " It made no mark at all: call tflaunch_mark.mark(NAME) in it (README: Marks), or choose another "
+                "--until.")
+    return ""
+
+
 def last_error_line(stderr: list[str]) -> str | None:
     """The exception a Python program died of: the last line of its last traceback, if it
     printed one (a log line after it, TensorFlow's or the program's, is not the error)."""

@@ -93,6 +93,7 @@ class RunRecord:
     launch_gpus: dict[str, Any] = field(default_factory=dict)  # NVML at launch (gpu_notes.launch_facts)
     marks: list[tuple[str, float]] = field(default_factory=list)  # a program's own points: (name, s since launch)
     stopped_at_ready: bool = False  # tflaunch ended the program at its ready point: not a failure
+    steady_ended: bool = False  # a program's steady state is over (measured, or none to measure)
     dropped: int = 0  # phase names and marks over the caps, not kept
     _stderr_bytes: int = field(default=0, init=False, repr=False, compare=False)  # of stderr_tail, UTF-8
 
@@ -174,6 +175,11 @@ class RunRecord:
                 started.state, started.started = PhaseState.RUNNING, event.ts
                 self._reorder()
         elif isinstance(event, ev.PhaseEnd):
+            if event.phase == "steady" and self.is_program:
+                self.steady_ended = True
+                if not event.latency.get("n"):  # no step or call after the ready point: no phase
+                    self.phases.pop("steady", None)
+                    return
             ended = self._named(event.phase)
             if ended is None:
                 return
@@ -445,13 +451,22 @@ class RunRecord:
 
         return words.headline(self)
 
+    def _config_dict(self) -> dict[str, Any]:
+        """The settings; a program's without the ones only a model's probe reads."""
+        data = self.config.to_dict()
+        if self.is_program:
+            for name in ("model", "batch", "inputs", "signature", "imports", "unsafe_deserialization", "call",
+                         "jit_compile"):
+                data.pop(name, None)
+        return data
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "subject": {"kind": "program" if self.is_program else "model", "spec": self.config.subject,
-                        **({"until": self.config.until, "workdir": self.config.workdir or None}
+                        **({"until": self.config.until, "workdir": self.config.workdir}
                            if self.is_program else {"call": self.config.call})},
             "stopped_at_ready": self.stopped_at_ready,
-            "config": self.config.to_dict(),
+            "config": self._config_dict(),
             "launched_at": self.launched_at,
             "status": self.status.value,
             "time_to_ready": self.time_to_ready,
@@ -459,7 +474,8 @@ class RunRecord:
             "assumed_input_shape": bool(self.assumed_inputs),
             "warnings": self.warnings,
             "notes": self.notes,
-            "steady_per_call": {**self.latency, "batch": self.fed_batch} if self.latency.get("n") else None,
+            "steady_per_call": ({**self.latency, **({} if self.is_program else {"batch": self.fed_batch})}
+                                if self.latency.get("n") else None),
             "peak_rss": self.peak_rss,
             "gpu_peaks": {str(gpu): size for gpu, size in sorted(self.gpu_peaks.items())},
             "allocator_peaks": {str(gpu): size for gpu, size in sorted(self.allocator_peaks.items())},

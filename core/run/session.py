@@ -130,9 +130,8 @@ class ProbeSession:
         record, config = self.record, self.record.config
         if not self.observes or self._stop_asked or self.done or config.until == "exit" or record.ready_at is None:
             return False
-        # Steady steps or calls follow a first step or inference; a mark has none to count.
-        steady = record.phases.get("steady")
-        if config.steady > 0 and record.ready_phase is not None and (steady is None or steady.duration is None):
+        # The observer says when steady state is over: measured, or nothing to measure.
+        if config.steady > 0 and not record.steady_ended:
             return False
         self._stop_asked = True
         return True

@@ -10,7 +10,7 @@ import time
 
 from ..phases import LABELS
 from ..units import format_duration
-from .record import RunRecord, RunStatus
+from .record import PhaseState, RunRecord, RunStatus
 
 
 def steady_line(record: RunRecord) -> str | None:
@@ -92,12 +92,15 @@ def status_line(record: RunRecord) -> str:
         return f"Ready in {format_duration(record.time_to_ready)}" + (f" ({'; '.join(doubts)})" if doubts else "")
     if record.status is RunStatus.RUNNING:
         return f"Running: {LABELS[record.current_phase or ('spawn' if record.is_program else 'steady')]}"
+    where = record.failed_phase or "spawn"
+    # A program may stop short after a phase had ended (in its own code between phases).
+    ended = record.is_program and (phase := record.phases.get(where)) is not None and phase.state is PhaseState.DONE
     if record.status is RunStatus.CANCELLED:
-        return f"Cancelled during {LABELS[record.failed_phase or 'spawn']}"
+        return f"Cancelled {'after' if ended else 'during'} {LABELS[where]}"
     if record.status is RunStatus.INTERRUPTED:
         return "Interrupted: tflaunch stopped during this run"
     verb = "Timed out" if record.status is RunStatus.TIMED_OUT else "Failed"
-    return f"{verb} in {LABELS[record.failed_phase or 'spawn']}"
+    return f"{verb} {'after' if ended else 'in'} {LABELS[where]}"
 
 
 def _script_status_line(record: RunRecord) -> str:

@@ -14,7 +14,7 @@ import sys
 from dataclasses import asdict, dataclass, field, fields, replace
 from typing import Any
 
-from ..phases import NAME, UNTIL_POINTS
+from ..phases import NAME, UNTIL_POINTS, normal_until
 from ..probe.failure import ProbeFailure
 from ..probe.input_shapes import InputSpecError
 from ..probe.input_shapes import parse as parse_input
@@ -82,6 +82,11 @@ class LaunchConfig:
     until: str = "first_step"
     extra_env: dict[str, str] = field(default_factory=dict)
     timeout: float = DEFAULT_TIMEOUT_S
+
+    def __post_init__(self) -> None:
+        # --until mark:NAME means the mark as the program's mark() spells it, wherever it is set.
+        if isinstance(self.until, str) and self.until.startswith("mark:"):
+            object.__setattr__(self, "until", normal_until(self.until))
 
     @property
     def is_program(self) -> bool:

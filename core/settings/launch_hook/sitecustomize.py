@@ -105,6 +105,8 @@ class _ImportWatcher:
 
     def started(self, name):
         self.executed.add(name)
+        if not self.running and self.observe is not None:
+            self.observe.import_began(self.observe.observer())
         self.running.append((name, time.time()))
 
     def ended(self, name):

@@ -12,7 +12,8 @@ there, the two-line guard in your program makes marks cost nothing:
     with mark("restore"):                # a span: shown as its own phase, "Restore"
         restore_weights()
 
-Names are lowercase words (letters, digits, _; 40 at most); others are made so. Standard
+Names are lowercase words (letters, digits, _; 40 at most); others are made so, and a
+built-in phase's name (data, load, compile...) becomes mark_data and so on. Standard
 library only: it runs in your interpreter, where tflaunch may be absent.
 """
 
@@ -28,9 +29,16 @@ def _observer():
     return module.observer() if module is not None else None
 
 
+# The phases tflaunch observes itself: a span of yours by one of these names is kept apart
+# as mark_NAME (tflaunch.core.phases.mark_name is the same rule, for --until mark:NAME).
+_BUILT_IN = ("spawn", "import", "devices", "load", "build", "compile", "data", "trace", "first_step", "first",
+             "steady", "retraces", "script", "other")
+
+
 def _name(name):
     text = re.sub(r"[^a-z0-9_]+", "_", str(name).strip().lower()).strip("_")[:40] or "mark"
-    return text if text[0].isalpha() else ("m_" + text)[:40]
+    text = text if text[0].isalpha() else ("m_" + text)[:40]
+    return ("mark_" + text)[:40] if text in _BUILT_IN else text
 
 
 class mark:  # noqa: N801 (used as a function: mark("name"))
