@@ -107,7 +107,12 @@ class Waterfall(pg.PlotWidget):
               notes: dict[str, str]) -> float:
         """The bars and their labels, reusing the items already there; the last bar's end."""
         # A model's seven rows stand from the start; a program's are the phases it reported.
-        order = ("script",) if script else ROWS if set(spans) <= set(ROWS) else tuple(timeline_rows(list(spans)))
+        if script:
+            order: tuple[str, ...] = ("script",)
+        elif set(spans) <= set(ROWS):
+            order = ROWS
+        else:  # a program's own rows; "other" once there is time between its phases to show
+            order = tuple(n for n in timeline_rows(list(spans)) if n != OTHER or gaps)
         self._set_rows(order)
         rows = [(order.index(name), start, duration, name) for name, (start, duration) in spans.items()]
         rows += [(order.index(OTHER), start, duration, OTHER) for start, duration in gaps if not script]

@@ -231,7 +231,8 @@ def run_review(record: RunRecord, profile: str | None = None) -> Review:
                 data.append([OTHER_LABEL, record.other_time, None, None, None])
             continue
         p = record.phases[name]
-        label = LABELS[name] + (f" ({p.count})" if p.count is not None else "")
+        state = "" if p.state.value in ("done", "waiting") else f" ({p.state.value})"
+        label = LABELS[name] + (f" ({p.count})" if p.count is not None else "") + state
         shown = format_duration(p.duration)
         if name == "steady" and per_call is not None:  # per call, as everywhere: a total depends on how many
             shown = f"{format_duration(per_call)}/{unit}"

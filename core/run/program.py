@@ -43,6 +43,8 @@ def program_problems(config: LaunchConfig) -> list[Problem]:
     if not argv:
         return [Problem("program", "Give the program's command line, for example: python train.py --epochs 1.")]
     folder = os.path.expanduser(config.workdir) if config.workdir else os.getcwd()
+    if not os.path.isdir(folder):
+        return []  # the working folder's own problem says so (LaunchConfig.validate)
     command = argv[0]
     if os.sep in command:
         path = command if os.path.isabs(command) else os.path.join(folder, command)
