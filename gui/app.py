@@ -36,7 +36,12 @@ def create_app(argv: list[str] | None = None) -> QApplication:
     app.setApplicationName("tflaunch")
     app.setOrganizationName("tflaunch")
     app.setApplicationDisplayName("tflaunch")
-    app.setStyle("Fusion")
+    # Once: a second setStyle deletes the style object that windows still alive (another
+    # test's, a dialog's) point to, and Qt crashes on their next paint.
+    # (style() is a style-sheet proxy once a sheet is set, so the app remembers it did it.)
+    if app.property("tflaunch-style") != "Fusion":
+        app.setStyle("Fusion")
+        app.setProperty("tflaunch-style", "Fusion")
     # The installed desktop entry's name (Wayland matches windows to it) and its icon.
     app.setDesktopFileName(DESKTOP_ID)
     app.setWindowIcon(QIcon(str(RESOURCES / "tflaunch.svg")))
