@@ -60,6 +60,8 @@ class SettingsPanel(QWidget):
                 layout.addWidget(box)
             self._add(groups[setting.group], setting)
         layout.addStretch(1)
+        # The subject's switch heads its group: what follows is the model's or the program's.
+        self._forms["model"].insertRow(0, self.subject)
         self.set_recent_models([])
         self.set_gpus(GpuInventory((), None, "Looking for GPUs…"))
         self.set_config(LaunchConfig())  # every editor starts at the setting's default
@@ -189,11 +191,7 @@ class SettingsPanel(QWidget):
         row.setContentsMargins(0, 0, 0, 0)
         row.addWidget(self.program, 1)
         row.addWidget(browse)
-        box = QWidget()
-        column = QVBoxLayout(box)
-        column.setContentsMargins(0, 0, 0, 0)
-        column.addWidget(self.subject)
-        column.addWidget(self._program_row)
+        box = self._program_row  # the switch goes first in the group (see __init__)
 
         def get() -> tuple[str, ...]:
             if self.subject.currentIndex() == 0:
@@ -235,8 +233,7 @@ class SettingsPanel(QWidget):
 
     def _show_subject(self) -> None:
         program = self.is_program
-        self._program_row.setVisible(program)
-        for names, visible in ((self._MODEL_ONLY, not program), (self._PROGRAM_ONLY, program)):
+        for names, visible in ((self._MODEL_ONLY, not program), (self._PROGRAM_ONLY + ("program",), program)):
             for name in names:
                 if name in self._forms:
                     self._forms[name].setRowVisible(self.editors[name].widget, visible)
