@@ -116,7 +116,12 @@ import psutil
 hello()
 time.sleep(0.4)  # every instance of the trial has started by now, and has been sampled
 me = os.path.abspath(sys.argv[0])
-siblings = [p for p in psutil.Process().parent().children() if me in " ".join(p.cmdline())]
+def command_line(process):
+    try:
+        return " ".join(process.cmdline())
+    except psutil.Error:  # another child of the test's process ended meanwhile: not a sibling
+        return ""
+siblings = [p for p in psutil.Process().parent().children() if me in command_line(p)]
 if len(siblings) > 1:
     for name in ("import", "devices", "load"):
         start(name)
