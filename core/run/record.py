@@ -451,54 +451,11 @@ class RunRecord:
 
         return words.headline(self)
 
-    def _config_dict(self) -> dict[str, Any]:
-        """The settings; a program's without the ones only a model's probe reads."""
-        data = self.config.to_dict()
-        if self.is_program:
-            for name in ("model", "batch", "inputs", "signature", "imports", "unsafe_deserialization", "call",
-                         "jit_compile"):
-                data.pop(name, None)
-        return data
-
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "subject": {"kind": "program" if self.is_program else "model", "spec": self.config.subject,
-                        **({"until": self.config.until, "workdir": self.config.workdir}
-                           if self.is_program else {"call": self.config.call})},
-            "stopped_at_ready": self.stopped_at_ready,
-            "config": self._config_dict(),
-            "launched_at": self.launched_at,
-            "status": self.status.value,
-            "time_to_ready": self.time_to_ready,
-            "other_time": self.other_time,
-            "assumed_input_shape": bool(self.assumed_inputs),
-            "warnings": self.warnings,
-            "notes": self.notes,
-            "steady_per_call": ({**self.latency, **({} if self.is_program else {"batch": self.fed_batch})}
-                                if self.latency.get("n") else None),
-            "peak_rss": self.peak_rss,
-            "gpu_peaks": {str(gpu): size for gpu, size in sorted(self.gpu_peaks.items())},
-            "allocator_peaks": {str(gpu): size for gpu, size in sorted(self.allocator_peaks.items())},
-            "phases": {
-                name: {"state": p.state.value, "duration": p.duration, "rss": p.rss,
-                       "peak_rss": p.peak_rss, **({"latency": p.latency} if p.latency else {}),
-                       **({"parts": p.parts} if p.parts else {}),
-                       **({"count": p.count} if p.count is not None else {})}
-                for name, p in self.phases.items()
-            },
-            "marks": [{"name": name, "at": at} for name, at in self.marks],
-            "settings": self.settings,
-            "environment": self.environment,
-            "model": self.model,
-            "imports": self.imports,
-            "failure": None if self.failure is None else {
-                "kind": self.failure.kind, "phase": self.failed_phase,
-                "message": self.failure.message, "detail": self.failure.detail},
-            "exit_code": self.exit_code,
-            "exit_signal": self.exit_signal,
-            "malformed_lines": self.malformed_lines,
-            "stderr_tail": list(self.stderr_tail)[-20:],
-        }
+        """The run as JSON data (bench --json, exports): record_json.py."""
+        from .record_json import record_dict
+
+        return record_dict(self)
 
     # -- helpers -----------------------------------------------------------------------
 

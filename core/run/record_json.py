@@ -1,0 +1,63 @@
+"""A run as JSON data: what `tflaunch bench --json` prints and exports carry.
+
+A program's settings leave out the ones only a model's probe reads; its subject, ready
+point, marks and whether tflaunch stopped it are there beside the phases.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .record import RunRecord
+
+
+def config_dict(record: RunRecord) -> dict[str, Any]:
+    """The settings; a program's without the ones only a model's probe reads."""
+    data = record.config.to_dict()
+    if record.is_program:
+        for name in ("model", "batch", "inputs", "signature", "imports", "unsafe_deserialization", "call",
+                     "jit_compile"):
+            data.pop(name, None)
+    return data
+
+
+def record_dict(record: RunRecord) -> dict[str, Any]:
+    """Everything a run measured and said, with each phase as it ended."""
+    return {
+        "subject": {"kind": "program" if record.is_program else "model", "spec": record.config.subject,
+                    **({"until": record.config.until, "workdir": record.config.workdir}
+                       if record.is_program else {"call": record.config.call})},
+        "stopped_at_ready": record.stopped_at_ready,
+        "config": config_dict(record),
+        "launched_at": record.launched_at,
+        "status": record.status.value,
+        "time_to_ready": record.time_to_ready,
+        "other_time": record.other_time,
+        "assumed_input_shape": bool(record.assumed_inputs),
+        "warnings": record.warnings,
+        "notes": record.notes,
+        "steady_per_call": ({**record.latency, **({} if record.is_program else {"batch": record.fed_batch})}
+                            if record.latency.get("n") else None),
+        "peak_rss": record.peak_rss,
+        "gpu_peaks": {str(gpu): size for gpu, size in sorted(record.gpu_peaks.items())},
+        "allocator_peaks": {str(gpu): size for gpu, size in sorted(record.allocator_peaks.items())},
+        "phases": {
+            name: {"state": p.state.value, "duration": p.duration, "rss": p.rss,
+                   "peak_rss": p.peak_rss, **({"latency": p.latency} if p.latency else {}),
+                   **({"parts": p.parts} if p.parts else {}),
+                   **({"count": p.count} if p.count is not None else {})}
+            for name, p in record.phases.items()
+        },
+        "marks": [{"name": name, "at": at} for name, at in record.marks],
+        "settings": record.settings,
+        "environment": record.environment,
+        "model": record.model,
+        "imports": record.imports,
+        "failure": None if record.failure is None else {
+            "kind": record.failure.kind, "phase": record.failed_phase,
+            "message": record.failure.message, "detail": record.failure.detail},
+        "exit_code": record.exit_code,
+        "exit_signal": record.exit_signal,
+        "malformed_lines": record.malformed_lines,
+        "stderr_tail": list(record.stderr_tail)[-20:],
+    }
