@@ -14,9 +14,11 @@ from ..units import format_bytes, format_duration
 
 
 class Progress(Watcher):
-    def __init__(self, stream: TextIO = sys.stderr, prefix: str = "") -> None:
-        self.stream, self.prefix = stream, prefix
-        self.live = stream.isatty()
+    def __init__(self, stream: TextIO | None = None, prefix: str = "") -> None:
+        # sys.stderr as it is now, not as it was when this module was imported (a test's
+        # capture, since closed, or a redirection made after import).
+        self.stream, self.prefix = stream if stream is not None else sys.stderr, prefix
+        self.live = self.stream.isatty()
         self._reported: set[str] = set()
         self._last_draw = 0.0
 
