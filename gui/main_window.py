@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
 from PySide6.QtCore import QSettings, Qt, QTimer, Signal
-from PySide6.QtGui import QCloseEvent, QDragEnterEvent, QDropEvent
+from PySide6.QtGui import QCloseEvent
 from PySide6.QtWidgets import QDockWidget, QMainWindow, QMessageBox, QScrollArea, QSplitter, QWidget
 
 from tflaunch.core.phases import LABELS
@@ -24,6 +24,7 @@ from tflaunch.core.store.history import History
 from tflaunch.core.store.profiles import ProfileStore
 from tflaunch.core.sweep.plan import PlanError
 
+from .drop_target import DropTarget
 from .first_paint import after_first_paint
 from .interpreter_check import InterpreterCheck
 from .lazy_tabs import LazyTabs
@@ -38,7 +39,6 @@ from .window_actions import WindowActions
 from .window_state import WindowState
 
 if TYPE_CHECKING:  # for types only: the hidden tabs' modules are imported when first built
-    from tflaunch.core.doctor.experiment import Diagnosis
     from tflaunch.core.report.review import Review
     from tflaunch.core.sweep.plan import Sweep
 
@@ -51,7 +51,7 @@ if TYPE_CHECKING:  # for types only: the hidden tabs' modules are imported when 
 TICK_MS = 100
 
 
-class MainWindow(QMainWindow):
+class MainWindow(DropTarget, QMainWindow):  # DropTarget: a model or a script dropped on it
     run_started = Signal(object)  # RunRecord
     run_finished = Signal(object)  # RunRecord
     first_painted = Signal()  # the window's first frame is on screen; discovery starts next
@@ -178,18 +178,8 @@ class MainWindow(QMainWindow):
         from .advisor_view import AdvisorView
 
         advisor = AdvisorView(self.history, self.panel.config)
-        advisor.save_requested.connect(self._save_advised)
+        advisor.save_requested.connect(self.saver.ask_and_save_diagnosis)
         return advisor
-
-    def _save_advised(self, diagnosis: Diagnosis) -> None:
-        """The doctor's verified combination, saved as a profile like a sweep's winner."""
-        from tflaunch.core.doctor.report import doctor_evidence
-        from tflaunch.core.store.profiles import Profile
-
-        combined = diagnosis.combined
-        name = self.saver.ask_name("Save the verified remedies as a profile")
-        if name and combined is not None:
-            self.saver.save(lambda: Profile(name, combined, doctor_evidence(diagnosis)))
 
     def _build_history_view(self) -> QWidget:
         from .history_view import HistoryView
@@ -206,7 +196,7 @@ class MainWindow(QMainWindow):
         from .compare_view import CompareView
 
         compare_view = CompareView()
-        compare_view.save_profile_requested.connect(self._save_best_of_comparison)
+        compare_view.save_profile_requested.connect(self.saver.ask_and_save_best)
         return compare_view
 
     def _build_profiles_view(self) -> QWidget:
@@ -428,14 +418,6 @@ class MainWindow(QMainWindow):
             return
         self.saver.ask_and_save_runs([record])
 
-    def _save_best_of_comparison(self, runs: list[RunRecord], baseline: int) -> None:
-        contenders = [r for i, r in enumerate(runs) if i != baseline and r.status is RunStatus.OK]
-        if not contenders:
-            self._say("No successful run besides the baseline to save.")
-            return
-        best = min(contenders, key=lambda r: r.time_to_ready or float("inf"))
-        self.saver.ask_and_save_runs([best], [runs[baseline]])
-
     def save_profile(self, name: str, runs: list[RunRecord], baseline: Sequence[RunRecord] = ()) -> bool:
         return self.saver.save_runs(name, runs, baseline)
 
@@ -511,16 +493,3 @@ class MainWindow(QMainWindow):
         if self._gpu_sampler is not None:
             self._gpu_sampler.close()
         super().closeEvent(event)
-
-    # -- drag and drop -----------------------------------------------------------------
-    def dragEnterEvent(self, event: QDragEnterEvent) -> None:  # noqa: N802
-        urls = event.mimeData().urls()
-        if len(urls) == 1 and urls[0].isLocalFile():
-            event.acceptProposedAction()
-
-    def dropEvent(self, event: QDropEvent) -> None:  # noqa: N802
-        path = Path(event.mimeData().urls()[0].toLocalFile())
-        self.panel.model.setCurrentText(str(path))
-        self.panel.show_problems(self.panel.config().validate())
-        self._say(f"Model: {path}")
-        event.acceptProposedAction()

@@ -1,15 +1,20 @@
-"""ProfileSaver: asks for a name and saves a profile, from runs or a sweep's winner."""
+"""ProfileSaver: asks for a name and saves a profile, from runs, a comparison's best, a
+sweep's winner or the doctor's verified remedies."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QInputDialog, QWidget
 
-from tflaunch.core.run.record import RunRecord
+from tflaunch.core.run.record import RunRecord, RunStatus
 from tflaunch.core.store.history import HistoryError
 from tflaunch.core.store.profiles import Profile, ProfileError, ProfileStore, evidence_from_runs
+
+if TYPE_CHECKING:
+    from tflaunch.core.doctor.experiment import Diagnosis
 
 
 class ProfileSaver(QObject):
@@ -29,6 +34,24 @@ class ProfileSaver(QObject):
         name = self.ask_name()
         if name:
             self.save_runs(name, runs, baseline)
+
+    def ask_and_save_best(self, runs: Sequence[RunRecord], baseline: int) -> None:
+        """The fastest successful run of a comparison besides its baseline, with the baseline."""
+        contenders = [r for i, r in enumerate(runs) if i != baseline and r.status is RunStatus.OK]
+        if not contenders:
+            self.message.emit("No successful run besides the baseline to save.")
+            return
+        best = min(contenders, key=lambda r: r.time_to_ready or float("inf"))
+        self.ask_and_save_runs([best], [runs[baseline]])
+
+    def ask_and_save_diagnosis(self, diagnosis: Diagnosis) -> None:
+        """The doctor's verified combination, saved like a sweep's winner."""
+        from tflaunch.core.doctor.report import doctor_evidence
+
+        combined = diagnosis.combined
+        name = self.ask_name("Save the verified remedies as a profile")
+        if name and combined is not None:
+            self.save(lambda: Profile(name, combined, doctor_evidence(diagnosis)))
 
     def save_runs(self, name: str, runs: Sequence[RunRecord], baseline: Sequence[RunRecord] = ()) -> bool:
         """Store runs' settings as a profile, with them as evidence."""

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import sys
 import time
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, Dict
 
 from .hook_tools import guarded, timed_once, wrap
 
@@ -61,10 +61,11 @@ def _layer_made(obs: Observer, original: Callable[..., Any]) -> Callable[..., An
     return init
 
 
-def _model_called(obs: Observer, original: Callable[..., Any], model_class: type) -> Callable[..., Any]:
+def _inference(obs: Observer, original: Callable[..., Any],
+               wanted: Callable[[Any, Dict[str, Any]], bool]) -> Callable[..., Any]:
+    """An outermost call that `wanted` says is an inference: timed, and the first reported."""
     def call(self: Any, *args: Any, **kwargs: Any) -> Any:
-        if obs.fn_depth or obs.call_depth or obs.tape_depth or obs.training_depth or kwargs.get("training") is True \
-                or not isinstance(self, model_class):
+        if obs.fn_depth or obs.call_depth or not wanted(self, kwargs):
             return original(self, *args, **kwargs)
         guarded(obs.close_build)()
         start = time.time()
@@ -77,6 +78,12 @@ def _model_called(obs: Observer, original: Callable[..., Any], model_class: type
         return result
 
     return call
+
+
+def _model_called(obs: Observer, original: Callable[..., Any], model_class: type) -> Callable[..., Any]:
+    """A model called as a function: an inference unless a tape, fit or training=True says it trains."""
+    return _inference(obs, original, lambda model, kwargs: not (
+        obs.tape_depth or obs.training_depth or kwargs.get("training") is True) and isinstance(model, model_class))
 
 
 def _training(obs: Observer, original: Callable[..., Any]) -> Callable[..., Any]:
@@ -93,20 +100,7 @@ def _training(obs: Observer, original: Callable[..., Any]) -> Callable[..., Any]
 
 
 def _predicted(obs: Observer, original: Callable[..., Any]) -> Callable[..., Any]:
-    def predict(self: Any, *args: Any, **kwargs: Any) -> Any:
-        if obs.fn_depth or obs.call_depth:
-            return original(self, *args, **kwargs)
-        guarded(obs.close_build)()
-        start = time.time()
-        obs.call_depth += 1
-        try:
-            result = original(self, *args, **kwargs)
-        finally:
-            obs.call_depth -= 1
-        guarded(obs.call_done)(start, time.time())
-        return result
-
-    return predict
+    return _inference(obs, original, lambda _model, _kwargs: True)
 
 
 def _optimizer_apply(obs: Observer, original: Callable[..., Any]) -> Callable[..., Any]:

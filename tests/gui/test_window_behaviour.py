@@ -144,6 +144,17 @@ def test_dropping_a_model_chooses_it(window, models):
     assert window.panel.config().model == str(path)
 
 
+def test_dropping_a_script_makes_it_the_program(window, tmp_path):
+    script = tmp_path / "train.py"
+    script.write_text("print('hi')\n")
+    mime = QMimeData()
+    mime.setUrls([QUrl.fromLocalFile(str(script))])
+    window.dropEvent(QDropEvent(QPointF(400, 300), Qt.DropAction.CopyAction, mime, Qt.MouseButton.LeftButton,
+                                Qt.KeyboardModifier.NoModifier))
+    config = window.panel.config()
+    assert config.program == ("python", "train.py") and config.workdir == str(tmp_path)
+
+
 def test_every_control_says_what_it_maps_to(window):
     panel = window.panel
     for widget, api in ((panel.intra, "set_intra_op_parallelism_threads"), (panel.inter, "inter_op"),
