@@ -81,6 +81,11 @@ class Profile:
         settings = data.get("settings")
         if not isinstance(settings, dict):
             raise ProfileError(f"{source} has no [settings] table.")
+        carried = [k for k in ("program", "workdir") if k in settings]
+        if carried:
+            # A shared file must not choose what runs: the command is always the user's own.
+            raise ProfileError(f"{source} sets {carried[0]} in [settings]; a profile never carries a command or "
+                               "its folder (tflaunch run --profile NAME -- COMMAND gives them). Remove that line.")
         try:
             config = LaunchConfig.from_dict(settings)
         except (TypeError, ValueError) as exc:

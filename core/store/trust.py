@@ -1,8 +1,7 @@
 """Trust in shared profiles: what a profile would run, and whether its user accepted that.
 
-Profiles travel between people as data, but some settings run code: a variable that
-makes every program load a library (LD_PRELOAD) or source a file (BASH_ENV), a folder
-put first on Python's path (where a sitecustomize.py runs at start), an interpreter,
+Profiles travel between people as data, but some settings run code: an environment
+variable (any that is not on the allow-list of settings/tuning_env.py), an interpreter,
 modules imported before load, a model built by calling a function, Keras safe mode off.
 A profile with any of these is used only after its user has seen the list and accepted
 it; the acceptance is the SHA-256 of the file's bytes, so any edit needs it again.
@@ -22,31 +21,20 @@ import tomli_w
 
 from ..probe.model_files import is_builder
 from ..settings.config import LaunchConfig
+from ..settings.tuning_env import is_tuning, why_it_needs_a_yes
 from .atomic import atomic_write
 
-# Variables that make a process run code it would not run otherwise, and how.
-CODE_VARIABLES: dict[str, str] = {
-    "LD_PRELOAD": "loads these libraries into every program started",
-    "LD_AUDIT": "loads these libraries into every program started",
-    "LD_LIBRARY_PATH": "chooses the folders native libraries (TensorFlow's, CUDA's) are loaded from",
-    "PATH": "chooses which programs run when a command is named (python, nvidia-smi, ...)",
-    "PYTHONPATH": "puts these folders first on Python's path: a sitecustomize.py or any module there runs",
-    "PYTHONHOME": "replaces Python's standard library with the one in this folder",
-    "PYTHONSTARTUP": "runs this file when Python starts interactively",
-    "PYTHONUSERBASE": "chooses the user site folder, whose .pth files and usercustomize run at start",
-    "PYTHONPYCACHEPREFIX": "chooses the folder compiled Python files are read from",
-    "PYTHONBREAKPOINT": "names a function that runs at every breakpoint()",
-    "PYTHONWARNINGS": "imports the modules its warning filters name",
-    "BASH_ENV": "runs this file before every bash script",
-    "ENV": "runs this file when sh starts",
-    "GCONV_PATH": "loads character-set converters (native code) from these folders",
-    "NODE_OPTIONS": "adds options (such as --require) to every node program",
-    "PERL5OPT": "adds options (such as -M) to every perl program",
-    "PERL5LIB": "puts these folders first on perl's path",
-    "RUBYOPT": "adds options (such as -r) to every ruby program",
-    "JAVA_TOOL_OPTIONS": "adds options (such as -javaagent) to every JVM",
-}
-CODE_PREFIXES = ("LD_", "DYLD_")  # every dynamic-loader variable chooses native code
+# Settings that are data whatever their value: numbers, switches and choices tflaunch
+# checks, names of inputs, and folders tflaunch itself owns (the caches). Every other
+# setting runs code or chooses what runs, and is judged in code_it_runs; a new setting is
+# neither until it is put in one of the two (tests/faults/test_profile_trust.py checks).
+DATA_SETTINGS = frozenset({
+    "intra", "inter", "jit_compile", "xla_auto", "onednn", "log_level", "visible_gpus", "memory_growth",
+    "memory_limit_mb", "allocator", "cudnn_autotune", "module_loading", "cuda_cache", "xla_cache", "nvtx",
+    "batch", "inputs", "signature", "steady", "call", "until", "timeout",
+})
+JUDGED_SETTINGS = frozenset({"model", "python", "imports", "unsafe_deserialization", "extra_env", "program",
+                             "workdir"})
 
 
 def code_it_runs(config: LaunchConfig) -> list[str]:
@@ -54,9 +42,8 @@ def code_it_runs(config: LaunchConfig) -> list[str]:
     file, as lines a person can judge; empty for settings that are plain data."""
     lines = []
     for name, value in sorted(config.extra_env.items()):
-        why = CODE_VARIABLES.get(name) or ("a dynamic-loader variable" if name.startswith(CODE_PREFIXES) else None)
-        if why:
-            lines.append(f"sets {name}={value} ({why})")
+        if not is_tuning(name, value):
+            lines.append(f"sets {name}={value} ({why_it_needs_a_yes(name, value)})")
     if os.path.abspath(config.python) != os.path.abspath(sys.executable):
         lines.append(f"runs the interpreter {config.python}")
     lines += [f"imports {target} before loading the model (its code runs)" for target in config.imports]
@@ -64,6 +51,10 @@ def code_it_runs(config: LaunchConfig) -> list[str]:
         lines.append(f"builds the model by calling {config.model}")
     if config.unsafe_deserialization:
         lines.append("loads the model with Keras safe mode off (Lambda layers run code from the file)")
+    if config.program:
+        lines.append(f"runs the command {' '.join(config.program)}")
+    if config.workdir:
+        lines.append(f"starts the program in {config.workdir} (python -m and relative paths read code from there)")
     return lines
 
 
