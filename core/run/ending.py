@@ -40,7 +40,9 @@ def end_run(
     if record.is_program:
         _finish_program(record, cancelled, timed_out)
         return
-    where = record.failed_phase or record.current_phase or "spawn"
+    # Every phase reported (the probe was describing the model, or exiting): the run
+    # stopped after its last one, never "in spawn".
+    where = record.failed_phase or record.current_phase or record.model_phases[-1]
     if cancelled:
         record.status = RunStatus.CANCELLED
         _close_open_phase(record, where, PhaseState.CANCELLED)
@@ -48,11 +50,7 @@ def end_run(
         return
     if timed_out:
         record.status = RunStatus.TIMED_OUT
-        record.failure = Failure(
-            "timeout",
-            f"The run was stopped after {format_duration(record.config.timeout)} "
-            f"(the timeout) while in phase {LABELS[where]}.",
-        )
+        record.failure = Failure("timeout", _timeout_words(record, where))
     elif record.failure is None and exit_code == 0 and record.described and _all_reported(record):
         record.status = RunStatus.OK
         return
@@ -82,6 +80,9 @@ def _finish_program(record: RunRecord, cancelled: bool, timed_out: bool) -> None
     hint = until_hint(record.config.until, done, [name for name, _ in record.marks])
     if cancelled:
         record.status = RunStatus.CANCELLED
+    elif timed_out and record.ready_at is not None:
+        record.status = RunStatus.TIMED_OUT
+        record.failure = Failure("timeout", _program_timeout_after_ready(record, where))
     elif timed_out:
         record.status = RunStatus.TIMED_OUT
         record.failure = Failure("timeout", f"The program was stopped after {format_duration(record.config.timeout)} "
@@ -121,6 +122,30 @@ def _finish_script(record: RunRecord, cancelled: bool, timed_out: bool) -> None:
                                record.stderr_excerpt())
 
 
+def _timeout_words(record: RunRecord, where: str) -> str:
+    """Why a model run timed out: in which phase, or that its phases had all ended."""
+    limit = format_duration(record.config.timeout)
+    if not _all_reported(record):
+        return f"The run was stopped after {limit} (the timeout) while in phase {LABELS[where]}."
+    if not record.described:
+        return (f"The probe ended its last phase ({LABELS[where]}) but did not report its result within {limit} "
+                "(the timeout), so tflaunch stopped it while it was describing the model. Raise --timeout if "
+                "the model is that slow to describe; otherwise its log's last lines may say where it hung.")
+    return (f"The probe reported every phase and its result but did not exit within {limit} (the timeout), so "
+            "tflaunch stopped it. Its figures are complete; something kept the child alive at exit (a thread "
+            "that never ends, background work of a module given with --import). Its log's last lines may say "
+            "what; raise --timeout if exiting really takes that long.")
+
+
+def _program_timeout_after_ready(record: RunRecord, where: str) -> str:
+    """A program that reached its ready point, then timed out before its steady steps were done."""
+    unit = "steps" if "first_step" in record.phases else "calls"
+    return (f"The program reached {until_words(record.config.until)} (--until) after "
+            f"{format_duration(record.time_to_ready)}, but its {record.config.steady} steady {unit} were not "
+            f"done within {format_duration(record.config.timeout)} (the timeout), so tflaunch stopped it in "
+            f"{LABELS[where]}. Its time to ready stands; ask for fewer (--steady) or raise --timeout.")
+
+
 def _close_open_phase(record: RunRecord, where: str, state: PhaseState) -> None:
     phase = record.phases[where]
     if phase.state in (PhaseState.RUNNING, PhaseState.WAITING):
@@ -158,7 +183,10 @@ def _exit_description(record: RunRecord, where: str) -> str:
         how = "exited before reporting a result"
     else:
         how = f"exited with code {record.exit_code}"
-    return f"The probe process {how} during phase {LABELS[where]}.{_memory_hint(record)}"
+    when = f"during phase {LABELS[where]}"
+    if record.phases[where].state is PhaseState.DONE:  # every phase had ended: before the result
+        when = f"after its last phase ({LABELS[where]}), before its result"
+    return f"The probe process {how} {when}.{_memory_hint(record)}"
 
 
 def _memory_hint(record: RunRecord) -> str:

@@ -93,8 +93,9 @@ def status_line(record: RunRecord) -> str:
     if record.status is RunStatus.RUNNING:
         return f"Running: {LABELS[record.current_phase or ('spawn' if record.is_program else 'steady')]}"
     where = record.failed_phase or "spawn"
-    # A program may stop short after a phase had ended (in its own code between phases).
-    ended = record.is_program and (phase := record.phases.get(where)) is not None and phase.state is PhaseState.DONE
+    # A program may stop short after a phase had ended (in its own code between phases); a
+    # model run after its last one (describing the model, or not exiting).
+    ended = (phase := record.phases.get(where)) is not None and phase.state is PhaseState.DONE
     if record.status is RunStatus.CANCELLED:
         return f"Cancelled {'after' if ended else 'during'} {LABELS[where]}"
     if record.status is RunStatus.INTERRUPTED:
