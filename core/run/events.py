@@ -27,6 +27,9 @@ Kinds and their extra fields:
   ``model`` (name, format, params, bytes_on_disk, signature, signatures, imports,
   unsafe_deserialization, and inputs[]: each declared input with ``fed_shape``,
   ``fed_dtype``, ``assumed`` (a default filled an unknown dimension) and ``values``).
+  The probe's last word: a reader ignores the events a model run's child writes after it,
+  and says so in the run's notes (session.ProbeSession). A program's launch hook sends its
+  ``result`` (the versions it saw) early, and goes on.
 - ``error``: ``kind`` (a stable identifier such as ``model_not_found``), ``message`` (one
   sentence a user can act on) and ``detail`` (traceback tail, may be empty).
 - ``saved``: the probe's sample-export mode wrote ``path`` in ``format``.

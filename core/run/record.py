@@ -22,6 +22,7 @@ STDERR_LINE_CHARS = 4096  # the session cuts longer lines as it reads them
 # more are counted as dropped, never stored.
 MAX_PHASE_NAMES = 64
 MAX_MARKS = 1000
+LATE_EVENTS_KEPT = 3  # events after a probe's result: the first few kept, to say what they were
 
 
 class PhaseState(str, Enum):
@@ -95,6 +96,8 @@ class RunRecord:
     stopped_at_ready: bool = False  # tflaunch ended the program at its ready point: not a failure
     steady_ended: bool = False  # a program's steady state is over (measured, or none to measure)
     dropped: int = 0  # phase names and marks over the caps, not kept
+    late_events: list[ev.Event] = field(default_factory=list)  # after the probe's result: ignored (the first few)
+    late_count: int = 0
     _stderr_bytes: int = field(default=0, init=False, repr=False, compare=False)  # of stderr_tail, UTF-8
 
     def __post_init__(self) -> None:
@@ -225,6 +228,12 @@ class RunRecord:
             running = self.phases.get(event.phase)
             if running is not None:
                 running.progress = (event.done, event.total)
+
+    def ignore_late(self, event: ev.Event) -> None:
+        """An event after the probe's result, which ends what the probe says: counted, never applied."""
+        self.late_count += 1
+        if len(self.late_events) < LATE_EVENTS_KEPT:
+            self.late_events.append(event)
 
     def add_stderr(self, line: str) -> None:
         # Lines from a session are cut already (with a note, hence the slack); this is for

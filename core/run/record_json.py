@@ -59,5 +59,6 @@ def record_dict(record: RunRecord) -> dict[str, Any]:
         "exit_code": record.exit_code,
         "exit_signal": record.exit_signal,
         "malformed_lines": record.malformed_lines,
+        "late_events": record.late_count,  # after the probe's result: ignored, see notes
         "stderr_tail": list(record.stderr_tail)[-20:],
     }

@@ -162,9 +162,17 @@ class ProbeSession:
         out = Output()
         for line in lines:
             event = self._parser.parse(line)
-            if event is not None:
-                self.record.apply(event)
-                out.events.append(event)
+            if event is None:
+                continue
+            if self.record.described:
+                # The probe's result is its last word (it exits right after), so whatever
+                # follows was written by something else: noted, never applied. Decided here,
+                # once, so a run reads the same whichever driver read it and however late
+                # the event came.
+                self.record.ignore_late(event)
+                continue
+            self.record.apply(event)
+            out.events.append(event)
         return out
 
     def _stderr_lines(self, lines: list[str]) -> Output:

@@ -10,6 +10,7 @@ import time
 
 from ..phases import LABELS
 from ..units import format_duration
+from . import events as ev
 from .record import PhaseState, RunRecord, RunStatus
 
 
@@ -64,7 +65,34 @@ def notes(record: RunRecord) -> list[str]:
         unit = "steps" if "first_step" in record.phases else "calls"
         program.append(f"tflaunch stopped the program at its ready point ({record.config.until}) after "
                        f"{record.latency.get('n', 0)} steady {unit}, as --until asked: not a failure.")
-    return [*record.launch_notes, *program, *gpu_notes(record.environment)]
+    late = [late_events_note(record)] if record.late_count else []
+    return [*record.launch_notes, *program, *late, *gpu_notes(record.environment)]
+
+
+def late_events_note(record: RunRecord) -> str:
+    """What was written after the probe's result, and that it was ignored."""
+    n = record.late_count
+    seen = ", ".join(_event_words(e) for e in record.late_events) + (", ..." if n > len(record.late_events) else "")
+    return (f"The child wrote {n} event{'s' if n > 1 else ''} after the probe's result ({seen}). The result is "
+            f"the probe's last word, so tflaunch ignored {'them' if n > 1 else 'it'}: the run is as the result "
+            "left it. Something besides the probe writes to its output (a thread or process that a module given "
+            "with --import started, a sitecustomize); find it, as it may have written before the result too.")
+
+
+def _event_words(event: ev.Event) -> str:
+    where = LABELS[event.phase]
+    if isinstance(event, ev.ProbeError):
+        return f'an error in {where}: "{event.message[:160]}"'
+    if isinstance(event, ev.PhaseStart):
+        return f"a start of {where}"
+    if isinstance(event, ev.PhaseEnd):
+        return f"an end of {where}"
+    return f"{_EVENT_NOUNS.get(type(event), 'an event')} in {where}"
+
+
+_EVENT_NOUNS: dict[type, str] = {ev.Result: "a second result", ev.Hello: "a hello", ev.Mark: "a mark",
+                                 ev.SettingsApplied: "settings", ev.InputsListed: "inputs", ev.Progress: "progress",
+                                 ev.ImportsMeasured: "an import X-ray", ev.Saved: "a saved file"}
 
 
 def inputs_line(record: RunRecord) -> str:

@@ -6,12 +6,18 @@ by the app's as well.
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
+from tflaunch.core.cli.main import main as cli_main
+from tflaunch.core.paths import history_path
 from tflaunch.core.run.driver import run_sessions
 from tflaunch.core.run.record import RunRecord, RunStatus
 from tflaunch.core.run.session import ProbeSession
 from tflaunch.core.settings.config import LaunchConfig
+from tflaunch.core.store.history import History
+from tflaunch.gui.run_controller import RunController
 
 from .children import assert_nothing_left, fake_python
 
@@ -80,3 +86,42 @@ def test_a_program_that_times_out_after_its_ready_point_says_it_got_there(timed_
     message = record.failure.message
     assert "reached its first training step" in message and "before" not in message.split(",")[0], message
     assert "5 steady steps" in message and "--steady" in message, message
+
+
+# -- 2. events after the probe's result: one rule, whichever driver reads them ---------------
+
+LATE_ERROR = "emit('error', 'steady', kind='exception', message='fake: late error', detail='')"
+LATE = {
+    "an error": f"succeed()\n{LATE_ERROR}",
+    "a phase again": "succeed()\nstart('load')\nend('load', 5.0)",
+    # Written by a helper after the child exited: the CLI still reads it while it drains the
+    # pipes, the app has ended the group by then. The rule must not depend on that timing.
+    "an error from a helper after the exit": f"succeed()\nif os.fork() == 0:\n    time.sleep(0.2)\n    {LATE_ERROR}\n"
+                                             "    os._exit(0)",
+}
+
+
+def run_in_app(qtbot, config: LaunchConfig) -> RunRecord:
+    """One run through the app's drivers (RunController, ProbeProcess), stored as the app stores it."""
+    controller = RunController(History(history_path()))
+    with qtbot.waitSignal(controller.run_finished, timeout=30_000) as finished:
+        controller.start(config)
+    return finished.args[0]
+
+
+@pytest.mark.parametrize("case", LATE)
+def test_events_after_the_result_are_ignored_and_noted_alike_by_the_cli_and_the_app(qtbot, tmp_path, capsys, case):
+    fake = fake_python(tmp_path, LATE[case])
+    config = LaunchConfig(model="sample:mlp", python=fake, steady=3, timeout=30)
+    code = cli_main(["bench", "--model", "sample:mlp", "--python", fake, "--steady", "3", "--json"])
+    cli = json.loads(capsys.readouterr().out)
+    app = run_in_app(qtbot, config)
+    assert (cli["status"], code) == (app.status.value, 0) == ("ok", 0), app.headline
+    cli_run = cli["runs"][0]
+    # The result stands as the probe left it: the late phase end changed no figure.
+    assert cli_run["phases"]["load"]["duration"] == app.phases["load"].duration == 0.001
+    assert cli_run["failure"] is None and app.failure is None
+    assert cli_run["late_events"] >= 1 and "after the probe's result" in " ".join(cli_run["notes"])
+    if case != "an error from a helper after the exit":  # the app ended the helper before it wrote
+        assert app.late_count == cli_run["late_events"] and app.notes == cli_run["notes"]
+    assert_nothing_left(fake)
