@@ -119,3 +119,22 @@ def test_report_text_lists_every_remedy():
     text = report_text(Diagnosis(exam, baseline=[1.0, 1.0, 1.0]))
     for remedy in ("format", "threads", "jit_compile", "pyc", "warm", "gpu"):
         assert remedy in text
+
+
+def test_a_doctors_sweep_is_reported_like_any_sweep(tmp_path, capsys):
+    """The doctor stores its arms as a sweep whose settings are its own choice, not a grid of
+    axes: `tflaunch report sweep:N` reads each arm's settings from its runs."""
+    code = main(["doctor", "--model", "sample:mlp", "--python", fake_python(tmp_path), "--env", f"{CHILD_ENV}=ok",
+                 "--only", "onednn", "--repeat", "1", "--json"])
+    sweep_id = json.loads(capsys.readouterr().out)["sweeps"][0]
+    assert code == 0
+    markdown, table = tmp_path / "doctor.md", tmp_path / "doctor.csv"
+    assert main(["report", f"sweep:{sweep_id}", "-o", str(markdown)]) == 0
+    assert main(["report", f"sweep:{sweep_id}", "-o", str(table)]) == 0
+    err = capsys.readouterr().err
+    assert err == "", err
+    text = markdown.read_text()
+    assert "onednn=off" in text and "onednn=on" in text and "baseline" in text
+    assert "the doctor's arms (onednn=off, onednn=on) against the baseline" in text
+    rows = table.read_text().splitlines()
+    assert sum(row.split(",")[1] in ("baseline", "onednn=off", "onednn=on") for row in rows[1:]) == 3, rows

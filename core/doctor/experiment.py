@@ -28,7 +28,7 @@ from ..run.session import ProbeSession
 from ..settings.config import LaunchConfig
 from ..store.history import History, HistoryError
 from ..store.recorder import RunRecorder
-from ..sweep.plan import Candidate, Sweep, SweepPlan, Trial
+from ..sweep.plan import ARMS_AXIS, Candidate, Sweep, SweepPlan, Trial
 from ..sweep.session import SweepSession, run_headless
 from .remedies import Arm, Examination, combine, examine, pyc_missing
 from .verdict import Saving, saving
@@ -135,7 +135,7 @@ def _one_run(config: LaunchConfig, recorder: RunRecorder, watcher: Watcher | Non
 
 def _sweep(base: LaunchConfig, arms: list[tuple[str, LaunchConfig]], repeat: int, history: History | None,
            on_trial: Callable[[Sweep, Trial, float | None], None] | None) -> tuple[Sweep, int | None]:
-    plan = SweepPlan(base, {"doctor": [key for key, _ in arms]}, repeat=repeat, warmup=1, racing=False)
+    plan = SweepPlan(base, {ARMS_AXIS: [key for key, _ in arms]}, repeat=repeat, warmup=1, racing=False)
     candidates = [Candidate("baseline", base, baseline=True), *(Candidate(key, config) for key, config in arms)]
     try:
         session = SweepSession(plan, candidates, history)

@@ -39,6 +39,9 @@ from .stats import CONFIDENCE, Ratio, is_noisy, ratio_to_baseline
 MIN_TRIALS = 3
 MIN_EFFECT = 0.03
 FAILURES_TO_STOP = 2
+# The one "axis" of a plan whose settings were chosen one by one (the doctor's arms), not
+# combined from axes: its values are the arms' names, their settings stored with their runs.
+ARMS_AXIS = "doctor"
 
 class _Objectives(dict[str, str]):
     """The named objectives, and phase:NAME for any phase a subject reports (a program's
@@ -122,6 +125,8 @@ class SweepPlan:
 
     def describe(self, candidates: int) -> str:
         axes = " × ".join(f"{axis} ({', '.join(values)})" for axis, values in self.axes.items())
+        if ARMS_AXIS in self.axes:
+            axes = f"the doctor's arms ({', '.join(self.axes[ARMS_AXIS])}) against the baseline"
         racing = "racing on" if self.racing else "racing off"
         trials = count_trials(self, candidates).trials
         return (f"{candidates} settings from {axes}; {self.warmup} warm-up + {self.repeat} measured trials each "

@@ -7,7 +7,7 @@ from typing import Any
 from ..run.record import RunRecord
 from ..store.history import History
 from ..store.profiles import Profile, evidence_from_runs
-from .plan import Sweep, SweepPlan, Trial, outcome, verdict
+from .plan import ARMS_AXIS, Candidate, Sweep, SweepPlan, Trial, outcome, verdict
 from .session import failure_reason, trial_value
 
 
@@ -32,12 +32,7 @@ def restore_sweep(history: History, sweep_id: int) -> tuple[Sweep, RunRecord | N
     racing decisions. Also one of its runs, for the environment it ran in."""
     plan = SweepPlan.from_dict(history.sweep_plan(sweep_id))
     trials = history.sweep_trials(sweep_id)
-    models = {}
-    for trial, record in trials:
-        for part in trial["candidate"].replace(" (baseline)", "").split():
-            if part.startswith("format="):
-                models[part[len("format="):]] = record.config.model
-    candidates = plan.candidates(lambda fmt: models.get(fmt, f"(not run in {fmt})"))
+    candidates = _arms(plan, trials) if ARMS_AXIS in plan.axes else _grid(plan, trials)
     by_key = {c.key: c for c in candidates}
     sweep = Sweep(plan, candidates)
     grouped: dict[int, list[tuple[dict[str, Any], RunRecord]]] = {}
@@ -51,3 +46,24 @@ def restore_sweep(history: History, sweep_id: int) -> tuple[Sweep, RunRecord | N
             sweep.report(Trial(number, candidate, trial["warmup"]), trial_value(records, plan.objective),
                          failure_reason(records))
     return sweep, (trials[-1][1] if trials else None)
+
+
+def _grid(plan: SweepPlan, trials: list[tuple[dict[str, Any], RunRecord]]) -> list[Candidate]:
+    """A sweep's candidates from its axes, each format's model where its runs found it."""
+    models = {}
+    for trial, record in trials:
+        for part in trial["candidate"].replace(" (baseline)", "").split():
+            if part.startswith("format="):
+                models[part[len("format="):]] = record.config.model
+    return plan.candidates(lambda fmt: models.get(fmt, f"(not run in {fmt})"))
+
+
+def _arms(plan: SweepPlan, trials: list[tuple[dict[str, Any], RunRecord]]) -> list[Candidate]:
+    """The doctor's arms: no axis makes their settings (a model saved in another format, a
+    .pyc folder), so each arm's are those its runs were launched with. An arm that never ran
+    keeps the baseline's: it has no figures for them to mislead."""
+    launched = {}
+    for trial, record in trials:
+        launched.setdefault(trial["candidate"], record.config)
+    return [Candidate("baseline", plan.base, baseline=True),
+            *(Candidate(key, launched.get(key, plan.base)) for key in plan.axes[ARMS_AXIS])]
