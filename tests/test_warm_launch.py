@@ -21,7 +21,7 @@ from pathlib import Path
 import psutil
 import pytest
 
-from tflaunch.core.run import warm_start
+from tflaunch.core.run import warm_servers, warm_start
 from tflaunch.core.run.warm_start import WarmStartError, plan, run
 
 PROBE_ENV = {k: v for k, v in os.environ.items() if not k.startswith(("TFLAUNCH_", "PYTEST_"))}
@@ -191,23 +191,23 @@ def test_a_server_with_threads_refuses_and_the_cli_starts_cold(scripts, tmp_path
 
 
 def test_the_server_ends_when_idle_and_with_its_parent(scripts, tmp_path):
-    env = {**ENV, "WARM_TEST": "idle"}  # a server of its own
-    folder = warm_start.runtime_dir()
+    env = {**ENV, "TF_WARM_TEST": "idle"}  # a server of its own
+    folder = warm_servers.runtime_dir()
     parent = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"])
     try:
         assert run(plan([sys.executable, "-c", "pass"], sys.executable, env, str(tmp_path)), idle_s=1.0,
                    parent=parent.pid) == 0
         key = warm_start.server_key(sys.executable, env)
-        server = warm_start._server_pid(folder / f"{key}.sock")
+        server = warm_servers.server_pid(folder / f"{key}.sock")
         assert server is not None
         psutil.Process(server).wait(30)  # idle for a second: it ends by itself, and tidies up
         assert not (folder / f"{key}.sock").exists()
 
-        env2 = {**ENV, "WARM_TEST": "parent"}
+        env2 = {**ENV, "TF_WARM_TEST": "parent"}
         assert run(plan([sys.executable, "-c", "pass"], sys.executable, env2, str(tmp_path)), idle_s=600,
                    parent=parent.pid) == 0
         key2 = warm_start.server_key(sys.executable, env2)
-        server2 = psutil.Process(warm_start._server_pid(folder / f"{key2}.sock"))
+        server2 = psutil.Process(warm_servers.server_pid(folder / f"{key2}.sock"))
         parent.kill()
         parent.wait()
         server2.wait(30)  # the app that started it is gone: so is the server
@@ -220,6 +220,6 @@ def test_the_server_ends_when_idle_and_with_its_parent(scripts, tmp_path):
 def test_a_deep_runtime_folder_gives_way_to_one_whose_socket_paths_fit(monkeypatch, tmp_path):
     monkeypatch.delenv("TFLAUNCH_RUNTIME_DIR", raising=False)
     monkeypatch.setenv("XDG_RUNTIME_DIR", str(tmp_path / ("deep" * 30)))
-    folder = warm_start.runtime_dir()
+    folder = warm_servers.runtime_dir()
     assert folder == Path(f"/tmp/tflaunch-{os.getuid()}") and len(str(folder / ("k" * 16 + ".sock"))) < 100
     assert folder.stat().st_mode & 0o777 == 0o700

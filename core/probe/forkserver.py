@@ -30,12 +30,14 @@ import os
 import selectors
 import signal
 import socket
+import struct
 import sys
 import time
 from typing import Any, Dict, List, Optional, Tuple
 
 MAX_REQUEST = 4 << 20  # an environment and an argv: a few hundred kB at most
 TICK_S = 0.2
+STOP_GRACE_S = 2.0  # a stopped server's scripts get this long to end on SIGTERM
 
 
 def blas_pool_threads() -> int:
@@ -110,152 +112,23 @@ def _reply(conn: socket.socket, message: Dict[str, Any]) -> None:
         pass
 
 
-def _run_child(request: Dict[str, Any], fds: List[int]) -> None:
-    """In the forked child: become the user's `python ARGV...` and never return."""
-    code = 1
-    try:
-        os.setpgid(0, 0)  # its own group: the client's signals and a cancel reach all it starts
-        for target, fd in enumerate(fds[:3]):
-            os.dup2(fd, target)
-        # A measured program's event channel: kept (at a number of its own), not inherited.
-        events = os.dup(fds[3]) if len(fds) > 3 else None
-        for fd in fds:
-            if fd > 2:
-                os.close(fd)
-        signal.signal(signal.SIGINT, signal.default_int_handler)
-        for name in ("SIGTERM", "SIGCHLD", "SIGHUP"):
-            signal.signal(getattr(signal, name), signal.SIG_DFL)
-        os.chdir(request["cwd"])
-        os.environ.clear()
-        os.environ.update(request["env"])
-        # The server's own stdio objects wrapped its fds 0-2, which now are the client's:
-        # new ones, buffered as a fresh interpreter buffers them.
-        sys.stdin, sys.stdout, sys.stderr = _stream(0, "r"), _stream(1, "w"), _stream(2, "w")
-        _apply_tf_config(os.environ.get("TFLAUNCH_TF_CONFIG"))
-        if events is not None:
-            _observe(events, request.get("started"))
-        code = _run_main(list(request["argv"]))
-    except SystemExit as exc:
-        code = _exit_code(exc)
-    except KeyboardInterrupt:
-        _flush()
-        signal.signal(signal.SIGINT, signal.SIG_DFL)
-        os.kill(os.getpid(), signal.SIGINT)  # as Python ends on an uncaught Ctrl+C
-    except BaseException:
-        import traceback
-
-        traceback.print_exc()
-        code = 1
-    _finish(code)
-
-
-def _stream(fd: int, mode: str) -> Any:
-    import io
-
-    unbuffered = bool(os.environ.get("PYTHONUNBUFFERED")) and mode == "w"
-    raw = open(fd, mode + "b", buffering=0 if unbuffered else -1, closefd=False)
-    return io.TextIOWrapper(raw, encoding=sys.__stdout__.encoding if sys.__stdout__ else None,
-                            errors="backslashreplace" if fd == 2 else None,
-                            line_buffering=fd == 2 or os.isatty(fd), write_through=unbuffered)
-
-
-def _run_main(argv: List[str]) -> int:
-    """argv after the interpreter: SCRIPT ARGS, -m MODULE ARGS or -c CODE ARGS."""
-    import runpy
-
-    try:
-        if argv[0] == "-m":
-            sys.argv = [argv[1], *argv[2:]]
-            sys.path.insert(0, os.getcwd())
-            runpy.run_module(argv[1], run_name="__main__", alter_sys=True)
-        elif argv[0] == "-c":
-            sys.argv = ["-c", *argv[2:]]
-            sys.path.insert(0, "")
-            exec(compile(argv[1], "<string>", "exec"), {"__name__": "__main__", "__builtins__": __builtins__})
-        else:
-            sys.argv = list(argv)
-            sys.path.insert(0, os.path.dirname(os.path.abspath(argv[0])))
-            runpy.run_path(argv[0], run_name="__main__")
-    except SystemExit as exc:
-        return _exit_code(exc)
-    return 0
-
-
-def _exit_code(exc: SystemExit) -> int:
-    if exc.code is None:
-        return 0
-    if isinstance(exc.code, int):
-        return exc.code & 0xFF
-    sys.stderr.write(f"{exc.code}\n")
-    return 1
-
-
-def _apply_tf_config(raw: Optional[str]) -> None:
-    """The launch hook's tf.config settings, applied in the child as the hook would."""
-    if not raw or "tensorflow" not in sys.modules:
-        return
-    try:
-        _probe_module("tf_setup").apply_tf_config(sys.modules["tensorflow"], json.loads(raw))
-    except Exception as exc:  # the script runs even if a setting cannot be applied, as cold
-        sys.stderr.write(f"tflaunch: could not apply the launch profile's TensorFlow settings: {exc}\n")
-
-
-def _observe(fd: int, started: Any) -> None:
-    """The launch hook's observer in a warm child: the program's phases from the fork on
-    (TensorFlow and Keras are imported already: no import phase, which this launch did not pay)."""
-    os.environ.pop("TFLAUNCH_EVENTS_FD", None)
-    raw = os.environ.pop("TFLAUNCH_OBSERVE", None)
-    try:
-        settings = json.loads(raw) if raw else {}
-        age = time.time() - float(started) if isinstance(started, (int, float)) else None
-        observe = _probe_module("observe")
-        observe.warm_start(observe.install(fd, settings, age))
-    except Exception as exc:  # the script runs unobserved rather than not at all
-        sys.stderr.write(f"tflaunch: cannot observe this program ({type(exc).__name__}: {exc}); it runs unobserved\n")
-
-
-def _probe_module(name: str) -> Any:
-    """A module of the probe package, loaded by location as the probe and the launch hook
-    load it (this file runs by path; its folder is not on sys.path)."""
-    import importlib
+def _load_child_module() -> Any:
+    """warm_child.py beside this file, loaded by location before any fork (this folder is
+    not on sys.path: its module names would shadow the user's)."""
     import importlib.util
 
-    here = os.path.dirname(os.path.abspath(__file__))
-    spec = importlib.util.spec_from_file_location("tflaunch_probe_entry", os.path.join(here, "__main__.py"))
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "warm_child.py")
+    spec = importlib.util.spec_from_file_location("tflaunch_warm_child", path)
     assert spec is not None and spec.loader is not None
-    entry = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(entry)
-    return importlib.import_module(entry.load_package().__name__ + "." + name)
-
-
-def _flush() -> None:
-    for stream in (sys.stdout, sys.stderr):
-        try:
-            stream.flush()
-        except Exception:
-            pass
-
-
-def _finish(code: int) -> None:
-    """End as an interpreter ends: wait for non-daemon threads, run atexit, flush."""
-    import atexit
-    import threading
-
-    try:
-        threading._shutdown()  # type: ignore[attr-defined]  # what the interpreter calls at exit
-    except Exception:
-        pass
-    try:
-        atexit._run_exitfuncs()
-    except Exception:
-        pass
-    _flush()
-    os._exit(code)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 class Server:
-    def __init__(self, path: str, idle_s: float, parent: Optional[int]) -> None:
+    def __init__(self, path: str, idle_s: float, parent: Optional[int], imported: Imported) -> None:
         self.path, self.idle_s, self.parent = path, idle_s, parent
+        self.imported = imported
         self.selector = selectors.DefaultSelector()
         self.launches: Dict[socket.socket, Launch] = {}
         self.children: Dict[int, Launch] = {}
@@ -263,6 +136,8 @@ class Server:
         self.allowed_threads = 0
         self.listener: Optional[socket.socket] = None
         self.unsafe: Optional[str] = None
+        self.served = 0
+        self.child_module = _load_child_module()
 
     def start(self) -> None:
         self.listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -284,7 +159,7 @@ class Server:
             self._reap()
             if self.unsafe and not self.children:
                 return
-            if self.launches or self.children:
+            if self.children:
                 self.last_active = time.monotonic()
             elif time.monotonic() - self.last_active > self.idle_s:
                 return
@@ -296,6 +171,15 @@ class Server:
         try:
             conn, _ = self.listener.accept()
         except OSError:
+            return
+        # Whoever connects has code run as this user: only this user may. The folder's
+        # mode says the same, but a folder's mode can be loosened; the kernel's word cannot.
+        pid, uid, _gid = peer_credentials(conn)
+        if uid != os.getuid():
+            sys.stderr.write(f"tflaunch warm server: refused a connection from uid {uid} (pid {pid}): "
+                             f"only uid {os.getuid()} may launch here\n")
+            sys.stderr.flush()
+            conn.close()
             return
         conn.setblocking(True)
         self.launches[conn] = Launch(conn)
@@ -321,20 +205,24 @@ class Server:
             return
         try:
             request = json.loads(launch.buffer.split(b"\n", 1)[0])
-            if not isinstance(request.get("argv"), list) or not request["argv"] or len(launch.fds) < 3:
-                raise ValueError("argv and three descriptors are needed")
+            if isinstance(request, dict) and request.get("query") == "state":
+                _reply(conn, self.state())
+                self._drop(launch)
+                return
+            if not isinstance(request.get("argv"), list) or not request["argv"] or len(launch.fds) < 3 \
+                    or not isinstance(request.get("env"), dict):
+                raise ValueError("argv, env and three descriptors are needed")
         except (ValueError, AttributeError) as exc:
             _reply(conn, {"refused": f"a malformed launch request ({exc})"})
             self._drop(launch)
             return
-        why = why_unsafe(self.allowed_threads)
-        if why:
-            # Threads and CUDA do not go away: this server can never fork again, so it ends
-            # once its children have, and the next launch starts a fresh one.
-            _reply(conn, {"refused": why})
+        refusal = self._refusal(request)
+        if refusal:
+            _reply(conn, refusal)
             self._drop(launch)
-            self.unsafe = why
             return
+        self.last_active = time.monotonic()
+        self.served += 1
         pid = os.fork()
         if pid == 0:
             self.selector.close()
@@ -344,13 +232,40 @@ class Server:
                 if other is not conn:
                     other.close()
             conn.close()
-            _run_child(request, launch.fds)
+            self.child_module.run_child(request, launch.fds)
         launch.pid = pid
         self.children[pid] = launch
         for fd in launch.fds:
             os.close(fd)
         launch.fds = []
         _reply(conn, {"pid": pid})
+
+    def _refusal(self, request: Dict[str, Any]) -> Optional[Dict[str, Any]]:
+        """Why this server must not run this launch, as the answer to the client; None if it may."""
+        # The variables this server's import read differ: its TensorFlow is not the one a
+        # cold start would import. The client asks a server keyed on them too.
+        env = request["env"]
+        differ = sorted(n for n in self.imported.read if env.get(n) != self.imported.env.get(n))
+        if differ:
+            return {"refused": f"the warm server imported TensorFlow with other values of {', '.join(differ)}",
+                    "rekey": differ}
+        too_high = limits_out_of_reach(request.get("limits") or {})
+        if too_high:
+            return {"refused": f"the launch's resource limit {too_high} is above the warm server's hard limit, "
+                               "which only a new process can have"}
+        why = why_unsafe(self.allowed_threads)
+        if why:
+            # Threads and CUDA do not go away: this server can never fork again, so it ends
+            # once its children have, and the next launch starts a fresh one.
+            self.unsafe = why
+            return {"refused": why}
+        return None
+
+    def state(self) -> Dict[str, Any]:
+        """What `tflaunch warm status` and the server cap need: idle time and children."""
+        idle = 0.0 if self.children else time.monotonic() - self.last_active
+        return {"pid": os.getpid(), "idle_s": round(idle, 1), "running": len(self.children), "served": self.served,
+                "idle_limit_s": self.idle_s}
 
     def _reap(self) -> None:
         while self.children:
@@ -380,13 +295,67 @@ class Server:
             del self.launches[launch.conn]
             launch.conn.close()
 
-    def close(self) -> None:
-        for launch in list(self.launches.values()):
-            self._drop(launch, kill=True)
+    def close(self, why: str = "") -> None:
+        """Stop: each running script is told why, ended (its group: TERM, then KILL after
+        STOP_GRACE_S) and its status sent, so no client is left without an answer."""
+        # No new launch while the running ones end: the next one starts a new server.
         try:
             os.unlink(self.path)
         except OSError:
             pass
+        if self.listener is not None:
+            self.selector.unregister(self.listener)
+            self.listener.close()
+            self.listener = None
+        for launch in [launch for launch in self.launches.values() if launch.pid is None]:
+            _reply(launch.conn, {"refused": why or "the warm server ended", "retry": True})
+            self._drop(launch)
+        if self.children:
+            for pid, launch in self.children.items():
+                _reply(launch.conn, {"server_stopped": why or "the warm server ended"})
+                try:
+                    os.killpg(pid, signal.SIGTERM)
+                except OSError:
+                    pass
+            deadline = time.monotonic() + STOP_GRACE_S
+            while self.children and time.monotonic() < deadline:
+                self._reap()
+                time.sleep(0.05)
+            for pid in list(self.children):
+                try:
+                    os.killpg(pid, signal.SIGKILL)
+                except OSError:
+                    pass
+            deadline = time.monotonic() + STOP_GRACE_S
+            while self.children and time.monotonic() < deadline:
+                self._reap()
+                time.sleep(0.05)
+        for launch in list(self.launches.values()):
+            self._drop(launch, kill=True)
+
+
+def peer_credentials(conn: socket.socket) -> Tuple[int, int, int]:
+    """(pid, uid, gid) of the process at the other end of a Unix socket, from the kernel."""
+    raw = conn.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i"))
+    pid, uid, gid = struct.unpack("3i", raw)
+    return pid, uid, gid
+
+
+def limits_out_of_reach(limits: Dict[str, Any]) -> Optional[str]:
+    """The first resource limit a child of this server could not be given (a hard limit
+    above this process's own: raising one needs privilege), as RLIMIT_NAME; None if all can."""
+    import resource
+
+    for name, pair in limits.items():
+        number = getattr(resource, str(name), None)
+        if not isinstance(number, int) or not isinstance(pair, list) or len(pair) != 2:
+            continue
+        hard = resource.getrlimit(number)[1]
+        wanted = int(pair[1])
+        if hard != resource.RLIM_INFINITY and (wanted == resource.RLIM_INFINITY or wanted > hard) \
+                and os.geteuid() != 0:
+            return str(name)
+    return None
 
 
 def _alive(pid: int) -> bool:
@@ -399,17 +368,56 @@ def _alive(pid: int) -> bool:
     return True
 
 
-def _preload() -> Tuple[str, str]:
+class Imported:
+    """What this server's import saw: its environment then, the variables Python code read
+    during the import (a launch differing in one of them needs another server), versions."""
+
+    def __init__(self, env: Dict[str, str], read: List[str], tensorflow: str, keras: str) -> None:
+        self.env, self.read, self.tensorflow, self.keras = env, read, tensorflow, keras
+
+
+class _StoppedError(Exception):
+    pass
+
+
+def _preload() -> Imported:
     """What a script's first lines import, done once here: TensorFlow, and Keras when
-    installed (Keras 3 is imported by a script itself, not by TensorFlow)."""
-    import tensorflow as tf
+    installed (Keras 3 is imported by a script itself, not by TensorFlow). The variables
+    read through os.environ meanwhile are recorded by swapping its class for the import's
+    length (measured: a few dozen names, KERAS_BACKEND and TF_USE_LEGACY_KERAS among them)."""
+    env = dict(os.environ)
+    read = set()
+    environ_class: Any = type(os.environ)
 
+    class Recording(environ_class):  # type: ignore[misc]
+        def __getitem__(self, key: Any) -> Any:
+            read.add(key.decode() if isinstance(key, bytes) else key)
+            return super().__getitem__(key)
+
+        def __contains__(self, key: Any) -> bool:
+            read.add(key.decode() if isinstance(key, bytes) else key)
+            return bool(super().__contains__(key))
+
+        def __iter__(self) -> Any:
+            read.add("*")  # the whole environment was looked at: every variable counts
+            return super().__iter__()
+
+    os.environ.__class__ = Recording
+    os.environb.__class__ = Recording
     try:
-        import keras
+        import tensorflow as tf
 
-        return tf.__version__, getattr(keras, "__version__", "")
-    except ImportError:
-        return tf.__version__, ""
+        try:
+            import keras
+
+            keras_version = getattr(keras, "__version__", "")
+        except ImportError:
+            keras_version = ""
+    finally:
+        os.environ.__class__ = environ_class
+        os.environb.__class__ = environ_class
+    names = sorted(env) if "*" in read else sorted(n for n in read if isinstance(n, str))
+    return Imported(env, names, tf.__version__, keras_version)
 
 
 def main(argv: Optional[List[str]] = None) -> None:
@@ -420,22 +428,31 @@ def main(argv: Optional[List[str]] = None) -> None:
     args = parser.parse_args(argv)
     if args.parent and not _alive(args.parent):
         return  # the app that wanted it is already gone
-    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+
+    def stop(*_: Any) -> None:
+        raise _StoppedError()
+
+    signal.signal(signal.SIGTERM, stop)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # a terminal's Ctrl+C is for the client's child
     started = time.perf_counter()
-    tensorflow, keras = _preload()
-    server = Server(args.socket, args.idle, args.parent or None)
+    imported = _preload()
+    server = Server(args.socket, args.idle, args.parent or None, imported)
     try:
         server.start()
     except OSError as exc:
         print(json.dumps({"error": f"cannot listen on {args.socket}: {exc}"}), flush=True)
         return
-    print(json.dumps({"ready": True, "pid": os.getpid(), "tensorflow": tensorflow, "keras": keras,
-                      "import_s": time.perf_counter() - started, "threads": 1 + server.allowed_threads}), flush=True)
+    print(json.dumps({"ready": True, "pid": os.getpid(), "tensorflow": imported.tensorflow, "keras": imported.keras,
+                      "import_s": time.perf_counter() - started, "threads": 1 + server.allowed_threads,
+                      "read": imported.read}), flush=True)
+    why = ""
     try:
         server.serve()
+    except _StoppedError:
+        why = "the warm server was stopped (tflaunch warm stop, or the cap on warm servers)"
     finally:
-        server.close()
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)  # a second TERM must not cut the tidying short
+        server.close(why)
 
 
 if __name__ == "__main__":

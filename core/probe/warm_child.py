@@ -1,0 +1,264 @@
+"""A warm start's child: forked from the warm server (forkserver.py), it becomes the user's
+`python SCRIPT`, `python -m MODULE` or `python -c CODE` as a fresh interpreter would.
+
+What a fresh interpreter has that a fork of the server does not, and how each is made so:
+- the launcher's stdio, working folder, environment, umask and resource limits (sent in
+  the request);
+- `__main__` as CPython's own: a new module with `__file__` absolute (3.9+), `__loader__`,
+  `__spec__`; `sys.argv`, `sys.orig_argv`, `sys.path[0]` as the command line gives them;
+- multiprocessing's folder of origin (a spawned worker finds the script from it) and its
+  authentication key, and numpy's global random state: fresh per run, not the server's;
+- an uncaught exception printed by `sys.excepthook` without the frames of this module, and
+  an uncaught KeyboardInterrupt ending the process by SIGINT, as CPython ends;
+- the end: non-daemon threads joined, atexit handlers run, streams flushed.
+What cannot be made so (a live `inspect.stack()` shows the frames below the script; the
+script has no controlling terminal) is documented in the README's warm-start section.
+Standard library only: it runs in the user's interpreter, where tflaunch may be absent.
+"""
+
+from __future__ import annotations
+
+import builtins
+import io
+import json
+import os
+import signal
+import sys
+import time
+import types
+from typing import Any, Dict, List, Optional
+
+_THIS_FILE = os.path.abspath(__file__)
+
+
+def run_child(request: Dict[str, Any], fds: List[int]) -> None:
+    """In the forked child: become the user's program and never return."""
+    code = 1
+    interrupted = False
+    try:
+        _become_the_launch(request, fds)
+        code = _run_main(list(request["argv"]))
+    except SystemExit as exc:
+        code = _exit_code(exc)
+    except KeyboardInterrupt as exc:
+        _report(exc)
+        interrupted = True
+    except BaseException as exc:  # noqa: BLE001 - as an interpreter reports any uncaught exception
+        _report(exc)
+        code = 1
+    _finish(code, interrupted)
+
+
+def _become_the_launch(request: Dict[str, Any], fds: List[int]) -> None:
+    os.setpgid(0, 0)  # its own group: the client's signals and a cancel reach all it starts
+    for target, fd in enumerate(fds[:3]):
+        os.dup2(fd, target)
+    # A measured program's event channel: kept (at a number of its own), not inherited.
+    events = os.dup(fds[3]) if len(fds) > 3 else None
+    for fd in fds:
+        if fd > 2:
+            os.close(fd)
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    for name in ("SIGTERM", "SIGCHLD", "SIGHUP", "SIGTSTP", "SIGTTIN", "SIGTTOU", "SIGQUIT"):
+        signal.signal(getattr(signal, name), signal.SIG_DFL)
+    os.chdir(request["cwd"])
+    os.environ.clear()
+    os.environ.update(request["env"])
+    if isinstance(request.get("umask"), int):
+        os.umask(request["umask"])
+    _set_limits(request.get("limits") or {})
+    # The server's stdio objects wrapped its fds 0-2, which now are the client's: new
+    # ones, buffered as a fresh interpreter buffers them.
+    sys.stdin, sys.stdout, sys.stderr = (_stream(fd, mode, old) for fd, mode, old in
+                                         ((0, "r", sys.__stdin__), (1, "w", sys.__stdout__), (2, "w", sys.__stderr__)))
+    for name in ("stdin", "stdout", "stderr"):  # a fresh interpreter's originals are these
+        setattr(sys, f"__{name}__", getattr(sys, name))
+    _fresh_process_state()
+    _apply_tf_config(os.environ.get("TFLAUNCH_TF_CONFIG"))
+    if events is not None:
+        _observe(events, request.get("started"))
+    orig = request.get("orig_argv")
+    if isinstance(orig, list) and all(isinstance(a, str) for a in orig):
+        sys.orig_argv = list(orig)
+
+
+def _set_limits(limits: Dict[str, Any]) -> None:
+    """The launcher's resource limits (the server checked that each can be set)."""
+    import resource
+
+    for name, pair in limits.items():
+        number = getattr(resource, name, None)
+        if isinstance(number, int) and isinstance(pair, list) and len(pair) == 2:
+            try:
+                resource.setrlimit(number, (int(pair[0]), int(pair[1])))
+            except (ValueError, OSError):
+                pass
+
+
+def _fresh_process_state() -> None:
+    """What a new process would not share with its siblings."""
+    mp_process = sys.modules.get("multiprocessing.process")
+    if mp_process is not None:
+        # Spawned workers find a relative script from here: the server's folder was /.
+        mp_process.ORIGINAL_DIR = os.getcwd()  # type: ignore[attr-defined]
+        current = mp_process.current_process()
+        current._config["authkey"] = mp_process.AuthenticationString(os.urandom(32))
+    numpy_random = sys.modules.get("numpy.random")
+    if numpy_random is not None:
+        try:
+            numpy_random.seed()  # from the OS's entropy, as numpy seeds itself at import
+        except Exception:
+            pass
+
+
+def _stream(fd: int, mode: str, like: Any) -> Any:
+    """A new text stream on `fd` with the encoding and errors of the server's own (which
+    the same variables decided as a fresh interpreter's), buffered as a fresh one buffers."""
+    unbuffered = bool(os.environ.get("PYTHONUNBUFFERED")) and mode == "w"
+    raw = open(fd, mode + "b", buffering=0 if unbuffered else -1, closefd=False)
+    return io.TextIOWrapper(raw, encoding=getattr(like, "encoding", None), errors=getattr(like, "errors", None),
+                            line_buffering=fd == 2 or os.isatty(fd), write_through=unbuffered)
+
+
+def _main_module(**attributes: Any) -> types.ModuleType:
+    """A new `__main__`, in sys.modules as a fresh interpreter's is (pickle and spawned
+    workers look it up there)."""
+    main = types.ModuleType("__main__")
+    main.__dict__.update({"__builtins__": builtins, "__spec__": None, "__package__": None, **attributes})
+    sys.modules["__main__"] = main
+    return main
+
+
+def _run_main(argv: List[str]) -> int:
+    """argv after the interpreter: SCRIPT ARGS, -m MODULE ARGS or -c CODE ARGS."""
+    import importlib.machinery
+    import runpy
+
+    safe_path = bool(getattr(sys.flags, "safe_path", False))
+    if argv[0] == "-m":
+        sys.argv = ["-m", *argv[2:]]
+        if not safe_path:
+            sys.path.insert(0, os.getcwd())
+        _main_module()
+        runpy._run_module_as_main(argv[1], alter_argv=True)  # type: ignore[attr-defined]  # what -m calls
+    elif argv[0] == "-c":
+        sys.argv = ["-c", *argv[2:]]
+        if not safe_path:
+            sys.path.insert(0, "")
+        main = _main_module(__loader__=importlib.machinery.BuiltinImporter)
+        exec(compile(argv[1], "<string>", "exec"), main.__dict__)
+    else:
+        sys.argv = list(argv)
+        path = os.path.abspath(argv[0])
+        if not safe_path:
+            sys.path.insert(0, os.path.dirname(os.path.realpath(path)))
+        if os.path.isdir(path) or not path.endswith(".py") and _is_zip(path):
+            runpy.run_path(path, run_name="__main__")  # a folder or zip with __main__.py
+            return 0
+        with open(path, "rb") as source:
+            code = compile(source.read(), path, "exec")
+        main = _main_module(__file__=path, __cached__=None,
+                            __loader__=importlib.machinery.SourceFileLoader("__main__", path))
+        exec(code, main.__dict__)
+    return 0
+
+
+def _is_zip(path: str) -> bool:
+    import zipfile
+
+    try:
+        return zipfile.is_zipfile(path)
+    except OSError:
+        return False
+
+
+def _exit_code(exc: SystemExit) -> int:
+    """What an interpreter exits with for sys.exit(code); a non-number is printed first."""
+    if exc.code is None:
+        return 0
+    if isinstance(exc.code, int):
+        return exc.code & 0xFF
+    try:
+        sys.stderr.write(f"{exc.code}\n")
+    except Exception:
+        pass
+    return 1
+
+
+def _report(exc: BaseException) -> None:
+    """sys.excepthook on the exception, its traceback starting where the user's code does
+    (a fresh interpreter has no frames of ours under the script)."""
+    tb = exc.__traceback__
+    while tb is not None and tb.tb_frame.f_code.co_filename == _THIS_FILE:
+        tb = tb.tb_next
+    try:
+        sys.excepthook(type(exc), exc.with_traceback(tb), tb)
+    except Exception:
+        pass
+
+
+def _apply_tf_config(raw: Optional[str]) -> None:
+    """The launch hook's tf.config settings, applied in the child as the hook would."""
+    if not raw or "tensorflow" not in sys.modules:
+        return
+    try:
+        _probe_module("tf_setup").apply_tf_config(sys.modules["tensorflow"], json.loads(raw))
+    except Exception as exc:  # the script runs even if a setting cannot be applied, as cold
+        sys.stderr.write(f"tflaunch: could not apply the launch profile's TensorFlow settings: {exc}\n")
+
+
+def _observe(fd: int, started: Any) -> None:
+    """The launch hook's observer in a warm child: the program's phases from the fork on
+    (TensorFlow and Keras are imported already: no import phase, which this launch did not pay)."""
+    os.environ.pop("TFLAUNCH_EVENTS_FD", None)
+    raw = os.environ.pop("TFLAUNCH_OBSERVE", None)
+    try:
+        settings = json.loads(raw) if raw else {}
+        age = time.time() - float(started) if isinstance(started, (int, float)) else None
+        observe = _probe_module("observe")
+        observe.warm_start(observe.install(fd, settings, age))
+    except Exception as exc:  # the script runs unobserved rather than not at all
+        sys.stderr.write(f"tflaunch: cannot observe this program ({type(exc).__name__}: {exc}); it runs unobserved\n")
+
+
+def _probe_module(name: str) -> Any:
+    """A module of the probe package, loaded by location as the probe and the launch hook
+    load it (this folder is not on sys.path)."""
+    import importlib
+    import importlib.util
+
+    here = os.path.dirname(_THIS_FILE)
+    spec = importlib.util.spec_from_file_location("tflaunch_probe_entry", os.path.join(here, "__main__.py"))
+    assert spec is not None and spec.loader is not None
+    entry = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(entry)
+    return importlib.import_module(entry.load_package().__name__ + "." + name)
+
+
+def _flush() -> None:
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except Exception:
+            pass
+
+
+def _finish(code: int, interrupted: bool = False) -> None:
+    """End as an interpreter ends: wait for non-daemon threads, run atexit, flush; after an
+    uncaught Ctrl+C, by SIGINT (so a shell sees 130 and stops a loop)."""
+    import atexit
+    import threading
+
+    try:
+        threading._shutdown()  # type: ignore[attr-defined]  # what the interpreter calls at exit
+    except BaseException:
+        pass
+    try:
+        atexit._run_exitfuncs()
+    except BaseException:
+        pass
+    _flush()
+    if interrupted:
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
+        os.kill(os.getpid(), signal.SIGINT)
+    os._exit(code)

@@ -1,0 +1,191 @@
+"""The warm servers from outside: who may connect, where their sockets live, what happens
+to a script when its server dies or is stopped, which launches share a server, and the cap.
+
+Real servers (each imports TensorFlow once, ~650 MB): the module starts as few as it can.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import stat
+import subprocess
+import sys
+import tempfile
+import textwrap
+import time
+from pathlib import Path
+
+import psutil
+import pytest
+
+from tflaunch.core.run import warm_servers
+from tflaunch.core.run.warm_servers import WarmStartError, private_folder, server_key
+from tflaunch.core.run.warm_start import plan, run
+
+from .builders import tflaunch
+
+ENV = {**{k: v for k, v in os.environ.items() if not k.startswith(("TFLAUNCH_", "PYTEST_"))},
+       "TF_CPP_MIN_LOG_LEVEL": "3"}
+SLEEPER = textwrap.dedent("""
+    import subprocess, sys, time
+    child = subprocess.Popen(["sleep", "300"])
+    open(sys.argv[1], "w").write(str(child.pid))
+    print("sleeping", flush=True)
+    time.sleep(300)
+""")
+
+
+@pytest.fixture(scope="module")
+def runtime():
+    folder = tempfile.mkdtemp(prefix="tfs-", dir="/tmp")  # short: a socket's path has 107 bytes at most
+    saved = os.environ.get("TFLAUNCH_RUNTIME_DIR")
+    os.environ["TFLAUNCH_RUNTIME_DIR"] = folder
+    yield Path(folder)
+    warm_servers.stop_servers()
+    if saved is None:
+        os.environ.pop("TFLAUNCH_RUNTIME_DIR", None)
+    else:
+        os.environ["TFLAUNCH_RUNTIME_DIR"] = saved
+
+
+def _client(tmp_path: Path, script: str, *args: str, env: dict | None = None) -> subprocess.Popen:
+    (tmp_path / "script.py").write_text(script)
+    return subprocess.Popen([sys.executable, "-m", "tflaunch.core.run.warm_start", "--python", sys.executable, "--",
+                             sys.executable, "script.py", *args], cwd=tmp_path, env={**(env or ENV),
+                             "TFLAUNCH_RUNTIME_DIR": os.environ["TFLAUNCH_RUNTIME_DIR"]},
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def _wait_for(client: subprocess.Popen, word: str) -> None:
+    assert client.stdout is not None
+    line = client.stdout.readline()
+    while word not in line:
+        assert line, client.stderr.read() if client.stderr else ""
+        line = client.stdout.readline()
+
+
+def _quick(env: dict, cwd: Path, code: str = "pass") -> int:
+    return run(plan([sys.executable, "-c", code], sys.executable, env, str(cwd)), stdio=(0, 1, 2), idle_s=120)
+
+
+@pytest.mark.parametrize("how", ["kill -9", "warm stop"])
+def test_a_server_that_dies_takes_the_script_s_group_and_the_client_says_so(runtime, tmp_path, how):
+    pids = tmp_path / "pids"
+    client = _client(tmp_path, SLEEPER, str(pids))
+    _wait_for(client, "sleeping")
+    script = int(client.stderr.readline().rsplit(" ", 1)[-1]) if client.stderr else 0
+    grandchild = int(pids.read_text())
+    if how == "kill -9":
+        server = psutil.Process(script).ppid()
+        os.kill(server, signal.SIGKILL)
+    else:
+        assert warm_servers.stop_servers() >= 1
+    out, err = client.communicate(timeout=30)
+    assert client.returncode == -signal.SIGTERM, err  # as a shell sees it: 143, "Terminated"
+    said = "the warm server ended during the run" if how == "kill -9" else "the warm server was stopped"
+    assert said in err and f"pid {script}" in err, err
+    for pid in (script, grandchild):
+        assert not psutil.pid_exists(pid) or psutil.Process(pid).status() == psutil.STATUS_ZOMBIE, \
+            f"{pid} outlived its server"
+
+
+def test_only_this_user_may_connect_even_when_the_folder_is_opened(runtime, tmp_path):
+    if os.geteuid() != 0:
+        pytest.skip("another uid is needed to connect as someone else: run as root (CI does)")
+    assert _quick(ENV, tmp_path) == 0
+    [server] = [s for s in warm_servers.running_servers() if s.python == sys.executable][:1]
+    marker = tmp_path / "ran"
+    tmp_path.chmod(0o777)
+    os.chmod(runtime, 0o755)  # what an outside tester did: the mode no longer protects the socket
+    os.chmod(server.socket, 0o777)
+    stranger = textwrap.dedent(f"""
+        import os, socket, json
+        os.setgid(65534); os.setuid(65534)
+        s = socket.socket(socket.AF_UNIX); s.connect({str(server.socket)!r})
+        request = json.dumps({{"argv": ["-c", "open({str(marker)!r}, 'w')"], "cwd": "/", "env": {{}}}}) + "\\n"
+        try:
+            socket.send_fds(s, [request.encode()], [0, 1, 2])
+            print("closed" if s.recv(4096) == b"" else "answered")
+        except (BrokenPipeError, ConnectionResetError):
+            print("closed")
+    """)
+    try:
+        answer = subprocess.run([sys.executable, "-c", stranger], capture_output=True, text=True, timeout=30)
+    finally:
+        os.chmod(runtime, 0o700)
+    assert answer.stdout.strip() == "closed", answer  # connected, then closed without a word
+    time.sleep(0.5)
+    assert not marker.exists()
+    assert "refused a connection from uid 65534" in server.log.read_text()
+    assert _quick(ENV, tmp_path) == 0, "the server still serves its user"
+
+
+def test_the_runtime_folder_is_never_reached_through_a_link_or_someone_else_s(tmp_path):
+    theirs = tmp_path / "theirs"
+    theirs.mkdir(mode=0o755)
+    link = tmp_path / "tflaunch-link"
+    link.symlink_to(theirs)
+    with pytest.raises(WarmStartError, match="symbolic link"):
+        private_folder(link)
+    assert stat.S_IMODE(theirs.stat().st_mode) == 0o755, "the link's target was not touched"
+    loose = tmp_path / "loose"
+    loose.mkdir()
+    loose.chmod(0o755)
+    with pytest.raises(WarmStartError, match="chmod 700"):
+        private_folder(loose)
+    if os.geteuid() == 0:
+        other = tmp_path / "other"
+        other.mkdir(mode=0o700)
+        os.chown(other, 65534, 65534)
+        with pytest.raises(WarmStartError, match="belongs to uid 65534"):
+            private_folder(other)
+    fresh = private_folder(tmp_path / "fresh")
+    assert stat.S_IMODE(fresh.stat().st_mode) == 0o700
+
+
+def test_an_unrelated_variable_shares_a_server_one_read_at_import_does_not(runtime, tmp_path):
+    out = tmp_path / "seen"
+    code = (f"import os; open({str(out)!r}, 'w').write(os.environ.get('RUN_NAME', '') + "
+            "os.environ.get('WRAPT_DISABLE_EXTENSIONS', '-'))")
+    assert _quick({**ENV, "RUN_NAME": "a"}, tmp_path, code) == 0
+    before = {s.pid for s in warm_servers.running_servers()}
+    assert _quick({**ENV, "RUN_NAME": "b"}, tmp_path, code) == 0
+    assert out.read_text() == "b-", "the child sees its own launch's variables"
+    assert {s.pid for s in warm_servers.running_servers()} == before, "a run name makes no new server"
+    assert server_key(sys.executable, {**ENV, "RUN_NAME": "a"}) == server_key(sys.executable, {**ENV, "RUN_NAME": "b"})
+    assert server_key(sys.executable, {**ENV, "TF_X": "a"}) != server_key(sys.executable, {**ENV, "TF_X": "b"})
+
+    # wrapt reads WRAPT_DISABLE_EXTENSIONS while TensorFlow imports, through os.environ:
+    # the server saw it, refuses a launch that sets it otherwise, and one keyed on it serves.
+    assert _quick({**ENV, "RUN_NAME": "c", "WRAPT_DISABLE_EXTENSIONS": "1"}, tmp_path, code) == 0
+    assert out.read_text() == "c1"
+    after = warm_servers.running_servers()
+    assert len({s.pid for s in after} - before) == 1
+
+
+def test_status_shows_memory_and_idle_time_and_the_cap_stops_the_oldest_idle(runtime, tmp_path):
+    assert _quick(ENV, tmp_path) == 0
+    servers = warm_servers.running_servers()
+    assert servers and all(s.memory > 50 * 2 ** 20 and s.idle_s is not None and s.running == 0 for s in servers)
+    status = tflaunch("warm", "status", timeout=60)
+    assert status.returncode == 0 and "MiB" in status.stdout and "idle" in status.stdout, status
+    oldest = max(servers, key=lambda s: s.idle_s or 0.0)
+    stopped = warm_servers.make_room(max_servers=len(servers))
+    assert [s.pid for s in stopped] == [oldest.pid]
+    psutil.Process(oldest.pid).wait(30) if psutil.pid_exists(oldest.pid) else None
+    assert oldest.pid not in {s.pid for s in warm_servers.running_servers()}
+
+
+def test_a_bad_query_or_request_is_answered_not_obeyed(runtime, tmp_path):
+    assert _quick(ENV, tmp_path) == 0
+    [server] = warm_servers.running_servers()[:1]
+    state = warm_servers.query_state(server.socket)
+    assert state["pid"] == server.pid and state["running"] == 0
+    import socket
+
+    with socket.socket(socket.AF_UNIX) as sock:
+        sock.connect(str(server.socket))
+        sock.sendall(json.dumps({"argv": "not a list"}).encode() + b"\n")
+        assert b"malformed" in sock.recv(4096)
