@@ -11,8 +11,8 @@ What a fresh interpreter has that a fork of the server does not, and how each is
 - an uncaught exception printed by `sys.excepthook` without the frames of this module, and
   an uncaught KeyboardInterrupt ending the process by SIGINT, as CPython ends;
 - the end: non-daemon threads joined, atexit handlers run, streams flushed.
-What cannot be made so (a live `inspect.stack()` shows the frames below the script; the
-script has no controlling terminal) is documented in the README's warm-start section.
+What cannot be made so is said: the script has no controlling terminal (opening /dev/tty
+prints why); a live `inspect.stack()` shows the frames below the script (the README says).
 Standard library only: it runs in the user's interpreter, where tflaunch may be absent.
 """
 
@@ -77,9 +77,24 @@ def _become_the_launch(request: Dict[str, Any], fds: List[int]) -> None:
     _apply_tf_config(os.environ.get("TFLAUNCH_TF_CONFIG"))
     if events is not None:
         _observe(events, request.get("started"))
+    if request.get("terminal"):
+        sys.addaudithook(_no_terminal_here)
     orig = request.get("orig_argv")
     if isinstance(orig, list) and all(isinstance(a, str) for a in orig):
         sys.orig_argv = list(orig)
+
+
+def _no_terminal_here(event: str, args: Any) -> None:
+    """The one difference a fork cannot remove, said when it matters: the launcher's
+    terminal is the controlling terminal of its own session, which no process of another
+    session (this one) can take, so /dev/tty cannot be opened here. getpass opens it."""
+    if event == "open" and args and args[0] in ("/dev/tty", b"/dev/tty"):
+        try:
+            sys.stderr.write("tflaunch: this script opens /dev/tty, which a warm start cannot give it (the terminal "
+                             "belongs to the launcher's session); run it without --warm\n")
+            sys.stderr.flush()
+        except Exception:
+            pass
 
 
 def _set_limits(limits: Dict[str, Any]) -> None:

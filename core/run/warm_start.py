@@ -150,7 +150,17 @@ def _request(launch: WarmLaunch) -> bytes:
     limits = {name: list(resource.getrlimit(getattr(resource, name)))
               for name in dir(resource) if name.startswith("RLIMIT_")}
     return json.dumps({"argv": launch.argv, "cwd": launch.cwd, "env": launch.env, "started": _started(),
-                       "orig_argv": launch.orig_argv, "umask": umask, "limits": limits}).encode() + b"\n"
+                       "orig_argv": launch.orig_argv, "umask": umask, "limits": limits,
+                       "terminal": _has_terminal()}).encode() + b"\n"
+
+
+def _has_terminal() -> bool:
+    """Whether this client has a controlling terminal (which the warm child cannot have)."""
+    try:
+        os.close(os.open("/dev/tty", os.O_RDONLY | os.O_NOCTTY))
+    except OSError:
+        return False
+    return True
 
 
 def _descriptors(launch: WarmLaunch, stdio: tuple[int, int, int]) -> list[int]:
