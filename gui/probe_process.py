@@ -1,11 +1,13 @@
 """ProbeProcess: the app's driver of a ProbeSession, a QProcess, a sampling thread and a clock.
 
-Only I/O lives here: bytes from the QProcess go to core's ProbeSession, which parses and
-folds them into the RunRecord exactly as the command line's driver does; the clock, the
-memory samples and the exit are reported to the same session, all on the GUI thread.
+Only I/O lives here: the child's bytes go to core's ProbeSession, which parses and folds
+them into the RunRecord exactly as the command line's driver does; the clock, the memory
+samples and the exit are reported to the same session, all on the GUI thread. QProcess
+starts the child and says when it ended; its stdout and stderr are pipes of ours, as the
+command line's are, read at the pipe's speed (PipeReader) rather than a pipe-full per turn.
 Memory is read on a thread of its own (SamplerThread) and collected on the clock's tick.
-Nothing blocks: it reacts to QProcess signals and timers. Watchers (the recorder that
-stores the run) hear what the CLI's hear.
+Nothing blocks: it reacts to QProcess signals, pipe notifiers and timers. Watchers (the
+recorder that stores the run) hear what the CLI's hear.
 """
 
 from __future__ import annotations
@@ -14,11 +16,10 @@ import os
 import signal
 import time
 from collections.abc import Callable
-from functools import partial
 
-from PySide6.QtCore import QObject, QProcess, QProcessEnvironment, QSocketNotifier, QTimer, Signal
+from PySide6.QtCore import QObject, QProcess, QProcessEnvironment, QTimer, Signal
 
-from tflaunch.core.run.driver import Watcher
+from tflaunch.core.run.driver import EXIT_DRAIN_S, Watcher
 from tflaunch.core.run.gpus import GpuMemorySampler
 from tflaunch.core.run.process_tree import end_group, end_leftovers
 from tflaunch.core.run.program import STOP_GRACE_S
@@ -26,12 +27,9 @@ from tflaunch.core.run.record import RunRecord
 from tflaunch.core.run.sampling import ResourceSampler
 from tflaunch.core.run.session import Output, ProbeSession
 
+from .pipe_reader import PipeReader
 from .sampler_thread import SamplerThread
 
-# Bytes of one channel handled per turn of the event loop: a child writing 50 MB at once
-# is read in slices, with the window's painting and timers in between, never in one go.
-READ_BUDGET = 256 * 1024
-_Channel = QProcess.ProcessChannel
 # The GUI's clock: the deadline is checked and the sampler's batch collected 20 times a second.
 TICK_MS = 50
 
@@ -55,22 +53,17 @@ class ProbeProcess(QObject):
         self._followed: int | None = None
         self._pid = 0
         self._program = session.record.config.python
-        self._resuming: set[_Channel] = set()
         self._process = QProcess(self)
-        self._process.setProcessChannelMode(QProcess.ProcessChannelMode.SeparateChannels)
         # Its own process group, as the CLI's child: cancel and timeout end the whole group.
         self._process.setUnixProcessParameters(QProcess.UnixProcessFlag.CreateNewSession)
-        self._process.readyReadStandardOutput.connect(self._on_stdout)
-        self._process.readyReadStandardError.connect(self._on_stderr)
         self._process.started.connect(self._on_started)
         self._process.errorOccurred.connect(self._on_error)
         self._process.finished.connect(self._on_finished)
         self._clock = QTimer(self)
         self._clock.setInterval(TICK_MS)
         self._clock.timeout.connect(self._on_tick)
-        # A program's event channel: a pipe whose write end the child inherits by number.
-        self._events_fd: int | None = None
-        self._events_notifier: QSocketNotifier | None = None
+        # stdout, stderr and a program's event channel, each read as the child writes it.
+        self._readers: list[PipeReader] = []
 
     @property
     def running(self) -> bool:
@@ -82,7 +75,14 @@ class ProbeProcess(QObject):
             self.finished.emit(self.record)
             return
         argv, env = self.session.launch(time.time(), time.monotonic())
-        write_end = self._open_events(env) if self.session.observes else None
+        # QProcess opens a path for a child's stream: /dev/fd/N opens our pipe's write end again.
+        write_ends = [self._pipe(self.session.stdout), self._pipe(self.session.stderr)]
+        self._process.setStandardOutputFile(f"/dev/fd/{write_ends[0]}")
+        self._process.setStandardErrorFile(f"/dev/fd/{write_ends[1]}")
+        if self.session.observes:
+            write_ends.append(self._pipe(self.session.events))
+            os.set_inheritable(write_ends[-1], True)  # QProcess execs without closing inherited descriptors
+            env.update(self.session.events_fd_env(write_ends[-1]))
         environment = QProcessEnvironment()
         for name, value in env.items():
             environment.insert(name, value)
@@ -93,47 +93,18 @@ class ProbeProcess(QObject):
         self._clock.start()
         self._program = argv[0]
         self._process.start(argv[0], argv[1:])
-        if write_end is not None:
-            os.close(write_end)  # the child has its copy: its end closes the pipe
+        for write_end in write_ends:
+            os.close(write_end)  # the child has its copies: its end (and its descendants') closes the pipes
 
-    def _open_events(self, env: dict[str, str]) -> int:
-        """The pipe a program's launch hook reports on; returns the end the child inherits."""
+    def _pipe(self, feed: Callable[[bytes], Output]) -> int:
+        """A pipe whose bytes go to `feed`; returns the write end, for the child."""
         read_end, write_end = os.pipe()
-        os.set_inheritable(write_end, True)  # QProcess execs without closing inherited descriptors
-        os.set_blocking(read_end, False)
-        env.update(self.session.events_fd_env(write_end))
-        self._events_fd = read_end
-        self._events_notifier = QSocketNotifier(read_end, QSocketNotifier.Type.Read, self)
-        self._events_notifier.activated.connect(self._on_events)
+        self._readers.append(PipeReader(read_end, feed, self._deliver, self))
         return write_end
 
-    def _on_events(self) -> None:
-        data = self._events_slice()
-        if data is None:  # the child closed its end
-            self._close_events()
-        elif data and not self.session.done:
-            self._deliver(self.session.events(data))
-
-    def _events_slice(self) -> bytes | None:
-        """What the event pipe has now (up to a turn's budget); None at its end."""
-        if self._events_fd is None:
-            return b""
-        try:
-            data = os.read(self._events_fd, READ_BUDGET)
-        except BlockingIOError:
-            return b""
-        except OSError:
-            return None
-        return data or None
-
-    def _close_events(self) -> None:
-        if self._events_notifier is not None:
-            self._events_notifier.setEnabled(False)
-            self._events_notifier.deleteLater()
-            self._events_notifier = None
-        if self._events_fd is not None:
-            os.close(self._events_fd)
-            self._events_fd = None
+    def _close_pipes(self) -> None:
+        for reader in self._readers:
+            reader.close()
 
     def cancel(self) -> None:
         """Stop the child and everything it started, now; the run ends as cancelled."""
@@ -151,46 +122,19 @@ class ProbeProcess(QObject):
         self._sampling = SamplerThread(ResourceSampler(pid, self._gpu))
         self._sampling.start()
 
-    def _on_stdout(self) -> None:
-        self._read(_Channel.StandardOutput, self.session.stdout)
+    def _drain(self) -> None:
+        """What the pipes still hold once the child is gone, before the record is closed.
+        Its leftovers were ended first, so this is what they wrote before: bounded in time
+        all the same, as the command line's wait for the pipes is."""
+        for reader in self._readers:
+            reader.read(EXIT_DRAIN_S)
+        self._close_pipes()
 
-    def _on_stderr(self) -> None:
-        self._read(_Channel.StandardError, self.session.stderr)
+    def _deliver(self, output: Output) -> None:
         child = self.session.warm_child
         if child is not None and child != self._followed and self._sampling is not None:
             self._followed = child
             self._sampling.follow(child)  # the warm-started script is the server's child
-
-    def _read(self, channel: _Channel, feed: Callable[[bytes], Output]) -> None:
-        """One slice of a channel; the rest on a later turn (readyRead says only "new data")."""
-        self._resuming.discard(channel)
-        if self.session.done:
-            return
-        data = self._slice(channel)
-        if data:
-            self._deliver(feed(data))
-        self._process.setReadChannel(channel)
-        if self._process.bytesAvailable() > 0 and channel not in self._resuming:
-            self._resuming.add(channel)
-            QTimer.singleShot(0, self, partial(self._read, channel, feed))
-
-    def _drain(self) -> None:
-        """Everything left once the child is gone, before the record is closed."""
-        for channel, feed in ((_Channel.StandardOutput, self.session.stdout),
-                              (_Channel.StandardError, self.session.stderr)):
-            while data := self._slice(channel):
-                self._deliver(feed(data))
-        while events := self._events_slice():
-            self._deliver(self.session.events(events))
-        self._close_events()
-
-    def _slice(self, channel: _Channel) -> bytes:
-        self._process.setReadChannel(channel)
-        # QIODevice.read(n) allocates n bytes up front: ask for no more than is there.
-        size = min(READ_BUDGET, self._process.bytesAvailable())
-        return bytes(self._process.read(size).data()) if size > 0 else b""
-
-    def _deliver(self, output: Output) -> None:
         if output.log:
             self.log_lines.emit(output.log)
         if output.events or output.log:
@@ -239,7 +183,7 @@ class ProbeProcess(QObject):
 
     def _on_error(self, error: QProcess.ProcessError) -> None:
         if error is QProcess.ProcessError.FailedToStart and not self.session.done:
-            self._close_events()
+            self._close_pipes()
             self._stop_sampling()
             self.session.failed_to_start(f"Could not start {self._program}: "
                                          f"{self._process.errorString()}.")

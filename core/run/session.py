@@ -39,6 +39,12 @@ class Output:
     log: list[str] = field(default_factory=list)  # stderr lines (a script's stdout too)
     stop: bool = False  # a program reached its ready point: the driver ends it (stop_program)
 
+    def extend(self, other: Output) -> None:
+        """Add what a later chunk meant (a driver that reads several chunks per turn)."""
+        self.events.extend(other.events)
+        self.log.extend(other.log)
+        self.stop = self.stop or other.stop
+
 
 class ProbeSession:
     def __init__(self, config: LaunchConfig, *, script: list[str] | None = None,
@@ -204,8 +210,7 @@ class ProbeSession:
     def exited(self, exit_code: int | None, exit_signal: int | None) -> tuple[RunRecord, Output]:
         """The process is gone: the rest of its output, then the record's end."""
         out = self._stdout_lines(self._stdout.flush())
-        rest = self._stderr_lines(self._stderr.flush())
-        out.log.extend(rest.log)
+        out.extend(self._stderr_lines(self._stderr.flush()))
         if self.observes:
             out.events.extend(self._event_lines(self._events.flush()).events)
         if not self.done:
