@@ -137,13 +137,14 @@ def _timeout_words(record: RunRecord, where: str) -> str:
             "what; raise --timeout if exiting really takes that long.")
 
 
-def _program_timeout_after_ready(record: RunRecord, where: str) -> str:
+def _program_timeout_after_ready(record: RunRecord, where: str | None) -> str:
     """A program that reached its ready point, then timed out before its steady steps were done."""
     unit = "steps" if "first_step" in record.phases else "calls"
+    during = f" in {LABELS[where]}" if where else ""
     return (f"The program reached {until_words(record.config.until)} (--until) after "
             f"{format_duration(record.time_to_ready)}, but its {record.config.steady} steady {unit} were not "
-            f"done within {format_duration(record.config.timeout)} (the timeout), so tflaunch stopped it in "
-            f"{LABELS[where]}. Its time to ready stands; ask for fewer (--steady) or raise --timeout.")
+            f"done within {format_duration(record.config.timeout)} (the timeout), so tflaunch stopped it{during}. "
+            "Its time to ready stands; ask for fewer (--steady) or raise --timeout.")
 
 
 def _close_open_phase(record: RunRecord, where: str, state: PhaseState) -> None:

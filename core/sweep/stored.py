@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..run.record import RunRecord
+from ..settings.config import LaunchConfig
 from ..store.history import History
 from ..store.profiles import Profile, evidence_from_runs
 from .plan import ARMS_AXIS, Candidate, Sweep, SweepPlan, Trial, outcome, verdict
@@ -62,7 +63,7 @@ def _arms(plan: SweepPlan, trials: list[tuple[dict[str, Any], RunRecord]]) -> li
     """The doctor's arms: no axis makes their settings (a model saved in another format, a
     .pyc folder), so each arm's are those its runs were launched with. An arm that never ran
     keeps the baseline's: it has no figures for them to mislead."""
-    launched = {}
+    launched: dict[str, LaunchConfig] = {}
     for trial, record in trials:
         launched.setdefault(trial["candidate"], record.config)
     return [Candidate("baseline", plan.base, baseline=True),
