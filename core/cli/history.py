@@ -121,6 +121,9 @@ def run(args: argparse.Namespace) -> int:
         _check_dates(args)
         # Reading must not create the history: none yet is an empty one.
         history = History(history_path()) if history_path().exists() else None
+        if history is not None and history.read_only is not None and history.read_only.kind == "full":
+            # Read as it is; said once, since a run left "running" stays so until there is room.
+            print(f"tflaunch: {history.read_only.what}. {history.read_only.advice}", file=sys.stderr)
         return actions[args.action](args, history)
     except HistoryError as exc:
         return _refuse(args, CommandError(f"history_{exc.kind.replace(' ', '_')}", _sentence(str(exc))))
@@ -179,10 +182,16 @@ def _status_text(run: RunSummary) -> str:
     return f"{text} ({', '.join(marks)})" if marks else text
 
 
+def _when(run: RunSummary) -> str:
+    if run.status == DAMAGED and not run.launched_at:
+        return "–"  # its own time is what could not be read
+    return time.strftime("%Y-%m-%d %H:%M", time.localtime(run.launched_at))
+
+
 def runs_table(runs: Sequence[RunSummary]) -> str:
     """The runs as the terminal shows them: text left-aligned, figures right-aligned."""
     header = ["ID", "When", "Model", "Settings", "Ready", "Peak memory", "Status"]
-    rows = [[str(r.id), time.strftime("%Y-%m-%d %H:%M", time.localtime(r.launched_at)), r.model,
+    rows = [[str(r.id), _when(r), r.model,
              r.settings_summary or "–", format_duration(r.time_to_ready), format_bytes(r.peak_rss), _status_text(r)]
             for r in runs]
     right = {0, 4, 5}

@@ -26,19 +26,23 @@ from .history_file import BUSY_TIMEOUT_S, HistoryError, connect, explain
 from .migrations import MIGRATIONS
 from .rows import (
     DAMAGED,
+    PHASE_COLUMNS,
+    SUMMARY_COLUMNS,
     DamagedRowError,
     RunSummary,
     gpu_samples_from_rows,
     parsed_json,
     record_from_rows,
+    stored_trial,
+    summary_from_row,
+)
+from .storable import (
     storable_gpu_samples,
     storable_int,
     storable_json,
     storable_real,
     storable_samples,
     storable_text,
-    stored_trial,
-    summary_from_row,
 )
 
 # HistoryError and RunSummary live beside History for its callers.
@@ -66,12 +70,12 @@ def _writer_identity() -> tuple[int, float]:
 
 
 def _writer_alive(pid: int | None, started: float | None) -> bool:
-    if pid is None:
+    if pid is None or pid <= 0:  # no process has such a pid (psutil refuses a negative one)
         return False
     try:
         # A pid can be reused; the start time tells the original writer from a stranger.
         return abs(psutil.Process(pid).create_time() - (started or 0)) < 1.0
-    except (psutil.NoSuchProcess, psutil.AccessDenied, psutil.ZombieProcess):
+    except (psutil.NoSuchProcess, psutil.AccessDenied, psutil.ZombieProcess, OverflowError):
         return False
 
 
@@ -92,9 +96,11 @@ class History:
                 with self.patience(0.5):  # a busy file leaves them for the next open
                     self.interrupted_on_open = self.mark_interrupted()
         except HistoryError as exc:
-            if exc.kind != "locked" or self._version < SCHEMA_VERSION:
+            if exc.kind not in ("locked", "full") or self._version < SCHEMA_VERSION:
                 self._db.close()
                 raise
+            if exc.kind == "full":  # the file is read as it is; runs are not stored, as said once
+                self.read_only = exc
         except sqlite3.Error as exc:
             self._db.close()
             raise self._error(exc, "opened") from exc
@@ -289,7 +295,7 @@ class History:
                 try:
                     out.append((stored_trial(trial), self.load(run_id)))
                 except DamagedRowError as exc:
-                    raise self._damaged_row(f"run {run_id}", exc) from None
+                    raise self._damaged_row(f"run {run_id}", exc, run_id) from None
         return out
 
     def list_sweeps(self) -> list[tuple[int, float, str, str, str | None]]:
@@ -358,17 +364,18 @@ class History:
         return ids
 
     # -- reading -----------------------------------------------------------------------
-    def list_runs(self, model: str | None = None, limit: int = 10000) -> list[RunSummary]:
-        """Newest first; a row that cannot be read is listed with status "damaged" and why."""
+    def list_runs(self, model: str | None = None, limit: int | None = None) -> list[RunSummary]:
+        """Newest first, all of them unless `limit` says how many; a row that cannot be read
+        is listed with status "damaged" and why."""
         if self._version == 0:  # a new file that could not be set up (read-only): nothing in it
             return []
-        query = ("SELECT id, launched_at, source, model, status, failed_phase, time_to_ready, peak_rss, config,"
-                 " model_info FROM runs")
+        query = f"SELECT {SUMMARY_COLUMNS} FROM runs"
         args: tuple[str, ...] = ()
         if model is not None:
             query, args = query + " WHERE model=?", (model,)
         with self._reading():
-            rows = self._db.execute(query + " ORDER BY launched_at DESC LIMIT ?", (*args, limit)).fetchall()
+            rows = self._db.execute(query + " ORDER BY launched_at DESC, id DESC LIMIT ?",
+                                    (*args, -1 if limit is None else limit)).fetchall()
         return [summary_from_row(row) for row in rows]
 
     def find_runs(self, *, ids: Sequence[int] | None = None, model_contains: str | None = None,
@@ -399,8 +406,7 @@ class History:
         if until is not None:
             where.append("launched_at < ?")
             args.append(until)
-        query = ("SELECT id, launched_at, source, model, status, failed_phase, time_to_ready, peak_rss, config,"
-                 " model_info FROM runs" + (f" WHERE {' AND '.join(where)}" if where else "")
+        query = (f"SELECT {SUMMARY_COLUMNS} FROM runs" + (f" WHERE {' AND '.join(where)}" if where else "")
                  + " ORDER BY launched_at DESC, id DESC")
         if limit is not None and not by_summary:
             query, args = query + " LIMIT ?", [*args, limit]
@@ -419,24 +425,24 @@ class History:
                 if row is None:
                     raise KeyError(run_id)
                 columns = [c[0] for c in cursor.description]
-            phases = self._db.execute("SELECT name, state, started, duration, rss, peak_rss, latency, parts, extra"
-                                      " FROM phases WHERE run_id=? ORDER BY seq IS NULL, seq, rowid",
-                                      (run_id,)).fetchall()
+            phases = self._db.execute(f"SELECT {PHASE_COLUMNS} FROM phases WHERE run_id=?"
+                                      " ORDER BY seq IS NULL, seq, rowid", (run_id,)).fetchall()
             samples = self._db.execute("SELECT t, rss FROM samples WHERE run_id=? ORDER BY t", (run_id,)).fetchall()
             gpu_rows = self._db.execute("SELECT t, gpu, bytes FROM gpu_samples WHERE run_id=? ORDER BY t, rowid",
                                         (run_id,)).fetchall()
         try:
             record = record_from_rows(dict(zip(columns, row, strict=True)), phases, samples)
         except DamagedRowError as exc:
-            raise self._damaged_row(f"run {run_id}", exc) from None
+            raise self._damaged_row(f"run {run_id}", exc, run_id) from None
         record.gpu_samples = gpu_samples_from_rows(gpu_rows)
         record.history_id = run_id
         return record
 
-    def _damaged_row(self, what: str, exc: DamagedRowError) -> HistoryError:
+    def _damaged_row(self, what: str, exc: DamagedRowError, run_id: int | None = None) -> HistoryError:
+        delete = "" if run_id is None else (f" Delete it with `tflaunch history delete {run_id}` or in the app's "
+                                            "History tab.")
         return HistoryError(f"{what} in the run history {self.path} is damaged ({exc})",
-                            "It cannot be shown; the other runs are not affected. Delete it in the app's History tab.",
-                            "damaged run")
+                            f"It cannot be shown; the other runs are not affected.{delete}", "damaged run")
 
 
 def default_history() -> History:

@@ -18,7 +18,8 @@ BUSY_TIMEOUT_S = 3.0  # how long a write waits for another process's write to en
 
 class HistoryError(Exception):
     """The history (or one run in it) cannot be used: `what` names the file and the cause,
-    `advice` says what to do; `kind` is locked, damaged, read-only, damaged run or other."""
+    `advice` says what to do; `kind` is locked, damaged, read-only, full (the disk refuses
+    writes), damaged run or other."""
 
     def __init__(self, what: str, advice: str = "", kind: str = "other") -> None:
         self.what, self.advice, self.kind = what, advice, kind
@@ -59,43 +60,90 @@ def _use_wal(db: sqlite3.Connection) -> None:
         time.sleep(0.05)
 
 
+def _writer(path: Path) -> sqlite3.Connection:
+    db = sqlite3.connect(path, timeout=BUSY_TIMEOUT_S, isolation_level=None)  # explicit transactions
+    try:
+        db.execute("PRAGMA foreign_keys = ON")
+        _use_wal(db)
+        # WAL with NORMAL sync: no fsync per commit (runs are written while the child starts,
+        # and a stalled fsync must not slow what is measured); still never a corrupt file.
+        db.execute("PRAGMA synchronous = NORMAL")
+    except BaseException:
+        db.close()
+        raise
+    return db
+
+
 def connect(path: Path) -> tuple[sqlite3.Connection, HistoryError | None]:
     """A connection to the history at `path`, and why it is read-only when it is: a file
-    tflaunch may not write is still read (the app lists it, `tflaunch report` reports it)."""
+    tflaunch may not write (or cannot, on a full disk) is still read: the app lists it,
+    `tflaunch report` reports it."""
     why = _unwritable(path)
     if why is None:
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
-            db = sqlite3.connect(path, timeout=BUSY_TIMEOUT_S, isolation_level=None)  # explicit transactions
-            db.execute("PRAGMA foreign_keys = ON")
-            _use_wal(db)
-            # WAL with NORMAL sync: no fsync per commit (runs are written while the child starts,
-            # and a stalled fsync must not slow what is measured); still never a corrupt file.
-            db.execute("PRAGMA synchronous = NORMAL")
-            return db, None
+            return _writer(path), None
         except OSError as exc:
             why = exc.strerror or str(exc)
         except sqlite3.OperationalError as exc:
-            if getattr(exc, "sqlite_errorname", "") not in ("SQLITE_READONLY", "SQLITE_CANTOPEN"):
+            name = getattr(exc, "sqlite_errorname", "")
+            if path.exists() and name.startswith(("SQLITE_FULL", "SQLITE_IOERR")):
+                # WAL needs its index file (-shm) made or grown even to read; on a full
+                # disk it cannot be, and the file is read as it is instead.
+                return connect_reader(path), unwritable_disk(path, exc, "written")
+            if not name.startswith(("SQLITE_READONLY", "SQLITE_CANTOPEN")):
                 raise
             why = str(exc)
     advice = (f"To store runs, make it writable (chmod u+w {shlex.quote(str(path))}, and its folder) "
               "or set TFLAUNCH_DATA_DIR to a writable folder.")
     if not path.exists():
         raise HistoryError(f"the run history {path} cannot be created ({why})", advice, "read-only")
-    read_only = HistoryError(f"the run history {path} is read-only ({why})", advice, "read-only")
+    return connect_reader(path), HistoryError(f"the run history {path} is read-only ({why})", advice, "read-only")
+
+
+def connect_reader(path: Path, any_thread: bool = False) -> sqlite3.Connection:
+    """A read-only connection to the history at `path` (`any_thread`: for a reader that
+    hands it to another thread, one thread at a time)."""
     uri = f"file:{quote(str(path))}?mode=ro"
+    db = sqlite3.connect(uri, uri=True, timeout=BUSY_TIMEOUT_S, isolation_level=None, check_same_thread=not any_thread)
     try:
-        db = sqlite3.connect(uri, uri=True, timeout=BUSY_TIMEOUT_S, isolation_level=None)
         db.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()
+        return db
     except sqlite3.OperationalError as exc:
+        db.close()
         if "locked" in str(exc):
             raise
-        # A WAL file whose index (-shm) cannot be made in a read-only folder: read the file
-        # as it is, without locks (what a writer has not checkpointed yet is not seen).
-        db = sqlite3.connect(uri + "&immutable=1", uri=True, isolation_level=None)
-        db.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()
-    return db, read_only
+    # A WAL file whose index (-shm) cannot be made (a read-only folder, a full disk): read
+    # the file as it is, without locks (what a writer has not checkpointed yet is not seen).
+    db = sqlite3.connect(uri + "&immutable=1", uri=True, isolation_level=None, check_same_thread=not any_thread)
+    db.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()
+    return db
+
+
+FULL_BELOW_BYTES = 1 << 20  # SQLite needs room for its WAL index (32 KiB) and a page or two
+
+
+def _disk_full(folder: Path) -> bool:
+    try:
+        stat = os.statvfs(folder)
+    except OSError:
+        return False
+    return stat.f_bavail * stat.f_frsize < FULL_BELOW_BYTES
+
+
+def unwritable_disk(path: Path, exc: sqlite3.Error, doing: str) -> HistoryError:
+    """The disk of the history refused a write: full, or failing. What is in the file can
+    still be read; what SQLite has not yet moved from the -wal file into it is said."""
+    wal = Path(f"{path}-wal")
+    unseen = (f" Runs still in {wal} (not yet moved into the file) are not listed until then."
+              if wal.exists() and wal.stat().st_size > 0 else "")
+    if _disk_full(path.parent):
+        return HistoryError(f"the run history {path} could not be {doing} (the disk is full)",
+                            f"Free some space on the disk of {path.parent}; until then runs are measured and "
+                            f"shown but not stored.{unseen}", "full")
+    return HistoryError(f"the run history {path} could not be {doing} (a disk error: {exc})",
+                        f"Check the disk of {path.parent} (space, quota, file size limit); until then runs are "
+                        f"measured and shown but not stored.{unseen}", "full")
 
 
 def explain(path: Path, exc: sqlite3.Error, doing: str) -> HistoryError:
@@ -116,8 +164,7 @@ def explain(path: Path, exc: sqlite3.Error, doing: str) -> HistoryError:
         return HistoryError(
             f"the run history {path} could not be {doing} ({exc})",
             "Make it and its folder writable, or set TFLAUNCH_DATA_DIR to a writable folder.", "read-only")
-    if name.startswith("SQLITE_FULL"):
-        return HistoryError(f"the run history {path} could not be {doing} (the disk is full)",
-                            f"Free some space on the disk of {path.parent}.", "full")
+    if name.startswith(("SQLITE_FULL", "SQLITE_IOERR")):
+        return unwritable_disk(path, exc, doing)
     return HistoryError(f"the run history {path} could not be {doing} ({exc})",
                         "Check the file and its disk; tflaunch left it untouched.")
