@@ -138,6 +138,9 @@ class Server:
         self.unsafe: Optional[str] = None
         self.served = 0
         self.child_module = _load_child_module()
+        # Top-level modules imported here from files (a script's folder could shadow them).
+        self.loaded = {name for name, module in list(sys.modules.items())
+                       if "." not in name and getattr(module, "__file__", None)}
 
     def start(self) -> None:
         self.listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -209,9 +212,10 @@ class Server:
                 _reply(conn, self.state())
                 self._drop(launch)
                 return
-            if not isinstance(request.get("argv"), list) or not request["argv"] or len(launch.fds) < 3 \
-                    or not isinstance(request.get("env"), dict):
-                raise ValueError("argv, env and three descriptors are needed")
+            closed = request.get("closed") or []
+            if not isinstance(request.get("argv"), list) or not request["argv"] or not isinstance(closed, list) \
+                    or len(launch.fds) < 3 - len(set(closed) & {0, 1, 2}) or not isinstance(request.get("env"), dict):
+                raise ValueError("argv, env and the open stdio descriptors are needed")
         except (ValueError, AttributeError) as exc:
             _reply(conn, {"refused": f"a malformed launch request ({exc})"})
             self._drop(launch)
@@ -232,7 +236,7 @@ class Server:
                 if other is not conn:
                     other.close()
             conn.close()
-            self.child_module.run_child(request, launch.fds)
+            self.child_module.run_child(request, launch.fds, self.imported)
         launch.pid = pid
         self.children[pid] = launch
         for fd in launch.fds:
@@ -249,6 +253,10 @@ class Server:
         if differ:
             return {"refused": f"the warm server imported TensorFlow with other values of {', '.join(differ)}",
                     "rekey": differ}
+        shadowed = shadowed_modules(request, self.loaded)
+        if shadowed:
+            return {"refused": f"the script's folder has {shadowed[0]}, which a cold start would import instead of "
+                               f"the module of that name the warm server has imported"}
         too_high = limits_out_of_reach(request.get("limits") or {})
         if too_high:
             return {"refused": f"the launch's resource limit {too_high} is above the warm server's hard limit, "
@@ -339,6 +347,32 @@ def peer_credentials(conn: socket.socket) -> Tuple[int, int, int]:
     raw = conn.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i"))
     pid, uid, gid = struct.unpack("3i", raw)
     return pid, uid, gid
+
+
+def shadowed_modules(request: Dict[str, Any], loaded: set[str]) -> List[str]:
+    """Files or packages in the folder a cold start puts first on sys.path (the script's,
+    or the working folder for -m and -c) named as a module the server imported: cold, the
+    script would import its own; here it would get the server's."""
+    argv, cwd = request["argv"], str(request.get("cwd") or "/")
+    if sys.flags.safe_path:
+        return []
+    if argv[0] in ("-m", "-c"):
+        folder = cwd
+    else:
+        folder = os.path.dirname(os.path.realpath(os.path.join(cwd, str(argv[0]))))
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return []
+    out = []
+    for entry in names:
+        stem = entry.split(".", 1)[0] if entry.endswith((".py", ".so", ".pyc")) else entry
+        if stem in loaded and (entry != stem or os.path.isdir(os.path.join(folder, entry))):
+            module = sys.modules.get(stem)
+            origin = os.path.realpath(getattr(module, "__file__", "") or "")
+            if not origin.startswith(os.path.realpath(folder) + os.sep):
+                out.append(os.path.join(folder, entry))
+    return sorted(out)
 
 
 def limits_out_of_reach(limits: Dict[str, Any]) -> Optional[str]:

@@ -26,17 +26,18 @@ import signal
 import sys
 import time
 import types
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, FrozenSet, List, Optional, Set
 
 _THIS_FILE = os.path.abspath(__file__)
 
 
-def run_child(request: Dict[str, Any], fds: List[int]) -> None:
-    """In the forked child: become the user's program and never return."""
+def run_child(request: Dict[str, Any], fds: List[int], imported: Any = None) -> None:
+    """In the forked child: become the user's program and never return. `imported`: what
+    the server's import read (forkserver.Imported)."""
     code = 1
     interrupted = False
     try:
-        _become_the_launch(request, fds)
+        _become_the_launch(request, fds, imported)
         code = _run_main(list(request["argv"]))
     except SystemExit as exc:
         code = _exit_code(exc)
@@ -49,12 +50,19 @@ def run_child(request: Dict[str, Any], fds: List[int]) -> None:
     _finish(code, interrupted)
 
 
-def _become_the_launch(request: Dict[str, Any], fds: List[int]) -> None:
+def _become_the_launch(request: Dict[str, Any], fds: List[int], imported: Any) -> None:
     os.setpgid(0, 0)  # its own group: the client's signals and a cancel reach all it starts
-    for target, fd in enumerate(fds[:3]):
+    closed = [n for n in request.get("closed") or [] if n in (0, 1, 2)]
+    stdio = [n for n in (0, 1, 2) if n not in closed]
+    for target, fd in zip(stdio, fds):
         os.dup2(fd, target)
+    for target in closed:  # the launcher's was closed: so is the script's, as cold
+        try:
+            os.close(target)
+        except OSError:
+            pass
     # A measured program's event channel: kept (at a number of its own), not inherited.
-    events = os.dup(fds[3]) if len(fds) > 3 else None
+    events = os.dup(fds[len(stdio)]) if len(fds) > len(stdio) else None
     for fd in fds:
         if fd > 2:
             os.close(fd)
@@ -68,8 +76,8 @@ def _become_the_launch(request: Dict[str, Any], fds: List[int]) -> None:
         os.umask(request["umask"])
     _set_limits(request.get("limits") or {})
     # The server's stdio objects wrapped its fds 0-2, which now are the client's: new
-    # ones, buffered as a fresh interpreter buffers them.
-    sys.stdin, sys.stdout, sys.stderr = (_stream(fd, mode, old) for fd, mode, old in
+    # ones, made as a fresh interpreter makes them (None for a closed descriptor).
+    sys.stdin, sys.stdout, sys.stderr = (None if fd in closed else _stream(fd, mode, old) for fd, mode, old in
                                          ((0, "r", sys.__stdin__), (1, "w", sys.__stdout__), (2, "w", sys.__stderr__)))
     for name in ("stdin", "stdout", "stderr"):  # a fresh interpreter's originals are these
         setattr(sys, f"__{name}__", getattr(sys, name))
@@ -77,24 +85,47 @@ def _become_the_launch(request: Dict[str, Any], fds: List[int]) -> None:
     _apply_tf_config(os.environ.get("TFLAUNCH_TF_CONFIG"))
     if events is not None:
         _observe(events, request.get("started"))
-    if request.get("terminal"):
-        sys.addaudithook(_no_terminal_here)
+    global _IMPORT_READ, _TERMINAL
+    _IMPORT_READ = frozenset(getattr(imported, "read", ()) or ())
+    _TERMINAL = bool(request.get("terminal"))
+    sys.addaudithook(_say_what_differs)
     orig = request.get("orig_argv")
     if isinstance(orig, list) and all(isinstance(a, str) for a in orig):
         sys.orig_argv = list(orig)
 
 
-def _no_terminal_here(event: str, args: Any) -> None:
-    """The one difference a fork cannot remove, said when it matters: the launcher's
-    terminal is the controlling terminal of its own session, which no process of another
-    session (this one) can take, so /dev/tty cannot be opened here. getpass opens it."""
-    if event == "open" and args and args[0] in ("/dev/tty", b"/dev/tty"):
-        try:
-            sys.stderr.write("tflaunch: this script opens /dev/tty, which a warm start cannot give it (the terminal "
-                             "belongs to the launcher's session); run it without --warm\n")
-            sys.stderr.flush()
-        except Exception:
-            pass
+_IMPORT_READ: FrozenSet[str] = frozenset()
+_TERMINAL = False
+_SAID: Set[str] = set()
+
+
+def _say_what_differs(event: str, args: Any) -> None:
+    """The differences a fork cannot remove, said when the script meets them (an audit
+    hook: Python reports these events before they happen):
+    - the launcher's terminal is the controlling terminal of its own session, which no
+      process of another session (this one) can take, so /dev/tty cannot be opened (getpass);
+    - a variable the server's import of TensorFlow and Keras read, set by the script: the
+      import already happened with the server's value (a cold start would see the script's)."""
+    if event == "open" and _TERMINAL and args and args[0] in ("/dev/tty", b"/dev/tty"):
+        _say_once("/dev/tty", "this script opens /dev/tty, which a warm start cannot give it (the terminal belongs "
+                              "to the launcher's session); run it without --warm")
+    elif event in ("os.putenv", "os.unsetenv") and args:
+        name = args[0].decode(errors="replace") if isinstance(args[0], bytes) else str(args[0])
+        if name in _IMPORT_READ:
+            _say_once(name, f"this script sets {name}, which TensorFlow's or Keras's import read in the warm server "
+                            "before the script ran; the import kept the server's value. Set it before the launch, "
+                            "or run without --warm")
+
+
+def _say_once(key: str, message: str) -> None:
+    if key in _SAID:
+        return
+    _SAID.add(key)
+    try:
+        sys.stderr.write(f"tflaunch: {message}\n")
+        sys.stderr.flush()
+    except Exception:
+        pass
 
 
 def _set_limits(limits: Dict[str, Any]) -> None:
@@ -127,19 +158,27 @@ def _fresh_process_state() -> None:
 
 
 def _stream(fd: int, mode: str, like: Any) -> Any:
-    """A new text stream on `fd` with the encoding and errors of the server's own (which
-    the same variables decided as a fresh interpreter's), buffered as a fresh one buffers."""
+    """A new text stream on `fd` as CPython's create_stdio makes one: named <stdin> and so
+    on, newline "\\n" (no translation), the encoding and errors of the server's own (which
+    the same variables decided), line-buffered on a terminal (stderr always) unless -u."""
     unbuffered = bool(os.environ.get("PYTHONUNBUFFERED")) and mode == "w"
     raw = open(fd, mode + "b", buffering=0 if unbuffered else -1, closefd=False)
+    name = {0: "<stdin>", 1: "<stdout>", 2: "<stderr>"}[fd]
+    try:
+        setattr(getattr(raw, "raw", raw), "name", name)  # noqa: B010 - a property to type checkers
+    except (AttributeError, TypeError):
+        pass
     return io.TextIOWrapper(raw, encoding=getattr(like, "encoding", None), errors=getattr(like, "errors", None),
-                            line_buffering=fd == 2 or os.isatty(fd), write_through=unbuffered)
+                            newline="\n", line_buffering=not unbuffered and (fd == 2 or os.isatty(fd)),
+                            write_through=unbuffered)
 
 
 def _main_module(**attributes: Any) -> types.ModuleType:
     """A new `__main__`, in sys.modules as a fresh interpreter's is (pickle and spawned
     workers look it up there)."""
     main = types.ModuleType("__main__")
-    main.__dict__.update({"__builtins__": builtins, "__spec__": None, "__package__": None, **attributes})
+    main.__dict__.update({"__builtins__": builtins, "__spec__": None, "__package__": None, "__annotations__": {},
+                          **attributes})
     sys.modules["__main__"] = main
     return main
 
@@ -164,7 +203,9 @@ def _run_main(argv: List[str]) -> int:
         exec(compile(argv[1], "<string>", "exec"), main.__dict__)
     else:
         sys.argv = list(argv)
-        path = os.path.abspath(argv[0])
+        # CPython joins a relative script path to the folder without normalising it
+        # (./sub/s.py gives /cwd/./sub/s.py), and so must __file__ here.
+        path = argv[0] if os.path.isabs(argv[0]) else os.path.join(os.getcwd(), argv[0])
         if not safe_path:
             sys.path.insert(0, os.path.dirname(os.path.realpath(path)))
         if os.path.isdir(path) or not path.endswith(".py") and _is_zip(path):
@@ -258,6 +299,24 @@ def _flush() -> None:
             pass
 
 
+def _clear_main() -> None:
+    """What interpreter shutdown does to __main__ before the process ends: its globals
+    dropped (names starting with one underscore first, as CPython clears a module), so
+    __del__ methods run and unclosed files warn as they would cold."""
+    import gc
+
+    main = sys.modules.get("__main__")
+    names = list(getattr(main, "__dict__", {}))
+    try:
+        for first in (True, False):
+            for name in names:
+                if name != "__builtins__" and (name.startswith("_") and not name.startswith("__")) == first:
+                    main.__dict__[name] = None
+        gc.collect()
+    except BaseException:
+        pass
+
+
 def _finish(code: int, interrupted: bool = False) -> None:
     """End as an interpreter ends: wait for non-daemon threads, run atexit, flush; after an
     uncaught Ctrl+C, by SIGINT (so a shell sees 130 and stops a loop)."""
@@ -272,6 +331,7 @@ def _finish(code: int, interrupted: bool = False) -> None:
         atexit._run_exitfuncs()
     except BaseException:
         pass
+    _clear_main()
     _flush()
     if interrupted:
         signal.signal(signal.SIGINT, signal.SIG_DFL)

@@ -105,14 +105,25 @@ def read_at_import(name: str) -> bool:
     return name in IMPORT_NAMES or name.startswith(IMPORT_PREFIXES)
 
 
-def server_key(python: str, env: Mapping[str, str], also: Sequence[str] = ()) -> str:
+def server_key(python: str, env: Mapping[str, str], also: Sequence[str] = (), cwd: str | None = None) -> str:
     """The server for this interpreter and what its import depends on; `also`: variables a
     server's Python-level import read (its refusal names them)."""
     stable = sorted((k, v) for k, v in env.items()
                     if k not in PER_LAUNCH and (read_at_import(k) or k in also))
     affinity = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else []
-    data = [os.path.realpath(python), stable, sorted(also), affinity]
+    data: list[Any] = [os.path.realpath(python), stable, sorted(also), affinity]
+    if start_folder(env, cwd) != "/":
+        data.append(start_folder(env, cwd))
     return hashlib.sha1(json.dumps(data).encode()).hexdigest()[:16]
+
+
+def start_folder(env: Mapping[str, str], cwd: str | None = None) -> str:
+    """Where a server starts: /, unless PYTHONPATH has a relative folder (Python makes it
+    absolute from the folder it starts in), then the launch's own folder."""
+    entries = env.get("PYTHONPATH", "").split(os.pathsep)
+    if env.get("PYTHONPATH") and any(not os.path.isabs(e) for e in entries):
+        return cwd or os.getcwd()
+    return "/"
 
 
 def server_environment(env: Mapping[str, str]) -> dict[str, str]:
@@ -147,9 +158,9 @@ def _connect(path: Path) -> socket.socket | None:
 
 
 def connect(python: str, env: Mapping[str, str], idle_s: float = DEFAULT_IDLE_S, parent: int = 0,
-            also: Sequence[str] = ()) -> socket.socket:
+            also: Sequence[str] = (), cwd: str | None = None) -> socket.socket:
     """A connection to this launch's server, starting the server first when there is none."""
-    key = server_key(python, env, also)
+    key = server_key(python, env, also, cwd)
     folder = runtime_dir()
     path = folder / f"{key}.sock"
     sock = _connect(path)
@@ -162,7 +173,7 @@ def connect(python: str, env: Mapping[str, str], idle_s: float = DEFAULT_IDLE_S,
         with contextlib.suppress(FileNotFoundError):
             path.unlink()  # a server that ended without removing it
         make_room()
-        start_server(python, env, path, idle_s, parent, folder / f"{key}.log")
+        start_server(python, env, path, idle_s, parent, folder / f"{key}.log", start_folder(env, cwd))
         sock = _connect(path)
     if sock is None:
         raise WarmStartError(f"the warm server did not listen on {path}")
@@ -170,13 +181,13 @@ def connect(python: str, env: Mapping[str, str], idle_s: float = DEFAULT_IDLE_S,
 
 
 def start_server(python: str, env: Mapping[str, str], path: Path, idle_s: float, parent: int,
-                 log: Path) -> dict[str, object]:
+                 log: Path, folder: str = "/") -> dict[str, object]:
     command = [python, str(FORKSERVER), "--socket", str(path), "--idle", str(idle_s)]
     if parent:
         command += ["--parent", str(parent)]
     with open(log, "ab") as err:
         os.chmod(log, 0o600)
-        proc = subprocess.Popen(command, env=server_environment(env), cwd="/", stdin=subprocess.DEVNULL,
+        proc = subprocess.Popen(command, env=server_environment(env), cwd=folder, stdin=subprocess.DEVNULL,
                                 stdout=subprocess.PIPE, stderr=err, start_new_session=True)
     assert proc.stdout is not None
     deadline = time.monotonic() + START_TIMEOUT_S

@@ -117,10 +117,10 @@ def _start(launch: WarmLaunch, stdio: tuple[int, int, int], idle_s: float,
     refuses with its name; the launch then goes to a server keyed on it as well."""
     also: list[str] = []
     for _ in range(3):
-        sock = connect(launch.python, launch.env, idle_s, parent, also)
+        sock = connect(launch.python, launch.env, idle_s, parent, also, launch.cwd)
         buffer = bytearray()
         try:
-            socket.send_fds(sock, [_request(launch)], _descriptors(launch, stdio))
+            socket.send_fds(sock, [_request(launch, stdio)], _descriptors(launch, stdio))
             answer = _receive(sock, buffer)
         except OSError:
             answer = {"retry": True}  # a server that was ending as we connected: nothing ran
@@ -142,7 +142,7 @@ def _start(launch: WarmLaunch, stdio: tuple[int, int, int], idle_s: float,
     raise WarmStartError("no warm server would take this launch")
 
 
-def _request(launch: WarmLaunch) -> bytes:
+def _request(launch: WarmLaunch, stdio: tuple[int, int, int]) -> bytes:
     import resource
 
     umask = os.umask(0)
@@ -151,7 +151,8 @@ def _request(launch: WarmLaunch) -> bytes:
               for name in dir(resource) if name.startswith("RLIMIT_")}
     return json.dumps({"argv": launch.argv, "cwd": launch.cwd, "env": launch.env, "started": _started(),
                        "orig_argv": launch.orig_argv, "umask": umask, "limits": limits,
-                       "terminal": _has_terminal()}).encode() + b"\n"
+                       "terminal": _has_terminal(),
+                       "closed": [n for n, fd in enumerate(stdio) if not _is_open(fd)]}).encode() + b"\n"
 
 
 def _has_terminal() -> bool:
@@ -164,10 +165,19 @@ def _has_terminal() -> bool:
 
 
 def _descriptors(launch: WarmLaunch, stdio: tuple[int, int, int]) -> list[int]:
-    # A measured program's event channel goes along as a fourth descriptor; the child
-    # observes itself from the moment it is forked (started: this launch's time zero).
+    # A measured program's event channel goes along after the open stdio descriptors; the
+    # child observes itself from the moment it is forked (started: this launch's time zero).
     events = launch.env.get(EVENTS_FD_ENV, "")
-    return [*stdio, int(events)] if events.isdigit() else list(stdio)
+    open_stdio = [fd for fd in stdio if _is_open(fd)]
+    return [*open_stdio, int(events)] if events.isdigit() else open_stdio
+
+
+def _is_open(fd: int) -> bool:
+    try:
+        os.fstat(fd)
+    except OSError:
+        return False
+    return True
 
 
 @contextlib.contextmanager
