@@ -309,7 +309,8 @@ def _clear_main() -> None:
     names = list(getattr(main, "__dict__", {}))
     try:
         for first in (True, False):
-            for name in names:
+            # Later names first: an object's __del__ still finds the modules it imported.
+            for name in reversed(names):
                 if name != "__builtins__" and (name.startswith("_") and not name.startswith("__")) == first:
                     main.__dict__[name] = None
         gc.collect()

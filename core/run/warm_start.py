@@ -95,7 +95,11 @@ def run(launch: WarmLaunch, stdio: tuple[int, int, int] = (0, 1, 2), idle_s: flo
         parent: int = 0, on_started: Callable[[int], None] | None = None) -> int:
     """Run the launch warm; its exit status as a shell reports it (128 + N for signal N).
     WarmStartError when it cannot start warm (nothing has run then)."""
-    sock, pid, buffer = _start(launch, stdio, idle_s, parent)
+    # Which of the stdio descriptors are closed, decided before any socket of ours can
+    # take a free number among 0-2 (Python's own stdio object is None for a closed one).
+    closed = [n for n, fd in enumerate(stdio) if not _is_open(fd)
+              or (fd == n and getattr(sys, ("__stdin__", "__stdout__", "__stderr__")[n]) is None)]
+    sock, pid, buffer = _start(launch, stdio, idle_s, parent, closed)
     with sock:
         if on_started is not None:
             on_started(pid)
@@ -110,8 +114,8 @@ def run(launch: WarmLaunch, stdio: tuple[int, int, int] = (0, 1, 2), idle_s: flo
     return 128 - code if code < 0 else code
 
 
-def _start(launch: WarmLaunch, stdio: tuple[int, int, int], idle_s: float,
-           parent: int) -> tuple[socket.socket, int, bytearray]:
+def _start(launch: WarmLaunch, stdio: tuple[int, int, int], idle_s: float, parent: int,
+           closed: list[int]) -> tuple[socket.socket, int, bytearray]:
     """The server's answer to this launch: (connection, the script's pid, what was read
     after the answer). A server whose import read a variable this launch sets otherwise
     refuses with its name; the launch then goes to a server keyed on it as well."""
@@ -120,7 +124,7 @@ def _start(launch: WarmLaunch, stdio: tuple[int, int, int], idle_s: float,
         sock = connect(launch.python, launch.env, idle_s, parent, also, launch.cwd)
         buffer = bytearray()
         try:
-            socket.send_fds(sock, [_request(launch, stdio)], _descriptors(launch, stdio))
+            socket.send_fds(sock, [_request(launch, closed)], _descriptors(launch, stdio, closed))
             answer = _receive(sock, buffer)
         except OSError:
             answer = {"retry": True}  # a server that was ending as we connected: nothing ran
@@ -142,7 +146,7 @@ def _start(launch: WarmLaunch, stdio: tuple[int, int, int], idle_s: float,
     raise WarmStartError("no warm server would take this launch")
 
 
-def _request(launch: WarmLaunch, stdio: tuple[int, int, int]) -> bytes:
+def _request(launch: WarmLaunch, closed: list[int]) -> bytes:
     import resource
 
     umask = os.umask(0)
@@ -152,7 +156,7 @@ def _request(launch: WarmLaunch, stdio: tuple[int, int, int]) -> bytes:
     return json.dumps({"argv": launch.argv, "cwd": launch.cwd, "env": launch.env, "started": _started(),
                        "orig_argv": launch.orig_argv, "umask": umask, "limits": limits,
                        "terminal": _has_terminal(),
-                       "closed": [n for n, fd in enumerate(stdio) if not _is_open(fd)]}).encode() + b"\n"
+                       "closed": closed}).encode() + b"\n"
 
 
 def _has_terminal() -> bool:
@@ -164,11 +168,11 @@ def _has_terminal() -> bool:
     return True
 
 
-def _descriptors(launch: WarmLaunch, stdio: tuple[int, int, int]) -> list[int]:
+def _descriptors(launch: WarmLaunch, stdio: tuple[int, int, int], closed: list[int]) -> list[int]:
     # A measured program's event channel goes along after the open stdio descriptors; the
     # child observes itself from the moment it is forked (started: this launch's time zero).
     events = launch.env.get(EVENTS_FD_ENV, "")
-    open_stdio = [fd for fd in stdio if _is_open(fd)]
+    open_stdio = [fd for n, fd in enumerate(stdio) if n not in closed]
     return [*open_stdio, int(events)] if events.isdigit() else open_stdio
 
 
