@@ -24,10 +24,9 @@ from .descriptions import ENVIRONMENT, MODEL_INFO, DescriptionError, shown
 from .storable import INT64, gpu_figure, storable_real
 
 DAMAGED = "damaged"  # the status a summary shows for a row that cannot be read
-# Beyond this no stored duration is a measurement (units.py shows such as invalid): some
-# 31 years. A memory figure is bounded by what SQLite holds (units.py shows one beyond an
-# exbibyte as invalid; a table, a chart and an export all take it).
-MAX_SECONDS = 1e9
+# A duration or a memory figure need only be a finite number from 0 (a whole one for bytes):
+# one beyond any measurement, stored by a version that did not check what children sent,
+# is still a run to show, its figure as "invalid" (units.py).
 # The columns a summary is read from, in summary_from_row's order.
 SUMMARY_COLUMNS = ("id, launched_at, source, model, status, failed_phase, time_to_ready, peak_rss, config,"
                    " model_info")
@@ -71,12 +70,12 @@ def _time(value: Any, name: str, optional: bool = True) -> float | None:
 
 
 def _seconds(value: Any, name: str) -> float | None:
-    return _real(value, name, 0.0, MAX_SECONDS, "a number of seconds from 0")
+    return _real(value, name, 0.0, math.inf, "a number of seconds from 0")
 
 
 def _offset(value: Any, name: str) -> float:
-    """Seconds from launch: a sample's time (a clock set back can make it a little negative)."""
-    number = _real(value, name, -MAX_SECONDS, MAX_SECONDS, "a number of seconds from launch", optional=False)
+    """Seconds from launch: a sample's time (a clock set back can make it negative)."""
+    number = _real(value, name, -math.inf, math.inf, "a number of seconds from launch", optional=False)
     assert number is not None  # not optional
     return number
 
@@ -271,7 +270,7 @@ def _parts(text: Any) -> dict[str, float]:
     except DamagedRowError:
         return {}
     return {str(k): float(v) for k, v in parts.items()
-            if storable_real(v) is not None and 0 <= v <= MAX_SECONDS}
+            if storable_real(v) is not None and v >= 0}
 
 
 def _extra(text: Any) -> dict[str, Any]:
@@ -303,7 +302,7 @@ def _stored_marks(text: Any) -> list[tuple[str, float]]:
         return []
     return [(item[0], float(item[1])) for item in raw[:1000]
             if isinstance(item, list) and len(item) == 2 and isinstance(item[0], str) and NAME.match(item[0])
-            and storable_real(item[1]) is not None and 0 <= item[1] <= MAX_SECONDS]
+            and storable_real(item[1]) is not None and item[1] >= 0]
 
 
 def _command(text: Any) -> list[str] | None:
@@ -375,12 +374,12 @@ def record_from_rows(data: dict[str, Any], phases: Iterable[Sequence[Any]],
 
 def gpu_samples_from_rows(rows: Iterable[Sequence[Any]]) -> list[tuple[float, dict[int, int]]]:
     """Stored (t, gpu, bytes) rows, ordered by t, as a record's GPU samples; a damaged row
-    (a time out of range, a GPU or a size no card has) is skipped: it loses one point of a
-    curve, not the run."""
+    (a time that is no finite number, a GPU or a size no card has) is skipped: it loses one
+    point of a curve, not the run."""
     samples: list[tuple[float, dict[int, int]]] = []
     for t, gpu, size in rows:
         at = storable_real(t)
-        if at is None or not -MAX_SECONDS <= at <= MAX_SECONDS or not gpu_figure(gpu, size):
+        if at is None or not gpu_figure(gpu, size):
             continue
         if samples and samples[-1][0] == at:
             samples[-1][1][gpu] = size

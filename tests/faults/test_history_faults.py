@@ -289,15 +289,15 @@ BAD_ROWS = [
     ("UPDATE runs SET launched_at = -1 WHERE id = :id", DAMAGED, "launched_at is -1.0, not a time"),
     ("UPDATE runs SET launched_at = 'NaN' WHERE id = :id", DAMAGED, "launched_at is 'NaN', not a time"),
     ("UPDATE runs SET finished_at = 1e20 WHERE id = :id", "ok", "finished_at is 1e+20, not a time"),
-    ("UPDATE runs SET time_to_ready = 1e300 WHERE id = :id", DAMAGED, "time_to_ready is 1e+300, not a number of"),
+    ("UPDATE runs SET time_to_ready = -2 WHERE id = :id", DAMAGED, "time_to_ready is -2.0, not a number of seconds"),
     ("""UPDATE runs SET model_info = '{"params": "many"}' WHERE id = :id""", DAMAGED,
      "model_info params is 'many', not a whole number"),
     ("""UPDATE runs SET environment = '{"gpus": 7}' WHERE id = :id""", "ok", "environment gpus is 7, not a list"),
     ("UPDATE runs SET writer_pid = 'me' WHERE id = :id", "ok", "writer_pid is 'me', not a whole number"),
     ("UPDATE runs SET stopped_at_ready = 7 WHERE id = :id", "ok", "stopped_at_ready is 7, not 0 or 1"),
-    ("UPDATE phases SET duration = 1e300 WHERE run_id = :id", "ok", "duration is 1e+300, not a number of seconds"),
+    ("UPDATE phases SET duration = 'long' WHERE run_id = :id", "ok", "duration is 'long', not a number of seconds"),
     ("UPDATE phases SET started = 1e20 WHERE run_id = :id", "ok", "start is 1e+20, not a time"),
-    ("UPDATE samples SET t = 1e300 WHERE run_id = :id", "ok", "sample time is 1e+300"),
+    ("UPDATE samples SET t = 'soon' WHERE run_id = :id", "ok", "sample time is 'soon'"),
 ]
 
 

@@ -79,8 +79,8 @@ def test_a_damaged_row_is_greyed_with_its_reason_and_showing_it_says_why(qtbot, 
     qtbot.mouseClick(view.show_button, Qt.MouseButton.LeftButton)
     assert window.statusBar().currentMessage() == (
         f"Run {bad} in the run history {history_path()} is damaged (status is 'weird', which tflaunch does not "
-        f"know). It cannot be shown; the other runs are not affected. Delete it with `tflaunch history delete {bad}` or "
-        "in the app's History tab.")
+        f"know). It cannot be shown; the other runs are not affected. Delete it with `tflaunch history delete "
+        f"{bad}` or in the app's History tab.")
     assert window.current_review() is None, "no review of a run that cannot be read"
     view.select_ids([good])
     qtbot.mouseClick(view.show_button, Qt.MouseButton.LeftButton)
