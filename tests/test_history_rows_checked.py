@@ -25,6 +25,8 @@ from tflaunch.core.paths import history_path
 from tflaunch.core.run.record import RunStatus
 from tflaunch.core.store.history import History
 from tflaunch.core.store.rows import DAMAGED
+from tflaunch.gui.history_table import ID_ROLE, MODEL, STATUS
+from tflaunch.gui.history_view import DAMAGED_COLOR, HistoryView
 
 from .builders import finished_record
 
@@ -172,3 +174,26 @@ def test_any_value_in_any_column_is_listed_shown_exported_and_reported(capsys, t
     with closing(History(history_path())) as history:
         assert history.load(good).status is RunStatus.OK
 
+
+@settings(max_examples=20, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(cell=CELLS)
+@pinned
+def test_the_history_tab_lists_any_row_and_greys_the_damaged_one(qtbot, tmp_path, two_runs, cell):
+    template, good, bad = two_runs
+    if not damaged_copy(template, bad, cell, tmp_path):
+        return
+    with closing(History(history_path())) as history:
+        view = HistoryView(history)
+        qtbot.addWidget(view)
+        rows = {view.model.item(r, 0).data(ID_ROLE): r for r in range(view.model.rowCount())}
+        assert rows.keys() == {good, bad} and not view.loading
+        assert view.model.item(rows[good], STATUS).text() == "ok"
+        if view.model.item(rows[bad], STATUS).text() == DAMAGED:
+            assert view.model.item(rows[bad], MODEL).foreground().color().name() == DAMAGED_COLOR
+            assert view.model.item(rows[bad], MODEL).toolTip().startswith(f"Run {bad} cannot be read: ")
+            assert "1 damaged" in view.count.text()
+        problems = []
+        view.problem.connect(problems.append)
+        loaded = view.load([bad])  # what Show and Compare do
+        assert loaded or problems[0].startswith(f"Run {bad} in the run history {history_path()} is damaged (")
+        view.close()

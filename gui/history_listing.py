@@ -1,0 +1,99 @@
+"""HistoryListing: a history's runs into a RunTable, the first at once, the rest as a
+HistoryLoader thread reads them, a slice per tick of the event loop.
+
+The first FIRST_ROWS runs are read on the GUI thread (a few milliseconds): the tab shows
+them the moment it is built, and a history of ordinary size is whole after every refresh,
+as code that refreshes and then reads the table expects. A longer one goes on loading
+without ever holding the window: the thread reads and checks the pages, the tick only
+turns ROWS_PER_TICK of them into rows.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QObject, QTimer, Signal
+
+from tflaunch.core.store.history import History, HistoryError, RunSummary
+from tflaunch.core.store.rows import DAMAGED
+from tflaunch.core.store.run_pages import RunPages
+
+from .history_loader import HistoryLoader
+from .history_table import RunTable
+
+FIRST_ROWS = 100
+ROWS_PER_TICK = 200  # a few milliseconds of making rows and placing them
+TICK_MS = 5
+
+
+class HistoryListing(QObject):
+    rows_added = Signal()  # more runs are in the table, or the loading ended
+    problem = Signal(str)  # the history could not be read (all of it, or past some runs)
+
+    def __init__(self, table: RunTable, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.table = table
+        self.listed = self.damaged = self.total = 0
+        self.failure: str | None = None  # why not every run could be listed
+        self._loader: HistoryLoader | None = None
+        self._waiting: list[RunSummary] = []  # read by the loader, not yet in the table
+        self._tick = QTimer(self)  # parented: it stops with the listing
+        self._tick.setInterval(TICK_MS)
+        self._tick.timeout.connect(self._on_tick)
+
+    @property
+    def loading(self) -> bool:
+        return self._loader is not None
+
+    def load(self, history: History | None) -> None:
+        """List the history's runs (again): the first now, the rest as they are read."""
+        self.stop()
+        self.table.clear()
+        self.listed = self.damaged = self.total = 0
+        self.failure, self._waiting = None, []
+        if history is None:
+            return
+        try:
+            pages = RunPages(history.path)
+            self.total = pages.total
+            self._add(pages.next_page(FIRST_ROWS))
+        except HistoryError as exc:
+            self.failure = str(exc)
+            self.problem.emit(self.failure)
+            return
+        if not pages.done:
+            self._loader = HistoryLoader(pages)
+            # A listing deleted while it loads stops its reader (a plain thread, no child of ours).
+            self.destroyed.connect(self._loader.stop)
+            self._tick.start()  # the first tick starts the thread: the first rows paint without it
+
+    def stop(self) -> None:
+        self._tick.stop()
+        if self._loader is not None:
+            self._loader.stop()
+            self.destroyed.disconnect(self._loader.stop)
+            self._loader = None
+
+    def _add(self, runs: list[RunSummary]) -> None:
+        self.table.append(runs)
+        self.listed += len(runs)
+        self.damaged += sum(run.status == DAMAGED for run in runs)
+
+    def _on_tick(self) -> None:
+        loader = self._loader
+        if loader is None:
+            return
+        if not loader.started:
+            loader.start()
+            return
+        if not self._waiting:
+            self._waiting = loader.take()
+        if self._waiting:
+            self._add(self._waiting[:ROWS_PER_TICK])
+            del self._waiting[:ROWS_PER_TICK]
+        elif not loader.finished:
+            return  # the thread is still reading the next page
+        if not self._waiting and loader.finished:
+            self.stop()
+            if self.listed < self.total:
+                self.failure = loader.problem or "the reading stopped early"
+                self.problem.emit(self.failure)
+        self.rows_added.emit()

@@ -1,0 +1,201 @@
+"""RunTable: the History tab's runs as a table model that holds 10,000 rows cheaply, sorted
+and filtered in Python over keys made once per run.
+
+A QStandardItemModel kept a Python wrapper per cell (70,000 for 10,000 runs), and each
+collection of Python's garbage collector then walked them all, holding the window for up
+to a quarter of a second; sorting through a proxy asked Python for every cell it compared.
+Here a run is one tuple of plain values (which the collector does not walk), sorting is
+one list sort, and the filter proxy asks one question per row.
+"""
+
+from __future__ import annotations
+
+import bisect
+import time
+from typing import Any
+
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, QSortFilterProxyModel, Qt
+from PySide6.QtGui import QColor, QStandardItem
+
+from tflaunch.core.store.history import RunSummary
+from tflaunch.core.store.rows import DAMAGED
+from tflaunch.core.units import format_bytes, format_duration
+
+from .palette import status_color
+
+DAMAGED_COLOR = "#9aa0a6"  # grey: a row that cannot be read
+COLUMNS = ("Date", "Model", "Settings", "Ready", "Peak", "Status", "From")
+DATE, MODEL, SETTINGS, READY, PEAK, STATUS, SOURCE = range(len(COLUMNS))
+ID_ROLE = Qt.ItemDataRole.UserRole  # on the Date cell: the run's id in the history
+SORT_ROLE = Qt.ItemDataRole.UserRole + 1  # what a column sorts by: numbers as numbers
+_RIGHT = int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+
+# A row: a tuple of plain values only, by these indices.
+_ID, _TEXTS, _KEYS, _STATUS, _TIP, _HAYSTACK = range(6)
+Index = QModelIndex | QPersistentModelIndex
+
+
+def _date(run: RunSummary) -> str:
+    if run.status == DAMAGED and not run.launched_at:
+        return "–"  # its own time is what could not be read
+    return time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(run.launched_at))
+
+
+def _row(run: RunSummary) -> tuple[Any, ...]:
+    status = run.status if not run.failed_phase or run.status == "ok" else f"{run.status} ({run.failed_phase})"
+    if run.assumed_inputs and run.status == "ok":
+        status = "ok (assumed input shape)"
+    texts = (_date(run), run.model, run.settings_summary, format_duration(run.time_to_ready),
+             format_bytes(run.peak_rss), status, run.source)
+    keys = (run.launched_at, run.model, run.settings_summary,
+            run.time_to_ready if run.time_to_ready is not None else float("inf"), run.peak_rss or 0, status,
+            run.source)
+    tip = (f"Run {run.id} cannot be read: {run.damage}. Select it and press Delete; the other runs are not "
+           "affected." if run.status == DAMAGED else "")
+    return run.id, texts, keys, run.status, tip, "\n".join(texts).lower()
+
+
+class RunTable(QAbstractTableModel):
+    """Every run loaded so far, in the order of the column it is sorted by."""
+
+    def __init__(self, parent: Any = None) -> None:
+        super().__init__(parent)
+        self._rows: list[tuple[Any, ...]] = []  # ascending by the sort column; shown reversed when descending
+        self._column, self._descending = DATE, True
+        self._colours: dict[str, QColor] = {}  # status: its colour on the current palette
+
+    # -- what the view asks --------------------------------------------------------------
+    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008, N802 (Qt's signature)
+        return 0 if parent.isValid() else len(self._rows)
+
+    def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008, N802 (Qt's signature)
+        return 0 if parent.isValid() else len(COLUMNS)
+
+    def headerData(self, section: int, orientation: Qt.Orientation,  # noqa: N802 (Qt's name)
+                   role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
+            return COLUMNS[section]
+        return None
+
+    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        row, column = self._at(index.row()), index.column()
+        if role == Qt.ItemDataRole.DisplayRole:
+            return row[_TEXTS][column]
+        if role == Qt.ItemDataRole.ForegroundRole:
+            if row[_STATUS] == DAMAGED:
+                return QColor(DAMAGED_COLOR)
+            return self._colour(row[_STATUS]) if column == STATUS else None
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return row[_TIP] or (row[_TEXTS][column] if column in (MODEL, SETTINGS) else None)  # elided cells whole
+        if role == Qt.ItemDataRole.TextAlignmentRole:
+            return _RIGHT if column in (READY, PEAK) else None
+        if role == ID_ROLE:
+            return row[_ID] if column == DATE else None
+        if role == SORT_ROLE:
+            return row[_KEYS][column]
+        return None
+
+    def _at(self, view_row: int) -> tuple[Any, ...]:
+        return self._rows[-1 - view_row] if self._descending else self._rows[view_row]
+
+    def _colour(self, status: str) -> QColor:
+        if status not in self._colours:
+            self._colours[status] = status_color(status)
+        return self._colours[status]
+
+    def run_id(self, view_row: int) -> int:
+        return int(self._at(view_row)[_ID])
+
+    def texts(self, column: int, first: int, last: int) -> list[str]:
+        """The column's texts in view rows first to last."""
+        return [self._at(row)[_TEXTS][column] for row in range(first, last + 1)]
+
+    def matches(self, view_row: int, needle: str) -> bool:
+        """Whether any of the row's texts holds `needle` (lower case)."""
+        return needle in self._at(view_row)[_HAYSTACK]
+
+    def item(self, view_row: int, column: int) -> QStandardItem:
+        """One cell as a detached item (its text, tooltip, colour, data), for code that reads a cell."""
+        index = self.index(view_row, column)
+        item = QStandardItem(self.data(index))
+        for role in (Qt.ItemDataRole.ForegroundRole, Qt.ItemDataRole.ToolTipRole, Qt.ItemDataRole.TextAlignmentRole,
+                     ID_ROLE, SORT_ROLE):
+            value = self.data(index, role)
+            if value is not None:
+                item.setData(value, role)
+        return item
+
+    # -- what the tab does ------------------------------------------------------------------
+    def clear(self) -> None:
+        self.beginResetModel()
+        self._rows = []
+        self.endResetModel()
+
+    def recolour(self) -> None:
+        """Status colours again, for a palette that changed."""
+        self._colours.clear()
+        if self._rows:
+            self.dataChanged.emit(self.index(0, 0), self.index(len(self._rows) - 1, len(COLUMNS) - 1))
+
+    def append(self, runs: list[RunSummary]) -> None:
+        """Runs into their sorted places."""
+        new = sorted((_row(run) for run in runs), key=self._key)
+        if not new:
+            return
+        keys = [self._key(row) for row in self._rows]
+        at = bisect.bisect_right(keys, self._key(new[0]))
+        if bisect.bisect_right(keys, self._key(new[-1])) == at:
+            # The usual case (pages of older runs while sorted by date): all in one place.
+            self._insert(at, new)
+            return
+        for row in new:
+            self._insert(bisect.bisect_right(self._rows, self._key(row), key=self._key), [row])
+
+    def view_rows(self, run_ids: set[int]) -> list[int]:
+        """The view rows of these runs, those loaded."""
+        return [self._view_row(i) for i, row in enumerate(self._rows) if row[_ID] in run_ids]
+
+    def _key(self, row: tuple[Any, ...]) -> Any:
+        return row[_KEYS][self._column]
+
+    def _insert(self, at: int, rows: list[tuple[Any, ...]]) -> None:
+        """`rows` (ascending) into the ascending list at `at`."""
+        first = len(self._rows) - at if self._descending else at  # where the block starts in the view
+        self.beginInsertRows(QModelIndex(), first, first + len(rows) - 1)
+        self._rows[at:at] = rows
+        self.endInsertRows()
+
+    def sort(self, column: int, order: Qt.SortOrder = Qt.SortOrder.AscendingOrder) -> None:
+        self.layoutAboutToBeChanged.emit()
+        before = {row[_ID]: self._view_row(i) for i, row in enumerate(self._rows)}
+        self._column, self._descending = column, order == Qt.SortOrder.DescendingOrder
+        self._rows.sort(key=self._key)  # stable: equal keys keep their order
+        after = {row[_ID]: self._view_row(i) for i, row in enumerate(self._rows)}
+        old = self.persistentIndexList()  # the selection, the current row: they follow their runs
+        moved = {before[run_id]: after[run_id] for run_id in before}
+        self.changePersistentIndexList(old, [self.index(moved[i.row()], i.column()) for i in old])
+        self.layoutChanged.emit()
+
+    def _view_row(self, position: int) -> int:
+        return len(self._rows) - 1 - position if self._descending else position
+
+
+class RunFilter(QSortFilterProxyModel):
+    """The runs whose texts hold the filter's words (any case); sorting is the table's own."""
+
+    def __init__(self, table: RunTable) -> None:
+        super().__init__(table.parent())
+        self.setSourceModel(table)
+        self._table = table
+        self._needle = ""
+
+    def set_text(self, text: str) -> None:
+        self.beginFilterChange()
+        self._needle = text.lower()
+        self.endFilterChange(QSortFilterProxyModel.Direction.Rows)
+
+    def filterAcceptsRow(self, source_row: int, source_parent: Index) -> bool:  # noqa: N802 (Qt's name)
+        return not self._needle or self._table.matches(source_row, self._needle)
+
+    def sort(self, column: int, order: Qt.SortOrder = Qt.SortOrder.AscendingOrder) -> None:
+        self._table.sort(column, order)
