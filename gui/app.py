@@ -17,6 +17,7 @@ from tflaunch.core.store.history import History, HistoryError, default_history
 from tflaunch.core.store.profiles import ProfileStore
 from tflaunch.resources import RESOURCES
 
+from . import wheel_guard
 from .main_window import MainWindow
 from .palette import follow_desktop_palette
 
@@ -48,6 +49,7 @@ def create_app(argv: list[str] | None = None) -> QApplication:
     sheet = (RESOURCES / "tflaunch.qss").read_text(encoding="utf-8")
     if not app.styleSheet().startswith(sheet):  # set again, it would drop the palette's rules
         app.setStyleSheet(sheet)
+    wheel_guard.install(app)
     # The palette's rules now, while no widget exists: set later, the sheet re-polishes them all.
     follow_desktop_palette()
     return app

@@ -1,0 +1,53 @@
+"""The mouse wheel scrolls the form; it changes a setting only in the control that has focus.
+
+A user scrolling a long settings panel with the pointer passing over a combo box or a spin
+box would otherwise change that setting without noticing (Log level turned to "3: errors
+hidden too", trials per setting 5 -> 4), and the next run would use it. So, application-
+wide: such a control takes focus only by click or Tab (not by the wheel), and a wheel event
+over one without focus goes to the scroll area around it instead.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QCoreApplication, QEvent, QObject, Qt
+from PySide6.QtWidgets import QAbstractScrollArea, QAbstractSpinBox, QApplication, QComboBox, QDial, QSlider, QWidget
+
+# Not QScrollBar: a scroll area hands its wheel events to its scroll bars.
+GUARDED = (QAbstractSpinBox, QComboBox, QSlider, QDial)
+
+
+class WheelGuard(QObject):
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt's name
+        kind = event.type()
+        if kind not in (QEvent.Type.Wheel, QEvent.Type.Polish) or not isinstance(watched, GUARDED):
+            return False
+        if kind == QEvent.Type.Polish:
+            if watched.focusPolicy() == Qt.FocusPolicy.WheelFocus:
+                watched.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
+            return False
+        if watched.hasFocus() or _inside_popup(watched):
+            return False
+        area = scroll_area_of(watched)
+        if area is not None:
+            QCoreApplication.sendEvent(area.viewport(), event)
+        return True  # never the control's own wheelEvent while it has no focus
+
+
+def scroll_area_of(widget: QWidget) -> QAbstractScrollArea | None:
+    parent = widget.parentWidget()
+    while parent is not None and not isinstance(parent, QAbstractScrollArea):
+        parent = parent.parentWidget()
+    return parent
+
+
+def _inside_popup(widget: QWidget) -> bool:
+    return widget.window().windowType() == Qt.WindowType.Popup
+
+
+def install(app: QApplication) -> None:
+    """Once per application (a second filter would do the same work twice)."""
+    if app.property("tflaunch-wheel-guard"):
+        return
+    guard = WheelGuard(app)
+    app.installEventFilter(guard)
+    app.setProperty("tflaunch-wheel-guard", True)
