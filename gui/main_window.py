@@ -461,8 +461,7 @@ class MainWindow(DropTarget, QMainWindow):  # DropTarget: a model or a script dr
         self.checker.check(self.panel.python.text())
 
     def _restore(self) -> None:
-        if not self.state.restore_layout(self):
-            self.resize(1360, 860)
+        if not self.state.restore_layout(self):  # a first window: the preferred size, fitted to the screen
             # Docks take what the central widget leaves unless told; applied once shown.
             QTimer.singleShot(0, lambda: self.resizeDocks([self.runs_dock], [160], Qt.Orientation.Vertical))
         self.panel.set_recent_models(self.state.recent_models())

@@ -9,12 +9,28 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from PySide6.QtCore import QByteArray, QSettings
+from PySide6.QtCore import QByteArray, QRect, QSettings, QSize
 from PySide6.QtWidgets import QMainWindow
 
 from tflaunch.core.settings.config import LaunchConfig
 
 RECENT_LIMIT = 10
+PREFERRED_SIZE = QSize(1360, 860)  # the first window, where the screen has room for it
+
+
+def fitted(available: QRect, wanted: QRect | QSize) -> QRect:
+    """`wanted` (a geometry, or a size to centre) moved and shrunk to lie within the
+    screen's available geometry: a first window on a 1024x700 screen, or a geometry saved
+    on a larger monitor, never opens partly off the screen."""
+    size = wanted.size() if isinstance(wanted, QRect) else wanted
+    width, height = min(size.width(), available.width()), min(size.height(), available.height())
+    if isinstance(wanted, QRect):
+        x = min(max(wanted.x(), available.left()), available.left() + available.width() - width)
+        y = min(max(wanted.y(), available.top()), available.top() + available.height() - height)
+    else:
+        x = available.left() + (available.width() - width) // 2
+        y = available.top() + (available.height() - height) // 2
+    return QRect(x, y, width, height)
 
 
 class WindowState:
@@ -29,7 +45,14 @@ class WindowState:
             window.restoreGeometry(geometry)
         if isinstance(state, QByteArray):
             window.restoreState(state)
-        return isinstance(geometry, QByteArray) and isinstance(state, QByteArray)
+        restored = isinstance(geometry, QByteArray) and isinstance(state, QByteArray)
+        screen = window.screen()
+        if screen is not None and not window.isMaximized() and not window.isFullScreen():
+            available = screen.availableGeometry()
+            window.setGeometry(fitted(available, window.geometry() if restored else PREFERRED_SIZE))
+        elif not restored:
+            window.resize(PREFERRED_SIZE)
+        return restored
 
     def save_layout(self, window: QMainWindow) -> None:
         self.settings.setValue("window/geometry", window.saveGeometry())
