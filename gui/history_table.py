@@ -26,8 +26,11 @@ from .palette import status_color
 DAMAGED_COLOR = "#9aa0a6"  # grey: a row that cannot be read
 COLUMNS = ("Date", "Model", "Settings", "Ready", "Peak", "Status", "From")
 DATE, MODEL, SETTINGS, READY, PEAK, STATUS, SOURCE = range(len(COLUMNS))
-ID_ROLE = Qt.ItemDataRole.UserRole  # on the Date cell: the run's id in the history
-SORT_ROLE = Qt.ItemDataRole.UserRole + 1  # what a column sorts by: numbers as numbers
+ID_ROLE = Qt.ItemDataRole.UserRole.value  # on the Date cell: the run's id in the history
+SORT_ROLE = ID_ROLE + 1  # what a column sorts by: numbers as numbers
+_DISPLAY, _FOREGROUND = Qt.ItemDataRole.DisplayRole.value, Qt.ItemDataRole.ForegroundRole.value
+_ALIGNMENT, _TOOLTIP = Qt.ItemDataRole.TextAlignmentRole.value, Qt.ItemDataRole.ToolTipRole.value
+_ROLES = frozenset((_DISPLAY, _FOREGROUND, _ALIGNMENT, _TOOLTIP, ID_ROLE, SORT_ROLE))
 _RIGHT = int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
 
 # A row: a tuple of plain values only, by these indices.
@@ -77,23 +80,25 @@ class RunTable(QAbstractTableModel):
             return COLUMNS[section]
         return None
 
-    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+    def data(self, index: Index, role: int = _DISPLAY) -> Any:
+        # Asked some 2,000 times a paint: roles compared as plain ints (a Qt enum compares
+        # ten times slower), the roles a paint asks for and this model has none of first out.
+        if role not in _ROLES:
+            return None
         row, column = self._at(index.row()), index.column()
-        if role == Qt.ItemDataRole.DisplayRole:
+        if role == _DISPLAY:
             return row[_TEXTS][column]
-        if role == Qt.ItemDataRole.ForegroundRole:
+        if role == _FOREGROUND:
             if row[_STATUS] == DAMAGED:
                 return QColor(DAMAGED_COLOR)
             return self._colour(row[_STATUS]) if column == STATUS else None
-        if role == Qt.ItemDataRole.ToolTipRole:
-            return row[_TIP] or (row[_TEXTS][column] if column in (MODEL, SETTINGS) else None)  # elided cells whole
-        if role == Qt.ItemDataRole.TextAlignmentRole:
+        if role == _ALIGNMENT:
             return _RIGHT if column in (READY, PEAK) else None
+        if role == _TOOLTIP:
+            return row[_TIP] or (row[_TEXTS][column] if column in (MODEL, SETTINGS) else None)  # elided cells whole
         if role == ID_ROLE:
             return row[_ID] if column == DATE else None
-        if role == SORT_ROLE:
-            return row[_KEYS][column]
-        return None
+        return row[_KEYS][column]  # SORT_ROLE
 
     def _at(self, view_row: int) -> tuple[Any, ...]:
         return self._rows[-1 - view_row] if self._descending else self._rows[view_row]
@@ -118,8 +123,7 @@ class RunTable(QAbstractTableModel):
         """One cell as a detached item (its text, tooltip, colour, data), for code that reads a cell."""
         index = self.index(view_row, column)
         item = QStandardItem(self.data(index))
-        for role in (Qt.ItemDataRole.ForegroundRole, Qt.ItemDataRole.ToolTipRole, Qt.ItemDataRole.TextAlignmentRole,
-                     ID_ROLE, SORT_ROLE):
+        for role in (_FOREGROUND, _TOOLTIP, _ALIGNMENT, ID_ROLE, SORT_ROLE):
             value = self.data(index, role)
             if value is not None:
                 item.setData(value, role)
@@ -142,14 +146,13 @@ class RunTable(QAbstractTableModel):
         new = sorted((_row(run) for run in runs), key=self._key)
         if not new:
             return
-        keys = [self._key(row) for row in self._rows]
-        at = bisect.bisect_right(keys, self._key(new[0]))
-        if bisect.bisect_right(keys, self._key(new[-1])) == at:
+        at = self._place(new[0])
+        if self._place(new[-1]) == at:
             # The usual case (pages of older runs while sorted by date): all in one place.
             self._insert(at, new)
             return
         for row in new:
-            self._insert(bisect.bisect_right(self._rows, self._key(row), key=self._key), [row])
+            self._insert(self._place(row), [row])
 
     def view_rows(self, run_ids: set[int]) -> list[int]:
         """The view rows of these runs, those loaded."""
@@ -157,6 +160,10 @@ class RunTable(QAbstractTableModel):
 
     def _key(self, row: tuple[Any, ...]) -> Any:
         return row[_KEYS][self._column]
+
+    def _place(self, row: tuple[Any, ...]) -> int:
+        """Where `row` goes in the ascending list: after the rows of an equal key."""
+        return bisect.bisect_right(self._rows, self._key(row), key=self._key)
 
     def _insert(self, at: int, rows: list[tuple[Any, ...]]) -> None:
         """`rows` (ascending) into the ascending list at `at`."""

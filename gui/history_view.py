@@ -43,6 +43,7 @@ MODEL_SHARE = 0.45  # at most this part of the width the figures leave goes to t
 MIN_TEXT_WIDTH = 80  # px: the model column is not narrowed below this (the table scrolls)
 UNDO_SECONDS = 60
 FIGURES = tuple(c for c in range(len(COLUMNS)) if c not in (MODEL, SETTINGS))
+WIDTH_SLACK = 3  # characters: "10 min 5 s" can be narrower than "999.9 ms", never than "9 ms"
 
 
 def _runs_of(count: int, models: list[str]) -> str:
@@ -88,6 +89,7 @@ class HistoryView(QWidget):
         # 5 columns, every time rows arrived: 90 ms at a time with 10,000 runs.
         header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         self._widths = [header.sectionSizeFromContents(col).width() for col in range(len(COLUMNS))]
+        self._longest = [0] * len(COLUMNS)  # characters of the longest text measured, by column
         for column in FIGURES:
             header.resizeSection(column, self._widths[column])
         for visual, logical in enumerate(VISUAL_ORDER):
@@ -195,12 +197,18 @@ class HistoryView(QWidget):
 
     def _widen(self, _parent: object, first: int, last: int) -> None:
         """The figures' columns as wide as their widest text, these new rows' included (and
-        the model's widest name kept for _fit_columns)."""
+        the model's widest name kept for _fit_columns). A text shorter by WIDTH_SLACK
+        characters than the longest one measured is not measured: it is not wider."""
         metrics, header = self.table.fontMetrics(), self.table.horizontalHeader()
         # As Qt fits a cell: a text margin each side, and the grid line.
         margin = 2 * (self.table.style().pixelMetric(QStyle.PixelMetric.PM_FocusFrameHMargin, None, self.table) + 1) + 1
         for column in (*FIGURES, MODEL):
-            widest = max(metrics.horizontalAdvance(text) for text in self.model.texts(column, first, last)) + margin
+            texts = {text for text in self.model.texts(column, first, last)
+                     if len(text) >= self._longest[column] - WIDTH_SLACK}
+            if not texts:
+                continue
+            self._longest[column] = max(self._longest[column], *map(len, texts))
+            widest = max(map(metrics.horizontalAdvance, texts)) + margin
             if widest > self._widths[column]:
                 self._widths[column] = widest
                 if column != MODEL:
