@@ -1,5 +1,5 @@
 """HistoryListing: a history's runs into a RunTable, the first at once, the rest as a
-HistoryLoader thread reads them, a slice per tick of the event loop.
+HistoryLoader thread reads them, a few hundred at a time, a few times a second.
 
 The first FIRST_ROWS runs are read on the GUI thread (a few milliseconds): the tab shows
 them the moment it is built, and a history of ordinary size is whole after every refresh,
@@ -22,7 +22,7 @@ from .history_loader import HistoryLoader
 from .history_table import RunTable
 
 FIRST_ROWS = 100
-# Rows go into the table at most every FLUSH_S, FLUSH_ROWS at most at once (some 8 ms of
+# Rows go into the table at most every FLUSH_S, FLUSH_ROWS at most at once (some 5 ms of
 # making rows): each insertion repaints the table (some 9 ms), so inserting as pages came,
 # every 5 ms, kept the window painting and left it no time between.
 FLUSH_S = 0.05
@@ -92,8 +92,8 @@ class HistoryListing(QObject):
             loader.start()
             self._flushed = time.monotonic()
             return
-        while page := loader.take():
-            self._waiting += page
+        while len(self._waiting) < FLUSH_ROWS and (page := loader.take()):
+            self._waiting += page  # no more: the thread waits while its pages are not taken
         now = time.monotonic()
         if self._waiting and (now - self._flushed >= FLUSH_S or loader.finished):
             self._add(self._waiting[:FLUSH_ROWS])

@@ -2,10 +2,10 @@
 
 Reading and checking a run costs some 40 µs of Python: 10,000 runs read on the GUI thread
 froze the window for a second. Here a plain Python thread reads the pages (over RunPages'
-own connection) and queues them; the History tab takes them on its timer and appends them
-a slice at a time. At most a few pages wait: the thread then pauses, so it neither holds
-thousands of runs nobody has shown yet nor competes with the GUI thread for the interpreter
-while the tab catches up. No Qt: a test drives it without an event loop.
+own connection) and queues them; the History tab takes them on its timer and puts them into
+its table a few times a second. At most a few pages wait: the thread then waits too, so it
+holds no thousands of runs nobody has shown yet and leaves the interpreter to the GUI
+thread while the tab catches up. No Qt: a test drives it without an event loop.
 """
 
 from __future__ import annotations
