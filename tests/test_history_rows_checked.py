@@ -145,7 +145,7 @@ def pinned(test):
     return test
 
 
-@settings(max_examples=30, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=20, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(cell=CELLS)
 @pinned
 def test_any_value_in_any_column_is_listed_shown_exported_and_reported(capsys, tmp_path, two_runs, cell):
