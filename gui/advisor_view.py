@@ -81,12 +81,18 @@ class _Worker(QObject):
         self.finished.emit(result)
 
 
+START_TIP = "Run the doctor on the Run tab's model and settings (tflaunch doctor)"
+
+
 class AdvisorView(QWidget):
     save_requested = Signal(object)  # Diagnosis with a verified combination
+    running_changed = Signal(bool)  # the window allows one measurement at a time
 
     def __init__(self, history: History | None, config: Callable[[], LaunchConfig],
                  parent: QWidget | None = None) -> None:
         super().__init__(parent)
+        # What else measures now (the window's word), None when nothing: one measurement at a time.
+        self.busy_elsewhere: Callable[[], str | None] = lambda: None
         self._history, self._config = history, config
         self._thread: QThread | None = None
         self._worker: _Worker | None = None
@@ -109,7 +115,7 @@ class AdvisorView(QWidget):
         self.repeat.setToolTip(f"Measured runs of each remedy and of your settings (at least {MIN_RUNS} for a "
                                "verdict)")
         self.start_button = QPushButton("Examine")
-        self.start_button.setToolTip("Run the doctor on the Run tab's model and settings (tflaunch doctor)")
+        self.start_button.setToolTip(START_TIP)
         self.start_button.clicked.connect(self.start)
         self.cancel_button = QPushButton("Cancel")
         self.cancel_button.setEnabled(False)
@@ -156,6 +162,12 @@ class AdvisorView(QWidget):
     def start(self) -> None:
         if self.running:
             return
+        elsewhere = self.busy_elsewhere()
+        if elsewhere:
+            self.status.setText(f"Cannot examine while {elsewhere}: one measurement at a time, so none disturbs "
+                                "another's figures.")
+            self.status.setStyleSheet(error_style())
+            return
         config = self._config()
         problems = config.validate()
         if problems:
@@ -199,6 +211,12 @@ class AdvisorView(QWidget):
         self.start_button.setEnabled(not running)
         self.cancel_button.setEnabled(running)
         self.progress.setVisible(running)
+        self.running_changed.emit(running)
+
+    def hold(self, why: str | None) -> None:
+        """Another measurement runs (`why` says which) or none does (None)."""
+        self.start_button.setEnabled(why is None and not self.running)
+        self.start_button.setToolTip(f"Waits: {why}" if why else START_TIP)
 
     def _finished(self, result: object) -> None:
         if self._thread is not None:

@@ -29,6 +29,7 @@ from .first_paint import after_first_paint
 from .interpreter_check import InterpreterCheck
 from .lazy_tabs import LazyTabs
 from .log_pane import LogPane
+from .one_at_a_time import OneAtATime
 from .profile_saver import ProfileSaver
 from .run_controller import RunController
 from .run_list import RunList
@@ -76,6 +77,7 @@ class MainWindow(DropTarget, QMainWindow):  # DropTarget: a model or a script dr
         self.log = LogPane()
         self.runner = RunController(history, self)
         self.sweeper = SweepController(history, self)
+        self.one_at_a_time = OneAtATime(self)
         self.saver = ProfileSaver(profiles, self)
         self.tabs = LazyTabs()
         self._build_layout()
@@ -179,6 +181,9 @@ class MainWindow(DropTarget, QMainWindow):  # DropTarget: a model or a script dr
 
         advisor = AdvisorView(self.history, self.panel.config)
         advisor.save_requested.connect(self.saver.ask_and_save_diagnosis)
+        advisor.busy_elsewhere = self.one_at_a_time.busy_with
+        advisor.running_changed.connect(lambda _running: self._set_busy(self.running))
+        advisor.hold(self.one_at_a_time.busy_with())
         return advisor
 
     def _build_history_view(self) -> QWidget:
@@ -231,7 +236,7 @@ class MainWindow(DropTarget, QMainWindow):  # DropTarget: a model or a script dr
     # -- running -----------------------------------------------------------------------
     @property
     def running(self) -> bool:
-        return self.runner.running or self.sweeper.running
+        return self.one_at_a_time.busy_with() is not None
 
     def _checked_config(self, report: Callable[[str], None], script: bool = False) -> LaunchConfig | None:
         """The panel's settings, or None with the reasons shown next to the controls and the
@@ -253,7 +258,7 @@ class MainWindow(DropTarget, QMainWindow):  # DropTarget: a model or a script dr
         return config
 
     def start_run(self) -> None:
-        if self.running:
+        if self.one_at_a_time.refuse(self._say):
             return
         config = self._checked_config(lambda why: self._say(f"Cannot run: {why}"))
         if config is None:
@@ -280,7 +285,7 @@ class MainWindow(DropTarget, QMainWindow):  # DropTarget: a model or a script dr
     def start_script(self, argv: list[str], warm: bool = False) -> None:
         """Run a user's script with the panel's settings applied, recorded as one span;
         `warm`: forked from a warm server that has already imported TensorFlow."""
-        if self.running:
+        if self.one_at_a_time.refuse(self._say):
             return
         config = self._checked_config(lambda why: self._say(f"Cannot launch: {why}"), script=True)
         if config is not None:
@@ -290,9 +295,9 @@ class MainWindow(DropTarget, QMainWindow):  # DropTarget: a model or a script dr
     def _launch(self, config: LaunchConfig, script: list[str] | None, title: str, warm: bool = False) -> None:
         self.tabs.setCurrentWidget(self.run_view)
         self.log.begin(title)
-        self._set_busy(True)
         self._say(f"Running {title}…")
         record = self.runner.start(config, script, warm)
+        self._set_busy(True)  # after the start: the controls follow what runs
         if record is None:
             return
         # Said before the first phase: a card without native kernels can take minutes here.
@@ -304,6 +309,10 @@ class MainWindow(DropTarget, QMainWindow):  # DropTarget: a model or a script dr
             self.run_started.emit(record)
 
     def cancel_run(self) -> None:
+        if self.tabs.is_built("Advisor") and self.advisor_view.running:
+            self._say("Cancelling the Advisor after the run in progress…")
+            self.advisor_view.cancel()
+            return
         if self.sweeper.running:
             self._say("Cancelling the sweep…")
             self.sweeper.cancel()
@@ -340,12 +349,12 @@ class MainWindow(DropTarget, QMainWindow):  # DropTarget: a model or a script dr
         if isinstance(declared, list) and self.panel.inputs_table.model != record.config.model:
             self.panel.show_model_inputs(record.config.model, declared)
 
-    def _set_busy(self, busy: bool) -> None:
-        self.window_actions.set_busy(busy)
+    def _set_busy(self, _busy: bool) -> None:
+        self.one_at_a_time.follow()
 
     # -- sweeps ------------------------------------------------------------------------
     def start_sweep(self) -> None:
-        if self.running:
+        if self.one_at_a_time.refuse(self.sweep_view.show_message):
             return
         refuse = lambda why: self.sweep_view.show_message(f"Cannot start: {why}")  # noqa: E731
         base = self._checked_config(refuse)
@@ -357,11 +366,11 @@ class MainWindow(DropTarget, QMainWindow):  # DropTarget: a model or a script dr
         except PlanError as exc:
             refuse(str(exc))
             return
-        self._set_busy(True)
         self.sweep_view.set_running(True)
         self.tabs.setCurrentWidget(self.sweep_view)
         self.sweeper.gpu_sampler = self._gpu_sampler
         self.sweeper.start(plan)
+        self._set_busy(True)
 
     def _on_sweep_failed_to_start(self, reason: str) -> None:
         self._set_busy(False)

@@ -47,6 +47,8 @@ CHART_MIN_WIDTH = 220
 PLAN_MIN_HEIGHT = 60
 
 
+START_TIP = "Run the sweep with the settings panel as the baseline"
+
 class SweepView(QWidget):
     start_requested = Signal(object)  # SweepPlan with a placeholder base; the window supplies the settings
     cancel_requested = Signal()
@@ -70,7 +72,7 @@ class SweepView(QWidget):
         self.repeat, self.warmup, self.instances, self.racing = (self.form.repeat, self.form.warmup,
                                                                   self.form.instances, self.form.racing)
         self.start_button = QPushButton("Start sweep")
-        self.start_button.setToolTip("Run the sweep with the settings panel as the baseline")
+        self.start_button.setToolTip(START_TIP)
         self.start_button.clicked.connect(self._on_start)
         self.cancel_button = QPushButton("Cancel")
         self.cancel_button.setEnabled(False)
@@ -217,6 +219,11 @@ class SweepView(QWidget):
         if self._sweep is None or not self._sweep.trials_run:
             return None
         return sweep_review(self._sweep, self._runs, self._sweep_id)
+
+    def hold(self, why: str | None) -> None:
+        """Another measurement runs (`why` says which) or none does (None)."""
+        self.start_button.setEnabled(why is None)
+        self.start_button.setToolTip(f"Waits: {why}" if why else START_TIP)
 
     def set_running(self, running: bool) -> None:
         if running:  # a new sweep: nothing of the previous one stays on show while it is prepared

@@ -102,10 +102,16 @@ class WindowActions:
         self.toolbar.addSeparator()
         self.toolbar.addAction(toggle_log)
 
-    def set_busy(self, busy: bool) -> None:
-        """While a run or sweep goes on, only Cancel starts nothing new."""
+    def set_busy(self, busy: bool, what: str | None = None) -> None:
+        """While a run, sweep or the Advisor goes on, nothing new starts; Cancel ends it.
+        `what` says which, in the disabled actions' tooltips."""
         for action in (self.run, self.script):
             action.setEnabled(not busy)
+            default = action.property("tflaunch-tip")
+            if default is None:
+                action.setProperty("tflaunch-tip", action.toolTip())
+                default = action.toolTip()
+            action.setToolTip(f"Waits: {what}" if busy and what else str(default))
         self.cancel.setEnabled(busy)
 
     def show_about(self) -> None:
