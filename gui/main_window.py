@@ -271,8 +271,9 @@ class MainWindow(DropTarget, QMainWindow):  # DropTarget: a model or a script dr
     def ask_script(self) -> None:
         from .script_dialog import ScriptDialog
 
-        dialog = ScriptDialog(self.panel.python.text(), self)
+        dialog = ScriptDialog(self.panel.python.text(), self, self.state.last_script())
         if dialog.exec() == ScriptDialog.DialogCode.Accepted:
+            self.state.save_script(*dialog.remembered())
             argv = dialog.argv()
             if argv and dialog.warm.isChecked():
                 self.start_script(argv, warm=True)  # forked after import: no phases of its own to observe

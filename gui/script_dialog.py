@@ -22,7 +22,9 @@ from .palette import error_style
 
 
 class ScriptDialog(QDialog):
-    def __init__(self, python: str, parent: QWidget | None = None) -> None:
+    def __init__(self, python: str, parent: QWidget | None = None,
+                 remembered: tuple[str, str, bool] = ("", "", False)) -> None:
+        """`remembered`: the last launch's script, arguments and Warm choice, offered again."""
         super().__init__(parent)
         self.setWindowTitle("Launch a script with these settings")
         self.python = python
@@ -59,6 +61,10 @@ class ScriptDialog(QDialog):
         form.addRow(self.error)
         form.addRow(buttons)
         self.resize(560, self.sizeHint().height())
+        script, arguments, warm = remembered
+        self.script.setText(script)
+        self.arguments.setText(arguments)
+        self.warm.setChecked(warm)
 
     def argv(self) -> list[str] | None:
         """The command line, or None with the reason shown when the input cannot be used."""
@@ -72,6 +78,10 @@ class ScriptDialog(QDialog):
             self.error.setText(f"The arguments cannot be read: {exc}.")
             return None
         return [self.python, script, *extra]
+
+    def remembered(self) -> tuple[str, str, bool]:
+        """What the next launch offers again."""
+        return self.script.text().strip(), self.arguments.text(), self.warm.isChecked()
 
     def _accept(self) -> None:
         if self.argv() is not None:

@@ -96,3 +96,15 @@ class WindowState:
 
     def sync(self) -> None:
         self.settings.sync()
+
+    def last_script(self) -> tuple[str, str, bool]:
+        """The Launch script dialog's last script, arguments and Warm choice."""
+        script, arguments = self.settings.value("script/path", ""), self.settings.value("script/arguments", "")
+        warm = self.settings.value("script/warm", "false")
+        return (script if isinstance(script, str) else "", arguments if isinstance(arguments, str) else "",
+                str(warm).lower() == "true")
+
+    def save_script(self, script: str, arguments: str, warm: bool) -> None:
+        self.settings.setValue("script/path", script)
+        self.settings.setValue("script/arguments", arguments)
+        self.settings.setValue("script/warm", "true" if warm else "false")

@@ -23,7 +23,8 @@ from .gpus import machine_gpus
 from .process_tree import RUN_MARKER_ENV, run_marker
 from .program import EVENTS_FD_ENV, OBSERVE_ENV, observe_settings, program_argv
 from .record import STDERR_LINE_CHARS, Failure, RunRecord
-from .warm_start import CHILD_LINE, client_command
+from .warm_start import CHILD_LINE, COLD_LINE, client_command
+from .words import COLD_MARK, WARM_MARK
 
 SAMPLE_INTERVAL_S = 1 / 15  # the command line's driver; the app samples on a thread of its own, at 25 Hz
 # Per line of the child's log: one runaway write (a 50 MB line) costs neither memory nor the
@@ -185,8 +186,17 @@ class ProbeSession:
         for line in lines:
             if self.warm and line.startswith(CHILD_LINE) and line[len(CHILD_LINE):].strip().isdigit():
                 self.warm_child = int(line[len(CHILD_LINE):])
+                self._start_kind(WARM_MARK)
+            elif self.warm and line.startswith(COLD_LINE):
+                self._start_kind(COLD_MARK)  # asked warm, started cold: the line says why
             self.record.add_stderr(line)
         return Output(log=lines)
+
+    def _start_kind(self, mark: str) -> None:
+        """How a launch asked to start warm did start, kept as a mark of the run (stored with
+        it: History and the headline say warm or cold). A program observed warm marks it itself."""
+        if not any(name in (WARM_MARK, COLD_MARK) for name, _ in self.record.marks):
+            self.record.marks.append((mark, max(time.time() - self.record.launched_at, 0.0)))
 
     # -- the clock -------------------------------------------------------------------------
     def sample(self, wall: float, rss: int, gpu: Mapping[int, int] | None = None) -> None:

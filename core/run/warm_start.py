@@ -45,6 +45,7 @@ STOP_GRACE_S = 2.0  # a script outliving its server gets this long to end on SIG
 # The client tells its launcher (the app) which process runs the script, so the launcher can
 # sample that process's memory: the script is the server's child, not the client's.
 CHILD_LINE = "tflaunch: warm start: the script runs as pid "
+COLD_LINE = "tflaunch: warm start not possible ("  # then the reason, and "; starting cold"
 
 
 @dataclass(frozen=True)
@@ -273,7 +274,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         code = run(launch, idle_s=args.idle, parent=args.parent,
                    on_started=lambda pid: print(f"{CHILD_LINE}{pid}", file=sys.stderr, flush=True))
     except WarmStartError as exc:
-        print(f"tflaunch: warm start not possible ({exc}); starting cold", file=sys.stderr, flush=True)
+        print(f"{COLD_LINE}{exc}); starting cold", file=sys.stderr, flush=True)
         os.execvpe(command[0], command, env)  # the cold start, in this very process
     sys.stdout.flush()
     if code > 128 and code - 128 in {s.value for s in signal.Signals}:

@@ -54,7 +54,7 @@ def notes(record: RunRecord) -> list[str]:
     from .gpu_notes import gpu_notes  # kernels' table only when a record is read
 
     program = []
-    warm = any(name == "warm_start" for name, _ in record.marks)
+    warm = start_kind(record) == "warm"
     if record.is_program and record.finished_at is not None and "import" not in record.phases and not warm:
         program.append("The program never imported TensorFlow: tflaunch saw no TensorFlow phases (marks and "
                        "the time to ready still count).")
@@ -114,7 +114,8 @@ def status_line(record: RunRecord) -> str:
     if record.is_program and record.status is RunStatus.OK:
         point = "exit" if record.config.until == "exit" else record.config.until.replace("_", " ")
         stopped = ", then stopped" if record.stopped_at_ready else ""
-        return f"Ready in {format_duration(record.time_to_ready)} (at {point}{stopped})"
+        kind = {"warm": ", warm", "cold": ", cold: warm start was not possible"}.get(start_kind(record) or "", "")
+        return f"Ready in {format_duration(record.time_to_ready)} (at {point}{stopped}{kind})"
     if record.status is RunStatus.OK:
         doubts = [words for words, _ in caveats(record)]
         return f"Ready in {format_duration(record.time_to_ready)}" + (f" ({'; '.join(doubts)})" if doubts else "")
@@ -132,9 +133,21 @@ def status_line(record: RunRecord) -> str:
     return f"{verb} {'after' if ended else 'in'} {LABELS[where]}"
 
 
+# Marks a launch asked to start warm gets: how it did start (session.py sets them for
+# scripts; a program observed warm marks WARM_MARK itself, from the forked child).
+WARM_MARK, COLD_MARK = "warm_start", "cold_start"
+
+
+def start_kind(record: RunRecord) -> str | None:
+    """"warm", "cold" (asked warm, started cold: the log says why) or None (not asked)."""
+    names = {name for name, _ in record.marks}
+    return "warm" if WARM_MARK in names else "cold" if COLD_MARK in names else None
+
+
 def _script_status_line(record: RunRecord) -> str:
     took = format_duration((record.finished_at or time.time()) - record.launched_at)
-    return {RunStatus.RUNNING: "Running script", RunStatus.OK: f"Script finished in {took}",
+    kind = {"warm": ", warm", "cold": ", cold: warm start was not possible"}.get(start_kind(record) or "", "")
+    return {RunStatus.RUNNING: "Running script", RunStatus.OK: f"Script finished in {took}{kind}",
             RunStatus.CANCELLED: "Script cancelled", RunStatus.TIMED_OUT: "Script timed out",
             RunStatus.INTERRUPTED: "Interrupted: tflaunch stopped during this script"
             }.get(record.status, "Script failed")

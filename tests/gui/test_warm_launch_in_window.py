@@ -13,6 +13,7 @@ import pytest
 
 from tflaunch.core.run import warm_start
 from tflaunch.core.run.record import RunStatus
+from tflaunch.core.run.words import start_kind
 from tflaunch.core.settings.config import LaunchConfig
 
 RUN_TIMEOUT_MS = 120_000
@@ -52,6 +53,8 @@ def test_a_warm_launch_runs_the_script_forked_and_samples_it(qtbot, window, tmp_
     # The launcher alone holds tens of MiB; TensorFlow's process hundreds: the graph follows the script.
     assert max(rss for _, rss in second.samples) > 200 * MIB
     assert len(warm_start.running_servers()) == 1
+    assert first.headline.endswith(", warm"), first.headline  # the headline, and History, say how it started
+    assert start_kind(first) == "warm"
 
 
 def test_a_warm_launch_that_cannot_be_warm_runs_cold_and_says_why(qtbot, window, tmp_path, runtime):
@@ -60,6 +63,35 @@ def test_a_warm_launch_that_cannot_be_warm_runs_cold_and_says_why(qtbot, window,
     with qtbot.waitSignal(window.run_finished, timeout=RUN_TIMEOUT_MS) as finished:
         window.start_script([sys.executable, "-X", "importtime", str(script), "0"], warm=True)
     assert finished.args[0].status is RunStatus.OK
+    assert start_kind(finished.args[0]) == "cold" and "cold: warm start was not possible" in finished.args[0].headline
     log = window.log.text.toPlainText()
     assert "warm start not possible (the interpreter option -X" in log and "starting cold" in log
     assert "sum 16777216.0" in log
+
+
+def test_the_launch_script_dialog_offers_the_last_script_again(qtbot, window, tmp_path, monkeypatch):
+    """It forgot the script, arguments and Warm every time: a second "warm" launch ran cold."""
+    from tflaunch.gui.script_dialog import ScriptDialog
+
+    script = tmp_path / "train.py"
+    script.write_text("pass")
+    launched = []
+    monkeypatch.setattr(window, "start_script", lambda argv, warm=False: launched.append((argv, warm)))
+
+    def fill(dialog: ScriptDialog) -> int:
+        dialog.script.setText(str(script))
+        dialog.arguments.setText("--epochs 3")
+        dialog.warm.setChecked(True)
+        return ScriptDialog.DialogCode.Accepted
+
+    def accept_as_offered(dialog: ScriptDialog) -> int:
+        offered.append(dialog.remembered())
+        return ScriptDialog.DialogCode.Accepted
+
+    offered: list = []
+    monkeypatch.setattr(ScriptDialog, "exec", fill)
+    window.ask_script()
+    monkeypatch.setattr(ScriptDialog, "exec", accept_as_offered)
+    window.ask_script()
+    assert offered == [(str(script), "--epochs 3", True)]
+    assert launched[-1] == ([window.panel.python.text(), str(script), "--epochs", "3"], True), "warm again"
