@@ -10,7 +10,16 @@ from PySide6.QtCore import QRectF, QSize, Qt
 from PySide6.QtGui import QColor, QPainter, QPalette
 from PySide6.QtWidgets import QFrame, QLabel, QScrollArea, QSizePolicy, QVBoxLayout, QWidget
 
-from tflaunch.core.report.imports import import_flags, import_line, import_notes, top_by_cumulative, top_by_self
+from tflaunch.core.report.imports import (
+    GROUPS_CAPTION,
+    import_flags,
+    import_line,
+    import_notes,
+    missing_xray,
+    phase_gap_line,
+    top_by_cumulative,
+    top_by_self,
+)
 from tflaunch.core.run.record import RunRecord
 from tflaunch.core.units import format_duration
 
@@ -18,8 +27,7 @@ from .palette import PHASE_COLORS, keep_colours, mix, status_color
 
 NAME_SHARE = 0.42  # of the width, for module names; the bars and figures take the rest
 FIGURES_WIDTH = 150  # px: "1.53 s (self 568 ms)"
-EMPTY = ("No import X-ray for this run: it ended before its import finished, or an older "
-         "tflaunch ran it.")
+EMPTY = missing_xray(None)
 
 
 class ImportBars(QWidget):
@@ -83,6 +91,9 @@ class ImportBreakdown(QWidget):
         self.own_time = QLabel()
         self.own_time.setObjectName("caption")
         self.own_time.setWordWrap(True)
+        self.bars_caption = QLabel(GROUPS_CAPTION)
+        self.bars_caption.setObjectName("caption")
+        self.bars_caption.setWordWrap(True)
         self.bars = ImportBars()
         self.warnings = QLabel()
         self.notes = QLabel()
@@ -95,7 +106,7 @@ class ImportBreakdown(QWidget):
         layout.setContentsMargins(8, 6, 8, 6)
         # Warnings first (what to do), notes last: the oneDNN note is on most runs and must
         # not push the bars out of a small window.
-        for widget in (self.summary, self.warnings, self.bars, self.own_time, self.notes):
+        for widget in (self.summary, self.warnings, self.bars_caption, self.bars, self.own_time, self.notes):
             layout.addWidget(widget)
         layout.addStretch(1)
         scroll = QScrollArea()
@@ -106,7 +117,7 @@ class ImportBreakdown(QWidget):
         outer = QVBoxLayout(self)
         outer.setContentsMargins(0, 0, 0, 0)
         outer.addWidget(scroll)
-        self._shown: tuple[int, str] | None = None
+        self._shown: tuple[Any, ...] | None = None
         self.flags: list[str] = []
         self._record: RunRecord | None = None
         keep_colours(self, self._recolour)
@@ -114,18 +125,24 @@ class ImportBreakdown(QWidget):
     def show_record(self, record: RunRecord | None) -> None:
         imports = record.imports if record is not None else {}
         python = record.config.python if record is not None else "python"
-        if self._shown == (id(imports), python):
+        phase = record.phase("import") if record is not None else None
+        # What the words depend on: the X-ray, and without one the run's state.
+        shown = (id(imports), python, id(record), phase.state if phase else None, phase.duration if phase else None,
+                 record.finished_at if record is not None else None)
+        if self._shown == shown:
             return
-        self._shown, self._record = (id(imports), python), record
+        self._shown, self._record = shown, record
         self.flags = import_flags(imports, python)
         notes = import_notes(imports)
-        self.summary.setText(f"{import_line(imports)} · {imports.get('modules', 0):,} modules imported"
-                             if imports else EMPTY)
+        gap = phase_gap_line(imports, phase.duration if phase is not None else None)
+        self.summary.setText("\n".join([f"{import_line(imports)} · {imports.get('modules', 0):,} modules imported",
+                                        *([gap] if gap else [])]) if imports else missing_xray(record))
         own = ", ".join(f"{g['name']} {format_duration(g['self'])}" for g in top_by_self(imports, 4))
         self.own_time.setText(f"Most time in their own code: {own}" if own else "")
         self.own_time.setVisible(bool(own))
         self.bars.show_rows(top_by_cumulative(imports), float(imports.get("total") or 0.0))
         self.bars.setVisible(bool(imports))
+        self.bars_caption.setVisible(bool(imports))
         self.warnings.setText("\n".join(f"⚠ {flag}" for flag in self.flags))
         self.warnings.setVisible(bool(self.flags))
         self.notes.setText("\n".join(f"Note: {note}" for note in notes))

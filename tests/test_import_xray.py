@@ -64,7 +64,7 @@ def test_a_real_run_records_its_import_xray(real_run):
 
 def test_bench_imports_prints_the_breakdown_after_the_phase_table(real_run):
     out, _ = real_run
-    line = re.search(r"^Import [\d.]+ m?s: tensorflow .*native libraries \d+ %", out, re.MULTILINE)
+    line = re.search(r"^Import [\d.]+ m?s, own code: tensorflow .*native libraries \d+ %", out, re.MULTILINE)
     assert line and out.index("Time to ready:") < line.start() < out.index("Module (cumulative)")
     assert "tensorflow.python." in out and "native libraries" in out and " ms" in out
 
@@ -188,8 +188,18 @@ def test_known_causes_are_flagged_with_what_to_do():
 
 
 def test_the_xray_in_words():
-    assert import_line(XRAY) == "Import 2.00 s: tensorflow 1.60 s, keras 300 ms, native libraries 25 %"
+    assert import_line(XRAY) == ("Import 2.00 s, own code: tensorflow 1.60 s, keras 300 ms, others 100 ms; "
+                                 "native libraries 25 %")  # the parts add up to the total
     assert [g["name"] for g in top_by_cumulative(XRAY, 2)] == ["tensorflow", "tensorflow.python.ops"]
     table = import_table(XRAY)
     assert "tensorflow.python.ops" in table and "900 ms" in table and "45 %" in table
     assert "not recorded" in import_table({})
+
+
+def test_the_import_phase_and_the_xray_total_are_reconciled_in_words():
+    from tflaunch.core.report.imports import phase_gap_line
+
+    assert phase_gap_line(XRAY, 2.01) == ""  # the same within noise: one figure, said once
+    gap = phase_gap_line(XRAY, 2.4)
+    assert gap.startswith("Import phase 2.40 s, of which module imports 2.00 s: the other 400 ms")
+    assert gap in import_table(XRAY, phase=2.4) and "whole import" in import_table(XRAY)

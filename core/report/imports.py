@@ -6,9 +6,11 @@ advice is decided here, so the CLI, the app and review images say the same thing
 
 from __future__ import annotations
 
+import shlex
 from typing import Any
 
 from ..grid import grid
+from ..run.record import PhaseState, RunRecord
 from ..units import MIB, format_bytes, format_duration
 
 ROWS = 15  # modules shown by cumulative and by self time
@@ -77,17 +79,73 @@ def _uncompiled(package: str, facts: dict[str, Any], python: str) -> str:
 
 
 def import_line(imports: dict[str, Any], packages: int = 3) -> str:
-    """"Import 2.15 s: tensorflow 1.70 s, keras 300 ms, numpy 48 ms; native libraries 18 %"
-    (the top packages by their own time, which add up to the total)."""
+    """"Import 2.15 s, own code: tensorflow 1.70 s, keras 300 ms, numpy 48 ms, others 100 ms;
+    native libraries 18 %". A package's own code is its modules' self time, which is less than
+    the row of its top module (that row holds everything the import pulled in): the parts
+    named here add up to the total, so no figure seems to contradict another."""
     if not imports:
         return ""
-    top = [f"{p['name']} {format_duration(p['self'])}" for p in (imports.get("packages") or [])[:packages]]
+    total = float(imports.get("total") or 0.0)
+    shown = (imports.get("packages") or [])[:packages]
+    top = [f"{p['name']} {format_duration(p['self'])}" for p in shown]
+    rest = total - sum(float(p["self"]) for p in shown)
+    if rest >= 0.0005:  # what a figure rounds to nothing is not another part
+        top.append(f"others {format_duration(rest)}")
     share = f"native libraries {imports.get('native_share', 0.0) * 100:.0f} %"
-    return f"Import {format_duration(imports.get('total'))}: " + ", ".join([*top, share])
+    return f"Import {format_duration(total)}, own code: " + ", ".join(top) + f"; {share}"
 
 
-def import_table(imports: dict[str, Any], python: str = "python", rows: int = ROWS) -> str:
-    """The X-ray for a terminal: the line, the top groups by cumulative time, the flags."""
+# The pane's and the table's rows, in words: a group's time with what it imported, and its own.
+GROUPS_CAPTION = ("By module group: the pale bar and first figure are the time from entering the group to "
+                  "leaving it, what it imported included, so the top row (tensorflow) is the whole import; the "
+                  "solid bar and \"self\" are the group's own code.")
+# Outside the X-ray's timed imports but inside the phase: its own start and end (reading
+# /proc/self/io), and imports made by other threads, which it does not time.
+_UNTIMED_S = 0.02
+_UNTIMED_SHARE = 0.05
+
+
+def phase_gap_line(imports: dict[str, Any], phase: float | None) -> str:
+    """Where the import phase (the outside clock) and the X-ray's total (the imports timed
+    inside it) differ by more than noise, how much and why; otherwise nothing."""
+    total = float(imports.get("total") or 0.0) if imports else 0.0
+    if not total or phase is None or phase - total <= max(_UNTIMED_S, _UNTIMED_SHARE * phase):
+        return ""
+    return (f"Import phase {format_duration(phase)}, of which module imports {format_duration(total)}: the other "
+            f"{format_duration(phase - total)} were outside any import the X-ray times (its own start and end, "
+            "imports made on other threads).")
+
+
+def missing_xray(record: RunRecord | None) -> str:
+    """Why `record` shows no import X-ray, true to its state; "" when it has one."""
+    if record is None:
+        return "No run yet: the X-ray of `import tensorflow` shows here once a model run has imported it."
+    if record.imports:
+        return ""
+    phase = record.phase("import")
+    if any(name == "warm_start" for name, _ in record.marks):
+        return ("No import X-ray: this program started warm, forked from a server that had imported TensorFlow "
+                "before the launch, so it had no import to time.")
+    if record.is_program or record.is_script:
+        took = (f"The program's import took {format_duration(phase.duration)} (the Import row). "
+                if phase is not None and phase.duration is not None else "")
+        return (f"No import X-ray for a program: tflaunch times `import tensorflow` module by module only in its "
+                f"own probe, not inside your program. {took}To see where an import of this interpreter goes, "
+                "measure a model with it (Subject: Model), or run `tflaunch bench --imports --model sample:mlp "
+                f"--python {shlex.quote(record.config.python)}`.")
+    if record.finished_at is None:
+        return ("Measuring… the X-ray of `import tensorflow` shows here when the import ends." if
+                phase is None or phase.state is not PhaseState.DONE else
+                "Measuring… the import ended; its X-ray is being folded.")
+    if phase is None or phase.state is not PhaseState.DONE:
+        return "No import X-ray: this run ended before its import finished (see its failure in the log)."
+    return "No import X-ray: an older tflaunch made this run, before imports were timed module by module."
+
+
+def import_table(imports: dict[str, Any], python: str = "python", rows: int = ROWS,
+                 phase: float | None = None) -> str:
+    """The X-ray for a terminal: the line, the top groups by cumulative time, the flags;
+    `phase`, the import phase's duration, adds where the two differ."""
     if not imports:
         return "Import X-ray: not recorded (the run ended before its import finished, or an older tflaunch ran it)."
     total = imports.get("total") or 0.0
@@ -96,7 +154,8 @@ def import_table(imports: dict[str, Any], python: str = "python", rows: int = RO
          f"{100 * g['cumulative'] / total:.0f} %" if total else "–", str(g["modules"])]
         for g in top_by_cumulative(imports, rows)])
     by_self = ", ".join(f"{g['name']} {format_duration(g['self'])}" for g in top_by_self(imports, 5))
-    lines = [f"{import_line(imports)} ({imports.get('modules', 0):,} modules imported)", "", table, "",
-             f"Most time in their own code: {by_self}"]
+    gap = phase_gap_line(imports, phase)
+    lines = [f"{import_line(imports)} ({imports.get('modules', 0):,} modules imported)", *([gap] if gap else []),
+             "", GROUPS_CAPTION, table, "", f"Most time in their own code: {by_self}"]
     return "\n".join([*lines, *(f"warning: {flag}" for flag in import_flags(imports, python)),
                       *(f"note: {note}" for note in import_notes(imports))])
