@@ -20,7 +20,7 @@ def _one_local_path(mime: QMimeData) -> Path | None:
 class DropTarget:
     panel: SettingsPanel
 
-    def _say(self, message: str) -> None:
+    def say(self, message: str) -> None:
         raise NotImplementedError  # the window's status bar
 
     def dragEnterEvent(self, event: QDragEnterEvent) -> None:  # noqa: N802 (Qt's name)
@@ -35,10 +35,10 @@ class DropTarget:
         if path.suffix == ".py" and path.is_file():
             panel.use_program(["python", path.name])
             panel.workdir.setText(str(path.parent))
-            self._say(f"Program: python {path.name} in {path.parent}")
+            self.say(f"Program: python {path.name} in {path.parent}")
         else:
             panel.use_program([])  # the subject is a model again
             panel.model.setCurrentText(str(path))
-            self._say(f"Model: {path}")
+            self.say(f"Model: {path}")
         panel.show_problems(panel.config().validate(check_model=not panel.is_program))
         event.acceptProposedAction()

@@ -22,7 +22,6 @@ from tflaunch.core.run.record import RunRecord, RunStatus
 from tflaunch.core.settings.config import LaunchConfig
 from tflaunch.core.store.history import History
 from tflaunch.core.store.profiles import ProfileStore
-from tflaunch.core.sweep.plan import PlanError
 
 from .drop_target import DropTarget
 from .first_paint import after_first_paint
@@ -35,13 +34,13 @@ from .run_controller import RunController
 from .run_list import RunList
 from .run_view import RunView
 from .settings_panel import SettingsPanel
+from .sweep_actions import SweepActions
 from .sweep_controller import SweepController
 from .window_actions import WindowActions
 from .window_state import WindowState
 
 if TYPE_CHECKING:  # for types only: the hidden tabs' modules are imported when first built
     from tflaunch.core.report.review import Review
-    from tflaunch.core.sweep.plan import Sweep
 
     from .advisor_view import AdvisorView
     from .compare_view import CompareView
@@ -67,7 +66,7 @@ class MainWindow(DropTarget, QMainWindow):  # DropTarget: a model or a script dr
         self.setAcceptDrops(True)
         self.state = WindowState(settings)
         self._gpu_inventory = gpu_inventory
-        self._gpu_sampler: gpus.GpuMemorySampler | None = None
+        self.gpu_sampler: gpus.GpuMemorySampler | None = None
         self._config_to_restore: LaunchConfig | None = None
         self._flags_asked: set[str] = set()  # interpreters whose TF_XLA_FLAGS were asked for
 
@@ -78,6 +77,7 @@ class MainWindow(DropTarget, QMainWindow):  # DropTarget: a model or a script dr
         self.runner = RunController(history, self)
         self.sweeper = SweepController(history, self)
         self.one_at_a_time = OneAtATime(self)
+        self.sweep_actions = SweepActions(self)
         self.saver = ProfileSaver(profiles, self)
         self.tabs = LazyTabs()
         self._build_layout()
@@ -136,24 +136,24 @@ class MainWindow(DropTarget, QMainWindow):  # DropTarget: a model or a script dr
         self.checker.checked.connect(self.panel.set_interpreter_info)
         self.panel.python_changed.connect(self.checker.check)
         self.checker.xla_flags_learned.connect(
-            lambda python: self._say(f"TF_XLA_FLAGS of the TensorFlow of {python} read: runs can start."))
+            lambda python: self.say(f"TF_XLA_FLAGS of the TensorFlow of {python} read: runs can start."))
         self.runner.phase_changed.connect(lambda _r: self.run_view.on_phase_change())
         self.runner.phase_changed.connect(self._show_inputs)
         self.runner.sampled.connect(self.run_view.add_samples)
         self.runner.log_lines.connect(self.log.append_lines)
         self.runner.run_finished.connect(self._on_finished)
-        self.runner.history_problem.connect(self._say)
+        self.runner.history_problem.connect(self.say)
         self.run_list.run_selected.connect(self._on_run_selected)
         self.saver.saved.connect(self._on_profile_saved)
-        self.saver.message.connect(self._say)
+        self.saver.message.connect(self.say)
         # The sweep view is built before any sweep starts (a sweep starts from it).
         self.sweeper.preparing.connect(lambda what: self.sweep_view.show_message(what))
-        self.sweeper.failed_to_start.connect(self._on_sweep_failed_to_start)
+        self.sweeper.failed_to_start.connect(self.sweep_actions.failed_to_start)
         self.sweeper.trial_started.connect(lambda trial, record: self.sweep_view.trial_started(trial, record))
         self.sweeper.progressed.connect(
             lambda sweep, _t: self.sweep_view.show_progress(sweep, self.sweeper.seconds_left()))
-        self.sweeper.finished.connect(self._on_sweep_finished)
-        self.sweeper.history_problem.connect(self._say)
+        self.sweeper.finished.connect(self.sweep_actions.finished)
+        self.sweeper.history_problem.connect(self.say)
 
     # The hidden tabs, built (and connected) when first shown or used.
     @property
@@ -194,7 +194,7 @@ class MainWindow(DropTarget, QMainWindow):  # DropTarget: a model or a script dr
         history_view.rerun_requested.connect(self._rerun_stored)
         history_view.compare_requested.connect(self._compare_stored)
         history_view.save_profile_requested.connect(self._save_stored_runs)
-        history_view.problem.connect(self._say)
+        history_view.problem.connect(self.say)
         return history_view
 
     def _build_compare_view(self) -> QWidget:
@@ -217,11 +217,11 @@ class MainWindow(DropTarget, QMainWindow):  # DropTarget: a model or a script dr
         sweep_view = SweepView(self.history)
         sweep_view.start_requested.connect(lambda _plan: self.start_sweep())
         sweep_view.cancel_requested.connect(self.sweeper.cancel)
-        sweep_view.save_winner_requested.connect(self._save_sweep_winner)
+        sweep_view.save_winner_requested.connect(self.sweep_actions.ask_and_save_winner)
         sweep_view.follow_settings(self.panel, self.panel.config)
         return sweep_view
 
-    def _refresh_history(self) -> None:
+    def refresh_history(self) -> None:
         """A History tab not built yet lists the runs when it is."""
         if self.tabs.is_built("History"):
             self.history_view.refresh()
@@ -230,7 +230,7 @@ class MainWindow(DropTarget, QMainWindow):  # DropTarget: a model or a script dr
         if self.tabs.is_built("Profiles"):
             self.profiles_view.refresh()
 
-    def _say(self, message: str) -> None:
+    def say(self, message: str) -> None:
         self.statusBar().showMessage(message)
 
     # -- running -----------------------------------------------------------------------
@@ -238,7 +238,7 @@ class MainWindow(DropTarget, QMainWindow):  # DropTarget: a model or a script dr
     def running(self) -> bool:
         return self.one_at_a_time.busy_with() is not None
 
-    def _checked_config(self, report: Callable[[str], None], script: bool = False) -> LaunchConfig | None:
+    def checked_config(self, report: Callable[[str], None], script: bool = False) -> LaunchConfig | None:
         """The panel's settings, or None with the reasons shown next to the controls and the
         first one handed to `report`."""
         config = self.panel.config()
@@ -258,9 +258,9 @@ class MainWindow(DropTarget, QMainWindow):  # DropTarget: a model or a script dr
         return config
 
     def start_run(self) -> None:
-        if self.one_at_a_time.refuse(self._say):
+        if self.one_at_a_time.refuse(self.say):
             return
-        config = self._checked_config(lambda why: self._say(f"Cannot run: {why}"))
+        config = self.checked_config(lambda why: self.say(f"Cannot run: {why}"))
         if config is None:
             return
         if not config.is_program:
@@ -286,9 +286,9 @@ class MainWindow(DropTarget, QMainWindow):  # DropTarget: a model or a script dr
     def start_script(self, argv: list[str], warm: bool = False) -> None:
         """Run a user's script with the panel's settings applied, recorded as one span;
         `warm`: forked from a warm server that has already imported TensorFlow."""
-        if self.one_at_a_time.refuse(self._say):
+        if self.one_at_a_time.refuse(self.say):
             return
-        config = self._checked_config(lambda why: self._say(f"Cannot launch: {why}"), script=True)
+        config = self.checked_config(lambda why: self.say(f"Cannot launch: {why}"), script=True)
         if config is not None:
             how = "warm, " if warm else ""
             self._launch(config, argv, " ".join(argv[1:]) + f" ({how}with {config.summary()})", warm)
@@ -296,7 +296,7 @@ class MainWindow(DropTarget, QMainWindow):  # DropTarget: a model or a script dr
     def _launch(self, config: LaunchConfig, script: list[str] | None, title: str, warm: bool = False) -> None:
         self.tabs.setCurrentWidget(self.run_view)
         self.log.begin(title)
-        self._say(f"Running {title}…")
+        self.say(f"Running {title}…")
         record = self.runner.start(config, script, warm)
         self._set_busy(True)  # after the start: the controls follow what runs
         if record is None:
@@ -311,21 +311,21 @@ class MainWindow(DropTarget, QMainWindow):  # DropTarget: a model or a script dr
 
     def cancel_run(self) -> None:
         if self.tabs.is_built("Advisor") and self.advisor_view.running:
-            self._say("Cancelling the Advisor after the run in progress…")
+            self.say("Cancelling the Advisor after the run in progress…")
             self.advisor_view.cancel()
             return
         if self.sweeper.running:
-            self._say("Cancelling the sweep…")
+            self.say("Cancelling the sweep…")
             self.sweeper.cancel()
             return
         record = self.runner.record
         if self.runner.running and record is not None:
-            self._say(f"Cancelling during {LABELS[record.current_phase or 'spawn']}…")
+            self.say(f"Cancelling during {LABELS[record.current_phase or 'spawn']}…")
             self.runner.cancel()
 
     def _on_finished(self, record: RunRecord) -> None:
         self._tick.stop()
-        self._refresh_history()
+        self.refresh_history()
         self.run_view.show_record(record)
         self.log.show_end(record)
         self.run_list.add_record(record)
@@ -334,7 +334,7 @@ class MainWindow(DropTarget, QMainWindow):  # DropTarget: a model or a script dr
             self.log_dock.raise_()
         self._set_busy(False)
         # A run the history could not keep says so, over its headline: it is still shown.
-        self._say(record.headline + (f" — {self.runner.not_stored}" if self.runner.not_stored else ""))
+        self.say(record.headline + (f" — {self.runner.not_stored}" if self.runner.not_stored else ""))
         self.run_finished.emit(record)
 
     def _on_run_selected(self, record: RunRecord) -> None:
@@ -353,51 +353,12 @@ class MainWindow(DropTarget, QMainWindow):  # DropTarget: a model or a script dr
     def _set_busy(self, _busy: bool) -> None:
         self.one_at_a_time.follow()
 
-    # -- sweeps ------------------------------------------------------------------------
+    # -- sweeps (sweep_actions.py) -----------------------------------------------------
     def start_sweep(self) -> None:
-        if self.one_at_a_time.refuse(self.sweep_view.show_message):
-            return
-        refuse = lambda why: self.sweep_view.show_message(f"Cannot start: {why}")  # noqa: E731
-        base = self._checked_config(refuse)
-        if base is None:
-            return
-        try:
-            plan = self.sweep_view.plan(base)
-            plan.candidates()  # check the plan before anything starts (formats are checked while preparing)
-        except PlanError as exc:
-            refuse(str(exc))
-            return
-        self.sweep_view.set_running(True)
-        self.tabs.setCurrentWidget(self.sweep_view)
-        self.sweeper.gpu_sampler = self._gpu_sampler
-        self.sweeper.start(plan)
-        self._set_busy(True)
-
-    def _on_sweep_failed_to_start(self, reason: str) -> None:
-        self._set_busy(False)
-        self.sweep_view.set_running(False)
-        self.sweep_view.show_message(f"Cannot start: {reason}")
-
-    def _on_sweep_finished(self, sweep: Sweep, status: str) -> None:
-        self._set_busy(False)
-        self.sweep_view.finish(sweep, status, self.sweeper.sweep_id)
-        self._refresh_history()
-        note = self.sweeper.session.recorder.note() if self.sweeper.session else None
-        self._say(f"Sweep {status}: {sweep.trials_run} trials" + (f" — {note[:1].upper()}{note[1:]}" if note else ""))
-
-    def _save_sweep_winner(self) -> None:
-        name = self.saver.ask_name("Save the winner as a profile")
-        if name:
-            self.save_sweep_winner(name)
+        self.sweep_actions.start()
 
     def save_sweep_winner(self, name: str) -> bool:
-        sweep, sweep_id, history = self.sweeper.sweep, self.sweeper.sweep_id, self.history
-        if sweep is None or sweep_id is None or history is None:
-            self._say("The winner cannot be saved without the run history.")
-            return False
-        from tflaunch.core.sweep.stored import winner_profile
-
-        return self.saver.save(lambda: winner_profile(name, sweep, history, sweep_id))
+        return self.sweep_actions.save_winner(name)
 
     # -- history, comparison and profiles ----------------------------------------------
     def _load(self, run_ids: Sequence[int]) -> list[RunRecord]:
@@ -424,7 +385,7 @@ class MainWindow(DropTarget, QMainWindow):  # DropTarget: a model or a script dr
     def save_shown_run_as_profile(self) -> None:
         record = self.run_view.record
         if record is None or record.status is not RunStatus.OK:
-            self._say("Save as profile needs a finished, successful run.")
+            self.say("Save as profile needs a finished, successful run.")
             return
         self.saver.ask_and_save_runs([record])
 
@@ -437,7 +398,7 @@ class MainWindow(DropTarget, QMainWindow):  # DropTarget: a model or a script dr
             config = config.replace(python=self.panel.python.text())
         self.use_config(config)
         self.panel.show_problems(config.validate())
-        self._say(f"Applied profile settings: {config.summary()}")
+        self.say(f"Applied profile settings: {config.summary()}")
 
     def show_profile_problem(self, name: str | None, message: str) -> None:
         """A profile named at start could not be used: show it where it can be looked at
@@ -445,7 +406,7 @@ class MainWindow(DropTarget, QMainWindow):  # DropTarget: a model or a script dr
         if name:
             self.profiles_view.select(name)
             self.tabs.setCurrentWidget(self.profiles_view)
-        self._say(message.splitlines()[0])
+        self.say(message.splitlines()[0])
         # Once the window is up: a box before it would stand alone on the desktop.
         QTimer.singleShot(0, lambda: QMessageBox.warning(self, "tflaunch", message))
 
@@ -466,8 +427,8 @@ class MainWindow(DropTarget, QMainWindow):  # DropTarget: a model or a script dr
         self.panel.set_gpus(inventory)
         self.panel.set_config(self._config_to_restore or self.panel.config())
         if inventory.available:
-            self._gpu_sampler = gpus.GpuMemorySampler()
-            self.runner.gpu_sampler = self._gpu_sampler
+            self.gpu_sampler = gpus.GpuMemorySampler()
+            self.runner.gpu_sampler = self.gpu_sampler
         self.checker.check(self.panel.python.text())
 
     def _restore(self) -> None:
@@ -499,6 +460,6 @@ class MainWindow(DropTarget, QMainWindow):  # DropTarget: a model or a script dr
         self.state.save_layout(self)
         self.state.save_config(self.panel.config())
         self.state.sync()
-        if self._gpu_sampler is not None:
-            self._gpu_sampler.close()
+        if self.gpu_sampler is not None:
+            self.gpu_sampler.close()
         super().closeEvent(event)

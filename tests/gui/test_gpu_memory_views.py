@@ -76,7 +76,7 @@ def test_an_instances_sweep_in_the_app_shows_the_per_count_table(qtbot, window, 
     view.warmup.setValue(0)
     assert "2 settings" in view.estimate.text() and "1 or 2 probes at once" in view.estimate.text(), \
         "several counts vary like a setting, with nothing else ticked"
-    window._gpu_sampler = GpuMemorySampler(FakeNvml())
+    window.gpu_sampler = GpuMemorySampler(FakeNvml())
     with qtbot.waitSignal(window.sweeper.finished, timeout=SWEEP_MS):
         view.start_button.click()
     table = view.instance_table
