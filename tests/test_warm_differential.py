@@ -1,0 +1,546 @@
+"""Warm against cold, case by case: every script in tests/warm_cases/ runs as a plain
+`python ...` and through the warm client (`python -I -m tflaunch.core.run.warm_start`, as the
+app runs it), with the same interpreter, environment, working folder and kind of stdio, and
+both must be seen to do the same: exit status, stdout, stderr (tracebacks included), the
+files the script writes, and under a terminal what the terminal shows and the shell sees.
+
+The outputs are compared as they are, but for what differs from run to run whoever runs it
+(see `settle`): the client's one line that names the script's pid, object addresses, the time
+and thread in absl's log prefix, and for the TensorFlow script the lines TensorFlow's
+libraries print while `import tensorflow` loads them (a warm child's were loaded by the
+server). A difference no fix of tflaunch can remove must be refused by the client with a
+reason that names it (`Case.refused`); the script then runs cold. The marks on the table say
+what differs today. One warm server serves the module (others start where a case's launch
+needs its own); tests/warm_cases/README.md lists the cases. A normal-tier test: no TensorFlow
+in the scripts but one, and a hang fails in seconds (each warm run's timeout follows its cold
+run's time)."""
+
+from __future__ import annotations
+
+import dataclasses
+import fcntl
+import hashlib
+import os
+import pty
+import re
+import resource
+import select
+import shutil
+import signal
+import struct
+import subprocess
+import sys
+import tempfile
+import termios
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import psutil
+import pytest
+
+PY = sys.executable
+CASES = Path(__file__).with_name("warm_cases")
+CLIENT = [PY, "-I", "-m", "tflaunch.core.run.warm_start", "--python", PY, "--idle", "120", "--"]
+ANNOUNCED = re.compile(r"tflaunch: warm start: the script runs as pid (\d+)\r?\n")
+REFUSED = re.compile(r"tflaunch: warm start not possible \((.*)\); starting cold\r?\n")
+ADDRESS = re.compile(r"0x[0-9a-f]{6,}")
+# The lines TensorFlow's native libraries print while `import tensorflow` loads them (CPU and
+# GPU builds): a warm child's TensorFlow was loaded by the server, whose log has them.
+TF_IMPORT_LOG = re.compile(r"WARNING: All log messages before absl::InitializeLog\(\) is called are written to STDERR\n"
+                           r"|[IWE]\d{4} [\d:.]+ +\d+ (port|cudart_stub|cpu_feature_guard|cuda_fft|cuda_dnn|cuda_blas)"
+                           r"\.cc:\d+\] .*\n(To enable the following instructions.*\n)?")
+# absl's log prefix (TensorFlow's C++ logging): its date, time and thread differ run to run.
+ABSL_PREFIX = re.compile(r"^([IWEF])\d{4} \d\d:\d\d:[\d.]+ +\d+ ", re.MULTILINE)
+COLD_TIMEOUT_S = 20.0
+WARM_ALLOWANCE_S = 6.0
+SETTLE_S = 0.2
+BIG = 1 << 20  # stdout longer than this is compared by its length and digest
+C_SNIPPET = (CASES / "c_snippet.py").read_text()
+
+
+def _umask_027() -> None:
+    os.umask(0o027)
+
+
+def _lower_limits() -> None:
+    resource.setrlimit(resource.RLIMIT_NOFILE, (256, resource.getrlimit(resource.RLIMIT_NOFILE)[1]))
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+
+
+def _one_cpu() -> None:
+    os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
+
+
+def _nice_and_oom_score() -> None:
+    os.nice(5)
+    with open("/proc/self/oom_score_adj", "w") as f:
+        f.write("500")
+
+
+def _no_stdin() -> None:
+    os.close(0)
+
+
+@dataclasses.dataclass(frozen=True)
+class Case:
+    name: str
+    argv: tuple[str, ...]  # after `python`; {cases} stands for the cases' folder
+    cwd: str = ""  # under the cases' folder
+    stdin: bytes | None = b""  # None: no fd 0 at all
+    # pipes: stdout and stderr apart; merged: into one pipe; signal: `signal` to the launched
+    # process once the script printed "ready"; head: the reader closes stdout after a line;
+    # terminal: a pty and a job-control shell, driven by `keys`; varies: two runs must differ
+    mode: str = "pipes"
+    signal: int = 0
+    keys: tuple[tuple[str, object], ...] = ()  # ("wait"|"type", text), ("resize", (rows, cols)), ("suspend", None)
+    repeats: str = ""  # a line printed a timing-dependent number of times: a run of them counts as one
+    env: tuple[tuple[str, str], ...] = ()  # variables of this case's own
+    setup: Callable[[], None] | None = None  # the launcher's process state (umask, limits...)
+    outputs: tuple[str, ...] = ()  # files the script writes in its folder
+    refused: str = ""  # inherent: the client must refuse, naming this
+    tf_import_log: bool = False  # TensorFlow's load-time log lines are not compared
+
+
+@dataclasses.dataclass
+class Seen:
+    """What a run showed, after `settle`."""
+
+    status: int | str
+    stdout: str
+    stderr: str
+    files: dict[str, str]
+    shell: tuple[str, ...] = ()  # the job-control shell's events (terminal cases)
+
+
+@dataclasses.dataclass
+class Run:
+    seen: Seen
+    elapsed: float
+    warm_pid: int | None = None  # from the client's line
+    refusal: str | None = None
+
+
+def bug(reason: str) -> pytest.MarkDecorator:
+    """A difference tflaunch can remove: the mark goes when the fix lands (strict: a fixed case fails here)."""
+    return pytest.mark.xfail(strict=True, reason=reason)
+
+
+def inherent(reason: str) -> pytest.MarkDecorator:
+    """A difference no fix can remove: the client must refuse such a launch, and does not yet."""
+    return pytest.mark.xfail(strict=True, reason="inherent, not refused yet: " + reason)
+
+
+def known(reason: str) -> pytest.MarkDecorator:
+    """A difference no fix can remove and no client can see coming: it stays, documented."""
+    return pytest.mark.xfail(strict=True, reason="inherent, and no launch shows it beforehand: " + reason)
+
+
+def case(name: str, *argv: str, marks: tuple[pytest.MarkDecorator, ...] | pytest.MarkDecorator = (),
+         **options: Any) -> Any:
+    return pytest.param(Case(name, argv, **options), id=name, marks=marks)
+
+
+TERMINAL = "terminal"
+TABLE = [
+    # argv forms: where the script thinks it is
+    case("script_with_args", "sub/where.py", "a", "b c"),
+    case("absolute_path", "{cases}/sub/where.py", "x"),
+    case("script_in_cwd", "where.py", "y", cwd="sub"),
+    case("dot_slash_script", "./where.py", cwd="sub"),
+    case("symlinked_script", "linked.py", "z"),
+    case("folder_with_main", "app", "x", marks=bug(
+        "sys.argv[0] is the folder's absolute path, not 'app' as given; the traceback's first frame is runpy's "
+        "run_path (line 308), not _run_module_as_main (line 198)")),
+    case("undecodable_argv_and_env", "undecodable.py", "caf\udce9", env=(("CASE_LATIN1", "\udce9t\udce9"),)),
+    case("module_with_args", "-m", "pkg.tool", "a", "--flag"),
+    case("module_package_main", "-m", "pkg", "x"),
+    case("code_with_args", "-c", C_SNIPPET, "a", "b"),
+    case("argparse_help", "cli_help.py", "--help"),
+    case("orig_argv", "orig_argv.py", "a"),
+    case("main_module_attributes", "main_module.py"),
+    case("interpreter_state", "interpreter_state.py"),
+    case("option_W_is_refused", "-W", "error", "warn.py", refused="-W"),
+    case("option_u_is_refused", "-u", "interleave.py", mode="merged", refused="-u"),
+    case("proc_self_cmdline", "proc_cmdline.py", "a", marks=bug(
+        "/proc/self/cmdline (ps, pgrep -f, psutil) is the server's 'forkserver.py --socket ... --idle ...', not "
+        "'python proc_cmdline.py a'")),
+    case("parent_and_session", "process_relations.py", refused="parent", marks=inherent(
+        "the script's parent is the server, not the launcher, and its session the server's")),
+    case("shadowed_package", "train.py", cwd="shadow", refused="code"),
+    case("blas_threads_set_in_script", "blas_threads.py", refused="OPENBLAS_NUM_THREADS", marks=inherent(
+        "OPENBLAS_NUM_THREADS set in the script before `import numpy` is read when the server loaded OpenBLAS: "
+        "2 threads, not 1; nothing is said")),
+    case("pythonpath_dot", "sub/pythonpath.py", env=(("PYTHONPATH", "."),)),
+    case("tensorflow_absl_script", "tf_basics.py", "--threads", "2", "extra", tf_import_log=True),
+    # processes and threads of the script
+    case("pool_spawn", "mp_pool.py", "spawn"),
+    case("pool_fork", "mp_pool.py", "fork"),
+    case("pool_forkserver", "mp_pool.py", "forkserver"),
+    case("process_pool_executor", "process_pool_executor.py"),
+    case("threads", "threads.py"),
+    case("own_subprocess", "own_subprocess.py", mode="merged"),
+    case("atexit_order", "atexit_order.py"),
+    case("finalizer_at_exit", "finalizer.py"),
+    case("unclosed_file", "unclosed_file.py", outputs=("unclosed.csv",)),
+    case("main_guard", "main_guard.py"),
+    case("pickle_main", "pickle_main.py"),
+    case("getsource", "getsource.py"),
+    case("stack_depth", "stack_depth.py", marks=known(
+        "inspect.stack(), traceback.print_stack() and faulthandler show the server's 6 frames under the script")),
+    # signals, the terminal, stdio
+    case("sigterm_to_handler", "signal_handler.py", "TERM", mode="signal", signal=signal.SIGTERM),
+    case("sigusr1_to_handler", "signal_handler.py", "USR1", mode="signal", signal=signal.SIGUSR1),
+    case("sigterm_default", "sleeper.py", mode="signal", signal=signal.SIGTERM),
+    case("signal_dispositions", "signal_dispositions.py"),
+    case("keyboard_interrupt", "keyboard_interrupt.py"),
+    case("ctrl_c", "sleeper.py", mode=TERMINAL, keys=(("wait", "ready\r\n"), ("type", "\x03"))),
+    case("ctrl_z_then_fg", "ticker.py", mode=TERMINAL, keys=(("wait", "tick\r\n"), ("suspend", None)),
+         repeats="tick"),
+    case("terminal_streams", "terminal.py", mode=TERMINAL),
+    case("dev_tty_and_foreground", "dev_tty.py", mode=TERMINAL, refused="/dev/tty", marks=inherent(
+        "the script is outside the terminal's session: /dev/tty cannot be opened (ENXIO) and tcgetpgrp(0) fails "
+        "(ENOTTY); the client only warns, once the script runs")),
+    case("prompt_typed", "prompt.py", mode=TERMINAL,
+         keys=(("wait", "name? "), ("type", "alice\n"), ("wait", "more? "), ("type", "\x04"))),
+    case("sigwinch", "winch.py", mode=TERMINAL, keys=(("wait", "ready\r\n"), ("resize", (30, 100)))),
+    case("prompt_piped", "prompt.py", stdin=b"bob\n"),
+    case("stdin_piped_crlf", "read_stdin.py", stdin=b"a\nb\r\nc\rd"),
+    case("stdin_empty", "read_stdin.py"),
+    case("stdin_closed", "read_stdin.py", stdin=None, setup=_no_stdin),
+    case("stdio_objects", "stdio_objects.py", marks=bug(
+        "sys.stdin/stdout/stderr have no .mode (AttributeError): TextIOWrappers made directly, not by open()")),
+    case("stdout_replaced", "stdout_replaced.py", marks=bug(
+        "what was buffered in sys.stdout before the script replaced it is lost: 'written before the swap' missing")),
+    case("interleave_one_pipe", "interleave.py", mode="merged"),
+    case("stdout_reconfigured", "reconfigure.py", mode="merged"),
+    case("huge_output", "huge_output.py"),
+    case("broken_pipe", "broken_pipe.py", mode="head"),
+    case("open_fds", "open_fds.py"),
+    # errors and exits
+    case("uncaught_exception", "raises.py"),
+    case("chained_exceptions", "chained.py"),
+    case("module_traceback", "-m", "pkg", "raise"),
+    case("code_traceback", "-c", "def f():\n    raise ValueError('from -c')\n\n\nf()\n"),
+    case("thread_exception", "thread_exception.py"),
+    case("segfault", "segfault.py"),
+    case("excepthook", "excepthook.py"),
+    case("warnings", "warn.py"),
+    case("logging_to_stderr", "logging_setup.py"),
+    case("exit_message", "exit_with.py", "message"),
+    case("exit_3", "exit_with.py", "3"),
+    case("exit_none", "exit_with.py", "none"),
+    case("exit_256", "exit_with.py", "256"),
+    case("os_exit", "exit_with.py", "os_exit"),
+    # what the launcher hands down
+    case("environment", "environment.py"),
+    case("cwd", "cwd.py"),
+    case("umask", "umask.py", setup=_umask_027),
+    case("rlimits", "rlimits.py", setup=_lower_limits),
+    case("affinity", "scheduling.py", setup=_one_cpu),
+    case("niceness_and_oom_score", "scheduling.py", setup=_nice_and_oom_score, marks=bug(
+        "the launcher's niceness (5) and oom_score_adj (500) are not the script's: it has the server's (0, 0)")),
+    case("containment", "containment.py"),
+    case("random_state", "random_state.py", mode="varies"),
+    case("hash_seed", "hash_seed.py", mode="varies", marks=known(
+        "every warm child has the server's hash secret: hash() and set order repeat run to run")),
+]
+
+
+@dataclasses.dataclass(frozen=True)
+class Lab:
+    folder: Path
+    env: dict[str, str]
+    runtime: str
+
+
+def cases_environment(runtime: str) -> dict[str, str]:
+    """This process's environment as a user's: buffered stdio (no PYTHONUNBUFFERED), so that
+    buffering shows; this module's runtime folder; the launcher's pid for process_relations.py."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("TFLAUNCH_", "PYTEST_", "PYTHONUNBUFFERED"))}
+    return {**env, "TFLAUNCH_RUNTIME_DIR": runtime, "CASES_LAUNCHER_PID": str(os.getpid())}
+
+
+@pytest.fixture(scope="module")
+def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Lab]:
+    """A copy of the cases (what they write stays out of the repository) and one warm server."""
+    folder = tmp_path_factory.mktemp("warm_cases")
+    shutil.copytree(CASES, folder, symlinks=True, dirs_exist_ok=True, ignore=shutil.ignore_patterns("__pycache__"))
+    runtime = tempfile.mkdtemp(prefix="tfl-", dir="/tmp")  # short: a socket's path has 107 bytes at most
+    env = cases_environment(runtime)
+    # Started here, so that a case's warm run is timed as a warm start.
+    subprocess.run([*CLIENT, PY, "-c", "pass"], env=env, cwd=folder, capture_output=True, timeout=120, check=True)
+    yield Lab(folder, env, runtime)
+    servers = [p for p in psutil.process_iter(["cmdline"]) if any(runtime in arg for arg in p.info["cmdline"] or [])]
+    for server in servers:
+        server.terminate()
+    # A server tidies up at once, then ends as an interpreter with TensorFlow ends (seconds):
+    # no need to wait for that, its folder goes anyway.
+    for server in psutil.wait_procs(servers, timeout=1)[1]:
+        server.kill()
+    shutil.rmtree(runtime, ignore_errors=True)
+
+
+def _kill_group(pid: int | None) -> None:
+    if pid:
+        try:
+            os.killpg(pid, signal.SIGKILL)
+        except OSError:
+            pass
+
+
+def _read_until(fd: int, marker: bytes, seconds: float) -> bytes:
+    got = b""
+    deadline = time.monotonic() + seconds
+    while marker not in got and time.monotonic() < deadline:
+        if select.select([fd], [], [], max(deadline - time.monotonic(), 0))[0]:
+            chunk = os.read(fd, 65536)
+            if not chunk:
+                break
+            got += chunk
+    return got
+
+
+def _exchange(proc: subprocess.Popen[bytes], data: bytes | None, seconds: float) -> tuple[bytes, bytes, bool]:
+    """Write `data` to stdin and read stdout and stderr until both end or the time is up:
+    (out, err, whether they ended). communicate() would wait on, for a pipe a hung warm
+    script still holds after its client was killed."""
+    pipes = {p.fileno(): bytearray() for p in (proc.stdout, proc.stderr) if p is not None and not p.closed}
+    pending = memoryview(data or b"")
+    writing = [proc.stdin.fileno()] if proc.stdin is not None and not proc.stdin.closed else []
+    if not pending and writing:
+        assert proc.stdin is not None
+        proc.stdin.close()
+        writing = []
+    deadline = time.monotonic() + seconds
+    reading = list(pipes)
+    while reading and time.monotonic() < deadline:
+        readable, writable, _ = select.select(reading, writing, [], max(deadline - time.monotonic(), 0))
+        for fd in readable:
+            chunk = os.read(fd, 1 << 16)
+            if chunk:
+                pipes[fd] += chunk
+            else:
+                reading.remove(fd)
+        if writable:
+            try:
+                pending = pending[os.write(writing[0], pending[:1 << 16]):]
+            except BrokenPipeError:
+                pending = pending[:0]
+            if not pending:
+                assert proc.stdin is not None
+                proc.stdin.close()
+                writing = []
+    out, err = (bytes(pipes.get(p.fileno(), b"")) if p is not None and not p.closed else b""
+                for p in (proc.stdout, proc.stderr))
+    return out, err, not reading
+
+
+def run_with_pipes(c: Case, command: list[str], cwd: Path, env: dict[str, str], timeout: float) -> tuple:
+    """(status, stdout, stderr) of one launch with pipes for its stdio."""
+    proc = subprocess.Popen(command, cwd=cwd, env=env, stdin=subprocess.DEVNULL if c.stdin is None else subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT if c.mode == "merged" else subprocess.PIPE,
+                            process_group=0, preexec_fn=c.setup)
+    assert proc.stdout is not None
+    first = b""
+    if c.mode == "signal":
+        first = _read_until(proc.stdout.fileno(), b"ready\n", timeout)
+        time.sleep(SETTLE_S)  # a launcher signals a running script, not one still starting (README)
+        proc.send_signal(c.signal)
+    elif c.mode == "head":
+        first = _read_until(proc.stdout.fileno(), b"\n", timeout).split(b"\n")[0] + b"\n"
+        proc.stdout.close()
+        proc.stdout = None
+    with proc:
+        out, err, ended = _exchange(proc, c.stdin, timeout)
+        try:
+            status: int | str = proc.wait(timeout if ended else 0)
+        except subprocess.TimeoutExpired:
+            _kill_group(proc.pid)  # the client, or the cold script and its workers
+            found = ANNOUNCED.search((err or out).decode(errors="replace"))
+            _kill_group(int(found.group(1)) if found else None)  # a warm script's group
+            more_out, more_err, _ = _exchange(proc, None, 5)
+            out, err = out + more_out, err + more_err
+            status = f"timed out after {timeout:.0f} s"
+    return status, first + out, err
+
+
+class Terminal:
+    """The master side of a pty with the job shell's events beside it."""
+
+    def __init__(self, master: int, events: int, commands: int) -> None:
+        self.master, self.events, self.commands = master, events, commands
+        self.screen = bytearray()
+        self.said: list[str] = []  # the shell's lines
+        self.partial = b""
+        self.open = {master, events}
+
+    def pump(self, until: Callable[[], bool], seconds: float) -> bool:
+        deadline = time.monotonic() + seconds
+        while not until() and self.open and time.monotonic() < deadline:
+            for fd in select.select(list(self.open), [], [], max(deadline - time.monotonic(), 0))[0]:
+                try:
+                    chunk = os.read(fd, 65536)
+                except OSError:  # EIO: no process has the terminal open any more
+                    chunk = b""
+                if not chunk:
+                    self.open.discard(fd)
+                elif fd == self.master:
+                    self.screen += chunk
+                else:
+                    *lines, self.partial = (self.partial + chunk).split(b"\n")
+                    self.said += [line.decode() for line in lines]
+        return until()
+
+    def event(self, word: str) -> str | None:
+        return next((line.split()[-1] for line in self.said if line.startswith(word + " ")), None)
+
+    def ended(self) -> bool:
+        return self.event("exit") is not None and self.master not in self.open
+
+    def step(self, action: str, arg: object) -> None:
+        if action == "wait":  # and then as long as a person takes to react: the script is past its print
+            assert self.pump(lambda: str(arg).encode() in self.screen, 10), f"no {arg!r} on the terminal"
+            self.pump(lambda: False, SETTLE_S)
+        elif action == "type":
+            os.write(self.master, str(arg).encode())
+        elif action == "resize":
+            rows, cols = arg  # type: ignore[misc]
+            fcntl.ioctl(self.master, termios.TIOCSWINSZ, struct.pack("HHHH", rows, cols, 0, 0))
+        elif action == "suspend":
+            os.write(self.master, b"\x1a")
+            if self.pump(lambda: "stopped" in self.said, 3):
+                self.pump(lambda: False, 0.1)  # what was on its way when it stopped
+                before = len(self.screen)
+                self.pump(lambda: False, 0.4)
+                self.said.append("output while stopped" if len(self.screen) > before else "quiet while stopped")
+                os.write(self.commands, b"fg\n")
+
+
+def run_in_terminal(c: Case, command: list[str], cwd: Path, env: dict[str, str], timeout: float,
+                    job_shell: Path) -> tuple:
+    """(status, what the terminal showed, the shell's other events) of one launch as a foreground job."""
+    master, slave = pty.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 80, 0, 0))
+    events_r, events_w = os.pipe()
+    commands_r, commands_w = os.pipe()
+    shell = subprocess.Popen([PY, "-I", str(job_shell), str(events_w), str(commands_r), *command],
+                             cwd=cwd, env=env, stdin=slave, stdout=slave, stderr=slave, start_new_session=True,
+                             pass_fds=(events_w, commands_r), preexec_fn=c.setup)
+    for fd in (slave, events_w, commands_r):
+        os.close(fd)
+    term = Terminal(master, events_r, commands_w)
+    try:
+        for action, arg in c.keys:
+            term.step(action, arg)
+        term.pump(term.ended, timeout)
+    finally:
+        if not term.ended():
+            found = ANNOUNCED.search(term.screen.decode(errors="replace"))
+            for pid in (term.event("pid"), shell.pid, found.group(1) if found else None):
+                _kill_group(int(pid) if pid else None)
+        shell.wait(10)
+        for fd in (master, events_r, commands_w):
+            os.close(fd)
+    code = term.event("exit")
+    status: int | str = int(code) if code is not None else f"timed out after {timeout:.0f} s"
+    return status, bytes(term.screen), tuple(line for line in term.said if not line.startswith(("pid ", "exit ")))
+
+
+def launch(c: Case, lab: Lab, warm: bool, timeout: float) -> Run:
+    cwd = lab.folder / c.cwd
+    env = {**lab.env, **dict(c.env)}
+    command = [PY, *(arg.replace("{cases}", str(lab.folder)) for arg in c.argv)]
+    if warm:
+        command = [*CLIENT, *command]
+    started = time.monotonic()
+    shell: tuple[str, ...] = ()
+    if c.mode == TERMINAL:
+        status, out, shell = run_in_terminal(c, command, cwd, env, timeout, lab.folder / "_job_shell.py")
+        err = b""
+    elif c.mode == "varies":
+        runs = [run_with_pipes(c, command, cwd, env, timeout) for _ in range(2)]
+        status, err = runs[0][0], runs[0][2]
+        out = _variation(runs[0][1], runs[1][1]).encode()
+    else:
+        status, out, err = run_with_pipes(c, command, cwd, env, timeout)
+    elapsed = time.monotonic() - started
+    files = {}
+    for name in c.outputs:
+        path = cwd / name
+        files[name] = path.read_text() if path.exists() else "(not written)"
+        path.unlink(missing_ok=True)
+    return settle(c, status, out.decode(errors="backslashreplace"), err.decode(errors="backslashreplace"), files,
+                  shell, elapsed)
+
+
+def _variation(first: bytes, second: bytes) -> str:
+    """Per "label: value" line of two runs: whether the value changed."""
+    pairs = zip(first.decode().splitlines(), second.decode().splitlines(), strict=False)
+    return "".join(f"{a.split(':')[0]}: {'varies' if a != b else 'repeats'}\n" for a, b in pairs)
+
+
+def settle(c: Case, status: int | str, out: str, err: str, files: dict[str, str], shell: tuple[str, ...],
+           elapsed: float) -> Run:
+    """The run as compared: the client's own line taken out (and noted), addresses made equal;
+    nothing else, but what a case says (a timing-dependent repeated line; TensorFlow's
+    load-time log lines, which a warm child, whose TensorFlow was loaded by the server, does not print)."""
+    warm_pid = refusal = None
+    stream = "stdout" if c.mode in (TERMINAL, "merged") else "stderr"
+    text = out if stream == "stdout" else err
+    if found := ANNOUNCED.search(text):
+        warm_pid = int(found.group(1))
+        text = text[:found.start()] + text[found.end():]
+    if found := REFUSED.search(text):
+        refusal = found.group(1)
+        text = text[:found.start()] + text[found.end():]
+    out, err = (text, err) if stream == "stdout" else (out, text)
+    out, err = ADDRESS.sub("0x…", out), ADDRESS.sub("0x…", err)
+    if c.repeats:  # the terminal's echo of Ctrl+Z lands among them, even inside a line
+        out = re.sub(rf"(?:(?:{re.escape(c.repeats)}|\^Z)\r?\n?)+", c.repeats + "…\n", out)
+    if c.tf_import_log:
+        out, err = TF_IMPORT_LOG.sub("", out), TF_IMPORT_LOG.sub("", err)
+    out, err = ABSL_PREFIX.sub(r"\1 <time> <thread> ", out), ABSL_PREFIX.sub(r"\1 <time> <thread> ", err)
+    if len(out) > BIG:
+        out = f"{len(out)} characters, sha256 {hashlib.sha256(out.encode()).hexdigest()}"
+    return Run(Seen(status, out, err, files, shell), elapsed, warm_pid, refusal)
+
+
+@pytest.mark.parametrize("c", TABLE)
+def test_warm_is_seen_as_cold(c: Case, lab: Lab) -> None:
+    cold = launch(c, lab, warm=False, timeout=COLD_TIMEOUT_S)
+    assert not isinstance(cold.seen.status, str), f"the case itself {cold.seen.status}: {cold.seen}"
+    # A hang fails in seconds, not minutes: a warm start takes no longer than its cold start,
+    # plus the import of a new server's TensorFlow when the client starts one.
+    warm = launch(c, lab, warm=True, timeout=WARM_ALLOWANCE_S + 3 * cold.elapsed)
+    if c.refused:
+        assert warm.refusal is not None and c.refused in warm.refusal, "the client did not refuse it"
+    else:
+        assert warm.refusal is None and warm.warm_pid is not None, f"it did not start warm: {warm.refusal}"
+    assert warm.seen == cold.seen
+
+
+def test_a_killed_server_is_said_and_takes_the_script_with_it(lab: Lab) -> None:
+    """`kill -9` of the warm server while a script runs (a cold run has no server to lose):
+    the client says what happened and fails, and the script does not run on unseen."""
+    client = subprocess.Popen([*CLIENT, PY, "sleeper.py"], cwd=lab.folder, env=lab.env, stdin=subprocess.DEVNULL,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, process_group=0)
+    assert client.stdout is not None and client.stderr is not None
+    script = None
+    with client:
+        try:
+            said = _read_until(client.stderr.fileno(), b"\n", 30)
+            found = ANNOUNCED.search(said.decode())
+            assert found, said
+            script = int(found.group(1))
+            assert b"ready" in _read_until(client.stdout.fileno(), b"ready\n", 10)
+            os.kill(psutil.Process(script).ppid(), signal.SIGKILL)
+            _, err, _ = _exchange(client, None, 15)
+            status = client.wait(5)
+            alive = psutil.pid_exists(script) and psutil.Process(script).status() != psutil.STATUS_ZOMBIE
+        finally:
+            _kill_group(client.pid)
+            _kill_group(script)
+    assert status != 0 and not alive
+    assert "warm server ended" in (said + err).decode()

@@ -1,0 +1,1 @@
+"""A package in the working folder, for `python -m pkg.tool`."""

@@ -1,0 +1,2 @@
+def build():
+    return "the project's model"
