@@ -11,7 +11,7 @@ from PySide6.QtWidgets import QInputDialog, QWidget
 
 from tflaunch.core.run.record import RunRecord, RunStatus
 from tflaunch.core.store.history import HistoryError
-from tflaunch.core.store.profiles import Profile, ProfileError, ProfileStore, evidence_from_runs
+from tflaunch.core.store.profiles import Profile, ProfileError, ProfileStore, evidence_from_runs, evidence_weakness
 
 if TYPE_CHECKING:
     from tflaunch.core.doctor.experiment import Diagnosis
@@ -66,5 +66,7 @@ class ProfileSaver(QObject):
             self.message.emit(f"Profile not saved: {exc}")
             return False
         self.saved.emit(profile.name)
-        self.message.emit(f"Saved profile {profile.name} to {path}")
+        weakness = evidence_weakness(profile.evidence)
+        weak = f" — weak evidence: {weakness}" if weakness else ""
+        self.message.emit(f"Saved profile {profile.name} to {path}{weak}")
         return True

@@ -27,7 +27,7 @@ from PySide6.QtWidgets import (
 
 from tflaunch.core.report.review import Review, profile_review
 from tflaunch.core.settings.config import LaunchConfig
-from tflaunch.core.store.profiles import ProfileError, ProfileStore, describe_evidence, diff
+from tflaunch.core.store.profiles import ProfileError, ProfileStore, describe_evidence, diff, weak_evidence
 
 from . import file_dialogs
 from .elided_label import ElidedLabel
@@ -128,14 +128,18 @@ class ProfilesView(QWidget):
                                     f"<p style='color:{STATE_COLORS['failed']}'>{html.escape(entry.problem)}</p>"
                                     f"<p>The file is left as it is: {html.escape(str(entry.path))}</p>")
             else:
-                summary = "".join(f"<li>{html.escape(line)}</li>" for line in describe_evidence(entry.profile.evidence))
+                evidence = entry.profile.evidence
+                weak = weak_evidence(evidence)  # said above the figures, as a warning, not as one of them
+                summary = "".join(f"<li>{html.escape(line)}</li>" for line in describe_evidence(evidence)
+                                  if line != weak)
+                caution = f"<p style='color:{STATUS_COLORS['warning']}'>{html.escape(weak)}</p>" if weak else ""
                 code = self.store.unaccepted_code(entry.profile)
                 warning = (f"<p style='color:{STATUS_COLORS['warning']}'><b>Runs code you have not accepted:</b>"
                            "</p><ul>" + "".join(f"<li>{html.escape(line)}</li>" for line in code) +
                            "</ul><p>Apply shows this again and asks you first.</p>") if code else ""
                 self.detail.setHtml(
                     f"<h3>{html.escape(entry.name)}</h3>{warning}<p>{html.escape(entry.profile.config.model)}: "
-                    f"{html.escape(entry.profile.config.summary())}</p><ul>{summary}</ul>"
+                    f"{html.escape(entry.profile.config.summary())}</p>{caution}<ul>{summary}</ul>"
                     f"<p>The file, {html.escape(str(entry.path))}:</p>"
                     f"<pre>{html.escape(entry.profile.to_toml())}</pre>")
         elif not entries:

@@ -18,6 +18,7 @@ from tflaunch.core.store.profiles import (
     describe_evidence,
     diff,
     evidence_from_runs,
+    weak_evidence,
 )
 
 from .builders import finished_record
@@ -120,7 +121,41 @@ def test_kill_9_during_a_save_leaves_the_old_file_intact(store):
 
 def test_evidence_reads_as_sentences_with_units():
     lines = describe_evidence(make_profile().evidence)
-    assert lines[0].startswith("Time to ready: median 1.02 s (min 1.02 s, max 1.02 s, 1 runs)")
-    assert lines[1].startswith("1.98× faster than defaults")
+    assert lines[0].startswith("Time to ready: median 1.02 s (min 1.02 s, max 1.02 s, 1 run) on sample:mlp")
+    assert lines[1].startswith("Weak evidence: 1 run: a single measurement, not a comparison")
+    assert lines[2].startswith("1.98× faster than defaults") and lines[2].endswith("over 1 run)")
+    assert "(batch 1, 3 calls per run)" in "\n".join(lines)
     assert any(line.startswith("Phases (median): Spawn 20.0 ms, Import 200 ms") for line in lines)
     assert "Peak memory: median 0.0 MiB" in lines  # the test runs peak at 400 bytes
+
+
+def test_evidence_counts_agree_with_their_nouns_and_fewer_than_three_runs_are_called_weak():
+    one = evidence_from_runs([finished_record()])
+    assert not any(" 1 runs" in line for line in describe_evidence(one))
+    assert weak_evidence(one) == ("Weak evidence: 1 run: a single measurement, not a comparison; measure with "
+                                  "--repeat 3 or more (in the app: 3 or more runs of these settings) and save again.")
+    two = evidence_from_runs([finished_record(), finished_record(ready_s=1.1)])
+    assert weak_evidence(two).startswith("Weak evidence: 2 runs: too few to tell a difference from noise")
+    assert weak_evidence(two) in describe_evidence(two)
+    three = evidence_from_runs([finished_record(ready_s=s) for s in (1.0, 1.1, 1.2)],
+                               baseline=[finished_record(ready_s=2.0)])
+    assert "3 runs)" in describe_evidence(three)[0]
+    assert weak_evidence(three).startswith("Weak evidence: the baseline has 1 run")  # the speedup rests on it
+    assert weak_evidence(evidence_from_runs([finished_record(ready_s=s) for s in (1.0, 1.1, 1.2)])) == ""
+    steady = {**one, "steady_per_call": {**one["steady_per_call"], "calls": 1}}
+    assert "(batch 1, 1 call per run)" in "\n".join(describe_evidence(steady))
+
+
+def test_profiles_show_warns_on_weak_evidence(store, capsys, monkeypatch):
+    from tflaunch.core.cli.main import main
+
+    monkeypatch.setattr("tflaunch.core.cli.profiles.profiles_dir", lambda: store.folder)
+    store.save(make_profile())
+    assert main(["profiles", "show", "fast"]) == 0
+    out, err = capsys.readouterr()
+    assert "runs = 1" in out and "Weak evidence" not in out  # stdout stays the file
+    assert err.strip() == ("tflaunch: the profile fast rests on weak evidence: 1 run: a single measurement, not a "
+                           "comparison; measure with --repeat 3 or more (in the app: 3 or more runs of these "
+                           "settings) and save again.")
+    assert main(["profiles", "list"]) == 0
+    assert "(median of 1 run; weak evidence)" in capsys.readouterr().out

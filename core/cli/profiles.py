@@ -10,7 +10,7 @@ from ..run.launch_check import launch_check
 from ..run.script import run_warm_with_profile, run_with_profile
 from ..run.warm_start import DEFAULT_IDLE_S
 from ..settings.display import setting_text
-from ..store.profiles import ProfileError, ProfileStore, diff
+from ..store.profiles import ProfileError, ProfileStore, diff, evidence_weakness
 from ..store.trust import code_it_runs
 from ..units import format_duration
 from .arguments import print_problems
@@ -77,7 +77,11 @@ def profiles_command(args: argparse.Namespace) -> int:
         if args.action == "list":
             return _list(store)
         if args.action == "show":
-            print(store.load(args.name).to_toml(), end="")
+            profile = store.load(args.name)
+            print(profile.to_toml(), end="")  # stdout stays the file; the warning is for the reader
+            weakness = evidence_weakness(profile.evidence)
+            if weakness:
+                print(f"tflaunch: the profile {args.name} rests on weak evidence: {weakness}", file=sys.stderr)
         elif args.action == "delete":
             store.delete(args.name)
         elif args.action == "export":
@@ -116,10 +120,11 @@ def _list(store: ProfileStore) -> int:
             continue
         ready = (entry.profile.evidence.get("time_to_ready") or {}).get("median")
         runs = entry.profile.evidence.get("runs", 0)
+        weak = "; weak evidence" if evidence_weakness(entry.profile.evidence) else ""
         untrusted = "  NOT ACCEPTED: runs code, see `tflaunch profiles trust " + entry.name + "`" \
             if store.unaccepted_code(entry.profile) else ""
         print(f"{entry.name}  {entry.profile.config.model}  {entry.profile.config.summary()}  "
-              f"ready {format_duration(ready)} (median of {runs}){untrusted}")
+              f"ready {format_duration(ready)} (median of {runs} run{'' if runs == 1 else 's'}{weak}){untrusted}")
     return 1 if any(e.profile is None for e in entries) else 0
 
 

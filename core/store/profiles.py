@@ -386,18 +386,55 @@ def _rounded(value: Any) -> Any:
     return value
 
 
+# Fewer runs than this and a median is no comparison: one run is one draw of the noise.
+ENOUGH_RUNS = 3
+_MEASURE_MORE = ("measure with --repeat 3 or more (in the app: 3 or more runs of these settings) and save again.")
+
+
+def _count(n: object, noun: str) -> str:
+    """"1 run", "3 runs"; a count that was not recorded says so."""
+    if not isinstance(n, int):
+        return f"{noun}s (count not recorded)"
+    return f"{n} {noun}" + ("" if n == 1 else "s")
+
+
+def evidence_weakness(evidence: dict[str, Any]) -> str:
+    """Why these figures cannot carry a comparison yet, and what to do; "" when they can."""
+    runs = evidence.get("runs")
+    if runs is None:  # the doctor's verified remedies carry their runs with the verification
+        runs = (evidence.get("doctor") or {}).get("runs")
+    if isinstance(runs, int) and runs < ENOUGH_RUNS:
+        why = "a single measurement, not a comparison" if runs <= 1 else "too few to tell a difference from noise"
+        return f"{_count(runs, 'run')}: {why}; {_MEASURE_MORE}"
+    base = (evidence.get("baseline") or {}).get("runs")
+    if isinstance(base, int) and base < ENOUGH_RUNS:
+        return (f"the baseline has {_count(base, 'run')}, so the speedup against it is not a comparison yet; "
+                f"{_MEASURE_MORE}")
+    return ""
+
+
+def weak_evidence(evidence: dict[str, Any]) -> str:
+    """The line that says the evidence is weak (one of describe_evidence's), or ""."""
+    weakness = evidence_weakness(evidence)
+    return f"Weak evidence: {weakness}" if weakness else ""
+
+
 def describe_evidence(evidence: dict[str, Any]) -> list[str]:
-    """The evidence as sentences with units, for people rather than files."""
+    """The evidence as sentences with units, for people rather than files; a weak one says so
+    right after its time to ready."""
     lines = []
     ready = evidence.get("time_to_ready") or {}
     if ready:
         lines.append(f"Time to ready: median {format_duration(ready.get('median'))} "
                      f"(min {format_duration(ready.get('min'))}, max {format_duration(ready.get('max'))}, "
-                     f"{evidence.get('runs', 0)} runs) on {evidence.get('model')}")
+                     f"{_count(evidence.get('runs'), 'run')}) on {evidence.get('model')}")
+    weak = weak_evidence(evidence)
+    if weak:
+        lines.append(weak)
     base = evidence.get("baseline")
     if base:
         lines.append(f"{base['speedup']:.2f}× faster than {base['settings']} "
-                     f"(median {format_duration(base['time_to_ready_median'])} over {base['runs']} runs)")
+                     f"(median {format_duration(base['time_to_ready_median'])} over {_count(base.get('runs'), 'run')})")
     phases = evidence.get("phases") or {}
     if phases:
         lines.append("Phases (median): " + ", ".join(
@@ -406,7 +443,7 @@ def describe_evidence(evidence: dict[str, Any]) -> list[str]:
     steady = evidence.get("steady_per_call")
     if isinstance(steady, dict) and steady.get("median") is not None:
         lines.append(f"Steady latency: median {format_duration(steady['median'])} per call "
-                     f"(batch {steady.get('batch')}, {steady.get('calls')} calls per run)")
+                     f"(batch {steady.get('batch')}, {_count(steady.get('calls'), 'call')} per run)")
     if evidence.get("inputs"):
         lines.append(f"Inputs: {evidence['inputs']}" + (" (assumed input shape)"
                                                         if evidence.get("assumed_input_shape") else ""))
