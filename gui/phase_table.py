@@ -69,7 +69,7 @@ class PhaseTable(QTableWidget):
                 self.setItem(row, col, item)
             self._cell(row, 0).setText(LABELS[name] if name != OTHER else "Other")
         self.resizeRowsToContents()
-        self.setMinimumHeight(min(self._content_height(), self._height_of(len(ROWS) + 1)))
+        self.setMinimumHeight(min(self.content_height(), self._height_of(len(ROWS) + 1)))
         self.updateGeometry()
         self._colour_names()
 
@@ -86,13 +86,13 @@ class PhaseTable(QTableWidget):
         assert item is not None  # every cell is made in __init__
         return item
 
-    def _content_height(self) -> int:
+    def content_height(self) -> int:
         rows = sum(self.rowHeight(r) for r in range(self.rowCount()))
         return rows + self.horizontalHeader().sizeHint().height() + 2 * self.frameWidth()
 
     def sizeHint(self):  # noqa: N802 (Qt's name)
         hint = super().sizeHint()
-        hint.setHeight(self._content_height())
+        hint.setHeight(self.content_height())
         return hint
 
     def show_record(self, record: RunRecord | None) -> None:

@@ -150,14 +150,15 @@ class RunView(QWidget):
         phases.setFrameShape(QFrame.Shape.NoFrame)
         phases.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         phases.setMinimumHeight(self.phases.minimumHeight() + phases.horizontalScrollBar().sizeHint().height())
-        top = QSplitter(Qt.Orientation.Horizontal)
+        top = self._top = QSplitter(Qt.Orientation.Horizontal)
+        self._phases_area = phases
         top.addWidget(phases)
         top.addWidget(self.waterfall)
         top.setStretchFactor(0, 0)  # the table as wide as its columns, when there is room
         top.setStretchFactor(1, 1)
         top.setSizes([self.phases.width(), WATERFALL_MIN_WIDTH])
         top.setChildrenCollapsible(False)
-        body = QSplitter(Qt.Orientation.Vertical)
+        body = self._body = QSplitter(Qt.Orientation.Vertical)
         body.addWidget(top)
         # The import X-ray shares the memory plot's place, on a tab at the side: a tab bar on
         # top would cost the height a 700 px screen does not have.
@@ -176,6 +177,7 @@ class RunView(QWidget):
         layout.addWidget(body, 1, 0)
         layout.setRowStretch(1, 1)
         self.record: RunRecord | None = None
+        self._fit_table_area()
         keep_colours(self, lambda: self.summary.show_record(self.record))  # the headline's colour
 
     def begin(self, record: RunRecord) -> None:
@@ -191,6 +193,7 @@ class RunView(QWidget):
         record = self.record
         self.summary.show_record(record)
         self.phases.show_record(record)
+        self._fit_table_area()
         self.imports.show_record(record)
         flags = len(self.imports.flags)  # said by colour and tooltip: a side tab has no room for words
         tip = f"Import X-ray: {flags} warning{'s' * (flags != 1)} about a slow import" if flags else "Import X-ray"
@@ -216,6 +219,18 @@ class RunView(QWidget):
         from tflaunch.core.report.review import run_review
 
         return run_review(record) if record is not None and record.finished_at is not None else None
+
+    def _fit_table_area(self) -> None:
+        """The table and the waterfall as high as the table's rows, no higher: every pixel
+        they would leave blank goes to the memory graph (at 1600x1000 about 270 px were
+        blank under the table while the graph had ~100 px)."""
+        height = max(self.phases.content_height() + self._phases_area.horizontalScrollBar().sizeHint().height(),
+                     self._top.minimumSizeHint().height())
+        self._top.setMaximumHeight(height)
+        # A splitter keeps the share it gave before the cap: hand the excess to the graph.
+        sizes = self._body.sizes()
+        if len(sizes) == 2 and sizes[0] > height:
+            self._body.setSizes([height, sizes[0] + sizes[1] - height])
 
     def show_record(self, record: RunRecord) -> None:
         """A finished run, complete."""
