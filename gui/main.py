@@ -15,6 +15,13 @@ from tflaunch.core.cli import main as cli
 
 
 def launch_gui(args: argparse.Namespace) -> int:
+    # Before Qt is imported: a platform that cannot start aborts the process in Qt's words.
+    from tflaunch.gui.qt_platform import platform_problem
+
+    problem = platform_problem(os.environ)
+    if problem:
+        print(f"tflaunch: {problem}", file=sys.stderr)
+        return 1
     from tflaunch.gui.app import run_app
 
     return run_app(args)
