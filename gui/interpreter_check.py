@@ -4,14 +4,15 @@ from __future__ import annotations
 
 from PySide6.QtCore import QObject, QProcess, Signal
 
-from tflaunch.core.run.interpreter import InterpreterInfo, check_command, interpret_check
+from tflaunch.core.run.interpreter import check_command
+from tflaunch.core.run.interpreter_verdict import interpreter_verdict, not_started
 from tflaunch.core.run.launch_check import known_flags_command
 
 
 class InterpreterCheck(QObject):
     """One check at a time; asking again abandons the previous question."""
 
-    checked = Signal(object)  # InterpreterInfo
+    checked = Signal(object)  # InterpreterVerdict (an InterpreterInfo with the interpreter's own words)
     xla_flags_learned = Signal(str)  # the interpreter whose TensorFlow was asked
 
     def __init__(self, parent: QObject | None = None) -> None:
@@ -35,7 +36,7 @@ class InterpreterCheck(QObject):
         err = process.readAllStandardError().data().decode("utf-8", "replace")
         self._process = None
         process.deleteLater()
-        self.checked.emit(interpret_check(python, code, out, err))
+        self.checked.emit(interpreter_verdict(python, code, out, err))
 
     def learn_xla_flags(self, python: str) -> None:
         """Let the interpreter note which TF_XLA_FLAGS its TensorFlow knows (a scan of
@@ -66,7 +67,7 @@ class InterpreterCheck(QObject):
             return
         self._process = None
         process.deleteLater()
-        self.checked.emit(InterpreterInfo(python, False, f"{python} cannot be started: {process.errorString()}."))
+        self.checked.emit(not_started(python, process.errorString()))
 
     def stop(self) -> None:
         """Abandon the question in flight; nothing will be emitted for it."""

@@ -40,9 +40,11 @@ from .palette import error_style, keep_colours
 
 
 class SettingsPanel(QWidget):
-    """Edits one LaunchConfig. Emits `python_changed` so the window can check it."""
+    """Edits one LaunchConfig. Emits `python_changed` so the window can check it, and
+    `runnable_changed` when the check's verdict decides whether a run can start."""
 
     python_changed = Signal(str)
+    runnable_changed = Signal(bool, str)  # can a run start; if not, why (the check's words)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -50,6 +52,7 @@ class SettingsPanel(QWidget):
         self._forms: dict[str, QFormLayout] = {}
         self._gpu_boxes: list[QCheckBox] = []
         self.editors: dict[str, ed.Editor] = {}
+        self.not_runnable = ""  # why a run cannot start with the chosen interpreter; "" when it can
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         groups: dict[str, QFormLayout] = {}
@@ -265,6 +268,7 @@ class SettingsPanel(QWidget):
         browse.clicked.connect(self._browse_python)
         self.python_status = QLabel("Checking…")
         self.python_status.setWordWrap(True)
+        self.python_status.setTextFormat(Qt.TextFormat.PlainText)  # a traceback's <module> is text, not markup
         self.python_status.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         box = QWidget()
         column = QVBoxLayout(box)
@@ -358,9 +362,23 @@ class SettingsPanel(QWidget):
         if self.inputs_table.model is not None and text.strip() != self.inputs_table.model:
             self.inputs_table.forget_declared()
 
+    @property
+    def runnable(self) -> bool:
+        """Whether the interpreter check allows a run (until a check says otherwise, it does)."""
+        return not self.not_runnable
+
     def set_interpreter_info(self, info: InterpreterInfo) -> None:
+        """The check's verdict: its words under the field, what the interpreter wrote in the
+        tooltip, and whether Run can start (runnable_changed)."""
+        if info.python.strip() != self.python.text().strip():
+            return  # a verdict on an interpreter no longer chosen
         self.python_status.setText(info.message)
+        self.python_status.setToolTip(getattr(info, "detail", "") or "")
         self.python_status.setStyleSheet("" if info.ok else error_style())
+        reason = "" if info.ok else info.message
+        if reason != self.not_runnable:
+            self.not_runnable = reason
+            self.runnable_changed.emit(not reason, reason)
 
     def show_problems(self, problems: list[Problem]) -> None:
         by_field: dict[str, str] = {}
