@@ -1,4 +1,8 @@
-"""RunList: the runs of this session; choosing one shows it again."""
+"""RunList: the runs of this session; choosing one shows it again.
+
+A run is named by its History id (#41), as History, Compare and review images name it; a
+run the history could not keep has no id and says so.
+"""
 
 from __future__ import annotations
 
@@ -17,6 +21,9 @@ STATUS = 5
 # settings, never the numbers (tooltips give the whole text).
 VISUAL_ORDER = (0, 3, 4, STATUS, 1, 2)
 MODEL = 1
+NOT_STORED = "not stored"
+NOT_STORED_TIP = ("This run is not in the history (it is read-only or could not be written), so it has no id; "
+                  "it is listed here until tflaunch closes.")
 
 
 class RunList(QTableWidget):
@@ -50,11 +57,13 @@ class RunList(QTableWidget):
         self.insertRow(row)
         model = record.subject
         status = record.status.value + (" (assumed input shape)" if record.assumed_inputs else "")
-        cells = (str(row + 1), model, record.config.summary(), format_duration(record.time_to_ready),
+        ident = NOT_STORED if record.history_id is None else f"#{record.history_id}"
+        cells = (ident, model, record.config.summary(), format_duration(record.time_to_ready),
                  format_bytes(record.peak_rss), status)
         for col, text in enumerate(cells):
             item = QTableWidgetItem(text)
-            item.setToolTip(record.headline if col == 5 else f"{record.config.subject}\n{record.config.summary()}")
+            item.setToolTip(record.headline if col == STATUS else self._ident_tip(record) if col == 0
+                            else f"{record.config.subject}\n{record.config.summary()}")
             if col in (0, 3, 4):
                 item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
             self.setItem(row, col, item)
@@ -65,6 +74,13 @@ class RunList(QTableWidget):
         self.selectRow(row)
         self.blockSignals(False)
         self.scrollToBottom()
+
+    @staticmethod
+    def _ident_tip(record: RunRecord) -> str:
+        if record.history_id is None:
+            return NOT_STORED_TIP
+        return f"History id {record.history_id}: the same run in the History tab and `tflaunch history show " \
+               f"{record.history_id}`"
 
     def _color_status(self, row: int) -> None:
         item = self.item(row, STATUS)
