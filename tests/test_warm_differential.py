@@ -99,7 +99,8 @@ class Case:
     env: tuple[tuple[str, str], ...] = ()  # variables of this case's own
     setup: Callable[[], None] | None = None  # the launcher's process state (umask, limits...)
     outputs: tuple[str, ...] = ()  # files the script writes in its folder
-    refused: str = ""  # inherent: the client must refuse, naming this
+    refused: str = ""  # inherent and seen beforehand: the client must refuse, naming this
+    said: str = ""  # inherent, met while the script runs: the warm child must say so, naming this
     tf_import_log: bool = False  # TensorFlow's load-time log lines are not compared
 
 
@@ -127,11 +128,6 @@ def bug(reason: str) -> pytest.MarkDecorator:
     return pytest.mark.xfail(strict=True, reason=reason)
 
 
-def inherent(reason: str) -> pytest.MarkDecorator:
-    """A difference no fix can remove: the client must refuse such a launch, and does not yet."""
-    return pytest.mark.xfail(strict=True, reason="inherent, not refused yet: " + reason)
-
-
 def known(reason: str) -> pytest.MarkDecorator:
     """A difference no fix can remove and no client can see coming: it stays, documented."""
     return pytest.mark.xfail(strict=True, reason="inherent, and no launch shows it beforehand: " + reason)
@@ -150,9 +146,7 @@ TABLE = [
     case("script_in_cwd", "where.py", "y", cwd="sub"),
     case("dot_slash_script", "./where.py", cwd="sub"),
     case("symlinked_script", "linked.py", "z"),
-    case("folder_with_main", "app", "x", marks=bug(
-        "sys.argv[0] is the folder's absolute path, not 'app' as given; the traceback's first frame is runpy's "
-        "run_path (line 308), not _run_module_as_main (line 198)")),
+    case("folder_with_main", "app", "x"),
     case("undecodable_argv_and_env", "undecodable.py", "caf\udce9", env=(("CASE_LATIN1", "\udce9t\udce9"),)),
     case("module_with_args", "-m", "pkg.tool", "a", "--flag"),
     case("module_package_main", "-m", "pkg", "x"),
@@ -163,15 +157,13 @@ TABLE = [
     case("interpreter_state", "interpreter_state.py"),
     case("option_W_is_refused", "-W", "error", "warn.py", refused="-W"),
     case("option_u_is_refused", "-u", "interleave.py", mode="merged", refused="-u"),
-    case("proc_self_cmdline", "proc_cmdline.py", "a", marks=bug(
+    case("proc_self_cmdline", "proc_cmdline.py", "a", marks=known(
         "/proc/self/cmdline (ps, pgrep -f, psutil) is the server's 'forkserver.py --socket ... --idle ...', not "
-        "'python proc_cmdline.py a'")),
-    case("parent_and_session", "process_relations.py", refused="parent", marks=inherent(
-        "the script's parent is the server, not the launcher, and its session the server's")),
+        "'python proc_cmdline.py a': a process's argument area is fixed at exec (README)")),
+    case("parent_and_session", "process_relations.py", marks=known(
+        "the script's parent is the server, not the launcher, and its session the server's (README)")),
     case("shadowed_package", "train.py", cwd="shadow", refused="code"),
-    case("blas_threads_set_in_script", "blas_threads.py", refused="OPENBLAS_NUM_THREADS", marks=inherent(
-        "OPENBLAS_NUM_THREADS set in the script before `import numpy` is read when the server loaded OpenBLAS: "
-        "2 threads, not 1; nothing is said")),
+    case("blas_threads_set_in_script", "blas_threads.py", said="OPENBLAS_NUM_THREADS"),
     case("pythonpath_dot", "sub/pythonpath.py", env=(("PYTHONPATH", "."),)),
     case("tensorflow_absl_script", "tf_basics.py", "--threads", "2", "extra", tf_import_log=True),
     # processes and threads of the script
@@ -199,9 +191,7 @@ TABLE = [
     case("ctrl_z_then_fg", "ticker.py", mode=TERMINAL, keys=(("wait", "tick\r\n"), ("suspend", None)),
          repeats="tick"),
     case("terminal_streams", "terminal.py", mode=TERMINAL),
-    case("dev_tty_and_foreground", "dev_tty.py", mode=TERMINAL, refused="/dev/tty", marks=inherent(
-        "the script is outside the terminal's session: /dev/tty cannot be opened (ENXIO) and tcgetpgrp(0) fails "
-        "(ENOTTY); the client only warns, once the script runs")),
+    case("dev_tty_and_foreground", "dev_tty.py", mode=TERMINAL, said="/dev/tty"),
     case("prompt_typed", "prompt.py", mode=TERMINAL,
          keys=(("wait", "name? "), ("type", "alice\n"), ("wait", "more? "), ("type", "\x04"))),
     case("sigwinch", "winch.py", mode=TERMINAL, keys=(("wait", "ready\r\n"), ("resize", (30, 100)))),
@@ -209,10 +199,8 @@ TABLE = [
     case("stdin_piped_crlf", "read_stdin.py", stdin=b"a\nb\r\nc\rd"),
     case("stdin_empty", "read_stdin.py"),
     case("stdin_closed", "read_stdin.py", stdin=None, setup=_no_stdin),
-    case("stdio_objects", "stdio_objects.py", marks=bug(
-        "sys.stdin/stdout/stderr have no .mode (AttributeError): TextIOWrappers made directly, not by open()")),
-    case("stdout_replaced", "stdout_replaced.py", marks=bug(
-        "what was buffered in sys.stdout before the script replaced it is lost: 'written before the swap' missing")),
+    case("stdio_objects", "stdio_objects.py"),
+    case("stdout_replaced", "stdout_replaced.py"),
     case("interleave_one_pipe", "interleave.py", mode="merged"),
     case("stdout_reconfigured", "reconfigure.py", mode="merged"),
     case("huge_output", "huge_output.py"),
@@ -239,8 +227,7 @@ TABLE = [
     case("umask", "umask.py", setup=_umask_027),
     case("rlimits", "rlimits.py", setup=_lower_limits),
     case("affinity", "scheduling.py", setup=_one_cpu),
-    case("niceness_and_oom_score", "scheduling.py", setup=_nice_and_oom_score, marks=bug(
-        "the launcher's niceness (5) and oom_score_adj (500) are not the script's: it has the server's (0, 0)")),
+    case("niceness_and_oom_score", "scheduling.py", setup=_nice_and_oom_score),
     case("containment", "containment.py"),
     case("random_state", "random_state.py", mode="varies"),
     case("hash_seed", "hash_seed.py", mode="varies", marks=known(
@@ -518,6 +505,10 @@ def test_warm_is_seen_as_cold(c: Case, lab: Lab) -> None:
         assert warm.refusal is not None and c.refused in warm.refusal, "the client did not refuse it"
     else:
         assert warm.refusal is None and warm.warm_pid is not None, f"it did not start warm: {warm.refusal}"
+    if c.said:  # a difference no fork can remove, said the moment the script meets it
+        shown = warm.seen.stderr + warm.seen.stdout  # a terminal shows both as one
+        assert re.search(rf"tflaunch: [^\n]*{re.escape(c.said)}", shown), f"the difference was not said: {shown}"
+        return
     assert warm.seen == cold.seen
 
 

@@ -137,6 +137,7 @@ class Server:
         self.listener: Optional[socket.socket] = None
         self.unsafe: Optional[str] = None
         self.served = 0
+        self.pidfds: Dict[int, int] = {}  # pidfd -> the child it watches
         self.child_module = _load_child_module()
         # Top-level modules imported here from files (a script's folder could shadow them).
         self.loaded = {name for name, module in list(sys.modules.items())
@@ -157,6 +158,8 @@ class Server:
             for key, _ in self.selector.select(TICK_S):
                 if key.fileobj is self.listener:
                     self._accept()
+                elif isinstance(key.fileobj, int) and key.fileobj in self.pidfds:
+                    self._unwatch(key.fileobj)  # a child ended: reaped just below
                 else:
                     self._read(key.fileobj)  # type: ignore[arg-type]
             self._reap()
@@ -229,6 +232,8 @@ class Server:
         self.served += 1
         pid = os.fork()
         if pid == 0:
+            for fd in self.pidfds:  # the siblings' exit watches are not the script's descriptors
+                os.close(fd)
             self.selector.close()
             if self.listener is not None:
                 self.listener.close()
@@ -239,10 +244,24 @@ class Server:
             self.child_module.run_child(request, launch.fds, self.imported)
         launch.pid = pid
         self.children[pid] = launch
+        self._watch_exit(pid)
         for fd in launch.fds:
             os.close(fd)
         launch.fds = []
         _reply(conn, {"pid": pid})
+
+    def _watch_exit(self, pid: int) -> None:
+        """A pidfd that wakes the loop the moment the child ends: without it the end is
+        noticed on the next tick (TICK_S), which every warm launch paid."""
+        pidfd_open = getattr(os, "pidfd_open", None)
+        if pidfd_open is None:
+            return
+        try:
+            fd = pidfd_open(pid)
+        except OSError:
+            return
+        self.pidfds[fd] = pid
+        self.selector.register(fd, selectors.EVENT_READ)
 
     def _refusal(self, request: Dict[str, Any]) -> Optional[Dict[str, Any]]:
         """Why this server must not run this launch, as the answer to the client; None if it may."""
@@ -257,6 +276,10 @@ class Server:
         if shadowed:
             return {"refused": f"the script's folder has {shadowed[0]}, which a cold start would import instead of "
                                f"the module of that name the warm server has imported"}
+        lower = priority_out_of_reach(request)
+        if lower:
+            return {"refused": f"the launch's {lower} is below the warm server's, which only a privileged "
+                               "process can lower; a cold start keeps it"}
         too_high = limits_out_of_reach(request.get("limits") or {})
         if too_high:
             return {"refused": f"the launch's resource limit {too_high} is above the warm server's hard limit, "
@@ -268,6 +291,11 @@ class Server:
             self.unsafe = why
             return {"refused": why}
         return None
+
+    def _unwatch(self, fd: int) -> None:
+        self.selector.unregister(fd)
+        del self.pidfds[fd]
+        os.close(fd)
 
     def state(self) -> Dict[str, Any]:
         """What `tflaunch warm status` and the server cap need: idle time and children."""
@@ -375,6 +403,25 @@ def shadowed_modules(request: Dict[str, Any], loaded: set[str]) -> List[str]:
     return sorted(out)
 
 
+def priority_out_of_reach(request: Dict[str, Any]) -> Optional[str]:
+    """What of the launcher's niceness and OOM score a child of this server could not get
+    (an unprivileged process may only raise them), in words; None if it can get both."""
+    if os.geteuid() == 0:
+        return None
+    nice = request.get("nice")
+    if isinstance(nice, int) and nice < os.getpriority(os.PRIO_PROCESS, 0):
+        return f"niceness ({nice})"
+    oom = request.get("oom_score_adj")
+    try:
+        with open("/proc/self/oom_score_adj") as f:
+            own = int(f.read().strip() or 0)
+    except (OSError, ValueError):
+        return None
+    if isinstance(oom, int) and oom < own:
+        return f"OOM score adjustment ({oom})"
+    return None
+
+
 def limits_out_of_reach(limits: Dict[str, Any]) -> Optional[str]:
     """The first resource limit a child of this server could not be given (a hard limit
     above this process's own: raising one needs privilege), as RLIMIT_NAME; None if all can."""
@@ -462,6 +509,9 @@ def main(argv: Optional[List[str]] = None) -> None:
     args = parser.parse_args(argv)
     if args.parent and not _alive(args.parent):
         return  # the app that wanted it is already gone
+    # The client that started this server held its signals while it launched; a mask is
+    # inherited, and a server deaf to SIGTERM could not be stopped.
+    signal.pthread_sigmask(signal.SIG_SETMASK, [])
 
     def stop(*_: Any) -> None:
         raise _StoppedError()
@@ -487,6 +537,9 @@ def main(argv: Optional[List[str]] = None) -> None:
     finally:
         signal.signal(signal.SIGTERM, signal.SIG_IGN)  # a second TERM must not cut the tidying short
         server.close(why)
+        sys.stderr.flush()
+        # Nothing is left to tidy: an interpreter shutdown with TensorFlow loaded took ~3 s.
+        os._exit(0)
 
 
 if __name__ == "__main__":

@@ -26,7 +26,7 @@ import signal
 import sys
 import time
 import types
-from typing import Any, Dict, FrozenSet, List, Optional, Set
+from typing import Any, Dict, FrozenSet, List, Optional, Set, Tuple
 
 _THIS_FILE = os.path.abspath(__file__)
 
@@ -52,6 +52,7 @@ def run_child(request: Dict[str, Any], fds: List[int], imported: Any = None) -> 
 
 def _become_the_launch(request: Dict[str, Any], fds: List[int], imported: Any) -> None:
     os.setpgid(0, 0)  # its own group: the client's signals and a cancel reach all it starts
+    signal.pthread_sigmask(signal.SIG_SETMASK, [])  # a fresh process blocks no signal
     closed = [n for n in request.get("closed") or [] if n in (0, 1, 2)]
     stdio = [n for n in (0, 1, 2) if n not in closed]
     for target, fd in zip(stdio, fds):
@@ -75,6 +76,7 @@ def _become_the_launch(request: Dict[str, Any], fds: List[int], imported: Any) -
     if isinstance(request.get("umask"), int):
         os.umask(request["umask"])
     _set_limits(request.get("limits") or {})
+    _set_priority(request)
     # The server's stdio objects wrapped its fds 0-2, which now are the client's: new
     # ones, made as a fresh interpreter makes them (None for a closed descriptor).
     sys.stdin, sys.stdout, sys.stderr = (None if fd in closed else _stream(fd, mode, old) for fd, mode, old in
@@ -85,8 +87,11 @@ def _become_the_launch(request: Dict[str, Any], fds: List[int], imported: Any) -
     _apply_tf_config(os.environ.get("TFLAUNCH_TF_CONFIG"))
     if events is not None:
         _observe(events, request.get("started"))
-    global _IMPORT_READ, _TERMINAL
+    global _IMPORT_READ, _IMPORT_FAMILIES, _TERMINAL
     _IMPORT_READ = frozenset(getattr(imported, "read", ()) or ())
+    families = request.get("import_families")
+    if isinstance(families, list) and all(isinstance(f, str) for f in families):
+        _IMPORT_FAMILIES = tuple(families)
     _TERMINAL = bool(request.get("terminal"))
     sys.addaudithook(_say_what_differs)
     orig = request.get("orig_argv")
@@ -95,6 +100,7 @@ def _become_the_launch(request: Dict[str, Any], fds: List[int], imported: Any) -
 
 
 _IMPORT_READ: FrozenSet[str] = frozenset()
+_IMPORT_FAMILIES: Tuple[str, ...] = ()  # prefixes (and whole names) native libraries read at load
 _TERMINAL = False
 _SAID: Set[str] = set()
 
@@ -104,17 +110,18 @@ def _say_what_differs(event: str, args: Any) -> None:
     hook: Python reports these events before they happen):
     - the launcher's terminal is the controlling terminal of its own session, which no
       process of another session (this one) can take, so /dev/tty cannot be opened (getpass);
-    - a variable the server's import of TensorFlow and Keras read, set by the script: the
-      import already happened with the server's value (a cold start would see the script's)."""
+    - a variable the server's import of TensorFlow and Keras read (or one of the families the
+      native libraries they load read: OPENBLAS_*, OMP_*, ...), set by the script: the import
+      already happened with the server's value (a cold start would see the script's)."""
     if event == "open" and _TERMINAL and args and args[0] in ("/dev/tty", b"/dev/tty"):
         _say_once("/dev/tty", "this script opens /dev/tty, which a warm start cannot give it (the terminal belongs "
                               "to the launcher's session); run it without --warm")
     elif event in ("os.putenv", "os.unsetenv") and args:
         name = args[0].decode(errors="replace") if isinstance(args[0], bytes) else str(args[0])
-        if name in _IMPORT_READ:
-            _say_once(name, f"this script sets {name}, which TensorFlow's or Keras's import read in the warm server "
-                            "before the script ran; the import kept the server's value. Set it before the launch, "
-                            "or run without --warm")
+        if name in _IMPORT_READ or name.startswith(_IMPORT_FAMILIES):
+            _say_once(name, f"this script sets {name}, which TensorFlow, Keras or a library they load may have read "
+                            "in the warm server before the script ran (the import kept the server's value). Set it "
+                            "before the launch, or run without --warm")
 
 
 def _say_once(key: str, message: str) -> None:
@@ -139,6 +146,24 @@ def _set_limits(limits: Dict[str, Any]) -> None:
                 resource.setrlimit(number, (int(pair[0]), int(pair[1])))
             except (ValueError, OSError):
                 pass
+
+
+def _set_priority(request: Dict[str, Any]) -> None:
+    """The launcher's niceness and OOM score (the server checked that each can be set:
+    without privilege they only go up)."""
+    nice = request.get("nice")
+    if isinstance(nice, int):
+        try:
+            os.setpriority(os.PRIO_PROCESS, 0, nice)
+        except OSError:
+            pass
+    oom = request.get("oom_score_adj")
+    if isinstance(oom, int):
+        try:
+            with open("/proc/self/oom_score_adj", "w") as f:
+                f.write(str(oom))
+        except OSError:
+            pass
 
 
 def _fresh_process_state() -> None:
@@ -168,9 +193,11 @@ def _stream(fd: int, mode: str, like: Any) -> Any:
         setattr(getattr(raw, "raw", raw), "name", name)  # noqa: B010 - a property to type checkers
     except (AttributeError, TypeError):
         pass
-    return io.TextIOWrapper(raw, encoding=getattr(like, "encoding", None), errors=getattr(like, "errors", None),
-                            newline="\n", line_buffering=not unbuffered and (fd == 2 or os.isatty(fd)),
-                            write_through=unbuffered)
+    stream = io.TextIOWrapper(raw, encoding=getattr(like, "encoding", None), errors=getattr(like, "errors", None),
+                              newline="\n", line_buffering=not unbuffered and (fd == 2 or os.isatty(fd)),
+                              write_through=unbuffered)
+    stream.mode = mode  # type: ignore[misc]  # as create_stdio sets it
+    return stream
 
 
 def _main_module(**attributes: Any) -> types.ModuleType:
@@ -206,11 +233,15 @@ def _run_main(argv: List[str]) -> int:
         # CPython joins a relative script path to the folder without normalising it
         # (./sub/s.py gives /cwd/./sub/s.py), and so must __file__ here.
         path = argv[0] if os.path.isabs(argv[0]) else os.path.join(os.getcwd(), argv[0])
+        if os.path.isdir(path) or not path.endswith(".py") and _is_zip(path):
+            # A folder or zip with __main__.py: CPython puts it first on sys.path (absolute)
+            # and runs its __main__ as a module (runpy's own entry, argv[0] kept as typed).
+            sys.path.insert(0, path)
+            _main_module()
+            runpy._run_module_as_main("__main__", alter_argv=False)  # type: ignore[attr-defined]
+            return 0
         if not safe_path:
             sys.path.insert(0, os.path.dirname(os.path.realpath(path)))
-        if os.path.isdir(path) or not path.endswith(".py") and _is_zip(path):
-            runpy.run_path(path, run_name="__main__")  # a folder or zip with __main__.py
-            return 0
         with open(path, "rb") as source:
             code = compile(source.read(), path, "exec")
         main = _main_module(__file__=path, __cached__=None,
@@ -292,9 +323,11 @@ def _probe_module(name: str) -> Any:
 
 
 def _flush() -> None:
-    for stream in (sys.stdout, sys.stderr):
+    # The originals too: a script that replaced sys.stdout left its buffered text there.
+    for stream in (sys.stdout, sys.stderr, sys.__stdout__, sys.__stderr__):
         try:
-            stream.flush()
+            if stream is not None:
+                stream.flush()
         except Exception:
             pass
 

@@ -28,6 +28,8 @@ from typing import Any
 from .program import EVENTS_FD_ENV
 from .warm_servers import (
     DEFAULT_IDLE_S,
+    IMPORT_NAMES,
+    IMPORT_PREFIXES,
     WarmStartError,
     connect,
     running_servers,
@@ -100,11 +102,19 @@ def run(launch: WarmLaunch, stdio: tuple[int, int, int] = (0, 1, 2), idle_s: flo
     # take a free number among 0-2 (Python's own stdio object is None for a closed one).
     closed = [n for n, fd in enumerate(stdio) if not _is_open(fd)
               or (fd == n and getattr(sys, ("__stdin__", "__stdout__", "__stderr__")[n]) is None)]
-    sock, pid, buffer = _start(launch, stdio, idle_s, parent, closed)
+    # A signal between the fork and the handlers would end this client by default and the
+    # script with it: held until the handlers are in place, then forwarded.
+    held = {*SIGNALS, signal.SIGTSTP, signal.SIGCONT}
+    signal.pthread_sigmask(signal.SIG_BLOCK, held)
+    try:
+        sock, pid, buffer = _start(launch, stdio, idle_s, parent, closed)
+    except BaseException:
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, held)
+        raise
     with sock:
         if on_started is not None:
             on_started(pid)
-        with _forwarding(pid):
+        with _forwarding(pid, unblock=held):
             answer = _receive(sock, buffer)
             if answer is not None and "server_stopped" in answer:
                 _say(f"{answer['server_stopped']}; the script (pid {pid}) was ended")
@@ -156,8 +166,18 @@ def _request(launch: WarmLaunch, closed: list[int]) -> bytes:
               for name in dir(resource) if name.startswith("RLIMIT_")}
     return json.dumps({"argv": launch.argv, "cwd": launch.cwd, "env": launch.env, "started": _started(),
                        "orig_argv": launch.orig_argv, "umask": umask, "limits": limits,
+                       "nice": os.getpriority(os.PRIO_PROCESS, 0), "oom_score_adj": _oom_score_adj(),
+                       "import_families": [*IMPORT_PREFIXES, *sorted(IMPORT_NAMES)],
                        "terminal": _has_terminal(),
                        "closed": closed}).encode() + b"\n"
+
+
+def _oom_score_adj() -> int | None:
+    try:
+        with open("/proc/self/oom_score_adj") as f:
+            return int(f.read().strip())
+    except (OSError, ValueError):
+        return None
 
 
 def _has_terminal() -> bool:
@@ -186,7 +206,7 @@ def _is_open(fd: int) -> bool:
 
 
 @contextlib.contextmanager
-def _forwarding(pid: int) -> Any:
+def _forwarding(pid: int, unblock: set[signal.Signals] | None = None) -> Any:
     """While the script runs, the signals sent to this client are the script's. Ctrl+Z
     stops the script's group and then this client (so the shell sees the job stopped);
     `fg` continues this client, which continues the script."""
@@ -198,6 +218,8 @@ def _forwarding(pid: int) -> Any:
     handlers[signal.SIGTSTP] = stop
     handlers[signal.SIGCONT] = lambda _number, _frame: _forward(pid, signal.SIGCONT)
     previous = {sig: signal.signal(sig, handler) for sig, handler in handlers.items()}
+    if unblock:
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, unblock)  # what came meanwhile is forwarded now
     try:
         yield
     finally:
