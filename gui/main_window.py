@@ -135,6 +135,7 @@ class MainWindow(DropTarget, QMainWindow):  # DropTarget: a model or a script dr
     def _connect(self) -> None:
         self.checker.checked.connect(self.panel.set_interpreter_info)
         self.panel.python_changed.connect(self.checker.check)
+        self.panel.runnable_changed.connect(lambda *_: self.one_at_a_time.follow())  # Run waits for a good check
         self.checker.xla_flags_learned.connect(
             lambda python: self.say(f"TF_XLA_FLAGS of the TensorFlow of {python} read: runs can start."))
         self.runner.phase_changed.connect(lambda _r: self.run_view.on_phase_change())

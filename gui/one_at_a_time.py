@@ -41,7 +41,7 @@ class OneAtATime:
     def follow(self) -> None:
         """Every start control as things stand: disabled, saying what runs, or enabled."""
         w, busy = self.window, self.busy_with()
-        w.window_actions.set_busy(busy is not None, busy)
+        w.window_actions.set_busy(busy is not None, busy, w.panel.not_runnable)
         if w.tabs.is_built("Sweep") and not w.sweeper.running:
             w.sweep_view.hold(busy)
         if w.tabs.is_built("Advisor"):

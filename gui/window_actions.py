@@ -102,16 +102,18 @@ class WindowActions:
         self.toolbar.addSeparator()
         self.toolbar.addAction(toggle_log)
 
-    def set_busy(self, busy: bool, what: str | None = None) -> None:
+    def set_busy(self, busy: bool, what: str | None = None, not_runnable: str = "") -> None:
         """While a run, sweep or the Advisor goes on, nothing new starts; Cancel ends it.
-        `what` says which, in the disabled actions' tooltips."""
+        `what` says which, and `not_runnable` why the chosen interpreter cannot run (its
+        check failed), in the disabled actions' tooltips."""
         for action in (self.run, self.script):
-            action.setEnabled(not busy)
+            action.setEnabled(not busy and not not_runnable)
             default = action.property("tflaunch-tip")
             if default is None:
                 action.setProperty("tflaunch-tip", action.toolTip())
                 default = action.toolTip()
-            action.setToolTip(f"Waits: {what}" if busy and what else str(default))
+            action.setToolTip(f"Waits: {what}" if busy and what else f"Cannot run: {not_runnable}" if not_runnable
+                              else str(default))
         self.cancel.setEnabled(busy)
 
     def show_about(self) -> None:

@@ -54,3 +54,20 @@ def test_an_interpreter_that_cannot_start_disables_run_too(qtbot, tmp_path):
         checker.check(missing)
     assert changed.args[0] is False and panel.python_status.text().startswith(f"{missing} cannot be started (")
     assert panel.python_status.text().endswith("Give the path of a Python executable with TensorFlow.")
+
+
+def test_the_window_s_run_waits_for_a_good_interpreter(qtbot, make_window, tmp_path):
+    """Run stayed enabled after the interpreter check failed: it now follows the verdict."""
+    window = make_window()
+    run = window.window_actions.run
+    assert run.isEnabled()
+    python = _fake_python(tmp_path)
+    with qtbot.waitSignal(window.panel.runnable_changed, timeout=20000):
+        window.panel.editors["python"].put(python)
+        window.panel.python_changed.emit(python)
+    assert not run.isEnabled() and not window.window_actions.script.isEnabled()
+    assert run.toolTip().startswith(f"Cannot run: {python} has no TensorFlow")
+    with qtbot.waitSignal(window.panel.runnable_changed, timeout=20000):
+        window.panel.editors["python"].put(sys.executable)
+        window.panel.python_changed.emit(sys.executable)
+    assert run.isEnabled()

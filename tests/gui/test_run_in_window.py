@@ -122,7 +122,11 @@ def test_a_failing_run_shows_its_error_and_the_app_stays_usable(qtbot, window, p
     assert window.run_view.phases.item(PHASES.index("import"), 1).text() == "failed"
     assert window.run_list.item(0, 5).text() == "failed"
     screenshot(window, "failed")
-    assert window.run_action.isEnabled()
+    # Usable: Run waits for an interpreter with TensorFlow, saying so, and comes back with one.
+    assert not window.run_action.isEnabled() and "has no TensorFlow" in window.run_action.toolTip()
+    window.panel.python.setText(sys.executable)
+    window.panel.python_changed.emit(sys.executable)
+    qtbot.waitUntil(window.run_action.isEnabled, timeout=30000)
 
 
 def test_choosing_a_past_run_shows_it_again(qtbot, window):
