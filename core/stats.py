@@ -7,6 +7,10 @@ import statistics
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+# Fewer runs than this on a side give no spread worth comparing: a difference between them
+# may be a cold first run or a busy neighbour, so it is shown as a number, never as a result.
+MIN_RUNS_TO_COMPARE = 3
+
 
 @dataclass(frozen=True)
 class Spread:
@@ -23,6 +27,11 @@ class Spread:
 
     def to_dict(self) -> dict[str, float]:
         return {"n": self.n, "median": self.median, "min": self.low, "max": self.high}
+
+    def overlaps(self, other: Spread) -> bool:
+        """Whether the two ranges (min to max) share a value: a difference of medians inside
+        both is within the noise of the runs."""
+        return self.low <= other.high and other.low <= self.high
 
 
 def spread(values: Sequence[float]) -> Spread:

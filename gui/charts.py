@@ -40,17 +40,29 @@ def setup_grouped_bars(plot: pg.PlotItem, rows: Sequence[str] = TIME_ROWS) -> No
     plot.showGrid(y=True, alpha=0.2)
 
 
-def draw_grouped_bars(plot: pg.PlotItem, runs: list[dict[str, float | None]]) -> None:
-    """One group per phase (then other and time to ready), one bar per run."""
-    for item in [i for i in plot.items if isinstance(i, pg.BarGraphItem)]:
+def draw_grouped_bars(plot: pg.PlotItem, runs: list[dict[str, float | None]],
+                      ranges: list[dict[str, tuple[float, float]]] | None = None) -> None:
+    """One group per phase (then other and time to ready), one bar per run or side; with
+    `ranges`, a side's runs' range (min to max) as a whisker on its bar."""
+    for item in [i for i in plot.items if isinstance(i, (pg.BarGraphItem, pg.ErrorBarItem))]:
         plot.removeItem(item)
     rows = groups_of(runs)
     plot.getAxis("bottom").setTicks([[(i, SHORT_LABELS[r]) for i, r in enumerate(rows)]])
     width = 0.8 / max(len(runs), 1)
     for i, spans in enumerate(runs):
         x = np.arange(len(rows)) - 0.4 + width * (i + 0.5)
-        plot.addItem(pg.BarGraphItem(x=x, height=row_heights(spans, rows), width=width * 0.9, brush=run_color(i),
+        heights = row_heights(spans, rows)
+        plot.addItem(pg.BarGraphItem(x=x, height=heights, width=width * 0.9, brush=run_color(i),
                                      pen=pg.mkPen(None)))
+        spread = (ranges[i] if ranges and i < len(ranges) else {})
+        whiskers = [(x[k], heights[k], *spread[row]) for k, row in enumerate(rows) if row in spread]
+        if whiskers:
+            xs, ys, lows, highs = (np.array(v, dtype=float) for v in zip(*whiskers, strict=True))
+            plot.addItem(pg.ErrorBarItem(x=xs, y=ys, top=highs - ys, bottom=ys - lows, beam=width * 0.4,
+                                         pen=pg.mkPen(WHISKER_COLOR, width=1.5)))
+
+
+WHISKER_COLOR = "#202124"  # a side's range over its bars: ink, on every run colour
 
 
 def setup_memory_overlay(plot: pg.PlotItem) -> None:
@@ -60,24 +72,33 @@ def setup_memory_overlay(plot: pg.PlotItem) -> None:
     plot.showGrid(x=True, y=True, alpha=0.2)
 
 
-def draw_memory_overlay(plot: pg.PlotItem, runs: list[list[tuple[float, int]]]) -> None:
+def draw_memory_overlay(plot: pg.PlotItem, runs: list[list[tuple[float, int]]],
+                        colors: list[int] | None = None) -> None:
+    """Each run's memory curve, in its own colour or, with `colors`, its side's."""
     plot.clear()
     for i, samples in enumerate(runs):
         if samples:
             t, rss = zip(*samples, strict=False)
-            plot.plot(t, np.array(rss) / MIB, pen=pg.mkPen(run_color(i), width=2))
+            plot.plot(t, np.array(rss) / MIB, pen=pg.mkPen(run_color(colors[i] if colors else i), width=2))
 
 
-def draw_strips(plot: pg.PlotItem, distributions: list[tuple[str, list[float], bool]], objective: str) -> None:
-    """Every measured trial as a dot, the median as a bar: spread in plain sight."""
+STRIP_COLOR, STOPPED_COLOR, MEDIAN_COLOR = "#0b57d0", "#9e9e9e", "#b3261e"
+
+
+def draw_strips(plot: pg.PlotItem, distributions: list[tuple[str, list[float], bool]], objective: str,
+                numbers: list[str] | None = None) -> None:
+    """Every measured trial as a dot, the median as a bar: spread in plain sight. Each strip
+    is named on the axis by `numbers` (the "#" of its row in the table beside it), by
+    default 1, 2, ... in order."""
     plot.clear()
     scale, unit = (1 / MIB, "MiB") if objective == "peak" else (1.0, "s")
     if objective != "peak" and max((max(v) for _, v, _ in distributions if v), default=1.0) < 1.0:
         scale, unit = 1000.0, "ms"  # "440" ms, not "0.440" s whose digits the axis cut off
+    names = numbers or [str(i + 1) for i in range(len(distributions))]
     plot.getAxis("left").enableAutoSIPrefix(False)
     plot.getAxis("left").setLabel(f"{OBJECTIVES[objective].capitalize()} ({unit})")
     plot.getAxis("bottom").setLabel("Setting (# in the table)")
-    plot.getAxis("bottom").setTicks([[(i + 1, f"#{i + 1}") for i in range(len(distributions))]])
+    plot.getAxis("bottom").setTicks([[(i + 1, f"#{name}") for i, name in enumerate(names)]])
     plot.showGrid(y=True, alpha=0.2)
     jitter = np.random.default_rng(0)  # fixed: the same results always look the same
     for i, (_name, values, stopped) in enumerate(distributions):
@@ -85,8 +106,8 @@ def draw_strips(plot: pg.PlotItem, distributions: list[tuple[str, list[float], b
             continue
         ys = np.array(values) * scale
         xs = i + 1 + jitter.uniform(-0.15, 0.15, len(ys))
-        plot.addItem(pg.ScatterPlotItem(x=xs, y=ys, size=7, brush=pg.mkBrush("#9e9e9e" if stopped else "#0b57d0"),
+        plot.addItem(pg.ScatterPlotItem(x=xs, y=ys, size=7, brush=pg.mkBrush(STOPPED_COLOR if stopped else STRIP_COLOR),
                                         pen=None))
         median = float(np.median(ys))
-        plot.plot([i + 0.7, i + 1.3], [median, median], pen=pg.mkPen("#b3261e", width=2))
+        plot.plot([i + 0.7, i + 1.3], [median, median], pen=pg.mkPen(MEDIAN_COLOR, width=2))
     plot.setXRange(0.4, len(distributions) + 0.6, padding=0)

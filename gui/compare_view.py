@@ -1,4 +1,9 @@
-"""CompareView: two or more runs side by side against a baseline."""
+"""CompareView: runs side by side against a baseline, grouped into sides by their settings.
+
+Each side is its runs' median, range and count (core/report/sides.py); a difference is
+coloured as a win or a loss only where both sides have runs enough and their ranges do not
+overlap. With too few runs the view says so, and offers to sweep the settings compared.
+"""
 
 from __future__ import annotations
 
@@ -25,22 +30,22 @@ from PySide6.QtWidgets import (
 from tflaunch.core.report.compare import (
     ROW_LABELS,
     SHORT_LABELS,
-    bar_values,
-    deltas,
     memory_rows,
     rows_for,
     run_ident,
-    run_labels,
     setting_rows,
     time_rows,
 )
 from tflaunch.core.report.review import Review, comparison_review
+from tflaunch.core.report.sides import Difference, Side, differences, measured, side_labels, sides_of, too_few_note
 from tflaunch.core.run.record import RunRecord
+from tflaunch.core.stats import MIN_RUNS_TO_COMPARE, summarize
 from tflaunch.core.units import format_bytes
 
 from .charts import draw_grouped_bars, draw_memory_overlay, run_color, setup_grouped_bars, setup_memory_overlay
 from .palette import STATE_COLORS, highlight_background, keep_colours, readable
 from .plot_theme import follow_palette
+from .wrapping_label import WrappingLabel
 
 RIGHT = Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
 MIN_CHART_HEIGHT = 120  # px
@@ -50,6 +55,33 @@ TABLE_SHARE = 0.6  # of the height below the legend, at most, for the table
 def run_label(record: RunRecord, index: int) -> str:
     """The run's id and all its settings (tooltips; the view's labels name what differs)."""
     return f"{run_ident(record, index)} {record.config.summary()}"
+
+
+def side_label(side: Side) -> str:
+    """A side's runs and all its settings (tooltips)."""
+    return f"{side.ident} ({side.n} run{'s' if side.n > 1 else ''}) {side.config.summary()}"
+
+
+def _bytes_text(values: list[int | None]) -> str:
+    """A side's memory figure: one run's value, or the median with its range and count."""
+    summary = summarize(values)
+    if summary is None:
+        return format_bytes(None)
+    if summary.n == 1:
+        return format_bytes(summary.median)
+    return f"{format_bytes(summary.median)} ({format_bytes(summary.low)}–{format_bytes(summary.high)}, n={summary.n})"
+
+
+def _why(delta: Difference) -> str:
+    """A cell's tooltip: why its difference is, or is not, a result."""
+    if delta.value is None or delta.baseline is None:
+        return "Not measured on one of the sides"
+    if not delta.enough:
+        return (f"Fewer than {MIN_RUNS_TO_COMPARE} runs on a side: no spread to tell a difference from noise. "
+                f"Measure {MIN_RUNS_TO_COMPARE} or more of each (Sweep these settings).")
+    if delta.real:
+        return "Both sides have enough runs and their ranges (min to max) do not overlap"
+    return "The ranges (min to max) overlap: the difference is within the run-to-run noise"
 
 
 def _table(stretch_last: bool) -> QTableWidget:
@@ -76,26 +108,39 @@ def _rows_height(table: QTableWidget, rows: int | None = None) -> int:
 
 
 class CompareView(QWidget):
-    save_profile_requested = Signal(list, int)  # runs, index of the baseline
+    # The typical run of each side (its median time to ready), and the baseline side's index.
+    save_profile_requested = Signal(list, int)
+    # The baseline side's settings and the other sides' (LaunchConfig, list[LaunchConfig]):
+    # measure them properly, as a sweep (core/report/sides.py sweep_axes says what to vary).
+    sweep_requested = Signal(object, list)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.runs: list[RunRecord] = []
-        self.labels: list[str] = []  # short: the id and the settings that tell the runs apart
+        self.sides: list[Side] = []
+        self.labels: list[str] = []  # short: the runs and the settings that tell the sides apart
         self.baseline = QComboBox()
-        self.baseline.setToolTip("The run the others are measured against")
+        self.baseline.setToolTip("The side the others are measured against")
         # Long labels (paths) must not widen the window: the combo elides, its items have tooltips.
         self.baseline.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
         self.baseline.setMinimumContentsLength(12)
         self.baseline.currentIndexChanged.connect(lambda _i: self._redraw())
         self.save_best = QPushButton("Save best as profile…")
-        self.save_best.setToolTip("Save the fastest run's settings, with the baseline as evidence")
+        self.save_best.setToolTip("Save the fastest side's settings, with the baseline as evidence")
         self.save_best.clicked.connect(
-            lambda: self.save_profile_requested.emit(self.runs, self.baseline.currentIndex()))
+            lambda: self.save_profile_requested.emit([s.typical for s in self.sides], self.baseline_side))
+        self.sweep = QPushButton("Sweep these settings…")
+        self.sweep.setToolTip(f"Measure the settings compared here {MIN_RUNS_TO_COMPARE} or more times each, "
+                              "interleaved, in the Sweep tab")
+        self.sweep.clicked.connect(self._on_sweep_clicked)
         self.hint = QLabel("Select two or more runs in History and press Compare.")
+        # Said plainly where a side has too few runs: no spread, so no difference is claimed.
+        self.notice = WrappingLabel()
+        self.notice.setVisible(False)
         bar = QHBoxLayout()
         bar.addWidget(QLabel("Baseline:"))
         bar.addWidget(self.baseline, 1)
+        bar.addWidget(self.sweep)
         bar.addWidget(self.save_best)
 
         self.bars = pg.PlotWidget(background="w")
@@ -136,33 +181,52 @@ class CompareView(QWidget):
         layout = QVBoxLayout(self)
         layout.addLayout(bar)
         layout.addWidget(self.hint)
+        layout.addWidget(self.notice)
         layout.addWidget(self.legend)
         layout.addWidget(self.body, 1)
         self.show_runs([])
         keep_colours(self, self._redraw)  # the tables' colours are chosen for the palette
 
+    @property
+    def baseline_side(self) -> int:
+        return max(self.baseline.currentIndex(), 0)
+
     def review(self) -> Review | None:
         if len(self.runs) < 2:
             return None
-        return comparison_review(self.runs, max(self.baseline.currentIndex(), 0))
+        return comparison_review(self.runs, self.runs.index(self.sides[self.baseline_side].runs[0]))
 
     def show_runs(self, runs: list[RunRecord], baseline: int = 0) -> None:
+        """Show `runs`, grouped into sides; `baseline`, the index of a run of the baseline side."""
         self.runs = list(runs)
-        self.labels = run_labels(self.runs)
+        self.sides = sides_of(self.runs)
+        self.labels = side_labels(self.sides)
         self.hint.setVisible(len(self.runs) < 2)
-        self.save_best.setEnabled(len(self.runs) >= 2)
+        self.save_best.setEnabled(len(self.sides) >= 2)
+        self.sweep.setEnabled(len(self.sides) >= 2)
+        note = too_few_note(self.sides) if len(self.runs) >= 2 else None
+        self.notice.setVisible(note is not None)
+        self.notice.setText(f"{note} Sweep these settings measures each side again, interleaved." if note else "")
+        first = next((i for i, side in enumerate(self.sides) if runs[baseline] in side.runs), 0) if runs else -1
         self.baseline.blockSignals(True)
         self.baseline.clear()
-        for i, (record, label) in enumerate(zip(self.runs, self.labels, strict=True)):
+        for i, (side, label) in enumerate(zip(self.sides, self.labels, strict=True)):
             self.baseline.addItem(label)
-            self.baseline.setItemData(i, run_label(record, i), Qt.ItemDataRole.ToolTipRole)
-        self.baseline.setCurrentIndex(baseline if self.runs else -1)
+            self.baseline.setItemData(i, side_label(side), Qt.ItemDataRole.ToolTipRole)
+        self.baseline.setCurrentIndex(first)
         self.baseline.blockSignals(False)
         self._redraw()
         self._share_height()
 
+    def _on_sweep_clicked(self) -> None:
+        if len(self.sides) < 2:
+            return
+        base = self.baseline_side
+        self.sweep_requested.emit(self.sides[base].config,
+                                  [side.config for i, side in enumerate(self.sides) if i != base])
+
     def _redraw(self) -> None:
-        base = max(self.baseline.currentIndex(), 0)
+        base = self.baseline_side
         self._draw_bars()
         self._draw_memory()
         self._fill_phases(base)
@@ -203,24 +267,29 @@ class CompareView(QWidget):
 
     def _draw_bars(self) -> None:
         rows = time_rows(self.runs)
-        draw_grouped_bars(self.bars.getPlotItem(), [bar_values(r, rows) for r in self.runs])
+        medians = [{row: (v.median if (v := side.spread(row)) else None) for row in rows} for side in self.sides]
+        ranges = [{row: (v.low, v.high) for row in rows if (v := side.spread(row)) is not None and v.n > 1}
+                  for side in self.sides]
+        draw_grouped_bars(self.bars.getPlotItem(), medians, ranges)
         self._bar_ticks = []  # the groups may have changed: fit their names again
         self._fit_bar_labels()
         self.legend.setText("&nbsp;&nbsp;&nbsp;".join(
             f'<span style="color:{run_color(i)}">■</span>&nbsp;{html.escape(label)}'
             for i, label in enumerate(self.labels)))
-        self.legend.setToolTip("\n".join(run_label(r, i) for i, r in enumerate(self.runs)))
+        self.legend.setToolTip("\n".join(side_label(side) for side in self.sides)
+                               + ("\nBars: each side's median; whiskers: its range (min to max)"
+                                  if any(side.n > 1 for side in self.sides) else ""))
 
     def _draw_memory(self) -> None:
-        draw_memory_overlay(self.memory.getPlotItem(), [r.samples for r in self.runs])
+        curves = [(i, r.samples) for i, side in enumerate(self.sides) for r in side.runs]
+        draw_memory_overlay(self.memory.getPlotItem(), [samples for _, samples in curves], [i for i, _ in curves])
 
     def _headers(self, table: QTableWidget, base: int | None) -> None:
-        """Columns named by run id (the legend and tooltips say the rest)."""
-        table.setColumnCount(len(self.runs))
-        for col, record in enumerate(self.runs):
-            ident = run_ident(record, col)
-            item = QTableWidgetItem(f"{ident} (baseline)" if col == base else ident)
-            item.setToolTip(run_label(record, col))
+        """Columns named by the sides' runs (the legend and tooltips say the rest)."""
+        table.setColumnCount(len(self.sides))
+        for col, side in enumerate(self.sides):
+            item = QTableWidgetItem(f"{side.ident} (baseline)" if col == base else side.ident)
+            item.setToolTip(side_label(side))
             table.setHorizontalHeaderItem(col, item)
 
     def _fill_phases(self, base: int) -> None:
@@ -234,16 +303,19 @@ class CompareView(QWidget):
         if not self.runs:
             return
         faster, slower = readable(STATE_COLORS["done"]), readable(STATE_COLORS["failed"])
-        for col, row_deltas in enumerate(deltas(self.runs, base)):
+        index = {id(r): i for i, r in enumerate(self.runs)}
+        for col, row_deltas in enumerate(differences(self.sides, rows, base)):
             for row, name in enumerate(rows):
                 delta = row_deltas[name]
-                item = QTableWidgetItem(delta.describe() if col != base else delta.describe().split(" (")[0])
+                item = QTableWidgetItem(measured(delta.value) if col == base else delta.describe())
                 item.setTextAlignment(RIGHT)
-                if col != base and delta.ratio is not None and abs(delta.ratio - 1) >= 0.05:
-                    item.setForeground(faster if delta.ratio > 1 else slower)
+                if col != base:
+                    item.setToolTip(_why(delta))
+                    if delta.real and delta.ratio is not None and abs(delta.ratio - 1) >= 0.05:
+                        item.setForeground(faster if delta.faster else slower)
                 table.setItem(row, col, item)
             for offset, (_, sizes) in enumerate(memory):
-                peak = QTableWidgetItem(format_bytes(sizes[col]))
+                peak = QTableWidgetItem(_bytes_text([sizes[index[id(r)]] for r in self.sides[col].runs]))
                 peak.setTextAlignment(RIGHT)
                 table.setItem(len(rows) + offset, col, peak)
 
@@ -251,12 +323,12 @@ class CompareView(QWidget):
         """Every setting in words; the ones that differ first, highlighted."""
         table = self.settings
         table.clear()
-        rows = setting_rows([r.config for r in self.runs]) if self.runs else []
+        rows = setting_rows([side.config for side in self.sides]) if self.sides else []
         rows = [r for r in rows if r.differs] + [r for r in rows if not r.differs]
         table.setRowCount(len(rows))
         self._headers(table, None)
         differ = sum(r.differs for r in rows)
-        self.tables.setTabText(1, f"Settings ({differ} differ)" if self.runs else "Settings")
+        self.tables.setTabText(1, f"Settings ({differ} differ)" if self.sides else "Settings")
         tint = QBrush(highlight_background(self.palette()))
         ink = self.palette().color(self.palette().ColorRole.Text)
         for row, setting in enumerate(rows):

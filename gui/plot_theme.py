@@ -76,6 +76,17 @@ class _PlotTheme(QObject):
                 color = ink if authored.hslSaturationF() < NEUTRAL_SATURATION else readable(authored, back)
                 if color != item.color:
                     item.setColor(color)
+            elif isinstance(item, pg.ScatterPlotItem):  # dots: marks, 3:1 like lines
+                authored_brush = _authored(item, "_authored_brush", lambda i: QColor(i.opts["brush"].color()))
+                dot = readable(authored_brush, back, GRAPHIC_CONTRAST)
+                if item.opts["brush"].color() != dot:
+                    item.setBrush(pg.mkBrush(dot))
+            elif isinstance(item, pg.ErrorBarItem):
+                authored = _authored(item, "_authored_pen", lambda i: QPen(pg.mkPen(i.opts["pen"])))
+                pen = QPen(authored)
+                pen.setColor(readable(authored.color(), back, GRAPHIC_CONTRAST))
+                if pg.mkPen(item.opts["pen"]).color() != pen.color():
+                    item.setData(pen=pen)
             elif isinstance(item, (pg.PlotDataItem, pg.InfiniteLine)):
                 current = item.opts["pen"] if isinstance(item, pg.PlotDataItem) else item.pen
                 authored = _authored(item, "_authored_pen", lambda _i, pen=current: QPen(pg.mkPen(pen)))

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, fields
 
 from ..phases import AFTER_READY, LABELS, OTHER, OTHER_LABEL, READY_PHASES, phase_rows
@@ -156,14 +156,24 @@ def run_ident(record: RunRecord, index: int) -> str:
     return f"#{record.history_id}" if record.history_id is not None else f"run {index + 1}"
 
 
-def run_labels(runs: Sequence[RunRecord]) -> list[str]:
-    """A short name per run: its id and the settings that tell it from the others
-    (`#3 intra=1 onednn=off`); a path names its last part, the whole is in config.summary()."""
-    differing = differing_settings([r.config for r in runs]) if len(runs) > 1 else []
-    shown = {name: (_tails([getattr(r.config, name) for r in runs]) if name in ("model", "python")
-                    else [short_value(getattr(r.config, name), name) for r in runs]) for name in differing}
-    return [" ".join([run_ident(record, i), *(f"{name}={shown[name][i]}" for name in differing)])
+def run_labels(runs: Sequence[RunRecord], idents: Sequence[str] | None = None,
+               leave_out: Collection[str] = ()) -> list[str]:
+    """A short name per run: its id (or `idents`) and the settings that tell it from the
+    others (`#3 intra=1 onednn=off`), less those in `leave_out`; a path names its last
+    part, the whole is in config.summary()."""
+    differing = [name for name in (differing_settings([r.config for r in runs]) if len(runs) > 1 else [])
+                 if name not in leave_out]
+    shown = {name: short_values([r.config for r in runs], name) for name in differing}
+    names = idents if idents is not None else [run_ident(record, i) for i, record in enumerate(runs)]
+    return [" ".join([names[i], *(f"{name}={shown[name][i]}" for name in differing)])
             for i, record in enumerate(runs)]
+
+
+def short_values(configs: Sequence[LaunchConfig], name: str) -> list[str]:
+    """A setting's value in each config, short: a path as the end that tells it apart."""
+    if name in ("model", "python"):
+        return _tails([getattr(c, name) for c in configs])
+    return [short_value(getattr(c, name), name) for c in configs]
 
 
 def _tails(paths: list[str]) -> list[str]:
@@ -172,7 +182,9 @@ def _tails(paths: list[str]) -> list[str]:
     for keep in range(1, max(len(parts) for parts in split) + 1):
         tails = ["/".join(parts[-keep:]) for parts in split]
         if len(set(tails)) == len(set(paths)):
-            return [("…/" if len(parts) > keep else "") + _shorten(tail)
+            # Each folder shortened on its own: shortening the whole tail cut out the part
+            # that told the paths apart (…/tensorflow-2…2/bin/python for every one).
+            return [("…/" if len(parts) > keep else "") + "/".join(_shorten(part) for part in tail.split("/"))
                     for parts, tail in zip(split, tails, strict=True)]
     return list(paths)
 

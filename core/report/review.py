@@ -21,6 +21,7 @@ from ..phases import AFTER_READY, LABELS, NAME, OTHER, OTHER_LABEL, timeline_row
 from ..run.record import RunRecord
 from ..settings.config import LaunchConfig
 from ..settings.display import setting_text
+from ..stats import summarize
 from ..store.profiles import describe_evidence
 from ..sweep.instances import instances_rows
 from ..sweep.plan import OBJECTIVES, CandidateResult, Sweep, outcome
@@ -29,14 +30,16 @@ from ..units import format_bytes, format_duration
 from .compare import (
     ROW_LABELS,
     bar_values,
-    deltas,
     differing_settings,
     memory_rows,
     row_value,
     rows_for,
+    run_ident,
+    short_values,
     time_rows,
 )
 from .imports import import_flags, import_line
+from .sides import Side, differences, headline, measured, side_labels, sides_of, spread_text, too_few_note
 
 Cell = float | int | bool | str | None  # a spreadsheet's cell: a number, a yes/no, a word, or nothing
 
@@ -53,6 +56,9 @@ class Series:
     gaps: list[tuple[float, float]] = field(default_factory=list)  # (start s, duration s) between phases
     gpu_samples: list[tuple[float, dict[int, int]]] = field(default_factory=list)  # (s, {gpu index: bytes})
     allocator: dict[int, int] = field(default_factory=dict)  # TensorFlow's allocator peak per GPU, bytes
+    # A side of several runs: each bar's range (min, max) in seconds, and how many runs it is.
+    ranges: dict[str, tuple[float, float]] = field(default_factory=dict)
+    runs: int = 1
 
 
 @dataclass
@@ -73,6 +79,8 @@ class Review:
     file_stem: str = "tflaunch-review"
     # An instances sweep's figures per count (sweep.instances.instances_rows), under its results.
     instances: tuple[list[str], list[list[str]]] | None = None
+    # A comparison's phases, each side's median (range, n): the Markdown's; the picture has bars.
+    phases: tuple[list[str], list[list[str]]] | None = None
 
     def markdown(self) -> str:
         lines = [f"# {self.title}", "", self.subtitle, ""]
@@ -83,10 +91,11 @@ class Review:
             header, rows = self.table
             lines += ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
             lines += ["| " + " | ".join(cell.replace("|", "\\|") for cell in row) + " |" for row in rows]
-        if self.instances:
-            header, rows = self.instances
-            lines += ["", "| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-            lines += ["| " + " | ".join(cell.replace("|", "\\|") for cell in row) + " |" for row in rows]
+        for extra in (self.instances, self.phases):
+            if extra:
+                header, rows = extra
+                lines += ["", "| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+                lines += ["| " + " | ".join(cell.replace("|", "\\|") for cell in row) + " |" for row in rows]
         return "\n".join(lines).rstrip() + "\n"
 
     def csv(self) -> str:
@@ -145,7 +154,10 @@ def _each(records: Sequence[RunRecord], value: Callable[[RunRecord], str | None]
     for i, record in enumerate(records):
         text = value(record)
         if text is not None:
-            groups.setdefault(text, []).append(labels[i] if labels else "")
+            group = groups.setdefault(text, [])
+            label = labels[i] if labels else str(i)
+            if not labels or label not in group:  # a side's runs: its letter once
+                group.append(label)
     if len(groups) <= 1:
         return next(iter(groups), None)
     if labels:
@@ -245,47 +257,86 @@ def run_review(record: RunRecord, profile: str | None = None) -> Review:
 
 
 def comparison_review(records: Sequence[RunRecord], baseline: int = 0) -> Review:
-    labels = [f"#{r.history_id}" if r.history_id is not None else f"run {i + 1}" for i, r in enumerate(records)]
+    """Runs compared side against side (sides.py): each setting's median, range and number
+    of runs; a difference is claimed only where both sides have runs enough and their
+    ranges do not overlap. `baseline`: the index of a run of the baseline side."""
+    labels = [run_ident(r, i) for i, r in enumerate(records)]
+    sides = sides_of(records)
+    base_side = next(i for i, side in enumerate(sides) if records[baseline] in side.runs)
+    # Interpreters are long paths: a fact of their own by side letter, not in every label.
+    names = side_labels(sides, leave_out=("python",))
     base = records[baseline]
-    table_deltas = deltas(list(records), baseline)
-    header = ["Phase", *[f"{label} {r.config.summary()}" + (" (baseline)" if i == baseline else "")
-                         for i, (label, r) in enumerate(zip(labels, records, strict=True))]]
-    rows = []
-    for row in rows_for(records):
-        cells = [ROW_LABELS[row]]
-        for i, d in enumerate(table_deltas):
-            cells.append(format_duration(d[row].value) if i == baseline else d[row].describe())
-        rows.append(cells)
-    memory = memory_rows(records)
-    rows.append(["Peak memory", *[format_bytes(r.peak_rss) for r in records]])
-    best = min(range(len(records)), key=lambda i: records[i].time_to_ready or float("inf"))
-    ratio = table_deltas[best]["ready"].ratio
-    headline = (f"Fastest to ready: {labels[best]} {records[best].config.summary()}, "
-                f"{format_duration(records[best].time_to_ready)}"
-                + (f", {ratio:.2f}× the baseline" if ratio and best != baseline else " (the baseline)"))
-    differing = differing_settings([r.config for r in records])
-    facts = [("Model", _each(records, lambda r: r.subject, labels) or base.subject),
-             *environment_facts(records, labels), ("Runs compared", str(len(records))),
+    rows = rows_for(records)
+    figures = differences(sides, (*rows, "ready"), base_side)
+    phase_rows = [row for row in rows if row != "ready"]
+    # A side by its letter and the settings that tell it apart ("B intra=2"); its runs are a fact.
+    short = [f"{side.letter} {name[len(side.ident):].strip()}".strip() for side, name in zip(sides, names, strict=True)]
+    sided = [label + (" (baseline)" if i == base_side else "") for i, label in enumerate(short)]
+    # The sides' summary, one row each (the picture's table: it holds eight sides), then each
+    # phase's medians (the picture draws them as bars; the Markdown has their figures).
+    header = ["Side", "Runs", "Ready, median", "Ready, min–max", "vs baseline", "Peak memory"]
+    table = []
+    for i, (side, side_figures) in enumerate(zip(sides, figures, strict=True)):
+        ready = side_figures["ready"]
+        peak = summarize(r.peak_rss for r in side.runs)
+        table.append([sided[i], str(side.n), format_duration(ready.value.median if ready.value else None),
+                      spread_text(ready.value), "baseline" if i == base_side else ready.versus(),
+                      format_bytes(peak.median if peak else None)])
+    phases = (["Phase", *sided], [[ROW_LABELS[row], *[measured(side_figures[row].value) for side_figures in figures]]
+                                  for row in phase_rows])
+    differing = differing_settings([side.config for side in sides])
+    side_of = {id(r): side for side in sides for r in side.runs}
+    counted = "; ".join(f"{side.letter}: {side.ident} ({side.n} run{'s' if side.n > 1 else ''}"
+                        + (", baseline)" if i == base_side else ")") for i, side in enumerate(sides))
+    letters = [side_of[id(r)].letter for r in records]
+    facts = [("Model", _each(records, lambda r: r.subject, letters) or base.subject),
+             *environment_facts(records, letters), ("Runs compared", counted),
              ("Settings that differ", "; ".join(
-                 f"{name}: " + " / ".join(setting_text(name, getattr(r.config, name)) for r in records)
-                 for name in differing)
+                 f"{name}: " + " / ".join(f"{side.letter} {value}" for side, value in zip(sides, _words(name, sides),
+                                                                                           strict=True))
+                 for name in differing if name != "python")
+              + ("; interpreter: each side's, above" if "python" in differing else "")
               or "none (the same settings, run again)")]
+    if note := too_few_note(sides):
+        facts.append(("Spread", note))
     # GPU peaks as a fact, not table rows: the image's table has room for the phases only.
     if any(gpu_memory_line(r) for r in records):
         facts.append(("Peak GPU memory (process tree)",
                       "; ".join(f"{label}: {gpu_memory_line(r) or 'no GPU'}" for label, r in zip(labels, records,
                                                                                                 strict=True))))
     # One row a run, one unit a column: what a spreadsheet sums and charts.
-    data_header = ["Run", "Settings", "Baseline", *[f"{ROW_LABELS[row]} (s)" for row in rows_for(records)],
+    memory = memory_rows(records)
+    data_header = ["Run", "Side", "Settings", "Baseline", *[f"{ROW_LABELS[row]} (s)" for row in rows],
                    *[f"{label} (bytes)" for label, _ in memory]]
-    data: list[list[Cell]] = [[label, r.config.summary(), i == baseline,
-                               *[row_value(r, row) for row in rows_for(records)], *[sizes[i] for _, sizes in memory]]
+    data: list[list[Cell]] = [[label, side_of[id(r)].letter, r.config.summary(), side_of[id(r)] is sides[base_side],
+                               *[row_value(r, row) for row in rows], *[sizes[i] for _, sizes in memory]]
                               for i, (label, r) in enumerate(zip(labels, records, strict=True))]
     bars = time_rows(records)
-    return Review("comparison", f"{base.subject}: {len(records)} runs compared", _dates(records), facts,
-                  [series(r, f"{label}: {r.config.summary()}", bars) for r, label in zip(records, labels, strict=True)],
-                  (header, rows), headline, data=(data_header, data),
+    title = (f"{base.subject}: {len(records)} runs compared" if len(sides) == len(records)
+             else f"{base.subject}: {len(sides)} settings compared, {len(records)} runs")
+    return Review("comparison", title, _dates(records), facts,
+                  [side_series(side, f"{side.letter}: {name}", bars) for side, name in zip(sides, names, strict=True)],
+                  (header, table), headline(sides, short, base_side),
+                  data=(data_header, data), phases=phases,
                   file_stem=f"tflaunch-compare-{len(records)}-runs-{_stamp(max(r.launched_at for r in records))}")
+
+
+def _words(name: str, sides: Sequence[Side]) -> list[str]:
+    """A setting's value on each side in words; paths as the ends that tell them apart
+    (the whole interpreter is a fact of its own)."""
+    if name in ("model", "python"):
+        return short_values([side.config for side in sides], name)
+    return [setting_text(name, getattr(side.config, name)) for side in sides]
+
+
+def side_series(side: Side, label: str, rows: Sequence[str]) -> Series:
+    """A side as the charts draw it: each bar its runs' median, with their range where
+    there is more than one run; memory curves of its typical run."""
+    drawn = series(side.typical, label, rows)
+    drawn.bars = {row: (s.median if (s := side.spread(row)) else None) for row in rows}
+    drawn.ranges = {row: (s.low, s.high) for row in rows if (s := side.spread(row)) is not None and s.n > 1}
+    drawn.runs = side.n
+    return drawn
 
 
 def sweep_review(sweep: Sweep, runs: Sequence[RunRecord] | RunRecord | None, sweep_id: int | None = None) -> Review:
