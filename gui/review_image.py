@@ -11,6 +11,7 @@ pixels and both formats use 96 dpi, so no screen's DPI moves a label.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pyqtgraph as pg
@@ -67,27 +68,54 @@ class _Canvas:
         self.p.drawText(rect, text, option)
         return min(bounds.height(), rect.height())
 
+    def height(self, width: float, text: str, size: int, bold: bool = False) -> float:
+        """The height `text` takes wrapped to `width` (as text() wraps it)."""
+        self.p.setFont(_font(size, bold))
+        option = QTextOption()
+        option.setWrapMode(QTextOption.WrapMode.WrapAtWordBoundaryOrAnywhere)
+        return self.p.boundingRect(QRectF(0, 0, width, 10_000), text, option).height()
+
     def facts(self, rect: QRectF, facts: list[tuple[str, str]]) -> float:
-        y = rect.top()
-        for label, value in facts:
-            if y > rect.bottom() - 18:
+        """Each fact whole, or not at all: at 15 px, else 13 px where that holds them all;
+        those left out are counted in a last line (the Markdown has every one)."""
+        value_w = rect.width() - 215
+        for size in (15, 14, 13):
+            needed = [max(self.height(200, label, size, True), self.height(value_w, value, size)) + 8
+                      for label, value in facts]
+            if sum(needed) <= rect.height():
                 break
-            label_h = self.text(QRectF(rect.left(), y, 200, 60), label, 15, bold=True, color=MUTED)
-            value_h = self.text(QRectF(rect.left() + 215, y, rect.width() - 215, rect.bottom() - y), value, 15)
-            y += max(label_h, value_h) + 8
+        y, shown = rect.top(), 0
+        for (label, value), h in zip(facts, needed, strict=True):
+            room = rect.bottom() - y - (0 if shown == len(facts) - 1 else 24)
+            if h > room:
+                break
+            self.text(QRectF(rect.left(), y, 200, h), label, size, bold=True, color=MUTED)
+            self.text(QRectF(rect.left() + 215, y, value_w, h), value, size)
+            y += h
+            shown += 1
+        if shown < len(facts):
+            left = len(facts) - shown
+            self.text(QRectF(rect.left(), y, rect.width(), 22), f"… and {left} more fact{'s' if left > 1 else ''} "
+                      "(in the Markdown export)", 13, color=MUTED)
+            y += 22
         return y - rect.top()
 
-    def table(self, rect: QRectF, header: list[str], rows: list[list[str]], size: int = 14) -> None:
-        """A table that fits rect: columns sized to their text, the widest shrunk and elided."""
-        metrics = QFontMetricsF(_font(size, True))
+    def table(self, rect: QRectF, header: list[str], rows: list[list[str]], largest: int = 14,
+              names: int = 0) -> None:
+        """A table that fits rect: columns sized to their text, the type made smaller (to
+        10 px) until every column and row fits; past that only column `names` (the names
+        of things) is elided, and rows left out are counted. A value is never cut."""
         pad = 10
-        widths = [max([metrics.horizontalAdvance(h)] + [metrics.horizontalAdvance(r[i]) for r in rows]) + 2 * pad
-                  for i, h in enumerate(header)]
+        for size in range(largest, 9, -1):
+            metrics = QFontMetricsF(_font(size, True))
+            widths = [max([metrics.horizontalAdvance(h)] + [metrics.horizontalAdvance(r[i]) for r in rows]) + 2 * pad
+                      for i, h in enumerate(header)]
+            if sum(widths) <= rect.width() and (len(rows) + 1) * _row_height(size) <= rect.height():
+                break
         excess = sum(widths) - rect.width()
-        if excess > 0:  # shrink the widest column (the setting names) to fit, eliding its text
-            widest = widths.index(max(widths))
-            widths[widest] = max(80.0, widths[widest] - excess)
-        row_h = size + 14
+        if excess > 0:  # the names give way, elided, never a value
+            widths[names] = max(80.0, widths[names] - excess)
+        row_h = _row_height(size)
         self.p.fillRect(QRectF(rect.left(), rect.top(), sum(widths), row_h), QColor("#e8eaed"))
         for r, cells in enumerate([header, *rows]):
             y = rect.top() + r * row_h
@@ -101,8 +129,10 @@ class _Canvas:
             for i, cell in enumerate(cells):
                 self.p.setFont(_font(size, bold=(r == 0)))
                 self.p.setPen(QColor(INK if r else MUTED))
-                shown = QFontMetricsF(self.p.font()).elidedText(cell, Qt.TextElideMode.ElideRight, widths[i] - 2 * pad)
-                numeric = r > 0 and i > 0 and cell[:1].isdigit()
+                metrics = QFontMetricsF(self.p.font())
+                shown = metrics.elidedText(cell, Qt.TextElideMode.ElideRight, widths[i] - 2 * pad) if i == names \
+                    else cell
+                numeric = r > 0 and i > 0 and _FIGURE.match(cell) is not None
                 side = Qt.AlignmentFlag.AlignRight if numeric else Qt.AlignmentFlag.AlignLeft
                 align = side | Qt.AlignmentFlag.AlignVCenter
                 self.p.drawText(QRectF(x + pad, y, widths[i] - 2 * pad, row_h), int(align), shown)
@@ -125,6 +155,16 @@ class _Canvas:
             paint_plot(self.p, item, rect)
         finally:
             exporter.setExportMode(False)
+
+
+# A cell that is a figure, or a range of figures, with its unit: right-aligned as numbers are.
+_NUMBER = r"[−+]?\d[\d.,]*(?: ?(?:µs|ms|s|min|B|KiB|MiB|GiB|%|×))?(?:/call|/step)?"
+_FIGURE = re.compile(rf"^{_NUMBER}(?: ?[–-] ?{_NUMBER})?(?: \([\d.,–-]+\))?$")
+
+
+def _row_height(size: int) -> int:
+    """A table row's height for type of `size` px: a line and a little air."""
+    return round(size * 1.4) + 8
 
 
 def _light_theme(item: pg.PlotItem) -> None:
@@ -162,8 +202,12 @@ def _paint(painter: QPainter, review: Review) -> None:
     c.text(QRectF(WIDTH - MARGIN - 150, 26, 150, 24), "tflaunch", 16, bold=True, color=ACCENT,
            flags=Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignTop)
     top = 100.0
-    if review.headline:
-        top += c.text(QRectF(MARGIN, top, WIDTH - 2 * MARGIN, 56), review.headline, 19, bold=True, color=ACCENT) + 10
+    if review.headline:  # whole, in at most three lines: smaller type before a cut
+        size = next((px for px in (19, 17, 15)
+                     if c.height(WIDTH - 2 * MARGIN, review.headline, px, True) <= 3 * px * 1.3), 14)
+        height = c.height(WIDTH - 2 * MARGIN, review.headline, size, True)
+        top += c.text(QRectF(MARGIN, top, WIDTH - 2 * MARGIN, height), review.headline, size, bold=True,
+                      color=ACCENT) + 10
     left = QRectF(MARGIN, top, 700, 490 - top)  # ends above the bottom row of charts and tables
     right = QRectF(780, top, WIDTH - 780 - MARGIN, 360)
     bottom = QRectF(MARGIN, 500, WIDTH - 2 * MARGIN, HEIGHT - 500 - MARGIN)
@@ -183,15 +227,20 @@ def _paint(painter: QPainter, review: Review) -> None:
         else:
             c.table(bottom, header, rows)
     elif review.kind == "comparison":
+        legend_h = _legend(c, QRectF(right.left(), right.top(), right.width(), right.height() / 2),
+                           [s.label for s in review.series])
         bars = pg.PlotWidget(background="w")
         setup_grouped_bars(bars.getPlotItem())
-        draw_grouped_bars(bars.getPlotItem(), [s.bars for s in review.series])
-        c.plot(QRectF(right.left(), right.top() + 30, right.width(), right.height() - 30), bars)
-        _legend(c, QRectF(right.left(), right.top(), right.width(), 26), [s.label for s in review.series])
+        draw_grouped_bars(bars.getPlotItem(), [s.bars for s in review.series], [s.ranges for s in review.series])
+        c.plot(QRectF(right.left(), right.top() + legend_h + 4, right.width(), right.height() - legend_h - 4), bars)
         memory = pg.PlotWidget(background="w")
         setup_memory_overlay(memory.getPlotItem())
         draw_memory_overlay(memory.getPlotItem(), [s.samples for s in review.series])
-        _draw_gpu_overlay(memory.getPlotItem(), review.series)
+        titles = [_draw_gpu_overlay(memory.getPlotItem(), review.series)]
+        if any(s.runs > 1 for s in review.series):
+            titles.insert(0, "each side's run of median time to ready")
+        if any(titles):
+            memory.getPlotItem().setTitle("; ".join(t for t in titles if t), color=INK, size="10pt")
         c.plot(QRectF(bottom.left(), bottom.top(), 560, bottom.height()), memory)
         c.table(QRectF(bottom.left() + 590, bottom.top(), bottom.width() - 590, bottom.height()), header, rows, 13)
     else:  # sweep
@@ -200,13 +249,13 @@ def _paint(painter: QPainter, review: Review) -> None:
         c.plot(right, strips)
         if review.instances:  # the counts' figures under the results, each table its rows' height
             lines = len(rows) + len(review.instances[1]) + 2
-            size = max(10, min(13, int((bottom.height() - 8) / lines) - 14))  # a row is size + 14 pixels
-            results_h = min((len(rows) + 1) * (size + 14) + 8, bottom.height() / 2)
-            c.table(QRectF(bottom.left(), bottom.top(), bottom.width(), results_h), header, rows, size)
+            size = next((px for px in range(13, 9, -1) if lines * _row_height(px) + 8 <= bottom.height()), 10)
+            results_h = min((len(rows) + 1) * _row_height(size) + 8, bottom.height() / 2)
+            c.table(QRectF(bottom.left(), bottom.top(), bottom.width(), results_h), header, rows, size, names=1)
             c.table(QRectF(bottom.left(), bottom.top() + results_h, bottom.width(), bottom.height() - results_h),
                     *review.instances, size)
         else:
-            c.table(bottom, header, rows, 13)
+            c.table(bottom, header, rows, 13, names=1)
 
 
 # Each GPU's curve in its run's colour, told apart from the RSS (solid) by its line style.
@@ -214,12 +263,12 @@ _GPU_STYLES = ((Qt.PenStyle.DashLine, "dashed"), (Qt.PenStyle.DotLine, "dotted")
                (Qt.PenStyle.DashDotLine, "dash-dot"), (Qt.PenStyle.DashDotDotLine, "dash-dot-dot"))
 
 
-def _draw_gpu_overlay(plot: pg.PlotItem, series: list[Series]) -> None:
+def _draw_gpu_overlay(plot: pg.PlotItem, series: list[Series]) -> str:
     """The comparison's GPU memory beside its RSS curves: per run and GPU, a line in the run's
-    colour whose style names the GPU, said in the chart's title."""
+    colour whose style names the GPU; returns the key for the chart's title ("" without GPUs)."""
     gpus = sorted({gpu for s in series for _, used in s.gpu_samples for gpu in used})
     if not gpus:
-        return
+        return ""
     for i, s in enumerate(series):
         for k, gpu in enumerate(gpus):
             points = [(t, used[gpu] / MIB) for t, used in s.gpu_samples if gpu in used]
@@ -228,21 +277,36 @@ def _draw_gpu_overlay(plot: pg.PlotItem, series: list[Series]) -> None:
                 style = _GPU_STYLES[k % len(_GPU_STYLES)][0]
                 plot.plot(t, mib, pen=pg.mkPen(run_color(i), width=2, style=style))
     key = ", ".join(f"{_GPU_STYLES[k % len(_GPU_STYLES)][1]} GPU {gpu}" for k, gpu in enumerate(gpus))
-    plot.setTitle(f"solid: process tree RSS; {key} (NVML)", color=INK, size="10pt")
+    return f"solid: process tree RSS; {key} (NVML)"
 
 
-def _legend(c: _Canvas, rect: QRectF, labels: list[str]) -> None:
-    """One swatch and label a run on one line; labels too long for it share it equally, elided."""
-    metrics = QFontMetricsF(_font(14))
-    share = rect.width() / max(len(labels), 1) - 44
-    fits = sum(metrics.horizontalAdvance(label) + 44 for label in labels) <= rect.width()
-    x = rect.left()
+LEGEND_SIZE, LEGEND_LINE = 14, 24  # px
+
+
+def _legend(c: _Canvas, rect: QRectF, labels: list[str]) -> float:
+    """A swatch and label a run or side, flowing onto as many lines as they need (in
+    rect's height); only a label longer than a whole line is elided. Returns the height."""
+    metrics = QFontMetricsF(_font(LEGEND_SIZE))
+    x, y = rect.left(), rect.top()
     for i, label in enumerate(labels):
-        shown = label if fits else metrics.elidedText(label, Qt.TextElideMode.ElideMiddle, share)
-        c.p.fillRect(QRectF(x, rect.top() + 6, 14, 14), QColor(run_color(i)))
+        shown = metrics.elidedText(label, Qt.TextElideMode.ElideMiddle, rect.width() - 24)
         width = metrics.horizontalAdvance(shown)
-        c.text(QRectF(x + 20, rect.top() + 3, width + 4, 22), shown, 14)
-        x += width + 44
+        if x > rect.left() and x + 20 + width > rect.right():
+            x, y = rect.left(), y + LEGEND_LINE
+        c.p.fillRect(QRectF(x, y + 6, 14, 14), QColor(run_color(i)))
+        c.text(QRectF(x + 20, y + 3, width + 4, LEGEND_LINE - 2), shown, LEGEND_SIZE)
+        x += 20 + width + 24
+    return y + LEGEND_LINE - rect.top()
+
+
+def measure_text(text: str, family: str, pixels: float, bold: bool) -> tuple[float, float, float]:
+    """(width, ascent, descent) of text in page pixels, as the review draws it: for
+    svg_geometry.text_boxes, which checks where the SVG's words lie."""
+    font = QFont(family)
+    font.setPixelSize(max(1, round(pixels)))
+    font.setBold(bold)
+    metrics = QFontMetricsF(font)
+    return metrics.horizontalAdvance(text), metrics.ascent(), metrics.descent()
 
 
 def render_image(review: Review, scale: int = 1) -> QImage:

@@ -6,7 +6,8 @@ only through `vector-effect="non-scaling-stroke"`. Renderers without that SVG Ti
 attribute (ImageMagick, LibreOffice, older Inkscape) scale the stroke with the data: a
 curve became a ribbon, a median line a block. Moving the transform into the coordinates
 makes every stroke width plain page pixels, as the PNG draws it. Text and images keep
-a transform of their own: glyphs are not geometry to rewrite.
+a transform of their own: glyphs are not geometry to rewrite (text_boxes says where each
+text lies, for the tests that check a picture holds all its words).
 
 Clipping is the other thing renderers disagree on: Qt's own renderer ignores clipPath and
 ImageMagick inverts it. A plot clips to rectangles (its view, a label's box), so a shape
@@ -25,6 +26,8 @@ from __future__ import annotations
 import math
 import re
 import xml.etree.ElementTree as ET
+from collections.abc import Callable
+from dataclasses import dataclass
 
 SVG = "http://www.w3.org/2000/svg"
 XLINK = "http://www.w3.org/1999/xlink"
@@ -256,3 +259,49 @@ def _cut(rect: ET.Element, box: Box) -> bool:
     for name, value in (("x", left), ("y", top), ("width", right - left), ("height", bottom - top)):
         rect.set(name, _num(value))
     return True
+
+
+# What a text's box needs from the fonts: (width, ascent, descent) of `text` in a font
+# family at a size in pixels, bold or not. The caller measures (Qt's metrics in the app).
+Measure = Callable[[str, str, float, bool], tuple[float, float, float]]
+
+
+@dataclass(frozen=True)
+class TextBox:
+    """A text element of the page: its string and the box its glyphs take, in page pixels."""
+
+    text: str
+    left: float
+    top: float
+    right: float
+    bottom: float
+    size: float
+
+    def within(self, box: Box, slack: float = 0.5) -> bool:
+        left, top, right, bottom = box
+        return (self.left >= left - slack and self.top >= top - slack and self.right <= right + slack
+                and self.bottom <= bottom + slack)
+
+
+def text_boxes(svg: bytes, measure: Measure) -> list[TextBox]:
+    """Every text element of a page_coordinates() SVG with the box its glyphs cover: from
+    its baseline, its transform (a translation and scale Qt keeps on text) and its font as
+    `measure` says; a line of tspans is one box per tspan."""
+    root = ET.fromstring(svg)
+    boxes = []
+    for element in root.iter(f"{{{SVG}}}text"):
+        m = _parse(element.get("transform")) or (1.0, 0.0, 0.0, 1.0, 0.0, 0.0)
+        family = element.get("font-family", "")
+        size = float(element.get("font-size", "12").removesuffix("px").removesuffix("pt"))
+        bold = element.get("font-weight", "400") in ("bold", "600", "700", "800", "900")
+        parts = [element, *element.iter(f"{{{SVG}}}tspan")] if len(element) else [element]
+        for part in parts:
+            text = "".join(part.itertext()) if part is element and not len(element) else (part.text or "")
+            if not text.strip() or part.get("x") is None and part is not element:
+                continue
+            x, y = float(part.get("x", element.get("x", 0))), float(part.get("y", element.get("y", 0)))
+            width, ascent, descent = measure(text, family, size, bold)
+            corners = [_map(m, x, y - ascent), _map(m, x + width, y + descent)]
+            xs, ys = [p[0] for p in corners], [p[1] for p in corners]
+            boxes.append(TextBox(text, min(xs), min(ys), max(xs), max(ys), size * abs(m[3])))
+    return boxes
