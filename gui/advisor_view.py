@@ -2,7 +2,9 @@
 
 The doctor's experiment (core/doctor) runs on a worker thread with the command line's
 driver: its children are plain processes, so the GUI thread only receives its progress
-and, at the end, the diagnosis. Cancel takes effect after the run in progress.
+(where it is and the time left, core/doctor/progress.py) and, at the end, the diagnosis,
+shown as the command line's table and a strip plot of every run numbered as the table's
+"#". Cancel takes effect after the run in progress.
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+import pyqtgraph as pg
 from PySide6.QtCore import QObject, Qt, QThread, Signal
 from PySide6.QtWidgets import (
     QCheckBox,
@@ -19,6 +22,7 @@ from PySide6.QtWidgets import (
     QProgressBar,
     QPushButton,
     QSpinBox,
+    QSplitter,
     QTableWidget,
     QTableWidgetItem,
     QVBoxLayout,
@@ -26,15 +30,17 @@ from PySide6.QtWidgets import (
 )
 
 from tflaunch.core.doctor.experiment import Diagnosis, DoctorError, diagnose
+from tflaunch.core.doctor.progress import DoctorProgress
 from tflaunch.core.doctor.remedies import REMEDIES
-from tflaunch.core.doctor.report import COLUMNS, doctor_review, report_rows, report_summary
+from tflaunch.core.doctor.report import COLUMNS, doctor_review, report_rows, report_summary, strips
 from tflaunch.core.doctor.verdict import MIN_RUNS
 from tflaunch.core.report.review import Review
 from tflaunch.core.settings.config import LaunchConfig
 from tflaunch.core.store.history import History, HistoryError
-from tflaunch.core.units import format_duration
 
+from .charts import draw_strips
 from .palette import error_style
+from .plot_theme import follow_palette
 from .wrapping_label import WrappingLabel
 
 
@@ -44,7 +50,8 @@ class StopRequestedError(Exception):
 
 class _Worker(QObject):
     said = Signal(str)
-    trial = Signal(str)
+    trial = Signal(str)  # where the doctor is and about how long it has left
+    counted = Signal(int, int)  # runs of the sweep under way done, and planned
     finished = Signal(object)  # Diagnosis, or a str saying why there is none
 
     def __init__(self, config: LaunchConfig, repeat: int, history: History | None, only: set[str]) -> None:
@@ -53,9 +60,16 @@ class _Worker(QObject):
         self.cancelled = False
 
     def run(self) -> None:
-        def on_trial(_sweep: Any, trial: Any, value: float | None) -> None:
-            shown = format_duration(value) if value is not None else "failed"
-            self.trial.emit(f"{trial.candidate.key}{' (warm-up)' if trial.warmup else ''}: {shown}")
+        progress = DoctorProgress(self.repeat, "warm" in self.only)
+
+        def on_said(text: str) -> None:
+            progress.stage(text)
+            self.said.emit(f"{text}; {progress.left()}" if progress.durations else text)
+
+        def on_trial(sweep: Any, trial: Any, value: float | None) -> None:
+            text = progress.trial(sweep, trial, value)
+            self.trial.emit(text[:1].upper() + text[1:])
+            self.counted.emit(progress.done, progress.total)
             if self.cancelled:
                 raise StopRequestedError
 
@@ -68,7 +82,7 @@ class _Worker(QObject):
                 self.said.emit(f"runs not stored: {exc}")
         try:
             result: object = diagnose(self.config, repeat=self.repeat, only=self.only, history=history,
-                                      say=self.said.emit, on_trial=on_trial)
+                                      say=on_said, on_trial=on_trial)
         except DoctorError as exc:
             result = f"Cannot examine: {exc}"
         except (StopRequestedError, KeyboardInterrupt):
@@ -86,6 +100,7 @@ START_TIP = "Run the doctor on the Run tab's model and settings (tflaunch doctor
 
 class AdvisorView(QWidget):
     save_requested = Signal(object)  # Diagnosis with a verified combination
+    progress_shown = Signal(str)  # the progress line as the status shows it
     running_changed = Signal(bool)  # the window allows one measurement at a time
 
     def __init__(self, history: History | None, config: Callable[[], LaunchConfig],
@@ -144,6 +159,19 @@ class AdvisorView(QWidget):
             header.setSectionResizeMode(col, QHeaderView.ResizeMode.ResizeToContents)
         header.setSectionResizeMode(len(COLUMNS) - 1, QHeaderView.ResizeMode.Stretch)
         self.table.setWordWrap(True)
+        # Every run of the baseline and each arm, numbered as the table's "#" column.
+        self.strips = pg.PlotWidget(background="w")
+        self.strips.setMenuEnabled(False)
+        self.strips.setMouseEnabled(x=False, y=False)
+        self.strips.setMinimumHeight(120)
+        follow_palette(self.strips)
+        self.strips.setVisible(False)
+        body = QSplitter(Qt.Orientation.Vertical)
+        body.addWidget(self.table)
+        body.addWidget(self.strips)
+        body.setChildrenCollapsible(False)
+        body.setStretchFactor(0, 3)
+        body.setStretchFactor(1, 2)
         self.summary = WrappingLabel("")
         self.summary.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         layout = QVBoxLayout(self)
@@ -152,7 +180,7 @@ class AdvisorView(QWidget):
         layout.addLayout(row)
         layout.addWidget(self.progress)
         layout.addWidget(self.status)
-        layout.addWidget(self.table, 1)
+        layout.addWidget(body, 1)
         layout.addWidget(self.summary)
 
     @property
@@ -177,6 +205,7 @@ class AdvisorView(QWidget):
         self.status.setStyleSheet("")
         self.diagnosis = None
         self.table.setRowCount(0)
+        self.strips.setVisible(False)
         self.summary.setText("")
         self.save_button.setEnabled(False)
         only = {name for name, box in self.remedies.items() if box.isChecked()}
@@ -188,12 +217,27 @@ class AdvisorView(QWidget):
         self._thread = QThread(self)
         self._worker.moveToThread(self._thread)
         self._thread.started.connect(self._worker.run)
-        self._worker.said.connect(lambda text: self.status.setText(text[:1].upper() + text[1:] + "…"))
-        self._worker.trial.connect(lambda text: self.status.setText(f"Run: {text}"))
+        self._worker.said.connect(self._on_said)
+        self._worker.trial.connect(self._show_progress)
+        self._worker.counted.connect(self._count)
         self._worker.finished.connect(self._finished)
         self._set_running(True)
         self.status.setText(f"Examining {config.subject}…")
         self._thread.start()
+
+    def _on_said(self, text: str) -> None:
+        self.progress.setRange(0, 0)  # busy until the next sweep counts its runs
+        self._show_progress(text[:1].upper() + text[1:] + "…")
+
+    def _show_progress(self, text: str) -> None:
+        self.status.setText(text)
+        self.progress_shown.emit(text)
+
+    def _count(self, done: int, total: int) -> None:
+        """The bar fills with the sweep under way's runs (busy, without a count, between)."""
+        self.progress.setRange(0, max(total, 1))
+        self.progress.setValue(min(done, total))
+        self.progress.setFormat(f"run {done} of {total}")
 
     def cancel(self) -> None:
         if self._worker is not None:
@@ -210,6 +254,7 @@ class AdvisorView(QWidget):
     def _set_running(self, running: bool) -> None:
         self.start_button.setEnabled(not running)
         self.cancel_button.setEnabled(running)
+        self.progress.setRange(0, 0)
         self.progress.setVisible(running)
         self.running_changed.emit(running)
 
@@ -240,11 +285,14 @@ class AdvisorView(QWidget):
         for r, cells in enumerate(rows):
             for c, text in enumerate(cells):
                 item = QTableWidgetItem(text)
-                if c in (2, 3):
+                if c in (0, 3, 4):
                     item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
                 item.setToolTip(text)
                 self.table.setItem(r, c, item)
         self.table.resizeRowsToContents()
+        shown = strips(d)
+        draw_strips(self.strips.getPlotItem(), shown, "ready")
+        self.strips.setVisible(any(values for _, values, _ in shown))
         self.summary.setText(" ".join(report_summary(d, cli=False)))
         self.save_button.setEnabled(d.verified and d.combined is not None)
 

@@ -3,23 +3,34 @@ tab shows the same rows, --json gives the same figures."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from ..grid import grid
 from ..report.review import Cell, Review, _date, _stamp, environment_facts, slug
 from ..units import format_duration
 from .experiment import Diagnosis
-from .verdict import verdict_text
+from .verdict import Saving, interval_text, verdict_text
 
-COLUMNS = ("Remedy", "Arm", "Ready", "Runs", "Verdict")
+# "#" numbers the rows whose runs the review's strip plot draws, in the plot's order.
+COLUMNS = ("#", "Remedy", "Arm", "Ready", "Runs", "Verdict")
+
+
+def strips(d: Diagnosis) -> list[tuple[str, list[float], bool]]:
+    """The runs a strip plot draws, numbered 1, 2, ... as the table's "#" numbers them: the
+    baseline's, then each arm's that has any."""
+    return [("baseline", list(d.baseline), False), *((r.arm.key, list(r.values), False) for r in d.results
+                                                      if r.values)]
 
 
 def report_rows(d: Diagnosis) -> list[list[str]]:
-    """Remedy, arm, median time to ready, runs, verdict: one row per arm, warm start, and
+    """#, remedy, arm, median time to ready, runs, verdict: one row per arm, warm start, and
     each remedy that does not apply (with why)."""
     rows = []
+    number = iter(range(1, len(d.results) + 2))
     base_median = sorted(d.baseline)[len(d.baseline) // 2] if d.baseline else None
-    rows.append(["baseline", "your settings", format_duration(base_median), str(len(d.baseline)), "–"])
+    rows.append([str(next(number)), "baseline", "your settings", format_duration(base_median), str(len(d.baseline)),
+                 "–"])
     for r in d.results:
         median = sorted(r.values)[len(r.values) // 2] if r.values else None
         verdict = verdict_text(r.saving, len(r.values))
@@ -27,26 +38,70 @@ def report_rows(d: Diagnosis) -> list[list[str]]:
             verdict = f"failed: {r.failure or 'every run failed'}"
         if not r.arm.launchable and r.saving is not None and r.saving.significant:
             verdict += " (change your code: a launch cannot apply it)"
-        rows.append([r.arm.remedy, r.arm.key, format_duration(median), str(len(r.values)), verdict])
+        rows.append([str(next(number)) if r.values else "", r.arm.remedy, r.arm.key, format_duration(median),
+                     str(len(r.values)), verdict])
     if d.warm is not None or d.warm_note:
         warm_median = format_duration(d.warm.baseline - d.warm.seconds) if d.warm else ""
         cold = f" (cold {format_duration(d.warm.baseline)})" if d.warm else ""
-        rows.append(["warm", f"warm start{cold}", warm_median, str(d.warm.runs) if d.warm else "0",
+        rows.append(["", "warm", f"warm start{cold}", warm_median, str(d.warm.runs) if d.warm else "0",
                      verdict_text(d.warm, d.warm.runs) if d.warm else str(d.warm_note)])
     for remedy, why in d.exam.skipped.items():
-        rows.append([remedy, "", "", "", f"does not apply: {why}"])
+        rows.append(["", remedy, "", "", "", f"does not apply: {why}"])
     return rows
 
 
+@dataclass(frozen=True)
+class Gain:
+    """A remedy that measurably saved time, and what it takes to get it."""
+
+    name: str
+    saving: Saving
+    how: str
+
+
+def gains(d: Diagnosis, cli: bool = True) -> list[Gain]:
+    """Every remedy with a real, significant saving (the best arm of each, and warm start),
+    the largest first, each with what it takes."""
+    found = []
+    for r in d.recommended:
+        assert r.saving is not None
+        if not r.arm.launchable:
+            how = "change your code (a launch cannot apply it)"
+        elif d.verified and r.arm.key in d.combined_keys:
+            how = ("save the verified combination: --save-profile NAME" if cli
+                   else "save the verified combination as a profile")
+        elif d.verification is not None:
+            how = f"set {r.arm.key} (its combination with the others did not verify: measure it again)"
+        else:
+            how = f"set {r.arm.key}"
+        found.append(Gain(r.arm.key, r.saving, how))
+    if d.warm is not None and d.warm.significant:
+        how = ("start it with tflaunch run --warm --profile NAME -- python your_script.py" if cli
+               else "tick Warm launch in Launch script")
+        found.append(Gain("warm start", d.warm, how))
+    return sorted(found, key=lambda g: -g.saving.seconds)
+
+
+def headline(d: Diagnosis, cli: bool = True) -> str:
+    """What the verdicts say, in a sentence: the largest real saving and what it takes, or
+    that nothing measurably saved time."""
+    found = gains(d, cli)
+    if not found:
+        return "No setting measurably saved time here: keep your settings."
+    best = found[0]
+    share = f", {best.saving.seconds / best.saving.baseline:.0%} of its time to ready" if best.saving.baseline else ""
+    more = f" ({len(found) - 1} more below)" if len(found) > 1 else ""
+    return (f"Largest measured saving: {best.name}, {format_duration(best.saving.seconds)}{share} "
+            f"(95 % CI {interval_text(best.saving.low, best.saving.high)}): {best.how}{more}.")
+
+
 def report_summary(d: Diagnosis, cli: bool = True) -> list[str]:
-    """What to do, in sentences: the verified combination, or to keep the settings (in the
-    command line's words, or the app's)."""
-    lines = []
-    if d.combined is None:
-        lines.append("No setting measurably saved time here: keep your settings.")
-    elif d.verification is None:
+    """What to do, in sentences, the headline first: the largest real saving and what it
+    takes, then the verified combination (in the command line's words, or the app's)."""
+    lines = [headline(d, cli)]
+    if d.combined is not None and d.verification is None:
         lines.append("The combination could not be verified (its runs failed).")
-    else:
+    elif d.combined is not None and d.verification is not None:
         state = "verified" if d.verified else "NOT verified"
         lines.append(f"Combined ({', '.join(d.combined_keys)}): {state} in a final A/B against the baseline: "
                      f"{d.verification.describe()}.")
@@ -67,7 +122,7 @@ def report_summary(d: Diagnosis, cli: bool = True) -> list[str]:
 
 def report_text(d: Diagnosis) -> str:
     return "\n".join([f"tflaunch doctor: {d.exam.base.subject}, time to ready (median of each arm)", "",
-                      grid(list(COLUMNS), report_rows(d), text=(1, 4)), "", *report_summary(d)])
+                      grid(list(COLUMNS), report_rows(d), text=(1, 2, 5)), "", *report_summary(d)])
 
 
 def _saving_json(s: Any) -> dict[str, Any] | None:
@@ -102,23 +157,23 @@ def doctor_evidence(d: Diagnosis) -> dict[str, Any]:
 
 def doctor_review(d: Diagnosis) -> Review:
     """The doctor's findings as one image for a performance review: each arm's runs as a
-    strip beside the baseline's, the verdicts in the table, the verified combination as
-    the headline."""
+    strip beside the baseline's, numbered as the table's "#" column, the verdicts in the
+    table, and the headline the verdicts' own (headline())."""
     record = d.exam.record
     summary = report_summary(d, cli=False)
     facts = [("Model", d.exam.base.subject), ("Baseline settings", d.exam.base.summary()),
              *environment_facts([record]),
              ("Method", "each arm and the baseline interleaved in shuffled rounds after a warm-up round; "
                         "saving = difference of medians, 95 % CI by a seeded bootstrap")]
-    distributions = [("baseline", list(d.baseline), False)]
-    distributions += [(r.arm.key, list(r.values), False) for r in d.results if r.values]
+    facts += [("Finding", line) for line in summary[1:]]
     rows = report_rows(d)
-    data: list[list[Cell]] = [[row[0], row[1], *([_seconds(row[2])] if row[2] else [None]),
-                               int(row[3]) if row[3].isdigit() else None, row[4]] for row in rows]
+    data: list[list[Cell]] = [[int(row[0]) if row[0] else None, row[1], row[2],
+                               *([_seconds(row[3])] if row[3] else [None]),
+                               int(row[4]) if row[4].isdigit() else None, row[5]] for row in rows]
     return Review("sweep", f"Doctor: {d.exam.base.subject}", f"tflaunch doctor, {_date(record.launched_at)}", facts,
-                  table=(list(COLUMNS), rows), headline=summary[0] if summary else "", distributions=distributions,
+                  table=(list(COLUMNS), rows), headline=summary[0], distributions=strips(d),
                   objective="ready",
-                  data=(["Remedy", "Arm", "Ready (s)", "Runs", "Verdict"], data),
+                  data=(["#", "Remedy", "Arm", "Ready (s)", "Runs", "Verdict"], data),
                   file_stem=f"tflaunch-doctor-{slug(d.exam.base.subject)}-{_stamp(record.launched_at)}")
 
 

@@ -40,19 +40,35 @@ class Saving:
         return self.high < 0
 
     def describe(self) -> str:
-        interval = f"95 % CI {signed(self.low)} to {signed(self.high)}"
+        """The verdict in words: a saving as a saving, a cost as a cost ("72 ms slower"),
+        never a negative saving."""
+        interval = f"95 % CI {interval_text(self.low, self.high)}"
         if self.significant:
             return (f"measured: saves {format_duration(self.seconds)} ({interval}) here, "
                     f"{self.seconds / self.baseline:.0%} of its time to ready")
         if self.costly:
-            return (f"measured: costs {format_duration(-self.seconds)} (95 % CI {format_duration(-self.high)} – "
-                    f"{format_duration(-self.low)}) here")
-        return f"no effect here (saves {signed(self.seconds)}, {interval})"
+            return f"measured: costs {format_duration(-self.seconds)} ({interval}) here"
+        if self.low > 0:  # surely faster, by too little to be worth a setting
+            return (f"no gain worth a setting: {way(self.seconds)}, under {MIN_SAVING:.0%} of its time to ready "
+                    f"or {format_duration(MIN_SAVING_S)} ({interval})")
+        return f"no gain: {way(self.seconds)}, within the noise ({interval})"
 
 
-def signed(seconds: float) -> str:
-    """A saving that may be a loss: "+120 ms", "−45 ms" (a minus sign, not a hyphen)."""
-    return ("−" if seconds < 0 else "+") + format_duration(abs(seconds))
+def way(seconds: float) -> str:
+    """A difference to the baseline as a direction: "120 ms faster", "45 ms slower"."""
+    if seconds == 0:
+        return "no faster"
+    return f"{format_duration(abs(seconds))} {'faster' if seconds > 0 else 'slower'}"
+
+
+def interval_text(low: float, high: float) -> str:
+    """An interval of savings in the same words: "40 ms to 60 ms faster", "10 ms slower to
+    30 ms faster"."""
+    if low >= 0:
+        return f"{format_duration(low)} to {format_duration(high)} faster"
+    if high <= 0:
+        return f"{format_duration(-high)} to {format_duration(-low)} slower"
+    return f"{format_duration(-low)} slower to {format_duration(high)} faster"
 
 
 def saving(arm: Sequence[float], baseline: Sequence[float], seed: int = 0) -> Saving | None:

@@ -3,6 +3,8 @@ line's table; a verified combination can be saved as a profile."""
 
 from __future__ import annotations
 
+import re
+
 from tflaunch.core.paths import profiles_dir
 from tflaunch.core.settings.config import LaunchConfig
 from tflaunch.core.store.profiles import ProfileStore
@@ -20,15 +22,24 @@ def test_the_advisor_measures_and_saves_a_verified_profile(qtbot, make_window, t
     for name, box in view.remedies.items():
         box.setChecked(name == "onednn")
     view.repeat.setValue(3)
+    progress: list[str] = []
+    view.progress_shown.connect(progress.append)
     view.start()
     assert view.running and not view.start_button.isEnabled()
     qtbot.waitUntil(lambda: not view.running, timeout=120_000)
     table = [[view.table.item(r, c).text() for c in range(view.table.columnCount())]
              for r in range(view.table.rowCount())]
-    verdicts = {row[1]: row[4] for row in table}
+    verdicts = {row[2]: row[5] for row in table}
     assert table, view.status.text()
     assert verdicts["onednn=off"].startswith("measured: saves")
-    assert any(row[0] == "gpu" and row[4].startswith("does not apply") for row in table)
+    assert any(row[1] == "gpu" and row[5].startswith("does not apply") for row in table)
+    # Where it was and how long was left, from the runs' own durations (3 a round, 4 rounds).
+    counted = [t for t in progress if re.match(r"^Arm \d of 3 \(", t)]
+    assert counted and all(re.search(r"round \d of 4: .*; about \d+ s left", t) for t in counted), progress
+    assert any(t.startswith("Final A/B: arm ") for t in progress)
+    # The strip plot names its strips as the table's "#" column numbers its rows.
+    ticks = [text for _, text in view.strips.getPlotItem().getAxis("bottom")._tickLevels[0]]
+    assert ticks == [f"#{row[0]}" for row in table if row[0]] == ["#1", "#2", "#3"]
     assert "verified" in view.summary.text() and view.save_button.isEnabled()
     screenshot(window, "advisor-1024x700")
     review = window.current_review()
@@ -40,7 +51,7 @@ def test_the_advisor_measures_and_saves_a_verified_profile(qtbot, make_window, t
     image = write(review, tmp_path / "doctor.png")
     assert image.stat().st_size > 10_000
     csv = write(review, tmp_path / "doctor.csv").read_text()
-    assert csv.splitlines()[0] == "Remedy,Arm,Ready (s),Runs,Verdict" and "onednn=off" in csv
+    assert csv.splitlines()[0] == "#,Remedy,Arm,Ready (s),Runs,Verdict" and "onednn=off" in csv
     monkeypatch.setattr(window.saver, "ask_name", lambda _title: "advised")
     view.save_button.click()
     assert ProfileStore(profiles_dir()).load("advised").config.onednn is False
