@@ -2,8 +2,9 @@
 
 A path in a label (the history file, the profiles folder) is as long as the user's home
 folder makes it: a plain QLabel's minimum width is the whole line, which made the window
-wider than a 1024 px screen. This one shows the line elided in the middle, with the whole
-text in its tooltip, and asks for no more than a few characters.
+wider than a 1024 px screen. This one shows the line elided, a path in it keeping its file
+name (elided_path), with the whole text in its tooltip, and asks for no more than a few
+characters.
 """
 
 from __future__ import annotations
@@ -11,6 +12,8 @@ from __future__ import annotations
 from PySide6.QtCore import QSize, Qt
 from PySide6.QtGui import QPainter, QPaintEvent
 from PySide6.QtWidgets import QLabel, QSizePolicy, QWidget
+
+from .elide_delegate import elided_path
 
 MIN_CHARACTERS = 12
 
@@ -30,7 +33,7 @@ class ElidedLabel(QLabel):
         return QSize(self.fontMetrics().averageCharWidth() * MIN_CHARACTERS, hint.height())
 
     def elided_text(self) -> str:
-        return self.fontMetrics().elidedText(self.text(), Qt.TextElideMode.ElideMiddle, self.contentsRect().width())
+        return elided_path(self.text(), self.fontMetrics(), self.contentsRect().width())
 
     def paintEvent(self, event: QPaintEvent) -> None:  # noqa: N802 (Qt's name)
         painter = QPainter(self)

@@ -28,7 +28,7 @@ from tflaunch.core.report.review import Review, comparison_review, run_review
 from tflaunch.core.run.record import RunRecord
 from tflaunch.core.store.history import DeletedRuns, History, HistoryError
 
-from .elide_delegate import ElideDelegate
+from .elide_delegate import PathElideDelegate
 from .elided_label import ElidedLabel
 from .history_listing import HistoryListing
 from .history_table import COLUMNS, DAMAGED_COLOR, DATE, ID_ROLE, MODEL, SETTINGS, RunFilter, RunTable
@@ -82,7 +82,7 @@ class HistoryView(QWidget):
         self.table.verticalHeader().hide()
         self.table.setWordWrap(False)
         # A long model path keeps its file name; the settings keep their beginning.
-        self.table.setItemDelegateForColumn(MODEL, ElideDelegate(Qt.TextElideMode.ElideMiddle, self.table))
+        self.table.setItemDelegateForColumn(MODEL, PathElideDelegate(self.table))
         header = self.table.horizontalHeader()
         # The figures' columns are as wide as their widest text so far (_widen). Qt's own
         # fitting (ResizeToContents) asked the model for every cell of 1,000 rows, in each of
