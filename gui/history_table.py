@@ -34,8 +34,16 @@ _ROLES = frozenset((_DISPLAY, _FOREGROUND, _ALIGNMENT, _TOOLTIP, ID_ROLE, SORT_R
 _RIGHT = int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
 
 # A row: a tuple of plain values only, by these indices.
-_ID, _TEXTS, _KEYS, _STATUS, _TIP, _HAYSTACK = range(6)
+_ID, _TEXTS, _KEYS, _STATUS, _TIPS, _HAYSTACK = range(6)
 Index = QModelIndex | QPersistentModelIndex
+
+# What a cell's tooltip adds to a row that is not the usual kind.
+RAN_TIP = "A script has no ready point of its own: this is how long it ran, from its launch to its end."
+START_TIPS = {
+    "warm": "Started warm: forked from a warm server that had imported TensorFlow and Keras before the launch.",
+    "cold": "Asked to start warm, it started cold: a warm start was not possible (the run's log says why).",
+}
+_NO_TIPS = ("",) * len(COLUMNS)
 
 
 def _date(run: RunSummary) -> str:
@@ -44,18 +52,39 @@ def _date(run: RunSummary) -> str:
     return time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(run.launched_at))
 
 
-def _row(run: RunSummary) -> tuple[Any, ...]:
+def _status(run: RunSummary) -> str:
+    """"ok", "failed (load)", "ok (assumed input shape)"; ", warm" or ", cold" after it for
+    a launch asked to start warm."""
     status = run.status if not run.failed_phase or run.status == "ok" else f"{run.status} ({run.failed_phase})"
     if run.assumed_inputs and run.status == "ok":
         status = "ok (assumed input shape)"
-    texts = (_date(run), run.model, run.settings_summary, format_duration(run.time_to_ready),
-             format_bytes(run.peak_rss), status, run.source)
-    keys = (run.launched_at, run.model, run.settings_summary,
-            run.time_to_ready if run.time_to_ready is not None else float("inf"), run.peak_rss or 0, status,
-            run.source)
-    tip = (f"Run {run.id} cannot be read: {run.damage}. Select it and press Delete; the other runs are not "
-           "affected." if run.status == DAMAGED else "")
-    return run.id, texts, keys, run.status, tip, "\n".join(texts).lower()
+    return f"{status}, {run.start}" if run.start in START_TIPS else status
+
+
+def _ready(run: RunSummary) -> tuple[str, float]:
+    """The Ready cell and its sort key: the time to ready, or for a script (which has no
+    ready point) how long it ran, said so; both sort as seconds."""
+    seconds = run.ran if run.script else run.time_to_ready
+    if seconds is None:
+        return format_duration(None), float("inf")
+    return (f"ran {format_duration(seconds)}" if run.script else format_duration(seconds)), seconds
+
+
+def _row(run: RunSummary) -> tuple[Any, ...]:
+    status = _status(run)
+    ready, ready_key = _ready(run)
+    texts = (_date(run), run.model, run.settings_summary, ready, format_bytes(run.peak_rss), status, run.source)
+    keys = (run.launched_at, run.model, run.settings_summary, ready_key, run.peak_rss or 0, status, run.source)
+    if run.status == DAMAGED:
+        tips = (f"Run {run.id} cannot be read: {run.damage}. Select it and press Delete; the other runs are not "
+                "affected.",) * len(COLUMNS)
+    elif run.script or run.start:
+        tips = tuple(RAN_TIP if column == READY and run.script and run.ran is not None
+                     else START_TIPS.get(run.start or "", "") if column == STATUS else ""
+                     for column in range(len(COLUMNS)))
+    else:
+        tips = _NO_TIPS
+    return run.id, texts, keys, run.status, tips, "\n".join(texts).lower()
 
 
 class RunTable(QAbstractTableModel):
@@ -95,7 +124,7 @@ class RunTable(QAbstractTableModel):
         if role == _ALIGNMENT:
             return _RIGHT if column in (READY, PEAK) else None
         if role == _TOOLTIP:
-            return row[_TIP] or (row[_TEXTS][column] if column in (MODEL, SETTINGS) else None)  # elided cells whole
+            return row[_TIPS][column] or (row[_TEXTS][column] if column in (MODEL, SETTINGS) else None)  # elided whole
         if role == ID_ROLE:
             return row[_ID] if column == DATE else None
         return row[_KEYS][column]  # SORT_ROLE

@@ -18,6 +18,7 @@ from typing import Any
 from ..phases import NAME
 from ..run.events import EPOCH_RANGE, checked_imports
 from ..run.record import Failure, PhaseRecord, PhaseState, RunRecord, RunStatus
+from ..run.words import COLD_MARK, WARM_MARK
 from ..settings.config import LaunchConfig
 from ..settings.vocabulary import LOG_LEVELS
 from .descriptions import ENVIRONMENT, MODEL_INFO, DescriptionError, shown
@@ -27,9 +28,13 @@ DAMAGED = "damaged"  # the status a summary shows for a row that cannot be read
 # A duration or a memory figure need only be a finite number from 0 (a whole one for bytes):
 # one beyond any measurement, stored by a version that did not check what children sent,
 # is still a run to show, its figure as "invalid" (units.py).
-# The columns a summary is read from, in summary_from_row's order.
+# The columns a summary is read from, in summary_from_row's order. How a launch asked to
+# start warm did start is one of its marks (words.start_kind): found by SQLite in the marks'
+# text, not by parsing a program's thousand marks for every row listed.
 SUMMARY_COLUMNS = ("id, launched_at, source, model, status, failed_phase, time_to_ready, peak_rss, config,"
-                   " model_info")
+                   " model_info, finished_at, command IS NOT NULL,"
+                   f" CASE WHEN instr(marks, '[\"{WARM_MARK}\",') THEN 'warm'"
+                   f" WHEN instr(marks, '[\"{COLD_MARK}\",') THEN 'cold' END")
 
 
 class DamagedRowError(ValueError):
@@ -52,6 +57,9 @@ class RunSummary:
     assumed_inputs: bool = False  # a default filled an input shape: the figures are tflaunch's guess
     damage: str = ""  # why a damaged row cannot be read: the column and its value
     outputs_not_finite: bool = False  # ready, but the first inference gave NaN or Inf
+    script: bool = False  # a user's script launched with the settings: no ready point of its own
+    ran: float | None = None  # seconds from launch to the end, once it ended
+    start: str | None = None  # "warm" or "cold" for a launch asked to start warm (words.start_kind)
 
 
 # -- one value each ----------------------------------------------------------------------------
@@ -221,7 +229,8 @@ def _marks_of_model(model_info: dict[str, Any]) -> tuple[bool, str, bool]:
 def summary_from_row(row: Sequence[Any]) -> RunSummary:
     """A row of SUMMARY_COLUMNS as a summary; a damaged one when any of them is not what
     tflaunch writes."""
-    run_id, launched_at, source, model, status, failed_phase, ready, peak, config, model_info = row
+    (run_id, launched_at, source, model, status, failed_phase, ready, peak, config, model_info, finished_at, script,
+     start) = row
     try:
         launched = _time(launched_at, "launched_at", optional=False)
         assert launched is not None  # not optional
@@ -230,7 +239,8 @@ def summary_from_row(row: Sequence[Any]) -> RunSummary:
             _choice(status, "status", (s.value for s in RunStatus)),
             None if failed_phase is None else _phase_name(failed_phase, "failed_phase"),
             _seconds(ready, "time_to_ready"), _bytes(peak, "peak_rss"), stored_config(config).summary(),
-            *_marks_of_model(_described(model_info, "model_info", MODEL_INFO)))
+            *_marks_of_model(_described(model_info, "model_info", MODEL_INFO)),
+            script=bool(script), ran=_ran(launched, finished_at), start=start)
     except DamagedRowError as exc:
         try:
             launched = _time(launched_at, "launched_at") or 0.0
@@ -238,6 +248,16 @@ def summary_from_row(row: Sequence[Any]) -> RunSummary:
             launched = 0.0
         return RunSummary(run_id, launched, source if isinstance(source, str) else "?",
                           model if isinstance(model, str) else "?", DAMAGED, None, None, None, "", damage=str(exc))
+
+
+def _ran(launched: float, finished_at: Any) -> float | None:
+    """How long a run ran; None while it runs, or when its end cannot be read (which loses
+    that figure, not the run: load() says what is wrong with it)."""
+    try:
+        finished = _time(finished_at, "finished_at")
+    except DamagedRowError:
+        return None
+    return None if finished is None else max(finished - launched, 0.0)
 
 
 # -- a whole record --------------------------------------------------------------------------------
