@@ -168,7 +168,7 @@ class RunTable(QAbstractTableModel):
         """Status colours again, for a palette that changed."""
         self._colours.clear()
         if self._rows:
-            self.dataChanged.emit(self.index(0, 0), self.index(len(self._rows) - 1, len(COLUMNS) - 1))
+            self.dataChanged.emit(self.index(0, 0), self.index(len(self._rows) - 1, len(COLUMNS) - 1), [_FOREGROUND])
 
     def append(self, runs: list[RunSummary]) -> None:
         """Runs into their sorted places."""
@@ -182,6 +182,45 @@ class RunTable(QAbstractTableModel):
             return
         for row in new:
             self._insert(self._place(row), [row])
+
+    def remove(self, run_ids: set[int]) -> None:
+        """These runs out of the table (those listed)."""
+        positions = [i for i, row in enumerate(self._rows) if row[_ID] in run_ids]
+        while positions:  # contiguous blocks, the last first: the positions before it hold
+            last = first = positions.pop()
+            while positions and positions[-1] == first - 1:
+                first = positions.pop()
+            top, bottom = sorted((self._view_row(first), self._view_row(last)))
+            self.beginRemoveRows(QModelIndex(), top, bottom)
+            del self._rows[first:last + 1]
+            self.endRemoveRows()
+
+    def update(self, runs: list[RunSummary]) -> None:
+        """Listed runs read again: each row changed in its place, or moved to the place its
+        new figures sort it into (a selection follows it)."""
+        for run in runs:
+            row = _row(run)
+            position = next((i for i, old in enumerate(self._rows) if old[_ID] == run.id), None)
+            if position is not None and self._rows[position] != row:
+                self._replace(position, row)
+
+    def _replace(self, position: int, row: tuple[Any, ...]) -> None:
+        at = bisect.bisect_right(self._rows, self._key(row), key=self._key)
+        at -= position < at  # its place among the other rows
+        source, target = self._view_row(position), self._view_row(at)
+        if target != source:
+            # Before which view row it goes, counted before the move (Qt's way).
+            self.beginMoveRows(QModelIndex(), source, source, QModelIndex(), target if target < source else target + 1)
+            del self._rows[position]
+            self._rows.insert(at, row)
+            self.endMoveRows()
+        else:
+            self._rows[position] = row
+        self.dataChanged.emit(self.index(target, 0), self.index(target, len(COLUMNS) - 1))
+
+    def count_status(self, status: str) -> int:
+        """How many runs listed have this status."""
+        return sum(row[_STATUS] == status for row in self._rows)
 
     def view_rows(self, run_ids: set[int]) -> list[int]:
         """The view rows of these runs, those loaded."""

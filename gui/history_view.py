@@ -3,13 +3,16 @@
 The runs come from a HistoryListing (the first at once, the rest from a thread, so that
 10,000 runs never hold the window) into a RunTable; sorting is the table's own and
 filtering the RunFilter's, both over the runs listed so far: runs still arriving take
-their place in the sorted, filtered table as they come.
+their place in the sorted, filtered table as they come. Once listed, the tab follows the
+file: runs another process or this window writes come, deleted ones go, within a second.
 """
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, QTimer, Signal
-from PySide6.QtGui import QKeySequence, QResizeEvent, QShortcut
+from collections.abc import Sequence
+
+from PySide6.QtCore import QModelIndex, Qt, QTimer, Signal
+from PySide6.QtGui import QAction, QKeySequence, QResizeEvent, QShortcut
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHBoxLayout,
@@ -71,6 +74,7 @@ class HistoryView(QWidget):
         self.listing = HistoryListing(self.model, self)
         self.listing.rows_added.connect(self._on_rows_added)
         self.model.rowsInserted.connect(self._widen)
+        self.model.dataChanged.connect(self._on_cells_changed)
         self.listing.problem.connect(self.problem)
         self._selecting: set[int] = set()  # runs to select as their rows arrive
         self.table = QTableView()
@@ -120,6 +124,17 @@ class HistoryView(QWidget):
                                       f"Undo (Ctrl+Z) brings them back for {UNDO_SECONDS} s")
         self.delete_button.clicked.connect(self.ask_and_delete)
         QShortcut(QKeySequence.StandardKey.Delete, self.table, self.ask_and_delete)
+        # The tab follows the file by itself; Refresh lists it again from the start (a file
+        # replaced, or to be sure), keeping the selection.
+        self.reload_action = QAction("Refresh", self)
+        self.reload_action.setShortcut(QKeySequence("F5"))
+        self.reload_action.triggered.connect(self.reload)
+        self.addAction(self.reload_action)  # F5 while the tab is shown
+        self.reload_button = QPushButton("Refresh")
+        self.reload_button.setToolTip("List the runs again from the history file (F5). The list also follows the "
+                                      "file by itself: runs another window or `tflaunch bench` stores appear "
+                                      "within a second.")
+        self.reload_button.clicked.connect(self.reload_action.trigger)
         self.count = ElidedLabel()  # names the history file: it must not widen the window
 
         # After a delete: what went, and the way back, until the undo times out.
@@ -141,7 +156,7 @@ class HistoryView(QWidget):
         bar = QHBoxLayout()
         bar.addWidget(self.filter, 1)
         for button in (self.show_button, self.rerun_button, self.compare_button, self.profile_button,
-                       self.delete_button):
+                       self.delete_button, self.reload_button):
             bar.addWidget(button)
         layout = QVBoxLayout(self)
         layout.addLayout(bar)
@@ -149,12 +164,29 @@ class HistoryView(QWidget):
         layout.addLayout(undo_bar)
         layout.addWidget(self.count)
         self._forget_deleted()
-        self.refresh()
+        self._list()
         keep_colours(self, self._recolour)
 
     # -- listing ---------------------------------------------------------------------
     def refresh(self) -> None:
-        """List the history's runs again: the first at once, the rest as they are read."""
+        """Bring the tab up to date with the file now: the runs stored, ended or deleted
+        since it was listed (after a run of this window's, a delete, an undo); while it
+        still loads, or when it could not be read, it is listed again."""
+        if self.listing.following:
+            self.listing.sync()
+            self._update_buttons()
+        else:
+            self._list()
+
+    def reload(self) -> None:
+        """List every run again from the file (Refresh, F5), keeping the selection."""
+        selected = self.selected_ids()
+        self._list()
+        if selected:
+            self.select_ids(selected)
+
+    def _list(self) -> None:
+        """List the history's runs: the first at once, the rest as they are read."""
         self._selecting = set()  # a selection asked for before is not carried into a new list
         self.listing.load(self.history)
         self._show_count()
@@ -213,6 +245,11 @@ class HistoryView(QWidget):
                 self._widths[column] = widest
                 if column != MODEL:
                     header.resizeSection(column, widest)
+
+    def _on_cells_changed(self, first: QModelIndex, last: QModelIndex, roles: Sequence[int] = ()) -> None:
+        """A run read again (it ended) may have longer texts; new colours do not."""
+        if not roles or Qt.ItemDataRole.DisplayRole.value in roles:
+            self._widen(None, first.row(), last.row())
 
     def _fit_columns(self) -> None:
         """The model column as wide as its longest name, up to its share of the width the
