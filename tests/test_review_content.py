@@ -110,8 +110,9 @@ def test_a_comparison_names_each_runs_interpreter_and_environment_when_they_diff
     old.config = old.config.replace(python="/opt/old/bin/python")
     old.environment = {"tensorflow": "2.19.0"}
     facts = dict(comparison_review([old, new]).facts)
-    assert facts["Environment"] == "run 1: TensorFlow 2.19.0, no GPU; run 2: TensorFlow 2.21.0, no GPU"
-    assert facts["Interpreter"].startswith("run 1: /opt/old/bin/python; run 2: ")
+    # By side: the letters the legend, the table and the chart share.
+    assert facts["Environment"] == "A: TensorFlow 2.19.0, no GPU; B: TensorFlow 2.21.0, no GPU"
+    assert facts["Interpreter"].startswith("A: /opt/old/bin/python; B: ")
 
 
 def measured_sweep(base: LaunchConfig | None = None) -> Sweep:

@@ -312,8 +312,12 @@ def comparison_review(records: Sequence[RunRecord], baseline: int = 0) -> Review
                                *[row_value(r, row) for row in rows], *[sizes[i] for _, sizes in memory]]
                               for i, (label, r) in enumerate(zip(labels, records, strict=True))]
     bars = time_rows(records)
-    title = (f"{base.subject}: {len(records)} runs compared" if len(sides) == len(records)
-             else f"{base.subject}: {len(sides)} settings compared, {len(records)} runs")
+    if len(sides) == len(records):
+        title = f"{base.subject}: {len(records)} runs compared"
+    elif len(sides) == 1:
+        title = f"{base.subject}: {len(records)} runs of one setting"
+    else:
+        title = f"{base.subject}: {len(sides)} settings compared, {len(records)} runs"
     return Review("comparison", title, _dates(records), facts,
                   [side_series(side, f"{side.letter}: {name}", bars) for side, name in zip(sides, names, strict=True)],
                   (header, table), headline(sides, short, base_side),
