@@ -203,6 +203,7 @@ class MainWindow(DropTarget, QMainWindow):  # DropTarget: a model or a script dr
 
         compare_view = CompareView()
         compare_view.save_profile_requested.connect(self.saver.ask_and_save_best)
+        compare_view.sweep_requested.connect(self.sweep_actions.sweep_compared)
         return compare_view
 
     def _build_profiles_view(self) -> QWidget:

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 from tflaunch.core.sweep.plan import PlanError
 
 if TYPE_CHECKING:
+    from tflaunch.core.settings.config import LaunchConfig
     from tflaunch.core.sweep.plan import Sweep
 
     from .main_window import MainWindow
@@ -68,3 +69,19 @@ class SweepActions:
         from tflaunch.core.sweep.stored import winner_profile
 
         return w.saver.save(lambda: winner_profile(name, sweep, history, sweep_id))
+
+    def sweep_compared(self, base: LaunchConfig, others: list[LaunchConfig]) -> None:
+        """The Compare tab's "Sweep these settings": the baseline's settings in the panel,
+        the settings that differ as the sweep's axes, ready to start with enough runs."""
+        from tflaunch.core.report.sides import sweep_axes
+
+        w = self.window
+        axes, fixed = sweep_axes(base, others)
+        w.use_config(base)
+        w.panel.set_config(base)
+        missing = w.sweep_view.form.prefill(axes)
+        w.tabs.setCurrentWidget(w.sweep_view)
+        cannot = [*fixed, *missing]
+        w.sweep_view.show_message(
+            f"Prefilled from the comparison: {', '.join(axes) or 'no setting that a sweep varies'}; press Start sweep."
+            + (f" Not swept (not a sweep axis): {', '.join(cannot)}." if cannot else ""))

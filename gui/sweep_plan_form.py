@@ -89,6 +89,22 @@ class SweepPlanForm(QWidget):
         vary.setLayout(grid)
         return vary
 
+    def prefill(self, axes: dict[str, list[str]]) -> list[str]:
+        """Vary exactly these axes with these values (a comparison's "Sweep these settings");
+        the axes this form has no box for, which the caller says it cannot sweep."""
+        for box, _values in self.axes.values():
+            box.setChecked(False)
+        self.env_axis.clear()
+        missing = []
+        for axis, values in axes.items():
+            if axis in self.axes:
+                box, line = self.axes[axis]
+                box.setChecked(True)
+                line.setText(",".join(values))
+            else:
+                missing.append(axis)
+        return missing
+
     def _build_how(self) -> QGroupBox:
         self.objective = QComboBox()
         for key, text in OBJECTIVES.items():

@@ -296,7 +296,8 @@ def test_a_model_run_and_a_program_run_line_up_by_phase_name() -> None:
     assert table[1]["import"].difference == pytest.approx(0.1)
     assert table[1]["trace"].difference is None and table[0]["first_step"].value is None  # "—", no delta
     review = comparison_review([model, program])
-    labels = [row[0] for row in review.table[1]]
+    assert review.phases is not None
+    labels = [row[0] for row in review.phases[1]]  # each side's phases: the comparison's second table
     assert "First step" in labels and "Trace" in labels and "Import" in labels
     assert program.time_to_ready == pytest.approx(2.5) and program.other_time == pytest.approx(
         2.5 - 0.05 - 1.5 - 0.1 - 0.6)

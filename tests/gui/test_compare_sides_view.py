@@ -64,3 +64,18 @@ def test_sweep_these_settings_hands_the_settings_compared_to_the_sweep(qtbot):
     assert [c.intra for c in others] == [0, 4]
     view.show_runs(side([2.0]))
     assert not view.sweep.isEnabled()
+
+
+def test_sweep_these_settings_prefills_the_sweep_tab_in_the_window(qtbot, make_window):
+    """The Compare tab's offer, in the window: the baseline's settings in the panel, the
+    setting that differs as the sweep's only axis, and the Sweep tab shown, ready to start."""
+    window = make_window()
+    window.tabs.setCurrentWidget(window.compare_view)
+    window.compare_view.show_runs(side([2.0]) + side([1.0], intra=2, first_id=2))
+    window.compare_view.sweep.click()
+    assert window.tabs.currentWidget() is window.sweep_view
+    form = window.sweep_view.form
+    checked = {axis: values.text() for axis, (box, values) in form.axes.items() if box.isChecked()}
+    assert checked == {"intra": "0,2"} or checked == {"intra": "default,2"}, checked
+    assert window.panel.config().intra == 0
+    assert "Prefilled from the comparison: intra" in window.sweep_view.status.text()
