@@ -133,8 +133,21 @@ def known(reason: str) -> pytest.MarkDecorator:
     return pytest.mark.xfail(strict=True, reason="inherent, and no launch shows it beforehand: " + reason)
 
 
+# The cases `make test` runs: one or two of each kind, the ones the outside testers found
+# first among them; the whole table runs in the slow tier (`make test-slow`, ~45 s more).
+EVERY_TIER = frozenset({
+    "script_with_args", "dot_slash_script", "folder_with_main", "module_with_args", "code_with_args", "orig_argv",
+    "option_W_is_refused", "shadowed_package", "pool_spawn", "atexit_order", "finalizer_at_exit", "ctrl_c",
+    "ctrl_z_then_fg", "dev_tty_and_foreground", "stdin_closed", "stdio_objects", "uncaught_exception",
+    "keyboard_interrupt", "warnings", "exit_message", "environment", "rlimits", "blas_threads_set_in_script",
+})
+
+
 def case(name: str, *argv: str, marks: tuple[pytest.MarkDecorator, ...] | pytest.MarkDecorator = (),
          **options: Any) -> Any:
+    marks = tuple(marks) if isinstance(marks, tuple) else (marks,)
+    if name not in EVERY_TIER:
+        marks = (*marks, pytest.mark.slow)
     return pytest.param(Case(name, argv, **options), id=name, marks=marks)
 
 
