@@ -39,6 +39,7 @@ def test_small_samples_in_each_format(models, sample, fmt):
     assert record.phases["steady"].latency["n"] == 2
 
 
+@pytest.mark.slow  # ~40 s with their build; the small samples cover each format in every tier
 @pytest.mark.parametrize("fmt", FORMATS)
 @pytest.mark.parametrize("sample", ["wide", "cnn"])
 def test_large_samples_in_each_format(big_models, sample, fmt):
