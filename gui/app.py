@@ -17,9 +17,9 @@ from tflaunch.core.store.history import History, HistoryError, default_history
 from tflaunch.core.store.profiles import ProfileStore
 from tflaunch.resources import RESOURCES
 
-from . import wheel_guard
-from .main_window import MainWindow
-from .palette import follow_desktop_palette
+from .shell.main_window import MainWindow
+from .widgets import wheel_guard
+from .widgets.palette import follow_desktop_palette
 
 # Set by the start-up benchmark: print the process age at the first paint, then quit.
 STARTUP_PROBE_ENV = "TFLAUNCH_EXIT_AFTER_PAINT"

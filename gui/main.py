@@ -31,7 +31,7 @@ def render_review(review, path: Path, fmt: str, scale: int) -> None:
     """Draw a review image without a display, on a cluster node or in CI alike."""
     os.environ["QT_QPA_PLATFORM"] = "offscreen"
     from tflaunch.gui.app import create_app
-    from tflaunch.gui.review_image import write
+    from tflaunch.gui.review.review_image import write
 
     create_app()
     write(review, path, fmt, scale)

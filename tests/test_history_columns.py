@@ -16,8 +16,8 @@ from tflaunch.core.run.record import RunRecord
 from tflaunch.core.run.words import COLD_MARK, WARM_MARK, start_kind
 from tflaunch.core.settings.config import LaunchConfig
 from tflaunch.core.store.history import History
-from tflaunch.gui.history_table import ID_ROLE, READY, SORT_ROLE, STATUS
-from tflaunch.gui.history_view import HistoryView
+from tflaunch.gui.history.history_table import ID_ROLE, READY, SORT_ROLE, STATUS
+from tflaunch.gui.history.history_view import HistoryView
 
 from .builders import finished_record
 

@@ -16,9 +16,9 @@ from tflaunch.core.run.record import RunRecord, RunStatus
 from tflaunch.core.settings.config import LaunchConfig
 from tflaunch.core.store.history import History
 from tflaunch.core.store.run_changes import RunChanges, TooManyChanges
-from tflaunch.gui.history_listing import FIRST_ROWS
-from tflaunch.gui.history_table import ID_ROLE, STATUS
-from tflaunch.gui.history_view import HistoryView
+from tflaunch.gui.history.history_listing import FIRST_ROWS
+from tflaunch.gui.history.history_table import ID_ROLE, STATUS
+from tflaunch.gui.history.history_view import HistoryView
 
 from .big_history import NEWEST, big_history
 from .builders import finished_record

@@ -17,10 +17,10 @@ from PySide6.QtCore import Qt
 from tflaunch.core.paths import history_path
 from tflaunch.core.store.history import History
 from tflaunch.core.store.run_pages import RunPages
-from tflaunch.gui.history_listing import FIRST_ROWS
-from tflaunch.gui.history_loader import PAGE_ROWS, HistoryLoader
-from tflaunch.gui.history_table import ID_ROLE, READY, SORT_ROLE
-from tflaunch.gui.history_view import HistoryView
+from tflaunch.gui.history.history_listing import FIRST_ROWS
+from tflaunch.gui.history.history_loader import PAGE_ROWS, HistoryLoader
+from tflaunch.gui.history.history_table import ID_ROLE, READY, SORT_ROLE
+from tflaunch.gui.history.history_view import HistoryView
 
 from .big_history import big_history
 from .builders import finished_record

@@ -25,8 +25,8 @@ from tflaunch.core.paths import history_path
 from tflaunch.core.run.record import RunStatus
 from tflaunch.core.store.history import History
 from tflaunch.core.store.rows import DAMAGED
-from tflaunch.gui.history_table import ID_ROLE, MODEL, STATUS
-from tflaunch.gui.history_view import DAMAGED_COLOR, HistoryView
+from tflaunch.gui.history.history_table import ID_ROLE, MODEL, STATUS
+from tflaunch.gui.history.history_view import DAMAGED_COLOR, HistoryView
 
 from .builders import finished_record
 

@@ -12,7 +12,7 @@ from tflaunch.core.stats import spread
 from tflaunch.core.store.history import History
 from tflaunch.core.sweep.plan import PlanError, Sweep, SweepPlan, outcome, verdict
 from tflaunch.core.sweep.report import result_rows
-from tflaunch.core.sweep.size import estimate_seconds, plan_size, recent_ready_times
+from tflaunch.core.sweep.size import estimate_seconds, recent_ready_times
 from tflaunch.core.sweep.stats import is_noisy, ratio_to_baseline
 
 from .builders import finished_record, record_through
@@ -192,7 +192,7 @@ def test_a_leading_baseline_with_too_few_trials_is_not_a_verdict_either():
 def test_the_plan_size_counts_distinct_settings_the_baseline_once():
     def size(axes, base=None, **kw):
         p = SweepPlan(base or LaunchConfig(), axes, **kw)
-        found = plan_size(p)
+        found = p.size()
         assert found.trials == Sweep(p, p.candidates()).planned_without_racing if axes else found.trials == 0
         return found.settings, found.trials
 
@@ -244,7 +244,7 @@ def test_the_estimate_is_the_median_time_to_ready_of_the_models_recent_successfu
     history.record(failed, "run")
     times = recent_ready_times(history, "sample:mlp")
     assert times == pytest.approx([2.02, 3.02, 1.02]), "newest first, this model's successful runs only"
-    size = plan_size(SweepPlan(LaunchConfig(), {"intra": ["1", "2"]}, repeat=3, warmup=1))
+    size = SweepPlan(LaunchConfig(), {"intra": ["1", "2"]}, repeat=3, warmup=1).size()
     assert estimate_seconds(size, times) == pytest.approx(2.02 * 12)
     assert estimate_seconds(size, []) is None
     assert len(recent_ready_times(history, "sample:mlp", limit=2)) == 2

@@ -3,7 +3,7 @@
 Sans-IO (as h11 or wsproto): the session never starts, reads or kills anything. A driver
 does the I/O and tells the session what happened; the session says what that meant.
 The CLI's driver is a selectors loop (driver.py), the app's a QProcess
-(tflaunch.gui.probe_process); both use this one class, so they cannot drift apart.
+(tflaunch.gui.adapters.probe_process); both use this one class, so they cannot drift apart.
 """
 
 from __future__ import annotations

@@ -33,7 +33,7 @@ from .axes import AXES as AXES  # re-exported: the plan's users name the axes th
 from .axes import PlanError as PlanError
 from .axes import apply_value
 from .instances import InstanceCountError, InstancesRow, TrialFigures, parse_counts, summarize
-from .size import NOTHING_TO_VARY, count_trials, format_stand_in
+from .size import NOTHING_TO_VARY, PlanSize, format_stand_in
 from .stats import CONFIDENCE, Ratio, is_noisy, ratio_to_baseline
 
 MIN_TRIALS = 3
@@ -128,10 +128,15 @@ class SweepPlan:
         if ARMS_AXIS in self.axes:
             axes = f"the doctor's arms ({', '.join(self.axes[ARMS_AXIS])}) against the baseline"
         racing = "racing on" if self.racing else "racing off"
-        trials = count_trials(self, candidates).trials
+        trials = PlanSize(candidates, self.warmup, self.repeat).trials
         return (f"{candidates} settings from {axes}; {self.warmup} warm-up + {self.repeat} measured trials each "
                 f"({trials} trials without racing), objective {OBJECTIVES[self.objective]}, {racing}"
                 + (f", {self.instances} instances at once" if self.instances > 1 else ""))
+
+    def size(self) -> PlanSize:
+        """The plan's settings and trials, without converting anything; 0 settings when nothing
+        is varied. PlanError (naming the setting and the value) for a plan that cannot run."""
+        return PlanSize(len(self.candidates()) if self.axes else 0, self.warmup, self.repeat)
 
     def candidates(self, model_for_format: Callable[[str], str] | None = None) -> list[Candidate]:
         """Every distinct combination, plus the base settings as the baseline (first).
@@ -239,7 +244,7 @@ class Sweep:
 
     @property
     def planned_without_racing(self) -> int:
-        return count_trials(self.plan, len(self.candidates)).trials
+        return PlanSize(len(self.candidates), self.plan.warmup, self.plan.repeat).trials
 
     def live(self) -> list[Candidate]:
         return [c for c in self.candidates if c.key not in self.stopped]

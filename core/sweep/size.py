@@ -12,14 +12,10 @@ import os
 import statistics
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from ..probe.model_files import model_format
 from ..run.record import RunStatus
 from ..store.history import History
-
-if TYPE_CHECKING:
-    from .plan import SweepPlan
 
 NOTHING_TO_VARY = "choose at least one setting to vary"
 RECENT_RUNS = 10  # the runs an estimate takes its median from: recent enough to match today's machine
@@ -35,18 +31,6 @@ class PlanSize:
     def trials(self) -> int:
         """Every trial if racing stops nothing: each setting in each warm-up and measured round."""
         return self.settings * (self.warmup + self.repeat)
-
-
-def count_trials(plan: SweepPlan, settings: int) -> PlanSize:
-    return PlanSize(settings, plan.warmup, plan.repeat)
-
-
-def plan_size(plan: SweepPlan) -> PlanSize:
-    """The plan's settings and trials, without converting anything; 0 settings when nothing
-    is varied. PlanError (naming the setting and the value) for a plan that cannot run."""
-    if not plan.axes:
-        return count_trials(plan, 0)
-    return count_trials(plan, len(plan.candidates()))
 
 
 def format_stand_in(model: str) -> Callable[[str], str]:

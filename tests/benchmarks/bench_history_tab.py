@@ -26,7 +26,7 @@ from tests.benchmarks.common import report  # noqa: E402
 from tests.big_history import big_history  # noqa: E402
 from tflaunch.core.store.history import History  # noqa: E402
 from tflaunch.gui.app import create_app  # noqa: E402
-from tflaunch.gui.history_view import HistoryView  # noqa: E402
+from tflaunch.gui.history.history_view import HistoryView  # noqa: E402
 
 LARGE, SMALL = 10_014, 20
 ROUNDS = 5

@@ -15,8 +15,8 @@ from tflaunch.core.store import history_file
 from tflaunch.core.store.history import History
 from tflaunch.core.store.profiles import ProfileStore
 from tflaunch.gui.app import create_app, open_history
-from tflaunch.gui.history_view import DAMAGED_COLOR
-from tflaunch.gui.main_window import MainWindow
+from tflaunch.gui.history.history_view import DAMAGED_COLOR
+from tflaunch.gui.shell.main_window import MainWindow
 
 from ..gui.conftest import NO_GPU
 from .children import fake_python

@@ -17,7 +17,7 @@ from tflaunch.core.run.record import RunRecord, RunStatus
 from tflaunch.core.run.session import ProbeSession
 from tflaunch.core.settings.config import LaunchConfig
 from tflaunch.core.store.history import History
-from tflaunch.gui.run_controller import RunController
+from tflaunch.gui.run.run_controller import RunController
 
 from .children import assert_nothing_left, fake_python
 

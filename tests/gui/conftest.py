@@ -14,7 +14,7 @@ from tflaunch.core.run.gpus import GpuInventory
 from tflaunch.core.store.history import History
 from tflaunch.core.store.profiles import ProfileStore
 from tflaunch.gui.app import create_app
-from tflaunch.gui.main_window import MainWindow
+from tflaunch.gui.shell.main_window import MainWindow
 
 NO_GPU = GpuInventory((), None, "No NVIDIA driver found (NVML: NVML Shared Library Not Found).")
 # `make screenshots` sets this to resources/screenshots to refresh the README's pictures.

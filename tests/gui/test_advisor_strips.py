@@ -9,7 +9,7 @@ from PySide6.QtGui import QColor, QPalette
 from PySide6.QtWidgets import QApplication
 
 from tflaunch.core.settings.config import LaunchConfig
-from tflaunch.gui.advisor_view import AdvisorView
+from tflaunch.gui.advisor.advisor_view import AdvisorView
 
 from ..test_doctor_words import diagnosis
 

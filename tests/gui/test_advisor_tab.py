@@ -46,7 +46,7 @@ def test_the_advisor_measures_and_saves_a_verified_profile(qtbot, make_window, t
     assert review is not None and review.title == "Doctor: sample:mlp" and review.file_stem.startswith(
         "tflaunch-doctor-sample-mlp-")
     assert [label for label, _, _ in review.distributions] == ["baseline", "onednn=off", "onednn=on"]
-    from tflaunch.gui.review_image import write
+    from tflaunch.gui.review.review_image import write
 
     image = write(review, tmp_path / "doctor.png")
     assert image.stat().st_size > 10_000

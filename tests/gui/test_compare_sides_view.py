@@ -7,7 +7,7 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 
 from tflaunch.core.settings.config import LaunchConfig
-from tflaunch.gui.compare_view import CompareView
+from tflaunch.gui.compare.compare_view import CompareView
 
 from ..compare_builders import side
 

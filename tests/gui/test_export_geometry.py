@@ -20,9 +20,9 @@ from PySide6.QtWidgets import QApplication
 
 from tflaunch.core.report.review import comparison_review, run_review, sweep_review
 from tflaunch.gui.app import create_app
-from tflaunch.gui.palette import RSS_COLOR
-from tflaunch.gui.review_image import png_bytes, render_image, render_svg
-from tflaunch.gui.svg_geometry import page_coordinates
+from tflaunch.gui.review.review_image import png_bytes, render_image, render_svg
+from tflaunch.gui.review.svg_geometry import page_coordinates
+from tflaunch.gui.widgets.palette import RSS_COLOR
 
 from ..builders import finished_record
 from .test_review_images import pixels, synthetic_sweep

@@ -13,8 +13,9 @@ from PySide6.QtGui import QImage
 from PySide6.QtWidgets import QFileDialog
 
 from tflaunch.core.store.profiles import Profile
-from tflaunch.gui import file_dialogs, review_actions
-from tflaunch.gui.script_dialog import ScriptDialog
+from tflaunch.gui.review import review_actions
+from tflaunch.gui.run.script_dialog import ScriptDialog
+from tflaunch.gui.widgets import file_dialogs
 
 from ..builders import finished_record
 

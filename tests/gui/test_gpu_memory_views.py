@@ -9,10 +9,10 @@ from tflaunch.core.report.review import comparison_review, run_review
 from tflaunch.core.run.gpus import GpuMemorySampler
 from tflaunch.core.settings.config import LaunchConfig
 from tflaunch.core.units import MIB, format_bytes
-from tflaunch.gui.charts import run_color
-from tflaunch.gui.compare_view import CompareView
-from tflaunch.gui.palette import GPU_COLORS
-from tflaunch.gui.review_image import render_image
+from tflaunch.gui.compare.compare_view import CompareView
+from tflaunch.gui.plots.charts import run_color
+from tflaunch.gui.review.review_image import render_image
+from tflaunch.gui.widgets.palette import GPU_COLORS
 
 from ..builders import finished_record
 from ..faults.children import fake_python as scripted_python

@@ -17,8 +17,8 @@ from tflaunch.core.paths import history_path, profiles_dir
 from tflaunch.core.run.record import RunStatus
 from tflaunch.core.settings.config import LaunchConfig
 from tflaunch.core.store.history import History
-from tflaunch.gui.history_view import UNDO_SECONDS
-from tflaunch.gui.palette import highlight_background
+from tflaunch.gui.history.history_view import UNDO_SECONDS
+from tflaunch.gui.widgets.palette import highlight_background
 
 from ..builders import finished_record
 
@@ -194,7 +194,7 @@ def test_launch_script_applies_the_settings_and_records_one_span(qtbot, window, 
 
 
 def test_the_script_dialog_refuses_a_missing_script(qtbot, tmp_path):
-    from tflaunch.gui.script_dialog import ScriptDialog
+    from tflaunch.gui.run.script_dialog import ScriptDialog
 
     dialog = ScriptDialog(sys.executable)
     qtbot.addWidget(dialog)

@@ -14,8 +14,8 @@ from PySide6.QtWidgets import QApplication, QProxyStyle, QStyle
 from tflaunch.core.paths import history_path
 from tflaunch.core.run.record import RunRecord
 from tflaunch.core.store.history import History
-from tflaunch.gui.elide_delegate import elided_path
-from tflaunch.gui.history_table import MODEL
+from tflaunch.gui.history.history_table import MODEL
+from tflaunch.gui.widgets.elide_delegate import elided_path
 
 from ..builders import finished_record
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from tflaunch.core.run import events as ev
 from tflaunch.core.units import format_duration
-from tflaunch.gui.import_breakdown import EMPTY, ImportBreakdown
+from tflaunch.gui.run.import_breakdown import EMPTY, ImportBreakdown
 
 from ..builders import finished_record
 from ..test_import_xray import XRAY
@@ -63,7 +63,7 @@ def test_the_imports_tab_fits_a_small_window(qtbot, make_window, screenshot):
 
 def test_the_review_image_carries_the_xray_and_its_flags(qtbot, tmp_path):
     from tflaunch.core.report.review import run_review
-    from tflaunch.gui.review_image import write
+    from tflaunch.gui.review.review_image import write
 
     review = run_review(_record(SLOW))
     facts = dict(review.facts)

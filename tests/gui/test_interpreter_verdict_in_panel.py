@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import sys
 
-from tflaunch.gui.interpreter_check import InterpreterCheck
-from tflaunch.gui.settings_panel import SettingsPanel
+from tflaunch.gui.adapters.interpreter_check import InterpreterCheck
+from tflaunch.gui.settings.settings_panel import SettingsPanel
 
 
 def _fake_python(folder):

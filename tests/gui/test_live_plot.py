@@ -17,10 +17,10 @@ from tflaunch.core.run.gpus import Gpu, GpuInventory, GpuMemorySampler
 from tflaunch.core.run.record import PhaseState, RunStatus
 from tflaunch.core.settings.config import LaunchConfig
 from tflaunch.core.units import MIB, format_bytes
-from tflaunch.gui.memory_plot import MemoryPlot
-from tflaunch.gui.palette import RSS_COLOR
-from tflaunch.gui.phase_table import ROWS as TABLE_ROWS
-from tflaunch.gui.sampler_thread import SamplerThread
+from tflaunch.gui.adapters.sampler_thread import SamplerThread
+from tflaunch.gui.plots.memory_plot import MemoryPlot
+from tflaunch.gui.run.phase_table import ROWS as TABLE_ROWS
+from tflaunch.gui.widgets.palette import RSS_COLOR
 
 from ..builders import finished_record
 from ..faults.children import fake_python

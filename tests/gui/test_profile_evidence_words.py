@@ -7,8 +7,8 @@ from PySide6.QtWidgets import QWidget
 
 from tflaunch.core.settings.config import LaunchConfig
 from tflaunch.core.store.profiles import Profile, ProfileStore, evidence_from_runs
-from tflaunch.gui.profile_saver import ProfileSaver
-from tflaunch.gui.profiles_view import ProfilesView
+from tflaunch.gui.profiles.profile_saver import ProfileSaver
+from tflaunch.gui.profiles.profiles_view import ProfilesView
 
 from ..builders import finished_record
 

@@ -15,8 +15,8 @@ import pytest
 
 from tflaunch.core.report.review import Review, comparison_review
 from tflaunch.gui.app import create_app
-from tflaunch.gui.review_image import HEIGHT, MARGIN, WIDTH, measure_text, render_image, render_svg
-from tflaunch.gui.svg_geometry import text_boxes
+from tflaunch.gui.review.review_image import HEIGHT, MARGIN, WIDTH, measure_text, render_image, render_svg
+from tflaunch.gui.review.svg_geometry import text_boxes
 
 from ..compare_builders import sides
 from .test_export_geometry import differing_share, drawn

@@ -18,9 +18,9 @@ from tflaunch.core.report.review import comparison_review, run_review, sweep_rev
 from tflaunch.core.run.record import RunRecord
 from tflaunch.core.settings.config import LaunchConfig
 from tflaunch.core.sweep.plan import Sweep, SweepPlan
-from tflaunch.gui import review_actions
 from tflaunch.gui.app import create_app
-from tflaunch.gui.review_image import png_bytes, render_image, render_svg, write
+from tflaunch.gui.review import review_actions
+from tflaunch.gui.review.review_image import png_bytes, render_image, render_svg, write
 
 from ..builders import fake_python, finished_record
 from ..fake_child import CHILD_ENV

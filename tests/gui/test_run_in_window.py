@@ -11,7 +11,7 @@ from tflaunch.core.phases import PHASES
 from tflaunch.core.run.record import PhaseState, RunStatus
 from tflaunch.core.settings.config import LaunchConfig
 from tflaunch.core.units import format_bytes, format_duration
-from tflaunch.gui.phase_table import ROWS as PHASE_ROWS
+from tflaunch.gui.run.phase_table import ROWS as PHASE_ROWS
 
 RUN_TIMEOUT_MS = 180_000
 

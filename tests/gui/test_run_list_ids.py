@@ -3,7 +3,7 @@ History id, and a run the history could not keep says so instead of taking a num
 
 from __future__ import annotations
 
-from tflaunch.gui.run_list import RunList
+from tflaunch.gui.run.run_list import RunList
 
 from ..builders import finished_record
 
@@ -28,7 +28,7 @@ def test_the_window_lists_a_stored_run_by_the_id_history_shows(qtbot, settings_f
     from tflaunch.core.store.history import History
     from tflaunch.core.store.profiles import ProfileStore
     from tflaunch.gui.app import create_app
-    from tflaunch.gui.main_window import MainWindow
+    from tflaunch.gui.shell.main_window import MainWindow
 
     from ..faults.children import fake_python
     from .conftest import NO_GPU

@@ -14,9 +14,8 @@ from tflaunch.core.run.formats import cache_dir
 from tflaunch.core.settings.config import LaunchConfig
 from tflaunch.core.store.history import History
 from tflaunch.core.sweep.plan import Sweep, SweepPlan
-from tflaunch.core.sweep.size import plan_size
 from tflaunch.core.units import format_duration
-from tflaunch.gui.sweep_view import CHART_MIN_HEIGHT, CHART_MIN_WIDTH, SweepView
+from tflaunch.gui.sweep.sweep_view import CHART_MIN_HEIGHT, CHART_MIN_WIDTH, SweepView
 
 from ..builders import fake_python, finished_record, slow_python
 from ..fake_child import CHILD_ENV
@@ -133,7 +132,7 @@ def test_the_tab_counts_the_plan_as_core_does_and_estimates_from_this_models_his
     text = plan_text(qtbot, view, "Plan: 2 settings")
     assert text.startswith("Plan: 2 settings (the baseline included) × (1 warm-up + 5) = 12 trials; no estimate yet: "
                            "no earlier successful run of sample:mlp")
-    assert plan_size(view.plan(window.panel.config())).trials == 12
+    assert view.plan(window.panel.config()).size().trials == 12
     window.panel.intra.setValue(4)  # the panel's settings are the baseline: now it is not in the grid
     plan_text(qtbot, view, "Plan: 3 settings (the baseline included) × (1 warm-up + 5) = 18 trials")
     history = History(history_path())

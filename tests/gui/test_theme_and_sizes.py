@@ -13,10 +13,10 @@ from tflaunch.core.paths import history_path
 from tflaunch.core.report.compare import SHORT_LABELS, TIME_ROWS
 from tflaunch.core.settings.config import Problem
 from tflaunch.core.store.history import History
-from tflaunch.gui.history_view import COLUMNS, MODEL, SETTINGS
-from tflaunch.gui.palette import contrast, luminance
-from tflaunch.gui.run_view import WATERFALL_MIN_WIDTH
-from tflaunch.gui.waterfall import Waterfall
+from tflaunch.gui.history.history_view import COLUMNS, MODEL, SETTINGS
+from tflaunch.gui.plots.waterfall import Waterfall
+from tflaunch.gui.run.run_view import WATERFALL_MIN_WIDTH
+from tflaunch.gui.widgets.palette import contrast, luminance
 
 from ..builders import finished_record
 
@@ -255,7 +255,7 @@ def test_settings_read_as_words_in_the_compare_view(qtbot, make_window):
 def test_the_sweep_leader_row_stays_readable_when_the_desktop_turns_dark(qtbot, restore_palette):
     from tflaunch.core.settings.config import LaunchConfig
     from tflaunch.core.sweep.plan import Sweep, SweepPlan
-    from tflaunch.gui.sweep_view import SweepView
+    from tflaunch.gui.sweep.sweep_view import SweepView
 
     plan = SweepPlan(LaunchConfig(model="sample:mlp"), {"intra": ["1"]}, repeat=3, warmup=0, racing=False)
     sweep = Sweep(plan, plan.candidates())

@@ -71,7 +71,7 @@ def test_a_warm_launch_that_cannot_be_warm_runs_cold_and_says_why(qtbot, window,
 
 def test_the_launch_script_dialog_offers_the_last_script_again(qtbot, window, tmp_path, monkeypatch):
     """It forgot the script, arguments and Warm every time: a second "warm" launch ran cold."""
-    from tflaunch.gui.script_dialog import ScriptDialog
+    from tflaunch.gui.run.script_dialog import ScriptDialog
 
     script = tmp_path / "train.py"
     script.write_text("pass")

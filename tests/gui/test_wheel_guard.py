@@ -7,7 +7,7 @@ from PySide6.QtCore import QPoint, QPointF, Qt
 from PySide6.QtGui import QWheelEvent
 from PySide6.QtWidgets import QApplication, QWidget
 
-from tflaunch.gui.wheel_guard import scroll_area_of
+from tflaunch.gui.widgets.wheel_guard import scroll_area_of
 
 
 def _wheel(widget: QWidget, steps: int = -1) -> None:

@@ -20,10 +20,10 @@ from tflaunch.core.run.session import ProbeSession
 from tflaunch.core.settings.config import MANAGED_VARIABLES, LaunchConfig
 from tflaunch.core.store.history import History
 from tflaunch.core.store.profiles import ProfileStore
+from tflaunch.gui.adapters.probe_process import ProbeProcess
 from tflaunch.gui.app import create_app
-from tflaunch.gui.log_pane import MAX_LINES
-from tflaunch.gui.main_window import MainWindow
-from tflaunch.gui.probe_process import ProbeProcess
+from tflaunch.gui.run.log_pane import MAX_LINES
+from tflaunch.gui.shell.main_window import MainWindow
 
 from ..builders import finished_record
 from .conftest import NO_GPU

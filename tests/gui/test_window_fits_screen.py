@@ -8,8 +8,8 @@ from PySide6.QtCore import QRect, QSettings, QSize
 from tflaunch.core.paths import history_path, profiles_dir
 from tflaunch.core.store.history import History
 from tflaunch.core.store.profiles import ProfileStore
-from tflaunch.gui.main_window import MainWindow
-from tflaunch.gui.window_state import PREFERRED_SIZE, fitted
+from tflaunch.gui.adapters.window_state import PREFERRED_SIZE, fitted
+from tflaunch.gui.shell.main_window import MainWindow
 
 SMALL = QRect(0, 0, 1024, 700)
 

@@ -50,7 +50,7 @@ from tflaunch.core.settings.config import LaunchConfig  # noqa: E402
 from tflaunch.core.store.history import History  # noqa: E402
 from tflaunch.core.store.profiles import ProfileStore  # noqa: E402
 from tflaunch.gui.app import create_app  # noqa: E402
-from tflaunch.gui.main_window import MainWindow  # noqa: E402
+from tflaunch.gui.shell.main_window import MainWindow  # noqa: E402
 
 RSS_GROWTH_LIMIT = 30_000_000  # bytes
 CANCEL_DELAY_MS = 200  # after the phase to cancel in has started

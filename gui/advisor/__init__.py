@@ -1,0 +1,1 @@
+"""The Advisor tab: the doctor from the app."""

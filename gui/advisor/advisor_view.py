@@ -1,0 +1,305 @@
+"""The Advisor tab: `tflaunch doctor` in the app.
+
+The doctor's experiment (core/doctor) runs on a worker thread with the command line's
+driver: its children are plain processes, so the GUI thread only receives its progress
+(where it is and the time left, core/doctor/progress.py) and, at the end, the diagnosis,
+shown as the command line's table and a strip plot of every run numbered as the table's
+"#". Cancel takes effect after the run in progress.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pyqtgraph as pg
+from PySide6.QtCore import QObject, Qt, QThread, Signal
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QProgressBar,
+    QPushButton,
+    QSpinBox,
+    QSplitter,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from tflaunch.core.doctor.experiment import Diagnosis, DoctorError, diagnose
+from tflaunch.core.doctor.progress import DoctorProgress
+from tflaunch.core.doctor.remedies import REMEDIES
+from tflaunch.core.doctor.report import COLUMNS, doctor_review, report_rows, report_summary, strips
+from tflaunch.core.doctor.verdict import MIN_RUNS
+from tflaunch.core.report.review import Review
+from tflaunch.core.settings.config import LaunchConfig
+from tflaunch.core.store.history import History, HistoryError
+
+from ..plots.charts import draw_strips
+from ..plots.plot_theme import follow_palette
+from ..widgets.palette import error_style
+from ..widgets.wrapping_label import WrappingLabel
+
+
+class StopRequestedError(Exception):
+    """The user cancelled the doctor between two runs."""
+
+
+class _Worker(QObject):
+    said = Signal(str)
+    trial = Signal(str)  # where the doctor is and about how long it has left
+    counted = Signal(int, int)  # runs of the sweep under way done, and planned
+    finished = Signal(object)  # Diagnosis, or a str saying why there is none
+
+    def __init__(self, config: LaunchConfig, repeat: int, history: History | None, only: set[str]) -> None:
+        super().__init__()
+        self.config, self.repeat, self.history, self.only = config, repeat, history, only
+        self.cancelled = False
+
+    def run(self) -> None:
+        progress = DoctorProgress(self.repeat, "warm" in self.only)
+
+        def on_said(text: str) -> None:
+            progress.stage(text)
+            self.said.emit(f"{text}; {progress.left()}" if progress.durations else text)
+
+        def on_trial(sweep: Any, trial: Any, value: float | None) -> None:
+            text = progress.trial(sweep, trial, value)
+            self.trial.emit(text[:1].upper() + text[1:])
+            self.counted.emit(progress.done, progress.total)
+            if self.cancelled:
+                raise StopRequestedError
+
+        # SQLite connections belong to the thread that made them: the worker opens its own.
+        history = None
+        if self.history is not None:
+            try:
+                history = History(self.history.path)
+            except HistoryError as exc:
+                self.said.emit(f"runs not stored: {exc}")
+        try:
+            result: object = diagnose(self.config, repeat=self.repeat, only=self.only, history=history,
+                                      say=on_said, on_trial=on_trial)
+        except DoctorError as exc:
+            result = f"Cannot examine: {exc}"
+        except (StopRequestedError, KeyboardInterrupt):
+            result = "Cancelled."
+        except Exception as exc:  # a worker must always answer, or the tab waits for ever
+            result = f"The doctor failed: {type(exc).__name__}: {exc}"
+        finally:
+            if history is not None:
+                history.close()
+        self.finished.emit(result)
+
+
+START_TIP = "Run the doctor on the Run tab's model and settings (tflaunch doctor)"
+
+
+class AdvisorView(QWidget):
+    save_requested = Signal(object)  # Diagnosis with a verified combination
+    progress_shown = Signal(str)  # the progress line as the status shows it
+    running_changed = Signal(bool)  # the window allows one measurement at a time
+
+    def __init__(self, history: History | None, config: Callable[[], LaunchConfig],
+                 parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        # What else measures now (the window's word), None when nothing: one measurement at a time.
+        self.busy_elsewhere: Callable[[], str | None] = lambda: None
+        self._history, self._config = history, config
+        self._thread: QThread | None = None
+        self._worker: _Worker | None = None
+        self.diagnosis: Diagnosis | None = None
+        intro = WrappingLabel("Measures, on the model and settings of the Run tab, each remedy that applies here "
+                              "(model format, threads, oneDNN, XLA, compiled .pyc files, warm start, GPU caches), "
+                              "against your settings, interleaved; recommends only measured savings and verifies "
+                              "their combination in a final A/B. It takes a few minutes.")
+        self.remedies: dict[str, QCheckBox] = {}
+        choose = QHBoxLayout()
+        choose.addWidget(QLabel("Try"))
+        for name, text in REMEDIES.items():
+            box = QCheckBox(name)
+            box.setChecked(True)
+            box.setToolTip(text)
+            self.remedies[name] = box
+            choose.addWidget(box)
+        choose.addStretch(1)
+        self.repeat = QSpinBox(minimum=MIN_RUNS, maximum=50, value=5)
+        self.repeat.setToolTip(f"Measured runs of each remedy and of your settings (at least {MIN_RUNS} for a "
+                               "verdict)")
+        self.start_button = QPushButton("Examine")
+        self.start_button.setToolTip(START_TIP)
+        self.start_button.clicked.connect(self.start)
+        self.cancel_button = QPushButton("Cancel")
+        self.cancel_button.setEnabled(False)
+        self.cancel_button.clicked.connect(self.cancel)
+        self.save_button = QPushButton("Save as profile…")
+        self.save_button.setEnabled(False)
+        self.save_button.setToolTip("Save the verified combination of remedies as a launch profile")
+        self.save_button.clicked.connect(self._save)
+        row = QHBoxLayout()
+        row.addWidget(QLabel("Runs each"))
+        row.addWidget(self.repeat)
+        row.addWidget(self.start_button)
+        row.addWidget(self.cancel_button)
+        row.addStretch(1)
+        row.addWidget(self.save_button)
+        self.progress = QProgressBar()
+        self.progress.setRange(0, 0)
+        self.progress.setVisible(False)
+        self.status = WrappingLabel("")
+        self.table = QTableWidget(0, len(COLUMNS))
+        self.table.setHorizontalHeaderLabels(COLUMNS)
+        self.table.verticalHeader().setVisible(False)
+        self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
+        header = self.table.horizontalHeader()
+        for col in range(len(COLUMNS) - 1):
+            header.setSectionResizeMode(col, QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(len(COLUMNS) - 1, QHeaderView.ResizeMode.Stretch)
+        self.table.setWordWrap(True)
+        # Every run of the baseline and each arm, numbered as the table's "#" column.
+        self.strips = pg.PlotWidget(background="w")
+        self.strips.setMenuEnabled(False)
+        self.strips.setMouseEnabled(x=False, y=False)
+        self.strips.setMinimumHeight(120)
+        follow_palette(self.strips)
+        self.strips.setVisible(False)
+        body = QSplitter(Qt.Orientation.Vertical)
+        body.addWidget(self.table)
+        body.addWidget(self.strips)
+        body.setChildrenCollapsible(False)
+        body.setStretchFactor(0, 3)
+        body.setStretchFactor(1, 2)
+        self.summary = WrappingLabel("")
+        self.summary.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        layout = QVBoxLayout(self)
+        layout.addWidget(intro)
+        layout.addLayout(choose)
+        layout.addLayout(row)
+        layout.addWidget(self.progress)
+        layout.addWidget(self.status)
+        layout.addWidget(body, 1)
+        layout.addWidget(self.summary)
+
+    @property
+    def running(self) -> bool:
+        return self._thread is not None
+
+    def start(self) -> None:
+        if self.running:
+            return
+        elsewhere = self.busy_elsewhere()
+        if elsewhere:
+            self.status.setText(f"Cannot examine while {elsewhere}: one measurement at a time, so none disturbs "
+                                "another's figures.")
+            self.status.setStyleSheet(error_style())
+            return
+        config = self._config()
+        problems = config.validate()
+        if problems:
+            self.status.setText(f"Cannot examine: {problems[0].message}")
+            self.status.setStyleSheet(error_style())
+            return
+        self.status.setStyleSheet("")
+        self.diagnosis = None
+        self.table.setRowCount(0)
+        self.strips.setVisible(False)
+        self.summary.setText("")
+        self.save_button.setEnabled(False)
+        only = {name for name, box in self.remedies.items() if box.isChecked()}
+        if not only:
+            self.status.setText("Cannot examine: tick at least one remedy to try.")
+            self.status.setStyleSheet(error_style())
+            return
+        self._worker = _Worker(config, self.repeat.value(), self._history, only)
+        self._thread = QThread(self)
+        self._worker.moveToThread(self._thread)
+        self._thread.started.connect(self._worker.run)
+        self._worker.said.connect(self._on_said)
+        self._worker.trial.connect(self._show_progress)
+        self._worker.counted.connect(self._count)
+        self._worker.finished.connect(self._finished)
+        self._set_running(True)
+        self.status.setText(f"Examining {config.subject}…")
+        self._thread.start()
+
+    def _on_said(self, text: str) -> None:
+        self.progress.setRange(0, 0)  # busy until the next sweep counts its runs
+        self._show_progress(text[:1].upper() + text[1:] + "…")
+
+    def _show_progress(self, text: str) -> None:
+        self.status.setText(text)
+        self.progress_shown.emit(text)
+
+    def _count(self, done: int, total: int) -> None:
+        """The bar fills with the sweep under way's runs (busy, without a count, between)."""
+        self.progress.setRange(0, max(total, 1))
+        self.progress.setValue(min(done, total))
+        self.progress.setFormat(f"run {done} of {total}")
+
+    def cancel(self) -> None:
+        if self._worker is not None:
+            self._worker.cancelled = True
+            self.status.setText("Cancelling after the run in progress…")
+
+    def stop(self) -> None:
+        """The window closes: cancel and wait for the worker's last run."""
+        self.cancel()
+        if self._thread is not None:
+            self._thread.quit()
+            self._thread.wait(120_000)
+
+    def _set_running(self, running: bool) -> None:
+        self.start_button.setEnabled(not running)
+        self.cancel_button.setEnabled(running)
+        self.progress.setRange(0, 0)
+        self.progress.setVisible(running)
+        self.running_changed.emit(running)
+
+    def hold(self, why: str | None) -> None:
+        """Another measurement runs (`why` says which) or none does (None)."""
+        self.start_button.setEnabled(why is None and not self.running)
+        self.start_button.setToolTip(f"Waits: {why}" if why else START_TIP)
+
+    def _finished(self, result: object) -> None:
+        if self._thread is not None:
+            self._thread.quit()
+            self._thread.wait()
+            self._thread.deleteLater()
+        self._thread, self._worker = None, None
+        self._set_running(False)
+        if isinstance(result, str):
+            self.status.setText(result)
+            self.status.setStyleSheet("" if result == "Cancelled." else error_style())
+            return
+        assert isinstance(result, Diagnosis)
+        self.show_diagnosis(result)
+
+    def show_diagnosis(self, d: Diagnosis) -> None:
+        self.diagnosis = d
+        self.status.setText(f"Done: {d.exam.base.subject}.")
+        rows = report_rows(d)
+        self.table.setRowCount(len(rows))
+        for r, cells in enumerate(rows):
+            for c, text in enumerate(cells):
+                item = QTableWidgetItem(text)
+                if c in (0, 3, 4):
+                    item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+                item.setToolTip(text)
+                self.table.setItem(r, c, item)
+        self.table.resizeRowsToContents()
+        shown = strips(d)
+        draw_strips(self.strips.getPlotItem(), shown, "ready")
+        self.strips.setVisible(any(values for _, values, _ in shown))
+        self.summary.setText(" ".join(report_summary(d, cli=False)))
+        self.save_button.setEnabled(d.verified and d.combined is not None)
+
+    def review(self) -> Review | None:
+        """The finished examination as a review image (File ▸ Export review…)."""
+        return doctor_review(self.diagnosis) if self.diagnosis is not None else None
+
+    def _save(self) -> None:
+        if self.diagnosis is not None and self.diagnosis.combined is not None and self.diagnosis.verified:
+            self.save_requested.emit(self.diagnosis)

@@ -1,0 +1,1 @@
+"""The Compare tab: runs set side against side."""

@@ -1,0 +1,153 @@
+"""Waterfall: the phases as horizontal bars on one time axis, so the big ones stand out.
+
+Live, the running phase is a bar that grows with the clock, its elapsed time (and, in steady
+state, the calls done so far) written after it; the axis grows in steps as the memory
+plot's does. A finished run fits its bars with room for their labels.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import pyqtgraph as pg
+from PySide6.QtWidgets import QWidget
+
+from tflaunch.core.phases import LABELS, OTHER, TIMELINE_ROWS, timeline_rows
+from tflaunch.core.run.record import PhaseState, RunRecord
+from tflaunch.core.units import format_duration
+
+from ..widgets.palette import PHASE_COLORS
+from .memory_plot import LIVE_MIN_S, nice_ceiling
+
+ROWS = TIMELINE_ROWS
+LABEL_ROOM = 1.25  # the axis runs this far past the last bar: its label is written there
+
+
+def live_spans(record: RunRecord, now: float) -> dict[str, tuple[float, float]]:
+    """{phase: (start s, duration s)} since launch: the finished phases, and the running
+    one from its start to `now` (wall clock)."""
+    if record.is_script:
+        return {"script": (0.0, max(0.0, now - record.launched_at))}
+    spans = record.offsets()
+    for name, phase in record.phases.items():
+        if phase.state is PhaseState.RUNNING and phase.started is not None and name not in spans:
+            start = max(0.0, phase.started - record.launched_at)
+            spans[name] = (start, max(0.0, now - record.launched_at - start))
+    return spans
+
+
+def progress_note(record: RunRecord) -> dict[str, str]:
+    """"37/100 calls" for a running phase that reports how far it is."""
+    return {name: f"{p.progress[0]}/{p.progress[1]} calls" for name, p in record.phases.items()
+            if p.state is PhaseState.RUNNING and p.progress is not None}
+
+
+class Waterfall(pg.PlotWidget):
+    """One row per phase; a script run has a single row of its own."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent, background="w")
+        self.setMenuEnabled(False)
+        self.setMouseEnabled(x=False, y=False)
+        self.hideButtons()
+        plot = self.getPlotItem()
+        bottom = plot.getAxis("bottom")
+        bottom.enableAutoSIPrefix(False)
+        bottom.setLabel("Time since launch (s)")
+        plot.showGrid(x=True, y=False, alpha=0.2)
+        self._left = plot.getAxis("left")
+        self._left.setWidth(110)
+        plot.invertY(True)
+        self._order: tuple[str, ...] = ()
+        self._set_rows(ROWS)
+        self._bars = pg.BarGraphItem(x0=[0], y=[0], width=[1], height=0.6, pen=pg.mkPen(None))
+        self._bars.hide()
+        plot.addItem(self._bars)
+        self.bar_names: list[str] = []  # the rows drawn, in the bars' order
+        self.labels: list[pg.TextItem] = []  # reused from draw to draw; the unused are hidden
+        self._live_x = LIVE_MIN_S
+        self.setMinimumHeight(190)
+
+    def show_record(self, record: RunRecord | None) -> None:
+        """A finished run; None clears the chart for a new one."""
+        self._live_x = LIVE_MIN_S
+        self.show_spans(record.offsets() if record else {}, script=record is not None and record.is_script,
+                        gaps=record.gaps() if record else ())
+
+    def show_live(self, record: RunRecord, now: float) -> None:
+        """A running run at wall-clock time `now`: the running phase's bar grows."""
+        spans = live_spans(record, now)
+        end = self._draw(spans, record.is_script, (), progress_note(record))
+        live_x = max(self._live_x, nice_ceiling(max(end * LABEL_ROOM, self._labels_end())))
+        if live_x != self._live_x or not spans:
+            self._live_x = live_x
+            self.getPlotItem().setXRange(0, live_x, padding=0)
+
+    def show_spans(self, spans: dict[str, tuple[float, float]], script: bool = False,
+                   gaps: Sequence[tuple[float, float]] = ()) -> None:
+        """Bars for {phase: (start s, duration s)}, each with its duration written after it;
+        `gaps`, the time between phases, on an "Other" row with their total."""
+        end = self._draw(spans, script, gaps, {})
+        # Room on the right for the labels of the bars that end last.
+        self.getPlotItem().setXRange(0, max(end * LABEL_ROOM, self._labels_end()) if spans else 1, padding=0)
+
+    def _labels_end(self) -> float:
+        """The shortest axis (s) on which every label ends inside the plot at its present
+        width: a label of w pixels at x fits an axis of X seconds over W pixels when
+        x + w * X / W <= X. 0 while the plot has no width (an image not yet laid out)."""
+        width = self.getPlotItem().getViewBox().width()
+        needed = 0.0
+        for label in self.labels:
+            share = label.boundingRect().width() / width if width > 0 else 1.0
+            if label.isVisible() and share < 0.9:
+                needed = max(needed, label.pos().x() / (1 - share))
+        return needed
+
+    def _draw(self, spans: dict[str, tuple[float, float]], script: bool, gaps: Sequence[tuple[float, float]],
+              notes: dict[str, str]) -> float:
+        """The bars and their labels, reusing the items already there; the last bar's end."""
+        # A model's seven rows stand from the start; a program's are the phases it reported.
+        if script:
+            order: tuple[str, ...] = ("script",)
+        elif set(spans) <= set(ROWS):
+            order = ROWS
+        else:  # a program's own rows; "other" once there is time between its phases to show
+            order = tuple(n for n in timeline_rows(list(spans)) if n != OTHER or gaps)
+        self._set_rows(order)
+        rows = [(order.index(name), start, duration, name) for name, (start, duration) in spans.items()]
+        rows += [(order.index(OTHER), start, duration, OTHER) for start, duration in gaps if not script]
+        self.bar_names = [r[3] for r in rows]
+        self._bars.setVisible(bool(rows))
+        if rows:
+            self._bars.setOpts(x0=[r[1] for r in rows], y=[r[0] for r in rows],
+                               width=[max(r[2], 1e-4) for r in rows],
+                               brushes=[pg.mkBrush(PHASE_COLORS[r[3]]) for r in rows])
+        texts = [(" · ".join(filter(None, (format_duration(duration), notes.get(name)))), start + duration, index)
+                 for index, start, duration, name in rows if name != OTHER]
+        if gaps and not script:
+            last = max(start + duration for start, duration in gaps)
+            texts.append((f"{format_duration(sum(d for _, d in gaps))} in all", last, order.index(OTHER)))
+        self._set_labels(texts)
+        return max((start + duration for _, start, duration, _ in rows), default=0.0)
+
+    def _set_labels(self, texts: list[tuple[str, float, int]]) -> None:
+        plot = self.getPlotItem()
+        while len(self.labels) < len(texts):
+            label = pg.TextItem(color="#202124", anchor=(0, 0.5))
+            plot.addItem(label, ignoreBounds=True)
+            self.labels.append(label)
+        for label, (text, x, row) in zip(self.labels, texts, strict=False):
+            if label.toPlainText() != text:
+                label.setText(text)
+            label.setPos(x, row)
+            label.show()
+        for label in self.labels[len(texts):]:
+            label.hide()
+
+    def _set_rows(self, names: Sequence[str]) -> None:
+        order = tuple(names)
+        if order == self._order:  # new ticks redraw the axis: only when the rows change
+            return
+        self._order = order
+        self._left.setTicks([[(i, LABELS[name] if name != OTHER else "Other") for i, name in enumerate(order)]])
+        self.getPlotItem().setYRange(-0.6, len(order) - 0.4, padding=0)

@@ -1,0 +1,1 @@
+"""The Profiles tab: launch profiles, saving them, and trusting a stranger's."""

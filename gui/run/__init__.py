@@ -1,0 +1,1 @@
+"""The Run tab: a run's view, its phases, imports and log, the session's runs, Launch script."""

@@ -1,0 +1,167 @@
+"""PhaseTable: a run's phases as rows with their live state, duration and memory.
+
+A model run has the probe's seven rows from the start; a program run gets a row for each
+phase as the program reports it (rows are rebuilt only when the list of names changes)."""
+
+from __future__ import annotations
+
+import time
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableWidget, QTableWidgetItem, QWidget
+
+from tflaunch.core.phases import DESCRIPTIONS, LABELS, ONE_TIME, OTHER, PART_DESCRIPTIONS, TIMELINE_ROWS, timeline_rows
+from tflaunch.core.run.record import PhaseRecord, PhaseState, RunRecord
+from tflaunch.core.units import format_bytes, format_duration
+
+from ..widgets.palette import PHASE_COLORS, STATE_COLORS, keep_colours, readable
+
+COLUMNS = ("Phase", "State", "Duration", "RSS at end", "Peak RSS")
+ROWS = TIMELINE_ROWS
+OTHER_TIP = "Time to ready spent between phases (generating inputs, Python between steps)."
+
+
+def rows_of(record: RunRecord | None) -> tuple[str, ...]:
+    """The rows a record is shown in: the probe's timeline, or what a program reported."""
+    if record is None or not record.is_program:
+        return ROWS
+    return tuple(timeline_rows(record.phase_order))
+
+
+class PhaseTable(QTableWidget):
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(len(ROWS), len(COLUMNS), parent)
+        self._rows: tuple[str, ...] = ()
+        self.setHorizontalHeaderLabels(COLUMNS)
+        self.verticalHeader().hide()
+        self.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.setSelectionMode(QAbstractItemView.SelectionMode.NoSelection)
+        self.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+        # Widths from the widest text each column will ever hold: the table must not
+        # shift while a duration ticks, nor squeeze a column out.
+        metrics = self.fontMetrics()
+        widest = ("First inference", "not reported", "999.9 µs/call", "9999.9 MiB", "9999.9 MiB")
+        header = self.horizontalHeader()
+        for col, (title, text) in enumerate(zip(COLUMNS, widest, strict=False)):
+            width = max(metrics.horizontalAdvance(text), metrics.horizontalAdvance(title)) + 24
+            header.setSectionResizeMode(col, QHeaderView.ResizeMode.Fixed)
+            header.resizeSection(col, width)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.setFixedWidth(header.length() + 2 * self.frameWidth())
+        self._record: RunRecord | None = None
+        self._set_rows(ROWS)
+        # Phase and state colours are chosen for the palette: a light/dark switch re-picks them.
+        keep_colours(self, lambda: (self._colour_names(), self.show_record(self._record)))
+        self.show_record(None)
+
+    def _set_rows(self, rows: tuple[str, ...]) -> None:
+        if rows == self._rows:
+            return
+        self._rows = rows
+        self.setRowCount(len(rows))
+        for row, name in enumerate(rows):
+            for col in range(len(COLUMNS)):
+                item = QTableWidgetItem()
+                item.setToolTip(DESCRIPTIONS[name] if name != OTHER else OTHER_TIP)
+                if col >= 2:
+                    item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+                self.setItem(row, col, item)
+            self._cell(row, 0).setText(LABELS[name] if name != OTHER else "Other")
+        self.resizeRowsToContents()
+        self.setMinimumHeight(min(self.content_height(), self._height_of(len(ROWS) + 1)))
+        self.updateGeometry()
+        self._colour_names()
+
+    def _height_of(self, rows: int) -> int:
+        return rows * self.rowHeight(0) + self.horizontalHeader().sizeHint().height() + 2 * self.frameWidth()
+
+    def _colour_names(self) -> None:
+        for row, name in enumerate(self._rows):
+            if name in PHASE_COLORS:
+                self._cell(row, 0).setForeground(readable(PHASE_COLORS[name]))
+
+    def _cell(self, row: int, col: int) -> QTableWidgetItem:
+        item = self.item(row, col)
+        assert item is not None  # every cell is made in __init__
+        return item
+
+    def content_height(self) -> int:
+        rows = sum(self.rowHeight(r) for r in range(self.rowCount()))
+        return rows + self.horizontalHeader().sizeHint().height() + 2 * self.frameWidth()
+
+    def sizeHint(self):  # noqa: N802 (Qt's name)
+        hint = super().sizeHint()
+        hint.setHeight(self.content_height())
+        return hint
+
+    def show_record(self, record: RunRecord | None) -> None:
+        """Fill the rows from a record; a running phase shows its elapsed time so far."""
+        now = time.time()
+        self._record = record
+        self._set_rows(rows_of(record))
+        if record is not None and record.is_script:
+            for row in range(len(self._rows)):
+                for col, text in enumerate(("not reported", "", "", ""), start=1):
+                    self._cell(row, col).setText(text)
+                self._cell(row, 1).setForeground(readable(STATE_COLORS["waiting"]))
+            return
+        for row, name in enumerate(self._rows):
+            if name == OTHER:
+                other = record.other_time if record else None
+                for col, text in enumerate(("", format_duration(other) if other is not None else "", "", ""), 1):
+                    self._cell(row, col).setText(text)
+                continue
+            phase = record.phases.get(name) if record else None
+            state = phase.state if phase else PhaseState.WAITING
+            duration = phase.duration if phase else None
+            if phase and state is PhaseState.RUNNING and phase.started is not None:
+                duration = max(0.0, now - phase.started)
+            shown = format_duration(duration) if phase else ""
+            if name == "retraces" and phase is not None and phase.count is not None:
+                shown = f"{phase.count} · {format_duration(duration)}"
+            if name == "steady" and record is not None and record.latency.get("n"):
+                # Per call: a total depends on how many calls were made.
+                unit = "step" if record.is_program and "first_step" in record.phases else "call"
+                shown = f"{format_duration(record.latency['median'])}/{unit}"
+                self._cell(row, 2).setToolTip(f"Steady state: {record.steady_line}; "
+                                             f"{format_duration(duration)} in all.")
+            texts = (self._state_text(phase) if phase else state.value, shown,
+                     format_bytes(phase.rss) if phase and phase.rss else "",
+                     format_bytes(phase.peak_rss) if phase and phase.peak_rss else "")
+            for col, text in enumerate(texts, start=1):
+                self._cell(row, col).setText(text)
+            self._cell(row, 1).setForeground(readable(STATE_COLORS[state.value]))
+            if name in ("devices", record.ready_phase if record else "first") and record is not None:
+                self._show_parts(row, name, record)
+
+    def _show_parts(self, row: int, name: str, record: RunRecord) -> None:
+        """A GPU run's devices phase in its parts, and the first call's one-time work: a
+        "+" after the time, the parts in its tooltip (rows stay one line at 1024x700)."""
+        parts = dict(record.phases[name].parts)
+        devices = record.phases.get("devices")
+        if name == record.ready_phase and record.first_call_overhead is not None and devices and devices.parts:
+            parts = {ONE_TIME: record.first_call_overhead}
+        cell = self._cell(row, 2)
+        if not parts:
+            return
+        lines = [f"{record.part_label(k)}: {format_duration(v)}" + (f" — {PART_DESCRIPTIONS[k]}"
+                 if k in PART_DESCRIPTIONS else "") for k, v in parts.items()]
+        cell.setText(cell.text() + " +")
+        cell.setToolTip(f"{LABELS[name]} in parts:\n" + "\n".join(lines))
+
+    def _state_text(self, phase: PhaseRecord) -> str:
+        """The state; for a running phase that counts its calls, how far it is ("37/100 calls")."""
+        cell = self._cell(self._rows.index(phase.name), 1)
+        if phase.state is not PhaseState.RUNNING or phase.progress is None:
+            cell.setToolTip(DESCRIPTIONS[phase.name])
+            return phase.state.value
+        done, total = phase.progress
+        unit = "steps" if self._record is not None and self._record.is_program and "first_step" in self._record.phases \
+            else "calls"
+        cell.setToolTip(f"{LABELS[phase.name]} running: {done} of {total} {unit} done.")
+        text = f"{done}/{total} {unit}"
+        # The column keeps its width (the table must not shift): the short form where it must.
+        if self.fontMetrics().horizontalAdvance(text) + 12 > self.columnWidth(1):
+            text = f"{done}/{total}"
+        return text

@@ -1,0 +1,78 @@
+"""RunController: starts, watches and stores the app's runs (the model, or a user's script).
+
+The launch check, the session and the recorder are core's, the same ones the command
+line uses; this owns the one ProbeProcess of the moment and says what happens to it.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QObject, Signal
+
+from tflaunch.core.run.gpus import GpuMemorySampler
+from tflaunch.core.run.launch_check import cached_known_flags, launch_check
+from tflaunch.core.run.record import RunRecord
+from tflaunch.core.run.session import ProbeSession
+from tflaunch.core.settings.config import LaunchConfig, Problem
+from tflaunch.core.store.history import History
+from tflaunch.core.store.recorder import RunRecorder
+
+from ..adapters.probe_process import ProbeProcess
+
+
+class RunController(QObject):
+    phase_changed = Signal(object)  # RunRecord
+    sampled = Signal(list)  # [(seconds since launch, RSS bytes, {gpu: bytes})], a batch per tick
+    log_lines = Signal(list)
+    run_finished = Signal(object)  # RunRecord
+    history_problem = Signal(str)  # a run is not stored: which file, why, what to do
+
+    def __init__(self, history: History | None, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.history = history
+        self.gpu_sampler: GpuMemorySampler | None = None
+        self.process: ProbeProcess | None = None
+        self.not_stored: str | None = None  # why the last run is not in the history, when it is not
+        self._recorder = RunRecorder(history, "gui", self._on_history_problem)
+
+    @property
+    def running(self) -> bool:
+        return self.process is not None and self.process.running
+
+    @property
+    def record(self) -> RunRecord | None:
+        return self.process.record if self.process is not None else None
+
+    @staticmethod
+    def check(config: LaunchConfig, script: bool = False) -> list[Problem]:
+        """The launch check, with TF_XLA_FLAGS checked against the flags already learned
+        for the interpreter (learning scans TensorFlow for seconds: never here)."""
+        return launch_check(config, script=script, known=cached_known_flags)
+
+    def start(self, config: LaunchConfig, script: list[str] | None = None, warm: bool = False) -> RunRecord | None:
+        """Start a run of the model, or of `script` with the settings applied (`warm`:
+        forked from a warm server that has imported TensorFlow, or cold saying why)."""
+        if self.running:
+            return None
+        self.not_stored = None
+        process = ProbeProcess(ProbeSession(config, script=script, warm=warm), self, self.gpu_sampler, self._recorder)
+        process.event_applied.connect(self.phase_changed)
+        process.sampled.connect(self.sampled)
+        process.log_lines.connect(self.log_lines)
+        process.finished.connect(self._on_finished)
+        self.process = process
+        process.start()
+        return process.record
+
+    def cancel(self) -> None:
+        if self.process is not None:
+            self.process.cancel()
+
+    def _on_history_problem(self, message: str) -> None:
+        self.not_stored = message[:1].upper() + message[1:]
+        self.history_problem.emit(self.not_stored)
+
+    def _on_finished(self, record: RunRecord) -> None:
+        process, self.process = self.process, None
+        if process is not None:
+            process.deleteLater()
+        self.run_finished.emit(record)

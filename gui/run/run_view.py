@@ -1,0 +1,240 @@
+"""RunView: one run, live or finished: headline numbers, phases, waterfall, memory."""
+
+from __future__ import annotations
+
+import time
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QColor, QPalette
+from PySide6.QtWidgets import (
+    QFrame,
+    QGridLayout,
+    QHBoxLayout,
+    QLabel,
+    QScrollArea,
+    QSplitter,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+from tflaunch.core.run.record import RunRecord, RunStatus
+from tflaunch.core.units import format_bytes, format_duration
+
+if TYPE_CHECKING:  # the review's modules (sweeps, comparisons) load when a review is asked for
+    from tflaunch.core.report.review import Review
+
+from ..plots.memory_plot import LiveSample, MemoryPlot
+from ..plots.plot_theme import follow_palette
+from ..plots.waterfall import Waterfall, live_spans
+from ..widgets.palette import keep_colours, status_color
+from .import_breakdown import ImportBreakdown
+from .phase_table import PhaseTable
+
+WATERFALL_MIN_WIDTH = 300  # px
+MEMORY_MIN_HEIGHT = 150  # px
+
+
+def _figure(caption: str) -> tuple[QWidget, QLabel, QLabel]:
+    box = QWidget()
+    layout = QVBoxLayout(box)
+    layout.setContentsMargins(0, 0, 16, 0)
+    layout.setSpacing(0)
+    value = QLabel("–")
+    value.setObjectName("bigNumber")
+    label = QLabel(caption)
+    label.setObjectName("caption")
+    layout.addWidget(value)
+    layout.addWidget(label)
+    return box, value, label
+
+
+def _wrappable(text: str) -> str:
+    """Let QLabel wrap long paths: it breaks lines only at spaces and zero-width spaces."""
+    return text.replace("/", "/\u200b")
+
+
+def _set_style(label: QLabel, style: str) -> None:
+    """Only a change: each new style sheet re-polishes the label, and this runs every tick."""
+    if label.styleSheet() != style:
+        label.setStyleSheet(style)
+
+
+class SummaryBar(QFrame):
+    """Time to ready and peak memory in large type, and how the run ended."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        ready_box, self.ready, self.ready_caption = _figure("time to ready")
+        peak_box, self.peak, _caption = _figure("peak memory (process tree)")
+        self.headline = QLabel("Choose a model and press Run (Ctrl+R).")
+        self.headline.setWordWrap(True)
+        self.headline.setObjectName("headline")
+        self.headline.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.settings = QLabel()
+        self.settings.setObjectName("caption")
+        self.settings.setWordWrap(True)
+        self.settings.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        # Room for a failure message of three lines without the bar changing height.
+        self.settings.setMinimumHeight(3 * self.settings.fontMetrics().lineSpacing() + 4)
+        self.settings.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
+        text = QVBoxLayout()
+        text.addWidget(self.headline)
+        text.addWidget(self.settings)
+        text.addStretch(1)
+        layout = QHBoxLayout(self)
+        layout.addWidget(ready_box)
+        layout.addWidget(peak_box)
+        layout.addLayout(text, 1)
+
+    def show_record(self, record: RunRecord | None) -> None:
+        if record is None:
+            return
+        if record.is_script:  # a script reports no phases: its whole run time is the figure
+            end = record.finished_at or time.time()
+            self.ready.setText(format_duration(end - record.launched_at))
+            self.ready_caption.setText("run time")
+        else:
+            self.ready.setText(format_duration(record.time_to_ready))
+            self.ready_caption.setText("time to ready")
+        self.peak.setText(format_bytes(record.peak_rss))
+        # A result resting on an assumption is not shown in the colour of a clean success.
+        status = "warning" if record.warnings and record.status is RunStatus.OK else record.status.value
+        color = status_color(status, self.palette().color(QPalette.ColorRole.Window)).name()
+        self.headline.setText(record.status_line)
+        _set_style(self.headline, f"color: {color};")
+        self.headline.setToolTip("\n".join(record.warnings))
+        if record.failure is not None and record.status is not RunStatus.CANCELLED:
+            self.settings.setText(_wrappable(record.failure.message))
+            _set_style(self.settings, f"color: {color};")
+            return
+        env = record.environment
+        detail = [record.subject, record.config.summary()]
+        if record.inputs_line:
+            detail.append("inputs " + record.inputs_line)
+        if record.latency.get("n"):
+            unit = "step" if record.is_program and "first_step" in record.phases else "call"
+            detail.append(f"steady {format_duration(record.latency['median'])}/{unit}")
+        # The headline names each caveat in a few words; the sentence saying what to do is
+        # its tooltip, so a warning cannot push the phase table off a small screen.
+        if env:
+            detail.append(f"TensorFlow {env.get('tensorflow')} · Python {env.get('python')} · "
+                          f"{env.get('cores')} cores")
+        notes = record.notes
+        if any("JIT-compiled" in n for n in notes):
+            detail.append("kernels JIT-compiled from PTX")
+        self.settings.setText(_wrappable(" · ".join(detail)))
+        self.settings.setToolTip("\n".join(notes))
+        _set_style(self.settings, "")
+
+
+class RunView(QWidget):
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.summary = SummaryBar()
+        self.phases = PhaseTable()
+        self.waterfall = Waterfall()
+        self.memory = MemoryPlot()
+        for plot in (self.waterfall, self.memory):
+            follow_palette(plot)
+        # The waterfall keeps a width its bars can be read at; on a narrow screen the table,
+        # whose columns never change width, scrolls sideways instead.
+        self.waterfall.setMinimumWidth(WATERFALL_MIN_WIDTH)
+        # Short enough for the window to fit a 700 px high screen with the runs docked below.
+        self.waterfall.setMinimumHeight(self.phases.minimumHeight())
+        self.memory.setMinimumHeight(MEMORY_MIN_HEIGHT)
+        phases = QScrollArea()
+        phases.setWidget(self.phases)
+        phases.setWidgetResizable(True)
+        phases.setFrameShape(QFrame.Shape.NoFrame)
+        phases.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        phases.setMinimumHeight(self.phases.minimumHeight() + phases.horizontalScrollBar().sizeHint().height())
+        top = self._top = QSplitter(Qt.Orientation.Horizontal)
+        self._phases_area = phases
+        top.addWidget(phases)
+        top.addWidget(self.waterfall)
+        top.setStretchFactor(0, 0)  # the table as wide as its columns, when there is room
+        top.setStretchFactor(1, 1)
+        top.setSizes([self.phases.width(), WATERFALL_MIN_WIDTH])
+        top.setChildrenCollapsible(False)
+        body = self._body = QSplitter(Qt.Orientation.Vertical)
+        body.addWidget(top)
+        # The import X-ray shares the memory plot's place, on a tab at the side: a tab bar on
+        # top would cost the height a 700 px screen does not have.
+        self.imports = ImportBreakdown()
+        self.below = QTabWidget()
+        self.below.setTabPosition(QTabWidget.TabPosition.West)
+        self.below.setDocumentMode(True)
+        self.below.addTab(self.memory, "Memory")
+        self.below.addTab(self.imports, "Imports")
+        body.addWidget(self.below)
+        body.setStretchFactor(1, 1)
+        body.setChildrenCollapsible(False)
+        layout = QGridLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.summary, 0, 0)
+        layout.addWidget(body, 1, 0)
+        layout.setRowStretch(1, 1)
+        self.record: RunRecord | None = None
+        self._fit_table_area()
+        keep_colours(self, lambda: self.summary.show_record(self.record))  # the headline's colour
+
+    def begin(self, record: RunRecord) -> None:
+        """A new live run: clear the graphs, then follow it."""
+        self.record = record
+        self.memory.clear_run()
+        self.waterfall.show_record(None)
+        self.refresh()
+
+    def refresh(self) -> None:
+        """Cheap redraw of the live parts (called on events and on the tick timer): a
+        running run's phases grow with the clock, in the table, the waterfall and the bands."""
+        record = self.record
+        self.summary.show_record(record)
+        self.phases.show_record(record)
+        self._fit_table_area()
+        self.imports.show_record(record)
+        flags = len(self.imports.flags)  # said by colour and tooltip: a side tab has no room for words
+        tip = f"Import X-ray: {flags} warning{'s' * (flags != 1)} about a slow import" if flags else "Import X-ray"
+        if self.below.tabToolTip(1) != tip:
+            self.below.setTabToolTip(1, tip)
+            window = self.palette().color(QPalette.ColorRole.Window)
+            self.below.tabBar().setTabTextColor(1, status_color("warning", window) if flags else QColor())
+        if record is not None and record.finished_at is None:
+            now = time.time()
+            self.waterfall.show_live(record, now)
+            self.memory.show_live_phases(live_spans(record, now))
+
+    def on_phase_change(self) -> None:
+        self.refresh()
+
+    def add_samples(self, batch: list[LiveSample]) -> None:
+        """Memory samples of the live run, as the sampler hands them over."""
+        if self.record is not None and self.record.finished_at is None:
+            self.memory.add_samples(batch)
+
+    def review(self) -> Review | None:
+        record = self.record
+        from tflaunch.core.report.review import run_review
+
+        return run_review(record) if record is not None and record.finished_at is not None else None
+
+    def _fit_table_area(self) -> None:
+        """The table and the waterfall as high as the table's rows, no higher: every pixel
+        they would leave blank goes to the memory graph (at 1600x1000 about 270 px were
+        blank under the table while the graph had ~100 px)."""
+        height = max(self.phases.content_height() + self._phases_area.horizontalScrollBar().sizeHint().height(),
+                     self._top.minimumSizeHint().height())
+        self._top.setMaximumHeight(height)
+        # A splitter keeps the share it gave before the cap: hand the excess to the graph.
+        sizes = self._body.sizes()
+        if len(sizes) == 2 and sizes[0] > height:
+            self._body.setSizes([height, sizes[0] + sizes[1] - height])
+
+    def show_record(self, record: RunRecord) -> None:
+        """A finished run, complete."""
+        self.record = record
+        self.refresh()
+        self.waterfall.show_record(record)
+        self.memory.show_record(record)

@@ -1,0 +1,1 @@
+"""The settings panel: one editor per setting, the model's inputs."""

@@ -1,0 +1,1 @@
+"""The main window and what frames every tab: its actions, tabs, first paint, About."""

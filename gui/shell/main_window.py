@@ -1,0 +1,467 @@
+"""MainWindow: the mediator between the settings, the controllers and the tabs.
+
+It owns no logic of its own: runs belong to the RunController, sweeps to the
+SweepController, profile saving to the ProfileSaver; each tab says itself what it would
+export. The window connects their intents and keeps the status bar.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, cast
+
+from PySide6.QtCore import QSettings, Qt, QTimer, Signal
+from PySide6.QtGui import QCloseEvent
+from PySide6.QtWidgets import QDockWidget, QMainWindow, QMessageBox, QScrollArea, QSplitter, QWidget
+
+from tflaunch.core.phases import LABELS
+from tflaunch.core.run import gpus
+from tflaunch.core.run.launch_check import cached_known_flags, flags_to_check, launch_warnings
+from tflaunch.core.run.record import RunRecord, RunStatus
+from tflaunch.core.settings.config import LaunchConfig
+from tflaunch.core.store.history import History
+from tflaunch.core.store.profiles import ProfileStore
+
+from ..adapters.interpreter_check import InterpreterCheck
+from ..adapters.window_state import WindowState
+from ..profiles.profile_saver import ProfileSaver
+from ..run.log_pane import LogPane
+from ..run.run_controller import RunController
+from ..run.run_list import RunList
+from ..run.run_view import RunView
+from ..settings.settings_panel import SettingsPanel
+from ..sweep.sweep_controller import SweepController
+from .drop_target import DropTarget
+from .first_paint import after_first_paint
+from .lazy_tabs import LazyTabs
+from .one_at_a_time import OneAtATime
+from .sweep_actions import SweepActions
+from .window_actions import WindowActions
+
+if TYPE_CHECKING:  # for types only: the hidden tabs' modules are imported when first built
+    from tflaunch.core.report.review import Review
+
+    from ..advisor.advisor_view import AdvisorView
+    from ..compare.compare_view import CompareView
+    from ..history.history_view import HistoryView
+    from ..profiles.profiles_view import ProfilesView
+    from ..sweep.sweep_view import SweepView
+
+TICK_MS = 100
+
+
+class MainWindow(DropTarget, QMainWindow):  # DropTarget: a model or a script dropped on it
+    run_started = Signal(object)  # RunRecord
+    run_finished = Signal(object)  # RunRecord
+    first_painted = Signal()  # the window's first frame is on screen; discovery starts next
+
+    def __init__(self, settings: QSettings, history: History | None, profiles: ProfileStore,
+                 gpu_inventory: Callable[[], gpus.GpuInventory] = gpus.inventory,
+                 history_problem: str | None = None, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.history = history
+        self.profiles = profiles
+        self.setWindowTitle("tflaunch")
+        self.setAcceptDrops(True)
+        self.state = WindowState(settings)
+        self._gpu_inventory = gpu_inventory
+        self.gpu_sampler: gpus.GpuMemorySampler | None = None
+        self._config_to_restore: LaunchConfig | None = None
+        self._flags_asked: set[str] = set()  # interpreters whose TF_XLA_FLAGS were asked for
+
+        self.panel = SettingsPanel()
+        self.run_view = RunView()
+        self.run_list = RunList()
+        self.log = LogPane()
+        self.runner = RunController(history, self)
+        self.sweeper = SweepController(history, self)
+        self.one_at_a_time = OneAtATime(self)
+        self.sweep_actions = SweepActions(self)
+        self.saver = ProfileSaver(profiles, self)
+        self.tabs = LazyTabs()
+        self._build_layout()
+        # Only the Run tab is built for the first paint; the others when first shown or used.
+        self.tabs.add_page("Run", self.run_view)
+        self.tabs.add_lazy_page("History", self._build_history_view)
+        self.tabs.add_lazy_page("Compare", self._build_compare_view)
+        self.tabs.add_lazy_page("Profiles", self._build_profiles_view)
+        self.tabs.add_lazy_page("Sweep", self._build_sweep_view)
+        self.tabs.add_lazy_page("Advisor", self._build_advisor_view)
+        self.window_actions = WindowActions(self, self)
+        # The actions the toolbar and tests press.
+        self.run_action, self.cancel_action = self.window_actions.run, self.window_actions.cancel
+        self.script_action = self.window_actions.script
+        self.toolbar = self.window_actions.toolbar
+        self.checker = InterpreterCheck(self)
+        self._connect()
+        self._tick = QTimer(self)
+        self._tick.setInterval(TICK_MS)
+        self._tick.timeout.connect(self.run_view.refresh)
+        self.statusBar().showMessage(history_problem or "Ready. Ctrl+R runs the model, Esc cancels.")
+        self._restore()
+        # After the first paint: the window appears before any slow discovery work.
+        after_first_paint(self, self._on_first_paint)
+
+    # -- construction ------------------------------------------------------------------
+    def _build_layout(self) -> None:
+        # The frame first, then what it holds: with a style sheet, each move of a widget into
+        # a new parent restyles everything inside it, so each view moves once, into the window.
+        center = QSplitter(Qt.Orientation.Horizontal)
+        self.setCentralWidget(center)
+        scroll = QScrollArea()
+        center.addWidget(scroll)
+        center.addWidget(self.tabs)
+        scroll.setWidget(self.panel)
+        scroll.setWidgetResizable(True)
+        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        # The panel's narrowest width (and its scroll bar): with the tabs' it fits a 1024 px screen.
+        scroll.setMinimumWidth(self.panel.minimumSizeHint().width() + scroll.verticalScrollBar().sizeHint().width()
+                               + 2 * scroll.frameWidth())
+        center.setStretchFactor(1, 1)
+        center.setChildrenCollapsible(False)
+        self.runs_dock = self._dock("Runs in this session", self.run_list, Qt.DockWidgetArea.BottomDockWidgetArea)
+        self.log_dock = self._dock("Log", self.log, Qt.DockWidgetArea.BottomDockWidgetArea)
+        self.tabifyDockWidget(self.runs_dock, self.log_dock)
+        self.runs_dock.raise_()
+
+    def _dock(self, title: str, widget: QWidget, area: Qt.DockWidgetArea) -> QDockWidget:
+        dock = QDockWidget(title, self)
+        dock.setObjectName(title.replace(" ", "_"))
+        dock.setWidget(widget)
+        self.addDockWidget(area, dock)
+        return dock
+
+    def _connect(self) -> None:
+        self.checker.checked.connect(self.panel.set_interpreter_info)
+        self.panel.python_changed.connect(self.checker.check)
+        self.panel.runnable_changed.connect(lambda *_: self.one_at_a_time.follow())  # Run waits for a good check
+        self.checker.xla_flags_learned.connect(
+            lambda python: self.say(f"TF_XLA_FLAGS of the TensorFlow of {python} read: runs can start."))
+        self.runner.phase_changed.connect(lambda _r: self.run_view.on_phase_change())
+        self.runner.phase_changed.connect(self._show_inputs)
+        self.runner.sampled.connect(self.run_view.add_samples)
+        self.runner.log_lines.connect(self.log.append_lines)
+        self.runner.run_finished.connect(self._on_finished)
+        self.runner.history_problem.connect(self.say)
+        self.run_list.run_selected.connect(self._on_run_selected)
+        self.saver.saved.connect(self._on_profile_saved)
+        self.saver.message.connect(self.say)
+        # The sweep view is built before any sweep starts (a sweep starts from it).
+        self.sweeper.preparing.connect(lambda what: self.sweep_view.show_message(what))
+        self.sweeper.failed_to_start.connect(self.sweep_actions.failed_to_start)
+        self.sweeper.trial_started.connect(lambda trial, record: self.sweep_view.trial_started(trial, record))
+        self.sweeper.progressed.connect(
+            lambda sweep, _t: self.sweep_view.show_progress(sweep, self.sweeper.seconds_left()))
+        self.sweeper.finished.connect(self.sweep_actions.finished)
+        self.sweeper.history_problem.connect(self.say)
+
+    # The hidden tabs, built (and connected) when first shown or used.
+    @property
+    def history_view(self) -> HistoryView:
+        return cast("HistoryView", self.tabs.page("History"))
+
+    @property
+    def compare_view(self) -> CompareView:
+        return cast("CompareView", self.tabs.page("Compare"))
+
+    @property
+    def profiles_view(self) -> ProfilesView:
+        return cast("ProfilesView", self.tabs.page("Profiles"))
+
+    @property
+    def sweep_view(self) -> SweepView:
+        return cast("SweepView", self.tabs.page("Sweep"))
+
+    @property
+    def advisor_view(self) -> AdvisorView:
+        return cast("AdvisorView", self.tabs.page("Advisor"))
+
+    def _build_advisor_view(self) -> QWidget:
+        from ..advisor.advisor_view import AdvisorView
+
+        advisor = AdvisorView(self.history, self.panel.config)
+        advisor.save_requested.connect(self.saver.ask_and_save_diagnosis)
+        advisor.busy_elsewhere = self.one_at_a_time.busy_with
+        advisor.running_changed.connect(lambda _running: self._set_busy(self.running))
+        advisor.hold(self.one_at_a_time.busy_with())
+        return advisor
+
+    def _build_history_view(self) -> QWidget:
+        from ..history.history_view import HistoryView
+
+        history_view = HistoryView(self.history)
+        history_view.show_requested.connect(self._show_stored_run)
+        history_view.rerun_requested.connect(self._rerun_stored)
+        history_view.compare_requested.connect(self._compare_stored)
+        history_view.save_profile_requested.connect(self._save_stored_runs)
+        history_view.problem.connect(self.say)
+        return history_view
+
+    def _build_compare_view(self) -> QWidget:
+        from ..compare.compare_view import CompareView
+
+        compare_view = CompareView()
+        compare_view.save_profile_requested.connect(self.saver.ask_and_save_best)
+        compare_view.sweep_requested.connect(self.sweep_actions.sweep_compared)
+        return compare_view
+
+    def _build_profiles_view(self) -> QWidget:
+        from ..profiles.profiles_view import ProfilesView
+
+        profiles_view = ProfilesView(self.profiles)
+        profiles_view.apply_requested.connect(self.apply_profile)
+        return profiles_view
+
+    def _build_sweep_view(self) -> QWidget:
+        from ..sweep.sweep_view import SweepView
+
+        sweep_view = SweepView(self.history)
+        sweep_view.start_requested.connect(lambda _plan: self.start_sweep())
+        sweep_view.cancel_requested.connect(self.sweeper.cancel)
+        sweep_view.save_winner_requested.connect(self.sweep_actions.ask_and_save_winner)
+        sweep_view.follow_settings(self.panel, self.panel.config)
+        return sweep_view
+
+    def refresh_history(self) -> None:
+        """A History tab not built yet lists the runs when it is."""
+        if self.tabs.is_built("History"):
+            self.history_view.refresh()
+
+    def _on_profile_saved(self, _name: str) -> None:
+        if self.tabs.is_built("Profiles"):
+            self.profiles_view.refresh()
+
+    def say(self, message: str) -> None:
+        self.statusBar().showMessage(message)
+
+    # -- running -----------------------------------------------------------------------
+    @property
+    def running(self) -> bool:
+        return self.one_at_a_time.busy_with() is not None
+
+    def checked_config(self, report: Callable[[str], None], script: bool = False) -> LaunchConfig | None:
+        """The panel's settings, or None with the reasons shown next to the controls and the
+        first one handed to `report`."""
+        config = self.panel.config()
+        problems = self.runner.check(config, script=script)
+        self.panel.show_problems(problems)
+        if problems:
+            report(problems[0].message)
+            return None
+        if flags_to_check(config) and cached_known_flags(config.python) is None \
+                and config.python not in self._flags_asked:
+            # TensorFlow aborts on an unknown TF_XLA_FLAGS entry: learn its flags first.
+            self._flags_asked.add(config.python)
+            self.checker.learn_xla_flags(config.python)
+            report("reading which TF_XLA_FLAGS this TensorFlow knows (once per install, a few seconds); "
+                   "start again when the status bar says it is done.")
+            return None
+        return config
+
+    def start_run(self) -> None:
+        if self.one_at_a_time.refuse(self.say):
+            return
+        config = self.checked_config(lambda why: self.say(f"Cannot run: {why}"))
+        if config is None:
+            return
+        if not config.is_program:
+            self._remember_model(config.model)
+        self.state.save_config(config)
+        self._launch(config, None, f"{config.subject}: {config.summary()}")
+
+    def ask_script(self) -> None:
+        from ..run.script_dialog import ScriptDialog
+
+        dialog = ScriptDialog(self.panel.python.text(), self, self.state.last_script())
+        if dialog.exec() == ScriptDialog.DialogCode.Accepted:
+            self.state.save_script(*dialog.remembered())
+            argv = dialog.argv()
+            if argv and dialog.warm.isChecked():
+                self.start_script(argv, warm=True)  # forked after import: no phases of its own to observe
+            elif argv:
+                # Measured as the Run tab's program subject: phase by phase, to its ready point.
+                # A script launched runs to its end unless the Run tab already measures a program.
+                self.panel.use_program(["python", *argv[1:]], None if self.panel.is_program else "exit")
+                self.start_run()
+
+    def start_script(self, argv: list[str], warm: bool = False) -> None:
+        """Run a user's script with the panel's settings applied, recorded as one span;
+        `warm`: forked from a warm server that has already imported TensorFlow."""
+        if self.one_at_a_time.refuse(self.say):
+            return
+        config = self.checked_config(lambda why: self.say(f"Cannot launch: {why}"), script=True)
+        if config is not None:
+            how = "warm, " if warm else ""
+            self._launch(config, argv, " ".join(argv[1:]) + f" ({how}with {config.summary()})", warm)
+
+    def _launch(self, config: LaunchConfig, script: list[str] | None, title: str, warm: bool = False) -> None:
+        self.tabs.setCurrentWidget(self.run_view)
+        self.log.begin(title)
+        self.say(f"Running {title}…")
+        record = self.runner.start(config, script, warm)
+        self._set_busy(True)  # after the start: the controls follow what runs
+        if record is None:
+            return
+        # Said before the first phase: a card without native kernels can take minutes here.
+        self.log.append_lines([f"tflaunch: warning: {w}" for w in launch_warnings(config)]
+                              + [f"tflaunch: {n}" for n in record.launch_notes])
+        if record.finished_at is None:
+            self.run_view.begin(record)
+            self._tick.start()
+            self.run_started.emit(record)
+
+    def cancel_run(self) -> None:
+        if self.tabs.is_built("Advisor") and self.advisor_view.running:
+            self.say("Cancelling the Advisor after the run in progress…")
+            self.advisor_view.cancel()
+            return
+        if self.sweeper.running:
+            self.say("Cancelling the sweep…")
+            self.sweeper.cancel()
+            return
+        record = self.runner.record
+        if self.runner.running and record is not None:
+            self.say(f"Cancelling during {LABELS[record.current_phase or 'spawn']}…")
+            self.runner.cancel()
+
+    def _on_finished(self, record: RunRecord) -> None:
+        self._tick.stop()
+        self.refresh_history()
+        self.run_view.show_record(record)
+        self.log.show_end(record)
+        self.run_list.add_record(record)
+        if record.failure is not None:
+            self.log_dock.show()
+            self.log_dock.raise_()
+        self._set_busy(False)
+        # A run the history could not keep says so, over its headline: it is still shown.
+        self.say(record.headline + (f" — {self.runner.not_stored}" if self.runner.not_stored else ""))
+        self.run_finished.emit(record)
+
+    def _on_run_selected(self, record: RunRecord) -> None:
+        if self.running:
+            return  # the live run keeps the view until it ends
+        self.run_view.show_record(record)
+        self.log.show_record(record)
+        self._show_inputs(record)
+
+    def _show_inputs(self, record: RunRecord) -> None:
+        """The inputs table lists what the model declared, as soon as a run reports it."""
+        declared = record.model.get("declared_inputs")
+        if isinstance(declared, list) and self.panel.inputs_table.model != record.config.model:
+            self.panel.show_model_inputs(record.config.model, declared)
+
+    def _set_busy(self, _busy: bool) -> None:
+        self.one_at_a_time.follow()
+
+    # -- sweeps (sweep_actions.py) -----------------------------------------------------
+    def start_sweep(self) -> None:
+        self.sweep_actions.start()
+
+    def save_sweep_winner(self, name: str) -> bool:
+        return self.sweep_actions.save_winner(name)
+
+    # -- history, comparison and profiles ----------------------------------------------
+    def _load(self, run_ids: Sequence[int]) -> list[RunRecord]:
+        return self.history_view.load(list(run_ids))  # a run that cannot be read is said, not raised
+
+    def _show_stored_run(self, run_id: int) -> None:
+        for record in self._load([run_id]):
+            self.run_view.show_record(record)
+            self.log.show_record(record)
+            self.tabs.setCurrentWidget(self.run_view)
+
+    def _rerun_stored(self, run_id: int) -> None:
+        for record in self._load([run_id]):
+            self.use_config(record.config)
+            self.start_run()
+
+    def _compare_stored(self, run_ids: list[int]) -> None:
+        self.compare_view.show_runs(self._load(run_ids))
+        self.tabs.setCurrentWidget(self.compare_view)
+
+    def _save_stored_runs(self, run_ids: list[int]) -> None:
+        self.saver.ask_and_save_runs(self._load(run_ids))
+
+    def save_shown_run_as_profile(self) -> None:
+        record = self.run_view.record
+        if record is None or record.status is not RunStatus.OK:
+            self.say("Save as profile needs a finished, successful run.")
+            return
+        self.saver.ask_and_save_runs([record])
+
+    def save_profile(self, name: str, runs: list[RunRecord], baseline: Sequence[RunRecord] = ()) -> bool:
+        return self.saver.save_runs(name, runs, baseline)
+
+    def apply_profile(self, config: LaunchConfig) -> None:
+        """Fill the settings panel; an interpreter from another machine is not taken over."""
+        if config.python != self.panel.python.text() and not Path(config.python).exists():
+            config = config.replace(python=self.panel.python.text())
+        self.use_config(config)
+        self.panel.show_problems(config.validate())
+        self.say(f"Applied profile settings: {config.summary()}")
+
+    def show_profile_problem(self, name: str | None, message: str) -> None:
+        """A profile named at start could not be used: show it where it can be looked at
+        (and accepted, for one that runs code), with the reason."""
+        if name:
+            self.profiles_view.select(name)
+            self.tabs.setCurrentWidget(self.profiles_view)
+        self.say(message.splitlines()[0])
+        # Once the window is up: a box before it would stand alone on the desktop.
+        QTimer.singleShot(0, lambda: QMessageBox.warning(self, "tflaunch", message))
+
+    def current_review(self) -> Review | None:
+        """What the current tab would export, if it shows something finished."""
+        tab = self.tabs.currentWidget()
+        review = getattr(tab, "review", None)
+        return review() if callable(review) else None
+
+    # -- discovery and persistence -----------------------------------------------------
+    def _on_first_paint(self) -> None:
+        self.first_painted.emit()
+        if self.isVisible():  # a window closed at its first paint has nothing to discover
+            self._discover()
+
+    def _discover(self) -> None:
+        inventory = self._gpu_inventory()
+        self.panel.set_gpus(inventory)
+        self.panel.set_config(self._config_to_restore or self.panel.config())
+        if inventory.available:
+            self.gpu_sampler = gpus.GpuMemorySampler()
+            self.runner.gpu_sampler = self.gpu_sampler
+        self.checker.check(self.panel.python.text())
+
+    def _restore(self) -> None:
+        if not self.state.restore_layout(self):  # a first window: the preferred size, fitted to the screen
+            # Docks take what the central widget leaves unless told; applied once shown.
+            QTimer.singleShot(0, lambda: self.resizeDocks([self.runs_dock], [160], Qt.Orientation.Vertical))
+        self.panel.set_recent_models(self.state.recent_models())
+        self._config_to_restore = self.state.last_config()
+        if self._config_to_restore is not None:
+            self.panel.set_config(self._config_to_restore)
+
+    def use_config(self, config: LaunchConfig) -> None:
+        """Settings given on the command line win over the restored ones."""
+        self._config_to_restore = config
+        self.panel.set_config(config)
+
+    def _remember_model(self, model: str) -> None:
+        self.panel.set_recent_models(self.state.remember_model(model))
+        self.panel.model.setCurrentText(model)
+
+    def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 (Qt's name)
+        if self.sweeper.running:
+            self.sweeper.cancel()  # never leave a probe behind
+        elif self.runner.running:
+            self.runner.cancel()
+        if self.tabs.is_built("Advisor"):
+            self.advisor_view.stop()
+        self.checker.stop()
+        self.state.save_layout(self)
+        self.state.save_config(self.panel.config())
+        self.state.sync()
+        if self.gpu_sampler is not None:
+            self.gpu_sampler.close()
+        super().closeEvent(event)

@@ -1,0 +1,79 @@
+"""What the window's helpers (its actions, the one-measurement rule, its part of a sweep)
+need of the window, as a Protocol: they depend on this, the window on them, and no import
+runs back from a helper to the window (Spyder's plugins know the shell only by its API)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Protocol
+
+from PySide6.QtWidgets import QDockWidget
+
+from tflaunch.core.run.gpus import GpuMemorySampler
+from tflaunch.core.settings.config import LaunchConfig
+from tflaunch.core.store.history import History
+from tflaunch.core.store.profiles import ProfileStore
+
+from ..adapters.window_state import WindowState
+from ..advisor.advisor_view import AdvisorView
+from ..profiles.profile_saver import ProfileSaver
+from ..run.run_controller import RunController
+from ..settings.settings_panel import SettingsPanel
+from ..sweep.sweep_controller import SweepController
+from ..sweep.sweep_view import SweepView
+from .lazy_tabs import LazyTabs
+
+
+class BusyActions(Protocol):
+    def set_busy(self, busy: bool, what: str | None = None, not_runnable: str = "") -> None: ...
+
+
+class Measurements(Protocol):
+    def busy_with(self) -> str | None: ...
+
+    def refuse(self, say: Callable[[str], None]) -> bool: ...
+
+    def follow(self) -> None: ...
+
+
+class WindowHost(Protocol):
+    panel: SettingsPanel
+    tabs: LazyTabs
+    runner: RunController
+    sweeper: SweepController
+    history: History | None
+    profiles: ProfileStore
+    state: WindowState
+    saver: ProfileSaver
+    log_dock: QDockWidget
+    runs_dock: QDockWidget
+    gpu_sampler: GpuMemorySampler | None
+
+    # Read-only: the window holds the concrete helpers, which only need to behave so.
+    @property
+    def window_actions(self) -> BusyActions: ...
+
+    @property
+    def one_at_a_time(self) -> Measurements: ...
+
+    @property
+    def sweep_view(self) -> SweepView: ...
+
+    @property
+    def advisor_view(self) -> AdvisorView: ...
+
+    def start_run(self) -> None: ...
+
+    def cancel_run(self) -> None: ...
+
+    def ask_script(self) -> None: ...
+
+    def save_shown_run_as_profile(self) -> None: ...
+
+    def checked_config(self, report: Callable[[str], None], script: bool = False) -> LaunchConfig | None: ...
+
+    def refresh_history(self) -> None: ...
+
+    def say(self, message: str) -> None: ...
+
+    def use_config(self, config: LaunchConfig) -> None: ...

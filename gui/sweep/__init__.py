@@ -1,0 +1,1 @@
+"""The Sweep tab: a sweep's plan, its run and its verdict."""

@@ -1,0 +1,1 @@
+"""Small widgets and looks every part uses: elided text, file dialogs, the palette."""
