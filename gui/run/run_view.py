@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import time
 from typing import TYPE_CHECKING
 
@@ -61,6 +62,14 @@ def _set_style(label: QLabel, style: str) -> None:
         label.setStyleSheet(style)
 
 
+_SHORT_PYTHON = re.compile(r"python=(\S+)")
+
+
+def _short_python(match: re.Match[str]) -> str:
+    parts = match.group(1).split("/")
+    return f"python=…/{'/'.join(parts[-3:])}" if len(parts) > 4 else match.group(0)
+
+
 class SummaryBar(QFrame):
     """Time to ready and peak memory in large type, and how the run ended."""
 
@@ -110,7 +119,9 @@ class SummaryBar(QFrame):
             _set_style(self.settings, f"color: {color};")
             return
         env = record.environment
-        detail = [record.subject, record.config.summary()]
+        # The interpreter by its last folders: a deep path wrapped the line to a fourth row
+        # and pushed the phase table's last row off a 1024x700 screen (the tooltip has it whole).
+        detail = [record.subject, _SHORT_PYTHON.sub(_short_python, record.config.summary())]
         if record.inputs_line:
             detail.append("inputs " + record.inputs_line)
         if record.latency.get("n"):
@@ -125,7 +136,7 @@ class SummaryBar(QFrame):
         if any("JIT-compiled" in n for n in notes):
             detail.append("kernels JIT-compiled from PTX")
         self.settings.setText(_wrappable(" · ".join(detail)))
-        self.settings.setToolTip("\n".join(notes))
+        self.settings.setToolTip("\n".join([record.config.summary(), *notes]))
         _set_style(self.settings, "")
 
 
