@@ -66,8 +66,12 @@ _SHORT_PYTHON = re.compile(r"python=(\S+)")
 
 
 def _short_python(match: re.Match[str]) -> str:
+    """python=…/env/bin/python: the environment's name and the file, not the whole path."""
     parts = match.group(1).split("/")
-    return f"python=…/{'/'.join(parts[-3:])}" if len(parts) > 4 else match.group(0)
+    if len(parts) <= 4:
+        return match.group(0)
+    tail = "/".join(parts[-3:])
+    return f"python=…/{tail if len(tail) <= 32 else '/'.join(parts[-2:])}"
 
 
 class SummaryBar(QFrame):
