@@ -24,75 +24,18 @@ Standard library only: it runs where tflaunch is not installed.
 from __future__ import annotations
 
 import argparse
-import ctypes
 import json
 import os
 import selectors
 import signal
 import socket
-import struct
 import sys
 import time
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Dict, List, Optional
 
 MAX_REQUEST = 4 << 20  # an environment and an argv: a few hundred kB at most
 TICK_S = 0.2
 STOP_GRACE_S = 2.0  # a stopped server's scripts get this long to end on SIGTERM
-
-
-def blas_pool_threads() -> int:
-    """Threads of OpenBLAS's pool in this process (its own count minus the caller)."""
-    try:
-        with open("/proc/self/maps") as f:
-            libs = sorted({line.split()[-1] for line in f if "openblas" in line.lower() and "/" in line})
-    except OSError:
-        return 0
-    for path in libs:
-        try:
-            lib = ctypes.CDLL(path)
-        except OSError:
-            continue
-        for name in ("scipy_openblas_get_num_threads64_", "openblas_get_num_threads64_", "openblas_get_num_threads"):
-            query = getattr(lib, name, None)
-            if query is not None:
-                return max(int(query()) - 1, 0)
-    return 0
-
-
-def gpu_devices_open() -> List[str]:
-    """NVIDIA device files this process has open: CUDA was initialised here."""
-    out = []
-    try:
-        for fd in os.listdir("/proc/self/fd"):
-            try:
-                target = os.readlink(f"/proc/self/fd/{fd}")
-            except OSError:
-                continue
-            if target.startswith("/dev/nvidia"):
-                out.append(target)
-    except OSError:
-        pass
-    return out
-
-
-def why_unsafe(allowed_threads: int) -> Optional[str]:
-    """Why forking now could hand the child a broken process; None when it is safe."""
-    import threading
-
-    if threading.active_count() > 1:
-        names = ", ".join(t.name for t in threading.enumerate() if t is not threading.main_thread())
-        return f"the warm server runs Python threads ({names}); a forked child would inherit their locks"
-    try:
-        tasks = len(os.listdir("/proc/self/task"))
-    except OSError:
-        return None
-    if tasks > 1 + allowed_threads:
-        return (f"the warm server has {tasks} threads ({1 + allowed_threads} expected: the main thread and "
-                "OpenBLAS's pool); a library started threads at import, and a forked child would inherit their locks")
-    devices = gpu_devices_open()
-    if devices:
-        return f"the warm server has initialised CUDA ({', '.join(sorted(set(devices)))} open); CUDA cannot fork"
-    return None
 
 
 class Launch:
@@ -112,18 +55,22 @@ def _reply(conn: socket.socket, message: Dict[str, Any]) -> None:
         pass
 
 
-def _load_child_module() -> Any:
-    """warm_child.py beside this file, loaded by location before any fork (this folder is
-    not on sys.path: its module names would shadow the user's)."""
+def _load_sibling(name: str) -> Any:
+    """A module beside this file, loaded by location before any fork (this folder is not on
+    sys.path: its module names would shadow the user's)."""
     import importlib.util
 
-    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "warm_child.py")
-    spec = importlib.util.spec_from_file_location("tflaunch_warm_child", path)
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), f"{name}.py")
+    spec = importlib.util.spec_from_file_location(f"tflaunch_{name}", path)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
 
+
+
+# Why not to fork (threads, CUDA, a stranger's connection...), in a module of its own.
+_CHECKS = _load_sibling("fork_refusals")
 
 class Server:
     def __init__(self, path: str, idle_s: float, parent: Optional[int], imported: Imported) -> None:
@@ -138,7 +85,7 @@ class Server:
         self.unsafe: Optional[str] = None
         self.served = 0
         self.pidfds: Dict[int, int] = {}  # pidfd -> the child it watches
-        self.child_module = _load_child_module()
+        self.child_module = _load_sibling("warm_child")
         # Top-level modules imported here from files (a script's folder could shadow them).
         self.loaded = {name for name, module in list(sys.modules.items())
                        if "." not in name and getattr(module, "__file__", None)}
@@ -150,7 +97,7 @@ class Server:
         self.listener.listen(16)
         self.listener.setblocking(False)
         self.selector.register(self.listener, selectors.EVENT_READ)
-        self.allowed_threads = blas_pool_threads()
+        self.allowed_threads = _CHECKS.blas_pool_threads()
 
     def serve(self) -> None:
         assert self.listener is not None
@@ -180,7 +127,7 @@ class Server:
             return
         # Whoever connects has code run as this user: only this user may. The folder's
         # mode says the same, but a folder's mode can be loosened; the kernel's word cannot.
-        pid, uid, _gid = peer_credentials(conn)
+        pid, uid, _gid = _CHECKS.peer_credentials(conn)
         if uid != os.getuid():
             sys.stderr.write(f"tflaunch warm server: refused a connection from uid {uid} (pid {pid}): "
                              f"only uid {os.getuid()} may launch here\n")
@@ -272,19 +219,19 @@ class Server:
         if differ:
             return {"refused": f"the warm server imported TensorFlow with other values of {', '.join(differ)}",
                     "rekey": differ}
-        shadowed = shadowed_modules(request, self.loaded)
+        shadowed = _CHECKS.shadowed_modules(request, self.loaded)
         if shadowed:
             return {"refused": f"the script's folder has {shadowed[0]}, which a cold start would import instead of "
                                f"the module of that name the warm server has imported"}
-        lower = priority_out_of_reach(request)
+        lower = _CHECKS.priority_out_of_reach(request)
         if lower:
             return {"refused": f"the launch's {lower} is below the warm server's, which only a privileged "
                                "process can lower; a cold start keeps it"}
-        too_high = limits_out_of_reach(request.get("limits") or {})
+        too_high = _CHECKS.limits_out_of_reach(request.get("limits") or {})
         if too_high:
             return {"refused": f"the launch's resource limit {too_high} is above the warm server's hard limit, "
                                "which only a new process can have"}
-        why = why_unsafe(self.allowed_threads)
+        why = _CHECKS.why_unsafe(self.allowed_threads)
         if why:
             # Threads and CUDA do not go away: this server can never fork again, so it ends
             # once its children have, and the next launch starts a fresh one.
@@ -368,75 +315,6 @@ class Server:
                 time.sleep(0.05)
         for launch in list(self.launches.values()):
             self._drop(launch, kill=True)
-
-
-def peer_credentials(conn: socket.socket) -> Tuple[int, int, int]:
-    """(pid, uid, gid) of the process at the other end of a Unix socket, from the kernel."""
-    raw = conn.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i"))
-    pid, uid, gid = struct.unpack("3i", raw)
-    return pid, uid, gid
-
-
-def shadowed_modules(request: Dict[str, Any], loaded: set[str]) -> List[str]:
-    """Files or packages in the folder a cold start puts first on sys.path (the script's,
-    or the working folder for -m and -c) named as a module the server imported: cold, the
-    script would import its own; here it would get the server's."""
-    argv, cwd = request["argv"], str(request.get("cwd") or "/")
-    if sys.flags.safe_path:
-        return []
-    if argv[0] in ("-m", "-c"):
-        folder = cwd
-    else:
-        folder = os.path.dirname(os.path.realpath(os.path.join(cwd, str(argv[0]))))
-    try:
-        names = os.listdir(folder)
-    except OSError:
-        return []
-    out = []
-    for entry in names:
-        stem = entry.split(".", 1)[0] if entry.endswith((".py", ".so", ".pyc")) else entry
-        if stem in loaded and (entry != stem or os.path.isdir(os.path.join(folder, entry))):
-            module = sys.modules.get(stem)
-            origin = os.path.realpath(getattr(module, "__file__", "") or "")
-            if not origin.startswith(os.path.realpath(folder) + os.sep):
-                out.append(os.path.join(folder, entry))
-    return sorted(out)
-
-
-def priority_out_of_reach(request: Dict[str, Any]) -> Optional[str]:
-    """What of the launcher's niceness and OOM score a child of this server could not get
-    (an unprivileged process may only raise them), in words; None if it can get both."""
-    if os.geteuid() == 0:
-        return None
-    nice = request.get("nice")
-    if isinstance(nice, int) and nice < os.getpriority(os.PRIO_PROCESS, 0):
-        return f"niceness ({nice})"
-    oom = request.get("oom_score_adj")
-    try:
-        with open("/proc/self/oom_score_adj") as f:
-            own = int(f.read().strip() or 0)
-    except (OSError, ValueError):
-        return None
-    if isinstance(oom, int) and oom < own:
-        return f"OOM score adjustment ({oom})"
-    return None
-
-
-def limits_out_of_reach(limits: Dict[str, Any]) -> Optional[str]:
-    """The first resource limit a child of this server could not be given (a hard limit
-    above this process's own: raising one needs privilege), as RLIMIT_NAME; None if all can."""
-    import resource
-
-    for name, pair in limits.items():
-        number = getattr(resource, str(name), None)
-        if not isinstance(number, int) or not isinstance(pair, list) or len(pair) != 2:
-            continue
-        hard = resource.getrlimit(number)[1]
-        wanted = int(pair[1])
-        if hard != resource.RLIM_INFINITY and (wanted == resource.RLIM_INFINITY or wanted > hard) \
-                and os.geteuid() != 0:
-            return str(name)
-    return None
 
 
 def _alive(pid: int) -> bool:
