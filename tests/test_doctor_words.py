@@ -106,3 +106,14 @@ def test_progress_counts_the_arms_and_estimates_the_time_left_from_the_runs_so_f
     warm = DoctorProgress(repeat=3, warm=True, clock=lambda: now[0])
     warm.stage("measuring 1 arm against the baseline")
     assert warm.left() == "time left not known yet"
+
+
+def test_a_cost_smaller_than_a_saving_must_be_is_no_gain_not_a_cost():
+    """Two identical arms measured 8 ms apart on a busy machine (95 % CI 0.6 to 28 ms slower)
+    were called "measured: costs": a cost needs the size a saving needs."""
+    from tflaunch.core.doctor.verdict import Saving
+
+    jitter = Saving(seconds=-0.008, low=-0.0284, high=-0.00058, baseline=0.4, runs=3)
+    assert not jitter.costly and jitter.describe().startswith("no gain: 8.0 ms slower, a cost under 2% ")
+    real = Saving(seconds=-0.2, low=-0.25, high=-0.15, baseline=0.4, runs=3)
+    assert real.costly and real.describe().startswith("measured: costs 200 ms")

@@ -37,7 +37,9 @@ class Saving:
 
     @property
     def costly(self) -> bool:
-        return self.high < 0
+        """Surely slower by as much as a saving must be to count: a few milliseconds of a
+        busy machine's jitter between identical arms is not called a cost either."""
+        return self.high < -max(MIN_SAVING * self.baseline, MIN_SAVING_S)
 
     def describe(self) -> str:
         """The verdict in words: a saving as a saving, a cost as a cost ("72 ms slower"),
@@ -50,6 +52,9 @@ class Saving:
             return f"measured: costs {format_duration(-self.seconds)} ({interval}) here"
         if self.low > 0:  # surely faster, by too little to be worth a setting
             return (f"no gain worth a setting: {way(self.seconds)}, under {MIN_SAVING:.0%} of its time to ready "
+                    f"or {format_duration(MIN_SAVING_S)} ({interval})")
+        if self.high < 0:  # surely slower, by less than a saving would have to be
+            return (f"no gain: {way(self.seconds)}, a cost under {MIN_SAVING:.0%} of its time to ready "
                     f"or {format_duration(MIN_SAVING_S)} ({interval})")
         return f"no gain: {way(self.seconds)}, within the noise ({interval})"
 
