@@ -293,20 +293,12 @@ class Server:
         for launch in [launch for launch in self.launches.values() if launch.pid is None]:
             _reply(launch.conn, {"refused": why or "the warm server ended", "retry": True})
             self._drop(launch)
-        if self.children:
-            for pid, launch in self.children.items():
-                _reply(launch.conn, {"server_stopped": why or "the warm server ended"})
-                try:
-                    os.killpg(pid, signal.SIGTERM)
-                except OSError:
-                    pass
-            deadline = time.monotonic() + STOP_GRACE_S
-            while self.children and time.monotonic() < deadline:
-                self._reap()
-                time.sleep(0.05)
+        for launch in self.children.values():
+            _reply(launch.conn, {"server_stopped": why or "the warm server ended"})
+        for ending in (signal.SIGTERM, signal.SIGKILL):  # TERM first; KILL what is left after the grace
             for pid in list(self.children):
                 try:
-                    os.killpg(pid, signal.SIGKILL)
+                    os.killpg(pid, ending)
                 except OSError:
                     pass
             deadline = time.monotonic() + STOP_GRACE_S
