@@ -43,24 +43,6 @@ def gpu_name(index: int) -> str:
     return f"GPU {index} (process tree)"
 
 
-def allocator_peaks(record: RunRecord) -> dict[int, int]:
-    """TensorFlow's allocator peak per GPU (bytes), by the NVML index the curves use.
-
-    TensorFlow numbers the GPUs it can see: with visible GPUs set, its GPU:k is the k-th of
-    them (CUDA's own order; on a machine of one kind of card, NVML's too).
-    """
-    visible = record.config.visible_gpus
-    peaks: dict[int, int] = {}
-    for gpu in record.environment.get("gpus") or []:
-        if not isinstance(gpu, dict):
-            continue
-        peak, number = gpu.get("allocator_peak"), str(gpu.get("name", "")).rsplit(":", 1)[-1]
-        if isinstance(peak, int) and not isinstance(peak, bool) and peak > 0 and number.isdigit():
-            k = int(number)
-            peaks[visible[k] if visible is not None and k < len(visible) else k] = peak
-    return peaks
-
-
 class _Points:
     """A growing curve's points in preallocated buffers: one setData per batch, no lists."""
 
@@ -242,7 +224,7 @@ class MemoryPlot(pg.PlotWidget):
     def show_record(self, record: RunRecord) -> None:
         """Redraw everything from a record: a finished run, or one chosen from the list."""
         peak = record.peak_rss if record.finished_at is not None else None
-        self.show_series(record.samples, record.offsets(), peak, record.gpu_samples, allocator_peaks(record))
+        self.show_series(record.samples, record.offsets(), peak, record.gpu_samples, record.allocator_peaks)
 
     def show_series(self, samples: Sequence[tuple[float, int]], spans: dict[str, tuple[float, float]],
                     peak: int | None, gpu_samples: Sequence[tuple[float, dict[int, int]]] = (),

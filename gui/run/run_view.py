@@ -33,7 +33,7 @@ from ..widgets.palette import keep_colours, status_color
 from .import_breakdown import ImportBreakdown
 from .phase_table import PhaseTable
 
-WATERFALL_MIN_WIDTH = 300  # px
+WATERFALL_MIN_WIDTH = 286  # px: at 1024 wide the table keeps its Duration column whole beside a scroll bar
 MEMORY_MIN_HEIGHT = 150  # px
 
 
@@ -163,7 +163,9 @@ class RunView(QWidget):
         phases.setWidget(self.phases)
         phases.setWidgetResizable(True)
         phases.setFrameShape(QFrame.Shape.NoFrame)
-        phases.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        # A program's phases can outgrow the height a 1024x700 screen leaves: the rows then
+        # scroll into view instead of being cut off unseen.
+        phases.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAsNeeded)
         phases.setMinimumHeight(self.phases.minimumHeight() + phases.horizontalScrollBar().sizeHint().height())
         top = self._top = QSplitter(Qt.Orientation.Horizontal)
         self._phases_area = phases

@@ -79,7 +79,6 @@ class SweepActions:
         w = self.window
         axes, fixed = sweep_axes(base, others)
         w.use_config(base)
-        w.panel.set_config(base)
         missing = w.sweep_view.form.prefill(axes)
         w.tabs.setCurrentWidget(w.sweep_view)
         cannot = [*fixed, *missing]
