@@ -49,10 +49,11 @@ def build_parser(gui_only: bool = False) -> argparse.ArgumentParser:
 
 
 def _command_modules() -> dict[str, Any]:
-    from . import advise, bench, devices, history, profiles, report, sample, sweep, warm
+    from . import advise, bench, devices, history, profiles, report, sample, serving_warmup, sweep, warm
 
     return {"bench": bench, "sample": sample, "profiles": profiles, "sweep": sweep, "report": report,
-            "history": history, "devices": devices, "warm": warm, "doctor": advise}
+            "history": history, "devices": devices, "warm": warm, "doctor": advise,
+            "serving-warmup": serving_warmup}
 
 
 def main(argv: Sequence[str] | None = None, gui_launcher: GuiLauncher | None = None,
@@ -74,7 +75,7 @@ def main(argv: Sequence[str] | None = None, gui_launcher: GuiLauncher | None = N
             "profiles": m["profiles"].profiles_command, "sweep": m["sweep"].run,
             "report": lambda a: m["report"].run(a, review_renderer), "history": m["history"].run,
             "devices": m["devices"].run, "warm": m["warm"].run,
-            "doctor": m["doctor"].run,
+            "doctor": m["doctor"].run, "serving-warmup": m["serving-warmup"].run,
         }
         try:
             return commands[args.command](args)

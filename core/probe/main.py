@@ -5,6 +5,7 @@
     python .../probe/__main__.py --convert model.keras --format h5 --format savedmodel --out /tmp/models
     python .../probe/__main__.py --convert sample:wide --format keras --out /tmp/models
     python .../probe/__main__.py --known-xla-flags [--cache FILE]
+    python .../probe/__main__.py --serving-warmup write|check '{"model": "/models/mlp/1", ...}'
 """
 
 from __future__ import annotations
@@ -34,6 +35,8 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--out", help="folder for --convert")
     parser.add_argument("--known-xla-flags", action="store_true", help="print the TF_XLA_FLAGS names TensorFlow knows")
     parser.add_argument("--cache", help="cache file for --known-xla-flags")
+    parser.add_argument("--serving-warmup", choices=("write", "check"),
+                        help="write a SavedModel's TF Serving warm-up file from the inputs a run feeds, or replay it")
     return parser
 
 
@@ -71,6 +74,10 @@ def main(argv: Optional[Sequence[str]] = None) -> None:
     try:
         if args.convert:
             convert(channel, args.convert, args.format or list(FORMATS), args.out or ".")
+        elif args.serving_warmup:
+            from .serving_warmup import serving_warmup
+
+            serving_warmup(channel, args.serving_warmup, _read_config(args))
         else:
             probe = Probe(channel, _read_config(args))
             probe.run()
