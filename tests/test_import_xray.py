@@ -182,7 +182,8 @@ def test_known_causes_are_flagged_with_what_to_do():
             "onednn": None}
     flags = import_flags(both)
     assert any("Keras 2 (tf_keras 2.21.0) and Keras 3 (keras 3.15.1) were both imported" in f for f in flags)
-    assert any("50.0 MiB were read from disk" in f and "later runs will be faster" in f for f in flags)
+    assert any("50.0 MiB were read from storage during the import (" in f and "page_cache=cold" in f
+               and "later runs will be faster" in f for f in flags)
     assert import_flags(XRAY) == [] and import_notes(XRAY) == []
     assert "TF_ENABLE_ONEDNN_OPTS=0" in import_notes(both)[0]
 

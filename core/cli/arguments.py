@@ -12,7 +12,15 @@ from ..probe.input_shapes import InputSpecError, spec_text
 from ..probe.input_shapes import parse as parse_input
 from ..run.events import PROTOCOL_VERSION
 from ..settings.config import DEFAULT_TIMEOUT_S, LaunchConfig, valid_until
-from ..settings.vocabulary import ALLOCATORS, BY_NAME, CACHE_STATES, CALLS, MODULE_LOADING, parse_tristate
+from ..settings.vocabulary import (
+    ALLOCATORS,
+    BY_NAME,
+    CACHE_STATES,
+    CALLS,
+    MODULE_LOADING,
+    PAGE_CACHE_STATES,
+    parse_tristate,
+)
 from ..store.profiles import ProfileError, ProfileStore, UntrustedProfileError
 
 
@@ -121,6 +129,8 @@ def add_config_arguments(parser: argparse.ArgumentParser, *, model_required: boo
     parser.add_argument("--cuda-cache", type=_word(CACHE_STATES),
                         metavar="default|" + "|".join(CACHE_STATES), help=help_of("cuda_cache"))
     parser.add_argument("--xla-cache", action="store_true", help=help_of("xla_cache"))
+    parser.add_argument("--page-cache", choices=tuple(PAGE_CACHE_STATES), default="warm",
+                        help=help_of("page_cache") + " Default: warm.")
     parser.add_argument("--nvtx", action="store_true", help=help_of("nvtx"))
     parser.add_argument("--env", type=_env_pair, action="append", default=[], metavar="NAME=VALUE",
                         help=help_of("extra_env") + " Repeatable.")
@@ -215,7 +225,7 @@ def _flag_config(args: argparse.Namespace) -> LaunchConfig:
         xla_auto=args.xla_auto, jit_compile=args.jit_compile, onednn=args.onednn, log_level=args.log_level,
         visible_gpus=args.gpus, memory_growth=args.memory_growth, memory_limit_mb=args.memory_limit,
         allocator=args.allocator, cudnn_autotune=args.cudnn_autotune, module_loading=args.module_loading,
-        cuda_cache=args.cuda_cache, xla_cache=args.xla_cache, nvtx=args.nvtx,
+        cuda_cache=args.cuda_cache, xla_cache=args.xla_cache, page_cache=args.page_cache, nvtx=args.nvtx,
         extra_env=dict(args.env), batch=args.batch, inputs=dict(args.inputs), signature=args.signature,
         imports=tuple(args.imports), unsafe_deserialization=args.unsafe_deserialization, steady=args.steady,
         timeout=args.timeout, call=args.call, until=args.until, workdir=args.workdir, program=program_of(args),

@@ -39,6 +39,19 @@ def memory() -> Tuple[Optional[int], Optional[int]]:
     return rss, peak
 
 
+def io_counters() -> Optional[Tuple[int, int]]:
+    """(read_bytes, rchar) of this process so far: bytes it had read from storage (page
+    cache misses) and bytes its read calls returned, from wherever; None off Linux.
+
+    This process alone: threads count, children do not (the probe starts none)."""
+    try:
+        with open("/proc/self/io") as f:
+            fields = dict(line.split(":", 1) for line in f)
+        return int(fields["read_bytes"]), int(fields["rchar"])
+    except (OSError, ValueError, KeyError):
+        return None
+
+
 def exit_with_parent(launcher: Optional[int] = None, poll_s: float = 0.5) -> None:
     """Die with the launcher (a kill -9 of the app): an orphaned probe serves nobody.
 

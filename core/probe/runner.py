@@ -6,7 +6,7 @@ import contextlib
 import os
 import sys
 import time
-from typing import Any, Iterator, List
+from typing import Any, Dict, Iterator, List, Optional, Tuple
 
 from .channel import Channel
 from .describe import describe, environment, model_variables
@@ -16,7 +16,7 @@ from .inference import all_finite, eager_call, infer, steady_latency, trace
 from .input_values import Fed, generate, plan, vocabulary_hints
 from .model_files import load_model
 from .nvtx import Ranges
-from .process import memory, process_age
+from .process import io_counters, memory, process_age
 from .tf_setup import import_tensorflow, initialise_devices
 from .user_code import import_code
 
@@ -24,6 +24,14 @@ from .user_code import import_code
 def _packed_call(function: Any) -> Any:
     """A callable of the packed inputs, as the traced function is called."""
     return lambda packed: function(packed)
+
+
+def _reads(before: Optional[Tuple[int, int]], after: Optional[Tuple[int, int]]) -> Dict[str, int]:
+    """A phase's reads, measured in this process at its boundaries: bytes from storage
+    (read_bytes) and bytes read at all, page cache included (rchar)."""
+    if before is None or after is None:
+        return {}
+    return {"read_bytes": max(after[0] - before[0], 0), "rchar": max(after[1] - before[1], 0)}
 
 
 class Probe:
@@ -40,12 +48,15 @@ class Probe:
         self.channel.emit("phase_start", name)
         extra: dict[str, Any] = {}
         self.ranges.push(name)
+        io_before = io_counters()
         start = time.perf_counter()
         yield extra
         duration = time.perf_counter() - start
+        io_after = io_counters()
         self.ranges.pop()
         rss, peak = memory()
-        self.channel.emit("phase_end", name, duration=duration, rss=rss, peak_rss=peak, **extra)
+        self.channel.emit("phase_end", name, duration=duration, rss=rss, peak_rss=peak, **extra,
+                          **_reads(io_before, io_after))
 
     def run(self) -> None:
         cfg = self.config
@@ -54,7 +65,9 @@ class Probe:
         if age is None and cfg.get("launched_at"):
             age = time.time() - float(cfg["launched_at"])
         rss, peak = memory()
-        self.channel.emit("phase_end", "spawn", duration=max(age or 0.0, 0.0), rss=rss, peak_rss=peak)
+        # The interpreter's start-up read everything it read so far: the counters from zero.
+        self.channel.emit("phase_end", "spawn", duration=max(age or 0.0, 0.0), rss=rss, peak_rss=peak,
+                          **_reads((0, 0), io_counters()))
         with self.phase("import"), ImportXray() as xray:
             tf, keras = import_tensorflow()
         # Folded after the phase ends (about 20 ms), so the import's own figure stays pure.

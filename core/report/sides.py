@@ -223,7 +223,7 @@ _AXES = {"intra": "intra", "inter": "inter", "xla_auto": "xla_auto", "jit_compil
          "onednn": "onednn", "memory_growth": "memory_growth", "memory_limit_mb": "memory_limit",
          "allocator": "allocator", "cuda_cache": "cuda_cache", "xla_cache": "xla_cache",
          "cudnn_autotune": "cudnn_autotune", "module_loading": "module_loading", "visible_gpus": "gpus",
-         "batch": "batch"}
+         "batch": "batch", "page_cache": "page_cache"}
 
 
 def axis_text(name: str, value: object) -> str:

@@ -11,6 +11,7 @@ from ..probe.input_shapes import DEFAULTS_HELP
 from ..run.record import RunRecord, RunStatus
 from ..stats import Spread, summarize
 from ..units import format_bytes, format_duration
+from .reads import median_reads, phase_reads
 
 
 def describe_program(record: RunRecord) -> list[str]:
@@ -84,17 +85,17 @@ def run_table(record: RunRecord) -> str:
     for name in timeline_rows(record.phase_order):
         if name == OTHER:
             if record.other_time is not None:
-                rows.append([OTHER_LABEL, format_duration(record.other_time), "", ""])
+                rows.append([OTHER_LABEL, format_duration(record.other_time), "", "", ""])
             continue
         p = record.phases[name]
         state = "" if p.state.value == "done" else f" ({p.state.value})"
         rows.append([_label(record, name) + state, format_duration(p.duration), format_bytes(p.rss),
-                     format_bytes(p.peak_rss)])
-        rows += [[f"  {record.part_label(part)}", format_duration(seconds), "", ""]
+                     format_bytes(p.peak_rss), phase_reads(p)])
+        rows += [[f"  {record.part_label(part)}", format_duration(seconds), "", "", ""]
                  for part, seconds in p.parts.items()]
         if name == record.ready_phase and record.first_call_overhead is not None:
-            rows.append([f"  {ONE_TIME}", format_duration(record.first_call_overhead), "", ""])
-    text = grid(["Phase", "Duration", "RSS at end", "Peak RSS"], rows)
+            rows.append([f"  {ONE_TIME}", format_duration(record.first_call_overhead), "", "", ""])
+    text = grid(["Phase", "Duration", "RSS at end", "Peak RSS", "Read from storage"], rows)
     footer = [f"Time to ready: {format_duration(record.time_to_ready)}",
               f"Peak memory (process tree): {format_bytes(record.peak_rss)}"]
     latency = _latency_line([record])
@@ -109,7 +110,7 @@ def repeat_table(records: Sequence[RunRecord]) -> str:
     for name in timeline_rows(phase_rows(ok or records)):
         if name == OTHER:
             other = summarize(r.other_time for r in ok)
-            rows.append([OTHER_LABEL, format_duration(other.median if other else None), _range(other), "", ""])
+            rows.append([OTHER_LABEL, format_duration(other.median if other else None), _range(other), "", "", ""])
             continue
         reached = [p for p in (r.phase(name) for r in ok) if p is not None]
         d = summarize(p.duration for p in reached)
@@ -121,9 +122,10 @@ def repeat_table(records: Sequence[RunRecord]) -> str:
             _range(d) + (f" ({len(reached)} of {len(ok)} runs)" if d and len(reached) < len(ok) else ""),
             format_bytes(rss.median if rss else None),
             format_bytes(peak.median if peak else None),
+            median_reads(ok, name),
         ])
     ready = summarize(r.time_to_ready for r in ok)
-    text = grid(["Phase", "Median", "Min – max", "RSS at end", "Peak RSS"], rows)
+    text = grid(["Phase", "Median", "Min – max", "RSS at end", "Peak RSS", "Read (median)"], rows)
     footer = [f"Runs: {len(ok)} of {len(records)} succeeded"]
     if ready:
         footer.append(f"Time to ready: median {format_duration(ready.median)} "

@@ -23,7 +23,7 @@ from .process_tree import end_group, end_leftovers
 from .program import STOP_GRACE_S
 from .record import RunRecord
 from .sampling import ResourceSampler
-from .session import SAMPLE_INTERVAL_S, Output, ProbeSession
+from .session import SAMPLE_INTERVAL_S, Output, ProbeSession, start_together
 
 EXIT_DRAIN_S = 0.5  # after the child exits, how long its leftover descendants may hold the pipes
 
@@ -58,6 +58,8 @@ def run_sessions(sessions: Sequence[ProbeSession], watcher: Watcher | None = Non
                  gpus: GpuMemorySampler | None = None) -> list[RunRecord]:
     """Start every session's child at once and drive them all to their end."""
     watcher = watcher or Watcher()
+    if not any(s.shared for s in sessions):
+        start_together([s for s in sessions if not s.done])
     selector = selectors.DefaultSelector()
     children: list[_Child] = []
     try:

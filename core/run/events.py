@@ -18,7 +18,9 @@ Kinds and their extra fields:
 - ``phase_start``: no extra fields.
 - ``phase_end``: ``duration`` (s), ``rss`` and ``peak_rss`` (bytes, or null), and for
   ``steady`` a ``latency`` object (``median``, ``min``, ``max``, ``p90``, ``n``, seconds); ``retraces``
-  a ``count`` (traces beyond each tf.function's first; the duration is their time).
+  a ``count`` (traces beyond each tf.function's first; the duration is their time); from the
+  probe, ``read_bytes`` and ``rchar`` (bytes read from storage and bytes read at all during
+  the phase, the probe's own process, /proc/self/io; absent where unknown).
 - ``settings``: ``applied``, an object of every setting as read back inside the child.
 - ``inputs``: after load, before anything is generated: ``inputs`` (a list of ``name``,
   ``dtype``, ``shape`` with null for an unknown dimension, batch first), ``signature``
@@ -88,6 +90,8 @@ class PhaseEnd:
     latency: dict[str, float] = field(default_factory=dict)
     parts: dict[str, float] = field(default_factory=dict)  # seconds by part of the phase
     count: int | None = None  # retraces: how many
+    read_bytes: int | None = None  # bytes the child read from storage during the phase
+    rchar: int | None = None  # bytes its reads returned, the page cache's included
 
 
 @dataclass(frozen=True)
@@ -310,6 +314,8 @@ _BUILDERS: dict[str, Callable[[dict[str, Any], float, str], Event]] = {
         _latency(o),
         _parts(o),
         _optional_count(o, "count"),
+        _optional_count(o, "read_bytes", MAX_BYTES),
+        _optional_count(o, "rchar", MAX_BYTES),
     ),
     "mark": lambda o, ts, ph: Mark(ts, ph, _name(o, "name")),
     "settings": lambda o, ts, ph: SettingsApplied(ts, ph, _mapping(o, "applied")),

@@ -84,6 +84,12 @@ def xla_flag_problems(config: LaunchConfig, known: KnownFlags) -> list[Problem]:
                            "does not know; TensorFlow would abort at start. Remove it or update TensorFlow.")]
 
 
+def page_cache_problem(config: LaunchConfig) -> str | None:
+    from .eviction import check  # what a cold start touches: read only when a run is checked
+
+    return check(config)
+
+
 def launch_check(config: LaunchConfig, *, script: bool = False,
                  known: KnownFlags | None = ask_known_flags) -> list[Problem]:
     """Every reason `config` cannot be launched; a script brings its own model."""
@@ -92,6 +98,8 @@ def launch_check(config: LaunchConfig, *, script: bool = False,
         problems += program_problems(config)
     if known is not None and not any(p.field == "python" for p in problems):
         problems += xla_flag_problems(config, known)
+    if not script and (why := page_cache_problem(config)):
+        problems.append(Problem("page_cache", why))
     return problems
 
 

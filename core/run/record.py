@@ -54,6 +54,8 @@ class PhaseRecord:
     progress: tuple[int, int] | None = None  # (done, total) calls, while a repeating phase runs
     parts: dict[str, float] = field(default_factory=dict)  # seconds by part: devices on a GPU machine
     count: int | None = None  # retraces: how many traces beyond each function's first
+    read_bytes: int | None = None  # read from storage during the phase (the child's /proc/self/io)
+    rchar: int | None = None  # read at all, page cache included
 
 
 @dataclass
@@ -92,6 +94,7 @@ class RunRecord:
     command: list[str] | None = None  # set for a user's script launched with these settings
     launch_notes: list[str] = field(default_factory=list)  # what the launcher did first (a cache emptied, and why)
     launch_gpus: dict[str, Any] = field(default_factory=dict)  # NVML at launch (gpu_notes.launch_facts)
+    page_cache: dict[str, Any] = field(default_factory=dict)  # a cold start's eviction (eviction.PageCacheReport)
     marks: list[tuple[str, float]] = field(default_factory=list)  # a program's own points: (name, s since launch)
     stopped_at_ready: bool = False  # tflaunch ended the program at its ready point: not a failure
     steady_ended: bool = False  # a program's steady state is over (measured, or none to measure)
@@ -196,6 +199,7 @@ class RunRecord:
             phase.rss, phase.peak_rss, phase.latency = event.rss, event.peak_rss, dict(event.latency)
             phase.parts = dict(event.parts)
             phase.count = event.count
+            phase.read_bytes, phase.rchar = event.read_bytes, event.rchar
             if phase.started is None or event.phase == "spawn":
                 phase.started = event.ts - duration
             if event.phase == self.ready_phase and self.ready_at is None:

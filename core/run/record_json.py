@@ -36,6 +36,7 @@ def record_dict(record: RunRecord) -> dict[str, Any]:
         "assumed_input_shape": bool(record.assumed_inputs),
         "warnings": record.warnings,
         "notes": record.notes,
+        "page_cache": record.page_cache or None,
         "steady_per_call": ({**record.latency, **({} if record.is_program else {"batch": record.fed_batch})}
                             if record.latency.get("n") else None),
         "peak_rss": record.peak_rss,
@@ -45,7 +46,8 @@ def record_dict(record: RunRecord) -> dict[str, Any]:
             name: {"state": p.state.value, "duration": p.duration, "rss": p.rss,
                    "peak_rss": p.peak_rss, **({"latency": p.latency} if p.latency else {}),
                    **({"parts": p.parts} if p.parts else {}),
-                   **({"count": p.count} if p.count is not None else {})}
+                   **({"count": p.count} if p.count is not None else {}),
+                   **({"read_bytes": p.read_bytes, "rchar": p.rchar} if p.read_bytes is not None else {})}
             for name, p in record.phases.items()
         },
         "marks": [{"name": name, "at": at} for name, at in record.marks],

@@ -18,6 +18,8 @@ from ..settings.config import LaunchConfig
 from . import events as ev
 from .environment import launch_environment, prepare_caches
 from .events import EventParser, LineBuffer
+from .eviction import PageCacheReport
+from .eviction import prepare as prepare_page_cache
 from .gpu_notes import launch_facts
 from .gpus import machine_gpus
 from .process_tree import RUN_MARKER_ENV, run_marker
@@ -47,6 +49,29 @@ class Output:
         self.stop = self.stop or other.stop
 
 
+class StartedTogether:
+    """Sessions of one trial, started at once (--instances): the page cache is made cold
+    once, before the first of them, so that no instance evicts what another has read."""
+
+    def __init__(self, sessions: list[ProbeSession]) -> None:
+        self._done = False
+        self._report: PageCacheReport | None = None
+        self._config = sessions[0].record.config if sessions else None
+        for session in sessions:
+            session.shared = self
+
+    def page_cache(self) -> PageCacheReport | None:
+        if not self._done and self._config is not None:
+            self._report, self._done = prepare_page_cache(self._config), True
+        return self._report
+
+
+def start_together(sessions: list[ProbeSession]) -> None:
+    """Mark `sessions` as one trial's instances (they share one eviction)."""
+    if len(sessions) > 1:
+        StartedTogether(sessions)
+
+
 class ProbeSession:
     def __init__(self, config: LaunchConfig, *, script: list[str] | None = None,
                  command: list[str] | None = None, base_env: Mapping[str, str] | None = None,
@@ -70,6 +95,7 @@ class ProbeSession:
         self.deadline: float | None = None  # monotonic
         self.cancelled = self.timed_out = False
         self.marker = run_marker()  # in the child's environment: finds what it leaves behind
+        self.shared: StartedTogether | None = None  # instances started together: one eviction for all
 
     @property
     def done(self) -> bool:
@@ -91,6 +117,10 @@ class ProbeSession:
         # gigabytes of kernels) before time zero: that is tflaunch's work, not the run's.
         record.launch_notes = prepare_caches(record.config)
         record.launch_gpus = launch_facts(machine_gpus())
+        # A cold page cache is made here, the one place every launcher shares, after the
+        # other preparations so that nothing read after it warms the files again.
+        if not record.is_script:
+            self._prepare_page_cache()
         spent = time.monotonic() - before
         wall, monotonic = wall + spent, monotonic + spent
         record.launched_at = wall
@@ -107,6 +137,12 @@ class ProbeSession:
         if self.observes:
             env[OBSERVE_ENV] = observe_settings(record.config)
         return argv, env
+
+    def _prepare_page_cache(self) -> None:
+        report = self.shared.page_cache() if self.shared is not None else prepare_page_cache(self.record.config)
+        if report is not None:
+            self.record.page_cache = report.to_dict()
+            self.record.launch_notes += report.sentences()
 
     @property
     def cwd(self) -> str | None:

@@ -21,7 +21,16 @@ from ..probe.input_shapes import parse as parse_input
 from ..probe.model_files import check_model_path
 from ..probe.user_code import is_file
 from .display import short_value
-from .vocabulary import ALLOCATORS, BY_NAME, CACHE_STATES, CALLS, LOG_LEVELS, MODULE_LOADING, SAMPLE_MODELS
+from .vocabulary import (
+    ALLOCATORS,
+    BY_NAME,
+    CACHE_STATES,
+    CALLS,
+    LOG_LEVELS,
+    MODULE_LOADING,
+    PAGE_CACHE_STATES,
+    SAMPLE_MODELS,
+)
 
 DEFAULT_TIMEOUT_S = 600.0
 MAX_THREADS = 1024  # per pool: more is a typo, and TensorFlow would try to start them all
@@ -67,6 +76,7 @@ class LaunchConfig:
     module_loading: str | None = None  # None = the driver's; "lazy" or "eager"
     cuda_cache: str | None = None  # None = the driver's own folder; "cold" or "warm"
     xla_cache: bool = False
+    page_cache: str = "warm"  # warm (nothing done), cold (evicted before the start) or preloaded
     nvtx: bool = False
     batch: int = 1
     inputs: dict[str, str] = field(default_factory=dict)  # input name -> "D1xD2[:dtype]", no batch
@@ -130,6 +140,9 @@ class LaunchConfig:
             if value is not None and value not in choices:
                 problems.append(Problem(name, f"{BY_NAME[name].label} is one of {', '.join(choices)} (or default), "
                                               f"not {value!r}."))
+        if self.page_cache not in PAGE_CACHE_STATES:
+            problems.append(Problem("page_cache", f"Page cache is one of {', '.join(PAGE_CACHE_STATES)}, not "
+                                                  f"{self.page_cache!r}."))
         if self.log_level is not None and self.log_level not in LOG_LEVELS:
             problems.append(Problem("log_level", "The log level must be 0, 1, 2 or 3."))
         if self.visible_gpus is not None and any(not isinstance(i, int) or i < 0 for i in self.visible_gpus):
@@ -190,7 +203,7 @@ class LaunchConfig:
         if "program" in values:
             program = values["program"]
             values["program"] = (program,) if isinstance(program, str) else tuple(str(a) for a in program or ())
-        for name in ("workdir", "until", "call"):
+        for name in ("workdir", "until", "call", "page_cache"):
             if name in values:
                 values[name] = str(values[name])
         if "signature" in values:

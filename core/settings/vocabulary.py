@@ -28,6 +28,11 @@ AUTO_JIT_FLAGS = ("--tf_xla_auto_jit=2", "--tf_xla_cpu_global_jit")
 ALLOCATORS: dict[str, str] = {"bfc": "TensorFlow's BFC allocator", "cuda_malloc_async": "CUDA's async allocator"}
 MODULE_LOADING: dict[str, str] = {"lazy": "LAZY", "eager": "EAGER"}
 CACHE_STATES: dict[str, str] = {"cold": "an empty folder per run", "warm": "kept between runs"}
+PAGE_CACHE_STATES: dict[str, str] = {
+    "warm": "as the files are (nothing done)",
+    "cold": "the model's files and TensorFlow's installation evicted before the start",
+    "preloaded": "evicted, then the model's files read back in (TensorFlow stays cold)",
+}
 
 
 def parse_switch(text: str) -> bool:
@@ -109,6 +114,13 @@ SETTINGS: tuple[Setting, ...] = (
             "interpreter, TensorFlow, driver and GPUs; checked against the installed TensorFlow first. It acts on "
             "XLA-compiled code only (XLA auto-clustering, jit_compile).", Reach.ENVIRONMENT, "TensorFlow",
             "--xla-cache"),
+    Setting("page_cache", "Page cache", "What the kernel's page cache holds at the start. warm: nothing is done "
+            "(the files are as earlier runs left them, usually in memory); cold: before the start tflaunch evicts "
+            "the model's files and the interpreter's TensorFlow and Keras installation (posix_fadvise, no root), "
+            "as after a reboot, and says how much really left memory; preloaded: cold, then the model's files "
+            "read back in (what vmtouch -t in a deploy script does). Linux only; a launch of your own script "
+            "(tflaunch run) leaves the page cache as it is.", Reach.MEASUREMENT, "TensorFlow",
+            "--page-cache"),
     Setting("nvtx", "NVTX ranges (measurement only)", "Mark each phase as an NVTX range (tflaunch:import, "
             "tflaunch:devices, ...) so a run under Nsight Systems (nsys profile) shows tflaunch's phases. Needs "
             "libnvToolsExt in the child's environment (the nvidia-nvtx-cu12 wheel or a CUDA toolkit); the run "

@@ -31,7 +31,7 @@ from .atomic import atomic_write
 DATA_SETTINGS = frozenset({
     "intra", "inter", "jit_compile", "xla_auto", "onednn", "log_level", "visible_gpus", "memory_growth",
     "memory_limit_mb", "allocator", "cudnn_autotune", "module_loading", "cuda_cache", "xla_cache", "nvtx",
-    "batch", "inputs", "signature", "steady", "call", "until", "timeout",
+    "page_cache", "batch", "inputs", "signature", "steady", "call", "until", "timeout",
 })
 JUDGED_SETTINGS = frozenset({"model", "python", "imports", "unsafe_deserialization", "extra_env", "program",
                              "workdir"})

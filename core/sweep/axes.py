@@ -10,7 +10,14 @@ from collections.abc import Callable
 from ..probe.input_shapes import parse_shape, spec_text
 from ..run.formats import FORMATS
 from ..settings.config import MAX_THREADS, LaunchConfig
-from ..settings.vocabulary import ALLOCATORS, CACHE_STATES, MODULE_LOADING, parse_switch, parse_tristate
+from ..settings.vocabulary import (
+    ALLOCATORS,
+    CACHE_STATES,
+    MODULE_LOADING,
+    PAGE_CACHE_STATES,
+    parse_switch,
+    parse_tristate,
+)
 from .instances import INSTANCES_HELP
 
 MAX_BATCH = 1 << 20  # as LaunchConfig.validate allows
@@ -29,6 +36,8 @@ AXES: dict[str, tuple[str, str]] = {
     "memory_limit": ("per-GPU memory limit in MiB, or none (tf.config LogicalDeviceConfiguration)", "none,4096"),
     "allocator": ("GPU allocator: bfc, cuda_malloc_async, default (TF_GPU_ALLOCATOR)", "bfc,cuda_malloc_async"),
     "cuda_cache": ("CUDA kernel cache: cold, warm, default (CUDA_CACHE_PATH, CUDA_CACHE_MAXSIZE)", "cold,warm"),
+    "page_cache": ("page cache at the start: " + ", ".join(PAGE_CACHE_STATES) + " (cold evicts the model and "
+                   "TensorFlow's files before each trial)", "warm,cold"),
     "xla_cache": ("XLA program cache: off, on (TF_XLA_FLAGS=--tf_xla_persistent_cache_directory)", "off,on"),
     "cudnn_autotune": ("cuDNN autotuning: on, off, default (TF_CUDNN_USE_AUTOTUNE)", "on,off"),
     "module_loading": ("CUDA module loading: lazy, eager, default (CUDA_MODULE_LOADING)", "lazy,eager"),
@@ -61,6 +70,10 @@ def apply_value(config: LaunchConfig, axis: str, text: str, model_for_format: Ca
         return config.replace(**{axis: parse_switch(text)})
     if axis in ("onednn", "cudnn_autotune"):
         return config.replace(**{axis: parse_tristate(text)})
+    if axis == "page_cache":
+        if text.lower() not in PAGE_CACHE_STATES:
+            raise ValueError(f"use one of {', '.join(PAGE_CACHE_STATES)}")
+        return config.replace(page_cache=text.lower())
     if axis in WORD_AXES:
         choices = WORD_AXES[axis]
         if text.lower() not in (*choices, "default"):

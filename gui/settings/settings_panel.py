@@ -30,7 +30,7 @@ from tflaunch.core.phases import normal_until
 from tflaunch.core.run.gpus import GpuInventory
 from tflaunch.core.run.interpreter import InterpreterInfo
 from tflaunch.core.settings.config import MAX_THREADS, LaunchConfig, Problem
-from tflaunch.core.settings.vocabulary import BY_NAME, SAMPLE_MODELS, SETTINGS, Setting
+from tflaunch.core.settings.vocabulary import BY_NAME, PAGE_CACHE_STATES, SAMPLE_MODELS, SETTINGS, Setting
 from tflaunch.core.units import format_bytes
 
 from ..widgets import file_dialogs
@@ -127,6 +127,8 @@ class SettingsPanel(QWidget):
         elif name == "cuda_cache":
             editor = ed.choice_editor({"default (driver's folder)": None, "cold (empty per run)": "cold",
                                        "warm (kept)": "warm"})
+        elif name == "page_cache":
+            editor = ed.choice_editor({f"{word}: {meaning}": word for word, meaning in PAGE_CACHE_STATES.items()})
         elif name == "log_level":
             editor = ed.log_level_editor()
         elif name == "extra_env":
