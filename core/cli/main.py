@@ -49,16 +49,18 @@ def build_parser(gui_only: bool = False) -> argparse.ArgumentParser:
 
 
 def _command_modules() -> dict[str, Any]:
-    from . import advise, bench, devices, history, profiles, report, sample, serving_warmup, sweep, warm
+    from . import advise, bench, cluster, devices, history, profiles, report, sample, serving_warmup, sweep, warm
 
     return {"bench": bench, "sample": sample, "profiles": profiles, "sweep": sweep, "report": report,
             "history": history, "devices": devices, "warm": warm, "doctor": advise,
-            "serving-warmup": serving_warmup}
+            "serving-warmup": serving_warmup, "cluster": cluster}
 
 
 def main(argv: Sequence[str] | None = None, gui_launcher: GuiLauncher | None = None,
          review_renderer: Renderer | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["sweep"]:
+        argv = _command_modules()["cluster"].cluster_argv(argv)
     gui_only = not argv or (argv[0] == "gui" and not {"-h", "--help"} & set(argv))
     try:
         args = build_parser(gui_only).parse_args(argv or ["gui"])
@@ -76,6 +78,8 @@ def main(argv: Sequence[str] | None = None, gui_launcher: GuiLauncher | None = N
             "report": lambda a: m["report"].run(a, review_renderer), "history": m["history"].run,
             "devices": m["devices"].run, "warm": m["warm"].run,
             "doctor": m["doctor"].run, "serving-warmup": m["serving-warmup"].run,
+            "trial": m["cluster"].run_trial_command,
+            **{f"sweep-{action}": m["cluster"].action_command for action in m["cluster"].ACTIONS},
         }
         try:
             return commands[args.command](args)

@@ -19,6 +19,7 @@ from ..sweep.session import SweepSession, prepare, refusal, run_headless
 from ..sweep.stored import winner_profile
 from .arguments import SettingsError, add_config_arguments, add_program_argument, config_from_args
 from .bench import open_history, refuse, say
+from .cluster import add_sweep_options, submit_sweep
 
 
 def _vary(text: str) -> tuple[str, list[str]]:
@@ -55,6 +56,7 @@ def add_arguments(sub: argparse._SubParsersAction) -> None:  # type: ignore[type
     sweep.add_argument("--seed", type=int, default=0, help="seed of the trial order and the bootstrap")
     sweep.add_argument("--json", action="store_true", help="print machine-readable results on stdout")
     sweep.add_argument("--save-winner", metavar="NAME", help="save the winning settings as a launch profile")
+    add_sweep_options(sweep)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -71,7 +73,9 @@ def run(args: argparse.Namespace) -> int:
     if not axes:
         return refuse("invalid_arguments", "nothing to vary: give --vary SETTING=V1,V2 (such as --vary intra=1,2), "
                       "or several instance counts (--instances 1,2,4).", args.json)
-    plan = SweepPlan(base, axes, args.repeat, args.warmup, args.objective, not args.no_racing,
+    # Racing needs each result before choosing the next trial; a Slurm array runs them all.
+    racing = not args.no_racing and args.on != "slurm"
+    plan = SweepPlan(base, axes, args.repeat, args.warmup, args.objective, racing,
                      args.instances[0], args.seed)
     if args.save_winner:
         try:
@@ -88,6 +92,8 @@ def run(args: argparse.Namespace) -> int:
     if why:
         print(f"tflaunch: {why}", file=sys.stderr)
         return 2
+    if args.on == "slurm":
+        return submit_sweep(args, plan, candidates)
     history, problem = open_history()
     session = SweepSession(plan, candidates, history, problem=problem)
     print(f"tflaunch: sweep of {plan.describe(len(candidates))}", file=sys.stderr)

@@ -36,13 +36,13 @@ from .rows import (
     stored_trial,
     summary_from_row,
 )
+from .run_rows import FINISHED_COLUMNS, finished_values, phase_rows
 from .storable import (
     storable_gpu_samples,
     storable_int,
     storable_json,
     storable_real,
     storable_samples,
-    storable_text,
 )
 
 # HistoryError and RunSummary live beside History for its callers.
@@ -215,33 +215,14 @@ class History:
     def finish(self, run_id: int, record: RunRecord, samples_written: int = 0, gpu_samples_written: int = 0) -> None:
         """Store the finished record; samples after the first `samples_written` (GPU samples
         after the first `gpu_samples_written`) are added."""
-        failure = None
-        if record.failure is not None:
-            failure = {"kind": record.failure.kind, "message": record.failure.message,
-                       "detail": storable_text(record.failure.detail)}
         with self._writing():
-            self._db.execute(
-                "UPDATE runs SET finished_at=?, status=?, failed_phase=?, time_to_ready=?, peak_rss=?,"
-                " config=?, settings=?, environment=?, model_info=?, failure=?, exit_code=?, exit_signal=?,"
-                " stderr_tail=?, imports=?, marks=?, stopped_at_ready=? WHERE id=?",
-                (storable_real(record.finished_at) or time.time(), record.status.value, record.failed_phase,
-                 storable_real(record.time_to_ready), storable_int(record.peak_rss),
-                 storable_json(record.config.to_dict()), storable_json(record.settings),
-                 storable_json(record.environment), storable_json(record.model),
-                 None if failure is None else storable_json(failure), storable_int(record.exit_code),
-                 storable_int(record.exit_signal), storable_text("\n".join(record.stderr_tail)),
-                 storable_json(record.imports),
-                 storable_json([[name, storable_real(at)] for name, at in record.marks], "[]"),
-                 int(record.stopped_at_ready), run_id),
-            )
+            self._db.execute(f"UPDATE runs SET {', '.join(c + '=?' for c in FINISHED_COLUMNS)} WHERE id=?",
+                             (*finished_values(record), run_id))
             self._db.execute("DELETE FROM phases WHERE run_id=?", (run_id,))
             self._db.executemany(
                 "INSERT INTO phases (run_id, name, state, started, duration, rss, peak_rss, latency, parts, seq,"
                 " extra) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                [(run_id, p.name, p.state.value, storable_real(p.started), storable_real(p.duration),
-                  storable_int(p.rss), storable_int(p.peak_rss), storable_json(p.latency), storable_json(p.parts),
-                  seq, storable_json({"count": p.count} if p.count is not None else {}))
-                 for seq, p in enumerate(record.phases.values())],
+                [(run_id, *row) for row in phase_rows(record)],
             )
             rest = storable_samples(record.samples[samples_written:])
             self._db.executemany("INSERT INTO samples (run_id, t, rss) VALUES (?, ?, ?)",

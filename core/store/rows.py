@@ -216,6 +216,13 @@ def stored_trial(text: Any) -> dict[str, Any]:
         raise DamagedRowError(f"trial warmup is {shown(trial.get('warmup'))}, not true or false")
     _int(trial.get("number"), "trial number", 0, optional=False)
     _int(trial.get("instance", 0), "trial instance", 0)
+    if "node" in trial:  # a cluster trial: the node it ran on, as its result file said
+        node = trial["node"]
+        if not isinstance(node, dict) or not all(isinstance(v, (str, type(None))) or (
+                isinstance(v, list) and all(isinstance(m, str) for m in v)) for v in node.values()):
+            raise DamagedRowError(f"trial node is {shown(node)}, not the facts of a node")
+        _int(trial.get("index"), "trial index", 0, optional=False)
+        _text(trial.get("node_type"), "trial node type")
     return trial
 
 

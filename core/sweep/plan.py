@@ -263,9 +263,7 @@ class Sweep:
         due = [c for c in self.live() if warmup or len(self.values[c.key]) < self.plan.repeat]
         if not due or (not warmup and self.plan.racing and len(self.live()) == 1 and self._round > 0):
             return
-        self._rng.shuffle(due)
-        if len(due) > 1 and due[0].key == self._last:  # never the same candidate twice in a row
-            due[0], due[1] = due[1], due[0]
+        due = shuffled_round(self._rng, due, self._last)
         self._queue.extend(Trial(self.trials_run + i + 1, c, warmup) for i, c in enumerate(due))
         self._round += 1
 
@@ -330,6 +328,28 @@ class Sweep:
 
     def winner(self) -> CandidateResult | None:
         return winner_of(self.results())
+
+
+def shuffled_round(rng: random.Random, due: Sequence[Candidate], last: str | None) -> list[Candidate]:
+    """One round: every candidate due, in a fresh random order, never the one that ran last first."""
+    order = list(due)
+    rng.shuffle(order)
+    if len(order) > 1 and order[0].key == last:
+        order[0], order[1] = order[1], order[0]
+    return order
+
+
+def schedule(plan: SweepPlan, candidates: Sequence[Candidate], seed: int) -> list[Trial]:
+    """Every trial of the plan without racing, in the order a sweep runs them: the warm-up
+    rounds, then `repeat` rounds, each shuffled. A cluster sweep's whole array (racing
+    needs each result before the next trial is chosen, which an array does not wait for)."""
+    rng, last = random.Random(seed), None
+    trials: list[Trial] = []
+    for round_ in range(plan.warmup + plan.repeat):
+        for candidate in shuffled_round(rng, candidates, last):
+            trials.append(Trial(len(trials) + 1, candidate, round_ < plan.warmup))
+            last = candidate.key
+    return trials
 
 
 def leader_of(results: Sequence[CandidateResult]) -> CandidateResult | None:

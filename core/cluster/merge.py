@@ -1,0 +1,118 @@
+"""A cluster sweep merged into the workstation's history, one history sweep per node type.
+
+Merging is idempotent: each node type's sweep is found again by the folder's id, and a
+trial already stored is stored again only if its result changed (a trial rerun by
+`tflaunch sweep resubmit` replaces its earlier runs). Merging twice gives the same rows.
+The verdicts are the local sweep's, computed per node type from the trials in their
+array order, racing off (an array does not wait for one result to choose the next).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..store.history import History, HistoryError
+from ..sweep.plan import Candidate, Sweep, SweepPlan, Trial, outcome
+from ..sweep.session import prepare, trial_value
+from .folder import SweepFolder, TrialFile
+from .node import gpu_label
+from .status import TrialState
+
+
+@dataclass
+class NodeTypeSweep:
+    """One node type's part of a cluster sweep, with its own verdict."""
+
+    node_type: str
+    sweep: Sweep
+    gpu_models: list[str] = field(default_factory=list)  # what its trials' nodes reported
+    hosts: list[str] = field(default_factory=list)
+    history_id: int | None = None
+    added: int = 0  # runs stored by this merge
+    replaced: int = 0  # runs of rerun trials replaced
+
+    @property
+    def label(self) -> str:
+        """"a100 (NVIDIA A100-SXM4-80GB)", the name the sweep was asked for with what was seen."""
+        seen = ", ".join(self.gpu_models) or "no GPU seen"
+        return f"{self.node_type} ({seen})"
+
+
+def node_type_sweeps(folder: SweepFolder, states: list[TrialState]) -> list[NodeTypeSweep]:
+    """Each node type's sweep, its trials reported in their array order."""
+    plan = SweepPlan.from_dict({**folder.plan.to_dict(), "racing": False})
+    candidates = _candidates(folder)
+    trials = {t.index: t for t in folder.trials()}
+    out = []
+    for node_type in folder.node_types:
+        part = NodeTypeSweep(node_type.name, Sweep(plan, candidates))
+        by_key = {c.key: c for c in candidates}
+        mine = sorted((s for s in states if s.node_type == node_type.name), key=lambda s: trials[s.index].number)
+        for state in mine:
+            trial, result = trials[state.index], state.result
+            if result is None:
+                continue
+            candidate = by_key.get(trial.candidate)
+            if candidate is None:
+                continue
+            value = trial_value(result.records, plan.objective) if result.ok else None
+            part.sweep.report(Trial(trial.number, candidate, trial.warmup), value, result.reason)
+            label = gpu_label(result.node)
+            if label not in part.gpu_models and result.node.get("gpu_models"):
+                part.gpu_models.append(label)
+            if (host := str(result.node.get("host"))) not in part.hosts:
+                part.hosts.append(host)
+        out.append(part)
+    return out
+
+
+def _candidates(folder: SweepFolder) -> list[Candidate]:
+    """The plan's candidates, with the settings each trial file was written with (a format
+    axis named the converted files on the workstation that submitted)."""
+    configs: dict[str, TrialFile] = {}
+    for trial in folder.trials():
+        configs.setdefault(trial.candidate, trial)
+    planned = prepare(folder.plan) if "format" not in folder.plan.axes else folder.plan.candidates(str)
+    return [Candidate(c.key, configs[c.key].config if c.key in configs else c.config, c.baseline, c.instances)
+            for c in planned]
+
+
+def merge(folder: SweepFolder, states: list[TrialState], history: History) -> list[NodeTypeSweep]:
+    """Store every result of the folder in `history`; HistoryError if it cannot be written."""
+    parts = node_type_sweeps(folder, states)
+    done = all(s.state in ("done", "failed") for s in states)
+    for part in parts:
+        part.history_id = _history_sweep(history, folder, part.node_type)
+        stored: dict[int, list[tuple[dict[str, Any], Any]]] = {}
+        for trial, record in history.sweep_trials(part.history_id):
+            stored.setdefault(trial.get("index", -1), []).append((trial, record))
+        for state in states:
+            if state.node_type != part.node_type or state.result is None:
+                continue
+            before = stored.get(state.index, [])
+            launched = sorted(r.launched_at for r, _ in state.result.runs)
+            if before and sorted(rec.launched_at for _, rec in before) == launched:
+                continue  # merged already: the same runs
+            if before:
+                history.delete(rec.history_id for _, rec in before if rec.history_id is not None)
+                part.replaced += len(before)
+            for record, info in state.result.runs:
+                history.record(record, "cluster", part.history_id, info)
+                part.added += 1
+        history.finish_sweep(part.history_id, "done" if done else "partial",
+                             outcome(part.sweep.results(), part.sweep.plan.objective))
+    return parts
+
+
+def _history_sweep(history: History, folder: SweepFolder, node_type: str) -> int:
+    """The history's sweep for this folder and node type, made on the first merge."""
+    key = {"id": folder.id, "node_type": node_type, "folder": str(folder.path)}
+    for sweep_id, *_ in history.list_sweeps():
+        try:
+            cluster = history.sweep_plan(sweep_id).get("cluster") or {}
+        except (HistoryError, KeyError):
+            continue  # a damaged sweep is not ours to judge here
+        if cluster.get("id") == folder.id and cluster.get("node_type") == node_type:
+            return int(sweep_id)
+    return history.create_sweep(folder.plan.base.subject, {**folder.plan.to_dict(), "racing": False, "cluster": key})

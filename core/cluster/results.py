@@ -1,0 +1,61 @@
+"""Result files read back: each checked as a history row is (store/run_rows.py), so a
+half-copied or tampered file is named and skipped, never trusted or fatal."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from ..run.record import RunRecord, RunStatus
+from ..store.rows import DamagedRowError
+from ..store.run_rows import record_from_data
+from ..sweep.session import failure_reason
+from .folder import FolderError, SweepFolder, read_json
+from .trial import RESULT_FORMAT, RESULT_VERSION
+
+
+@dataclass
+class TrialResult:
+    index: int
+    node: dict[str, Any]
+    runs: list[tuple[RunRecord, dict[str, Any]]]  # (record, trial info as the history stores it)
+    refused: str | None  # the node's launch check refused the trial: why
+
+    @property
+    def records(self) -> list[RunRecord]:
+        return [r for r, _ in self.runs]
+
+    @property
+    def ok(self) -> bool:
+        return bool(self.runs) and self.refused is None and all(r.status is RunStatus.OK for r in self.records)
+
+    @property
+    def reason(self) -> str | None:
+        """Why it failed, in the words of its first failed run (or the node's refusal)."""
+        return self.refused or failure_reason(self.records)
+
+
+def read_result(folder: SweepFolder, index: int) -> TrialResult | None:
+    """Trial `index`'s result; None when there is none yet. FolderError when the file is
+    there but is not a result of this sweep (the message says which and what to do)."""
+    path = folder.result_path(index)
+    if not path.exists():
+        return None
+    data = read_json(path, f"the result of trial {index}")
+    if not isinstance(data, dict) or data.get("format") != RESULT_FORMAT or data.get("version") != RESULT_VERSION:
+        raise FolderError(f"{path}: not a result tflaunch writes. Delete it and rerun the trial with "
+                          f"`tflaunch sweep resubmit {folder.path}`.")
+    if data.get("sweep") != folder.id or data.get("index") != index:
+        raise FolderError(f"{path}: the result of another sweep or trial (sweep {data.get('sweep')!r}, trial "
+                          f"{data.get('index')!r}), copied here by mistake. Delete it and rerun the trial with "
+                          f"`tflaunch sweep resubmit {folder.path}`.")
+    node, refused, runs = data.get("node"), data.get("refused"), data.get("runs")
+    if not isinstance(node, dict) or not isinstance(runs, list) or not (refused is None or isinstance(refused, str)):
+        raise FolderError(f"{path}: damaged (its node, refusal or runs are not what tflaunch writes). Delete it "
+                          f"and rerun the trial with `tflaunch sweep resubmit {folder.path}`.")
+    try:
+        records = [record_from_data(run) for run in runs]
+    except DamagedRowError as exc:
+        raise FolderError(f"{path}: a run in it is damaged ({exc}). Delete it and rerun the trial with "
+                          f"`tflaunch sweep resubmit {folder.path}`.") from None
+    return TrialResult(index, node, [(r, t or {}) for r, t in records], refused)

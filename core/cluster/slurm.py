@@ -1,0 +1,153 @@
+"""The cluster's own commands, asked as a user would: sbatch, squeue, scancel, sacct.
+
+Each call has a timeout (a hung controller must not hang tflaunch) and each failure is a
+SlurmError that names the command, what Slurm said and what to do. sacct is asked only
+where it works: without an accounting database it fails, and the state of a finished task
+then comes from the files its task left (status.py).
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+TIMEOUT_S = 60.0
+# squeue's states of a task that has not ended (https://slurm.schedmd.com/squeue.html#SECTION_JOB-STATE-CODES)
+PENDING_STATES = {"PENDING", "CONFIGURING", "REQUEUED", "REQUEUE_HOLD", "REQUEUE_FED", "RESV_DEL_HOLD",
+                  "SUSPENDED", "STOPPED", "RESIZING"}
+RUNNING_STATES = {"RUNNING", "COMPLETING", "SIGNALING", "STAGE_OUT"}
+_JOB_ID = re.compile(r"^(\d+)(?:;\S+)?$")
+_TASK = re.compile(r"^(\d+)_(\d+)$")
+_TASK_RANGE = re.compile(r"^(\d+)_\[([0-9,\-%]+)\]$")
+
+
+class SlurmError(Exception):
+    """A Slurm command that failed or is missing: the message says which and what to do."""
+
+
+@dataclass(frozen=True)
+class TaskState:
+    job_id: str
+    index: int
+    state: str  # as squeue or sacct spells it: PENDING, RUNNING, FAILED, CANCELLED...
+    reason: str = ""  # why a task waits (Resources, Priority, ...), from squeue
+
+
+def _run(command: list[str], what: str, input_text: str | None = None) -> str:
+    if shutil.which(command[0]) is None:
+        raise SlurmError(f"`{command[0]}` is not on PATH, so tflaunch cannot {what}. Run tflaunch on a machine "
+                         "that submits to the cluster (a login node), or load Slurm first (`module load slurm`).")
+    try:
+        done = subprocess.run(command, capture_output=True, text=True, timeout=TIMEOUT_S, input=input_text,
+                              errors="replace", check=False)
+    except subprocess.TimeoutExpired:
+        raise SlurmError(f"`{' '.join(command[:2])} ...` did not answer within {TIMEOUT_S:.0f} s, so tflaunch "
+                         f"could not {what}. The Slurm controller may be busy or down: try again later, or ask "
+                         "your cluster's administrators.") from None
+    except OSError as exc:
+        raise SlurmError(f"`{command[0]}` could not be started ({exc.strerror}), so tflaunch cannot {what}.") \
+            from None
+    if done.returncode != 0:
+        said = (done.stderr.strip() or done.stdout.strip() or f"exit status {done.returncode}").splitlines()
+        raise SlurmError(f"`{' '.join(command[:2])} ...` failed: {said[-1][:400]}. tflaunch could not {what}; "
+                         "check the partition, --gres and --sbatch-arg values with your cluster's documentation.")
+    return done.stdout
+
+
+def submit(script: str, indices: Sequence[int], options: Sequence[str], max_parallel: int | None = None,
+           what: str = "submit the sweep's job array") -> str:
+    """`sbatch --parsable --array=...`: the job id. The indices are sent as ranges."""
+    array = array_spec(indices) + (f"%{max_parallel}" if max_parallel else "")
+    out = _run(["sbatch", "--parsable", f"--array={array}", *options, script], what)
+    return parse_job_id(out)
+
+
+def submit_one(script: str, options: Sequence[str], what: str) -> str:
+    """`sbatch --parsable` of a single job (the check job)."""
+    return parse_job_id(_run(["sbatch", "--parsable", *options, script], what))
+
+
+def parse_job_id(out: str) -> str:
+    """sbatch --parsable prints `id` or `id;cluster`."""
+    line = out.strip().splitlines()[-1] if out.strip() else ""
+    match = _JOB_ID.match(line)
+    if not match:
+        raise SlurmError(f"sbatch answered {out.strip()[:200]!r} instead of a job id; tflaunch cannot follow "
+                         "the job. Check that `sbatch --parsable` works on this machine.")
+    return match.group(1)
+
+
+def array_spec(indices: Sequence[int]) -> str:
+    """0,1,2,5,7,8 -> "0-2,5,7-8"."""
+    ordered = sorted(set(indices))
+    if not ordered:
+        raise ValueError("an array needs at least one index")
+    runs: list[list[int]] = [[ordered[0], ordered[0]]]
+    for i in ordered[1:]:
+        if i == runs[-1][1] + 1:
+            runs[-1][1] = i
+        else:
+            runs.append([i, i])
+    parts = [str(low) if low == high else f"{low}-{high}" for low, high in runs]
+    return ",".join(parts)
+
+
+def expand_indices(spec: str) -> list[int]:
+    """squeue's "[3-5,8%2]" part -> [3, 4, 5, 8]."""
+    out: list[int] = []
+    for part in spec.split("%")[0].split(","):
+        low, _, high = part.partition("-")
+        if low.isdigit() and (not high or high.isdigit()):
+            out.extend(range(int(low), int(high or low) + 1))
+    return out
+
+
+def queue(job_ids: Sequence[str]) -> list[TaskState]:
+    """Every task of these jobs that Slurm still holds (pending or running), one per index."""
+    if not job_ids:
+        return []
+    out = _run(["squeue", "--noheader", "--array", f"--jobs={','.join(job_ids)}", "--format=%i|%T|%r"],
+               "ask Slurm which trials are queued or running")
+    return parse_queue(out)
+
+
+def parse_queue(out: str) -> list[TaskState]:
+    tasks = []
+    for line in out.splitlines():
+        fields = line.strip().split("|")
+        if len(fields) < 2:
+            continue
+        job, state, reason = fields[0], fields[1].upper(), (fields[2] if len(fields) > 2 else "")
+        if match := _TASK.match(job):
+            tasks.append(TaskState(match.group(1), int(match.group(2)), state, reason))
+        elif match := _TASK_RANGE.match(job):  # pending tasks may still be shown as one line
+            tasks.extend(TaskState(match.group(1), i, state, reason) for i in expand_indices(match.group(2)))
+    return tasks
+
+
+def accounting(job_ids: Sequence[str]) -> list[TaskState] | None:
+    """How each task ended, from sacct; None where accounting does not work (no slurmdbd)."""
+    if not job_ids or shutil.which("sacct") is None:
+        return None
+    try:
+        out = _run(["sacct", "--noheader", "--parsable2", "--allocations", f"--jobs={','.join(job_ids)}",
+                    "--format=JobID,State"], "read the accounting")
+    except SlurmError:
+        return None
+    tasks = []
+    for line in out.splitlines():
+        job, _, state = line.partition("|")
+        if match := _TASK.match(job.strip()):
+            tasks.append(TaskState(match.group(1), int(match.group(2)), state.split()[0].upper() if state else ""))
+    return tasks
+
+
+def cancel(job_ids: Sequence[str], indices: Sequence[int] | None = None) -> None:
+    """scancel whole jobs, or only these array indices of them."""
+    if not job_ids:
+        return
+    targets = list(job_ids) if indices is None else [f"{j}_[{array_spec(indices)}]" for j in job_ids]
+    _run(["scancel", *targets], "cancel the sweep's jobs")

@@ -1,0 +1,83 @@
+"""Submitting a cluster sweep, rerunning what is missing, and cancelling it."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from . import slurm
+from .folder import NodeType, SweepFolder
+from .preflight import check_nodes
+from .status import TrialState, trial_states
+
+RERUN_STATES = ("failed", "lost", "cancelled")
+
+
+def sbatch_options(folder: SweepFolder, node_type: NodeType) -> list[str]:
+    """What every job of this node type is submitted with (the check job too)."""
+    options = folder.options
+    out = [f"--chdir={options['cwd']}"] if options.get("cwd") else []
+    if options.get("partition"):
+        out.append(f"--partition={options['partition']}")
+    if node_type.gres:
+        out.append(f"--gres={node_type.gres}")
+    return out + list(options.get("sbatch_args") or [])
+
+
+def submit_arrays(folder: SweepFolder, indices: list[int] | None = None) -> dict[str, str]:
+    """One array per node type (of `indices`, default all): {node type: job id}."""
+    wanted = set(folder.indices if indices is None else indices)
+    by_type: dict[str, list[int]] = {}
+    for trial in folder.trials():
+        if trial.index in wanted:
+            by_type.setdefault(trial.node_type, []).append(trial.index)
+    jobs = {}
+    for node_type in folder.node_types:
+        mine = by_type.get(node_type.name)
+        if not mine:
+            continue
+        logs = folder.path / "logs"
+        job = slurm.submit(str(folder.script_path), mine,
+                           [f"--job-name=tflaunch-{folder.id}-{node_type.name}", f"--output={logs}/%a.out",
+                            f"--error={logs}/%a.err", *sbatch_options(folder, node_type)],
+                           folder.options.get("max_parallel"), f"submit the {node_type.name} trials")
+        folder.add_submission(job, node_type.name, mine)
+        jobs[node_type.name] = job
+    return jobs
+
+
+def submit(folder: SweepFolder, check_timeout: float, on_wait: Callable[[str], None] | None = None) -> dict[str, str]:
+    """Check every node type, then submit its array: {node type: job id}. CheckFailed or
+    SlurmError before anything of the sweep itself runs."""
+    check_nodes(folder, lambda t: sbatch_options(folder, t), check_timeout, on_wait)
+    return submit_arrays(folder)
+
+
+def resubmit(folder: SweepFolder, states: list[TrialState] | None = None) -> tuple[list[int], dict[str, str]]:
+    """Rerun every failed, lost or cancelled trial: (indices, {node type: job id}). Their
+    earlier results are kept aside in results/replaced/, not deleted."""
+    states = trial_states(folder) if states is None else states
+    again = [s.index for s in states if s.state in RERUN_STATES]
+    if not again:
+        return [], {}
+    aside = folder.path / "results" / "replaced"
+    for index in again:
+        _set_aside(folder.result_path(index), aside, time.strftime("%Y%m%d-%H%M%S"))
+        folder.exit_path(index).unlink(missing_ok=True)
+    return again, submit_arrays(folder, again)
+
+
+def _set_aside(path: Path, aside: Path, stamp: str) -> None:
+    if path.exists():
+        aside.mkdir(exist_ok=True)
+        path.rename(aside / f"{path.stem}-{stamp}.json")
+
+
+def cancel(folder: SweepFolder) -> list[str]:
+    """scancel every job of the sweep still known to Slurm; the job ids cancelled."""
+    jobs = folder.jobs()
+    live = [s["job_id"] for s in jobs["submitted"] if s["job_id"] not in jobs["cancelled"]]
+    slurm.cancel(live)
+    folder.add_cancelled(live)
+    return live

@@ -1,0 +1,83 @@
+"""`tflaunch trial DIR INDEX`: one trial of a cluster sweep, run on the node Slurm chose.
+
+The trial is a fresh process exactly as on the workstation: the same launch check, the
+same environment builder and probe (ProbeSession through the command line's driver),
+GPU memory sampled the same way. Its runs are written to results/NNNN.json whole, in
+the history's own row shape (store/run_rows.py), with the node they ran on.
+"""
+
+from __future__ import annotations
+
+import signal
+import time
+from pathlib import Path
+from types import FrameType
+from typing import Any
+
+from ..run.driver import run_sessions
+from ..run.gpus import GpuMemorySampler
+from ..run.launch_check import launch_check
+from ..run.record import RunRecord, RunStatus
+from ..run.session import ProbeSession
+from ..store.run_rows import run_data
+from .folder import FolderError, SweepFolder, TrialFile, load, write_json
+from .node import node_facts
+
+RESULT_FORMAT = "tflaunch-cluster-result"
+RESULT_VERSION = 1
+
+
+def trial_info(trial: TrialFile, instance: int, node: dict[str, Any]) -> dict[str, Any]:
+    """What the history stores of the trial a run was (rows.stored_trial checks it)."""
+    return {"candidate": trial.candidate, "warmup": trial.warmup, "number": trial.number, "instance": instance,
+            "index": trial.index, "node_type": trial.node_type, "node": node}
+
+
+def _terminated(signum: int, frame: FrameType | None) -> None:
+    # scancel sends SIGTERM: the driver's KeyboardInterrupt path ends the children it
+    # started (their process groups) instead of leaving them on the node.
+    raise KeyboardInterrupt
+
+
+def run_trial(path: Path, index: int) -> tuple[int, str]:
+    """Run trial `index` of the sweep at `path`: (exit status, a line for the task's log).
+    0: measured, every run ok; 1: measured or refused, not ok (the result says why); 2: no
+    result could be written; 130: cancelled."""
+    try:
+        folder = load(path)
+        trial = folder.trial(index)
+    except FolderError as exc:
+        return 2, str(exc)
+    node = node_facts()
+    started = time.time()
+    problems = launch_check(trial.config)
+    if problems:
+        reason = f"{problems[0].field}: {problems[0].message}"
+        return _write(folder, trial, node, started, [], f"refused on {node['host']}: {reason}"), \
+            f"trial {index} refused on this node: {reason}"
+    previous = signal.signal(signal.SIGTERM, _terminated)
+    gpus = GpuMemorySampler()
+    try:
+        sessions = [ProbeSession(trial.config) for _ in range(trial.instances)]
+        records = run_sessions(sessions, None, gpus)
+    finally:
+        gpus.close()
+        signal.signal(signal.SIGTERM, previous)
+    if any(r.status is RunStatus.CANCELLED for r in records):
+        return 130, f"trial {index} cancelled; no result written"
+    status = _write(folder, trial, node, started, records, None)
+    return status, f"trial {index} ({trial.candidate}): " + "; ".join(r.status_line for r in records)
+
+
+def _write(folder: SweepFolder, trial: TrialFile, node: dict[str, Any], started: float,
+           records: list[RunRecord], refused: str | None) -> int:
+    result = {"format": RESULT_FORMAT, "version": RESULT_VERSION, "sweep": folder.id, "index": trial.index,
+              "node": node, "started": started, "ended": time.time(), "refused": refused,
+              "runs": [run_data(r, "cluster", trial_info(trial, i, node)) for i, r in enumerate(records)]}
+    try:
+        write_json(folder.result_path(trial.index), result)
+    except OSError as exc:
+        print(f"tflaunch: the result of trial {trial.index} cannot be written to {folder.result_path(trial.index)} "
+              f"({exc.strerror}); the sweep folder must be writable from the nodes.")
+        return 2
+    return 0 if records and all(r.status is RunStatus.OK for r in records) else 1

@@ -1,0 +1,83 @@
+"""A run as the rows the history stores, and back: one shape for the SQLite file and for a
+run carried as a file (a cluster trial's result, written on a node and merged later).
+
+The writing side makes every value storable (a figure out of range becomes NULL, stderr
+is capped), so any record a run produced can be written; the reading side is rows.py's,
+which checks every column, so a result file from a node is trusted no more than a row.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from ..run.record import RunRecord
+from .rows import PHASE_COLUMNS, DamagedRowError, gpu_samples_from_rows, record_from_rows, stored_trial
+from .storable import (
+    storable_gpu_samples,
+    storable_int,
+    storable_json,
+    storable_real,
+    storable_samples,
+    storable_text,
+)
+
+# The columns a run's end sets, in the order History.finish writes them.
+FINISHED_COLUMNS = ("finished_at", "status", "failed_phase", "time_to_ready", "peak_rss", "config", "settings",
+                    "environment", "model_info", "failure", "exit_code", "exit_signal", "stderr_tail", "imports",
+                    "marks", "stopped_at_ready")
+
+
+def finished_values(record: RunRecord) -> tuple[Any, ...]:
+    """The FINISHED_COLUMNS of a finished run, storable."""
+    failure = None
+    if record.failure is not None:
+        failure = {"kind": record.failure.kind, "message": record.failure.message,
+                   "detail": storable_text(record.failure.detail)}
+    return (storable_real(record.finished_at) or time.time(), record.status.value, record.failed_phase,
+            storable_real(record.time_to_ready), storable_int(record.peak_rss),
+            storable_json(record.config.to_dict()), storable_json(record.settings),
+            storable_json(record.environment), storable_json(record.model),
+            None if failure is None else storable_json(failure), storable_int(record.exit_code),
+            storable_int(record.exit_signal), storable_text("\n".join(record.stderr_tail)),
+            storable_json(record.imports),
+            storable_json([[name, storable_real(at)] for name, at in record.marks], "[]"),
+            int(record.stopped_at_ready))
+
+
+def phase_rows(record: RunRecord) -> list[tuple[Any, ...]]:
+    """The run's phases in PHASE_COLUMNS order (their seq is the record's order)."""
+    return [(p.name, p.state.value, storable_real(p.started), storable_real(p.duration), storable_int(p.rss),
+             storable_int(p.peak_rss), storable_json(p.latency), storable_json(p.parts), seq,
+             storable_json({"count": p.count} if p.count is not None else {}))
+            for seq, p in enumerate(record.phases.values())]
+
+
+def run_data(record: RunRecord, source: str, trial: dict[str, Any] | None) -> dict[str, Any]:
+    """A finished run as JSON data: its runs row by column, its phases, RSS and GPU samples."""
+    row = dict(zip(FINISHED_COLUMNS, finished_values(record), strict=True))
+    row.update(launched_at=storable_real(record.launched_at) or time.time(), source=source, model=record.subject,
+               command=None if record.command is None else storable_json(record.command, "[]"),
+               trial=None if trial is None else storable_json(trial))
+    return {"run": row, "phases": [list(p) for p in phase_rows(record)],
+            "samples": [list(s) for s in storable_samples(record.samples)],
+            "gpu_samples": [list(s) for s in storable_gpu_samples(record.gpu_samples)]}
+
+
+def record_from_data(data: Any) -> tuple[RunRecord, dict[str, Any] | None]:
+    """A run read back from run_data's shape, checked column by column; the trial it was.
+    DamagedRowError names the first part that is not what tflaunch writes."""
+    if not isinstance(data, dict) or not isinstance(data.get("run"), dict):
+        raise DamagedRowError("it holds no run (a JSON object with a 'run' object)")
+    row = {column: data["run"].get(column) for column in (*FINISHED_COLUMNS, "launched_at", "source", "model",
+                                                           "command", "trial")}
+    row.update(writer_pid=None, writer_started=None, sweep_id=None)
+    parts = {}
+    for name, width in (("phases", len(PHASE_COLUMNS.split(","))), ("samples", 2), ("gpu_samples", 3)):
+        rows = data.get(name, [])
+        if not isinstance(rows, list) or not all(isinstance(r, list) and len(r) == width for r in rows):
+            raise DamagedRowError(f"its {name} are not lists of {width} values")
+        parts[name] = rows
+    record = record_from_rows(row, parts["phases"], parts["samples"])
+    record.gpu_samples = gpu_samples_from_rows(parts["gpu_samples"])
+    return record, None if row["trial"] is None else stored_trial(row["trial"])
