@@ -116,6 +116,7 @@ def run(args: argparse.Namespace) -> int:
         report = run_warmup(config, "check" if args.check else "write", options)
     except WarmupError as exc:
         return refuse(exc.kind, exc.message, args.json)
+    say_problems(report)  # on stderr, so in --json mode too
     if args.json:
         print(json.dumps({"status": "ok" if report.ok else "failed", "serving_warmup": report.to_dict()}, indent=2))
     else:
@@ -131,11 +132,15 @@ def replay_line(report: WarmupReport) -> str:
     if report.ok and len(ran) == report.records:
         return f"{count}, all replayed in {took}"
     skipped = sum(1 for o in report.outcomes if o.status == "skipped")
-    return (f"{count}: {len(ran)} replayed in {took}, {len(report.failed)} failed"
-            + (f", {skipped} skipped (not Predict requests)" if skipped else ""))
+    parts = [f"{len(ran)} replayed in {took}"] if ran else []
+    parts += [f"{len(report.failed)} failed"] if report.failed else []
+    parts += [f"{skipped} skipped (not Predict requests)"] if skipped else []
+    parts += ["the rest cannot be read" if report.records else "the file cannot be read"] if report.damage else []
+    return f"{count}: {', '.join(parts) or 'nothing to replay'}"
 
 
-def print_report(report: WarmupReport) -> None:
+def say_problems(report: WarmupReport) -> None:
+    """Each record that did not replay, with the file, its number, the cause and what to do."""
     for outcome in report.outcomes:
         if outcome.status != "ok":
             print(f"tflaunch: {report.path}: record {outcome.record}: {outcome.reason}", file=sys.stderr)
@@ -144,16 +149,18 @@ def print_report(report: WarmupReport) -> None:
     if report.records == 0 and not report.damage:
         print(f"tflaunch: {report.path} holds no records: TF Serving would load the model without warming it up. "
               "Write it again with `tflaunch serving-warmup --force --model MODEL`.", file=sys.stderr)
+    if report.failed or report.damage:
+        print("tflaunch: TF Serving stops loading a model at the first warm-up record that fails.", file=sys.stderr)
+    if report.action == "write" and not report.written:
+        print("tflaunch: the file did not replay, so nothing was put in place.", file=sys.stderr)
+
+
+def print_report(report: WarmupReport) -> None:
     if report.action == "check":
         print(f"{replay_line(report)} ({report.path})")
-        if report.failed or report.damage:
-            print("tflaunch: TF Serving stops loading a model at the first warm-up record that fails.",
-                  file=sys.stderr)
         return
     print(f"{'wrote' if report.written else 'did not write'} {report.path}")
     print(f"  model_spec: name {report.serving_name!r}, signature {report.signature}")
     print(f"  inputs as a run feeds them: {', '.join(report.inputs)}")
     print(f"  read back: {replay_line(report)} (after the model's first call; `--check` replays on a fresh load, "
           "as TF Serving does)")
-    if not report.written:
-        print("tflaunch: the file did not replay, so nothing was put in place.", file=sys.stderr)

@@ -21,6 +21,8 @@ from typing import Any, Dict, List, Optional
 from .channel import Channel
 from .describe import model_variables
 from .entry_point import entry_point
+from .explain import explain
+from .failure import ProbeFailure
 from .inference import infer
 from .input_values import Fed, generate, plan, vocabulary_hints
 from .model_files import load_model
@@ -64,7 +66,11 @@ def _write(tf: Any, logs: PredictionLogs, model: Any, cfg: Dict[str, Any], optio
     entry = entry_point(model, cfg.get("signature") or None)
     fed = plan(entry.inputs, dict(cfg.get("inputs") or {}), int(cfg.get("batch", 1)))
     values = generate(tf, fed, vocabulary_hints(tf, model, model_variables(tf, model)))
-    infer(tf, entry.call, entry.pack(values))  # the run's first inference: what is written has run
+    try:
+        infer(tf, entry.call, entry.pack(values))  # the run's first inference: what is written has run
+    except Exception as exc:
+        raise ProbeFailure("first_inference_failed", f"{explain(exc, cfg, fed)} No warm-up file was written.") \
+            from exc
     name = str(options.get("serving_name") or serving_name(os.path.dirname(os.path.dirname(target))))
     signature = entry.signature or "serving_default"
     record = logs.record(name, signature, {n: tf.make_tensor_proto(v) for n, v in values.items()})

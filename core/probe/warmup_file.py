@@ -10,6 +10,7 @@ before any child starts; the probe checks again, for the time between.
 from __future__ import annotations
 
 import os
+import re
 from typing import Any, List, Optional, Tuple
 
 from .failure import ProbeFailure, first_line
@@ -18,6 +19,7 @@ from .model_files import check_model_path, model_format
 FOLDER = "assets.extra"
 NAME = "tf_serving_warmup_requests"
 MAX_RECORDS = 1000  # TF Serving refuses to load a model whose file holds more
+RECORD_FRAMING = 16  # a TFRecord's length (8 bytes), its checksum (4), and the data's checksum (4)
 EXPORT_ADVICE = ("Export one (in Keras: model.export('FOLDER'); or tf.saved_model.save), or give --export-to "
                  "FOLDER and tflaunch exports it there first and writes the file into that SavedModel.")
 
@@ -108,6 +110,8 @@ def read_records(tf: Any, path: str) -> Tuple[List[bytes], Optional[str]]:
         raise ProbeFailure("warmup_not_found", f"There is no warm-up file at {path}. Write one with "
                            "`tflaunch serving-warmup --model MODEL`.")
     records: List[bytes] = []
+    advice = "the file is truncated or is not a TFRecord file. Write it again with `tflaunch serving-warmup " \
+             "--force --model MODEL`."
     try:
         for record in tf.data.TFRecordDataset(path):
             records.append(bytes(record.numpy()))
@@ -115,6 +119,15 @@ def read_records(tf: Any, path: str) -> Tuple[List[bytes], Optional[str]]:
                 return records, (f"it holds more than {MAX_RECORDS} records, and TF Serving refuses to load a model "
                                  f"whose warm-up file holds more. Keep at most {MAX_RECORDS}.")
     except tf.errors.OpError as exc:
-        return records, (f"record {len(records) + 1} cannot be read ({first_line(exc)}): the file is truncated or is "
-                         "not a TFRecord file. Write it again with `tflaunch serving-warmup --force --model MODEL`.")
+        return records, f"record {len(records) + 1} cannot be read ({_cause(exc)}): {advice}"
+    # A tail shorter than a record's 12-byte header reads as the end of the file: count it.
+    left = os.path.getsize(path) - sum(len(r) + RECORD_FRAMING for r in records)
+    if left:
+        return records, f"record {len(records) + 1} cannot be read (the file ends {left} bytes into it): {advice}"
     return records, None
+
+
+def _cause(exc: BaseException) -> str:
+    """TFRecord's own words ("truncated record at 19272"), without the iterator's op context."""
+    found = re.search(r"(truncated record at \d+|corrupted record at \d+|[Dd]ata ?loss[^.\[]*)", str(exc))
+    return found.group(1) if found else first_line(exc)
