@@ -123,6 +123,20 @@ def memory_rows(runs: Sequence[RunRecord]) -> list[tuple[str, list[int | None]]]
             rows.append((f"GPU {gpu} memory peak", [peaks.get(gpu) for peaks in used]))
         if any(gpu in peaks for peaks in allocator):
             rows.append((f"GPU {gpu} TensorFlow allocator peak", [peaks.get(gpu) for peaks in allocator]))
+    return rows + read_rows(runs)
+
+
+READ_ROW_FROM = 1 << 20  # a phase whose reads are all under this in every run is no row
+
+
+def read_rows(runs: Sequence[RunRecord]) -> list[tuple[str, list[int | None]]]:
+    """(label, bytes per run) read from storage in each phase where a run read enough to
+    tell a cold start from a warm one (page_cache=cold against warm: import and load)."""
+    rows: list[tuple[str, list[int | None]]] = []
+    for name in phase_rows(runs):
+        values = [p.read_bytes if (p := r.phase(name)) is not None else None for r in runs]
+        if any(v is not None and v >= READ_ROW_FROM for v in values):
+            rows.append((f"{LABELS[name]}: read from storage", values))
     return rows
 
 

@@ -18,6 +18,7 @@ from pathlib import PurePath
 from typing import Any
 
 from ..phases import AFTER_READY, LABELS, NAME, OTHER, OTHER_LABEL, timeline_rows
+from ..run.reads import reads_line
 from ..run.record import RunRecord
 from ..settings.config import LaunchConfig
 from ..settings.display import setting_text
@@ -215,6 +216,10 @@ def run_review(record: RunRecord, profile: str | None = None) -> Review:
     facts.append(("Peak memory (process tree)", format_bytes(record.peak_rss)))
     if gpu_line := gpu_memory_line(record):
         facts.append(("Peak GPU memory (process tree)", gpu_line))
+    if reads := reads_line(record):
+        facts.append(("Reads", reads))
+    if record.page_cache:
+        facts += [("Page cache", note) for note in record.launch_notes if note.startswith("Page cache")]
     if record.imports:
         facts.append(("Import X-ray", import_line(record.imports)))
         facts += [("Import warning", flag) for flag in import_flags(record.imports, record.config.python)]

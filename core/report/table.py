@@ -8,10 +8,10 @@ from statistics import median
 from ..grid import grid
 from ..phases import LABELS, ONE_TIME, OTHER, OTHER_LABEL, phase_rows, timeline_rows
 from ..probe.input_shapes import DEFAULTS_HELP
+from ..run.reads import median_reads, phase_reads
 from ..run.record import RunRecord, RunStatus
 from ..stats import Spread, summarize
 from ..units import format_bytes, format_duration
-from .reads import median_reads, phase_reads
 
 
 def describe_program(record: RunRecord) -> list[str]:

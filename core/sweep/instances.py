@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from ..grid import grid
 from ..run.record import RunRecord, RunStatus
-from ..units import format_bytes, format_duration
+from ..units import MIB, format_bytes, format_duration
 
 MAX_INSTANCES = 64
 INSTANCES_HELP = ("copies of the model started together per trial: 1, 2, 4, ... (on a GPU each copy reserves "
@@ -62,6 +62,9 @@ class TrialFigures:
     rss_per_process: tuple[int | None, ...]  # each instance's peak RSS (process tree), bytes
     out_of_memory: bool  # an instance failed for lack of memory
     failure: str | None  # the first failed instance's headline
+    readies: tuple[float | None, ...] = ()  # each instance's time to ready, in start order
+    # Each instance's reads from storage by phase: (bytes, the phase's seconds).
+    reads: tuple[dict[str, tuple[int, float | None]], ...] = ()
 
 
 def trial_figures(records: Sequence[RunRecord], warmup: bool = False) -> TrialFigures:
@@ -70,7 +73,17 @@ def trial_figures(records: Sequence[RunRecord], warmup: bool = False) -> TrialFi
     return TrialFigures(
         len(records), warmup, None if any(v is None for v in readies) else max(v for v in readies if v is not None),
         tuple(r.gpu_peaks for r in records), tuple(r.peak_rss for r in records),
-        any(out_of_memory(r) for r in records), None if failed is None else failed.headline)
+        any(out_of_memory(r) for r in records), None if failed is None else failed.headline, tuple(readies),
+        tuple({name: (p.read_bytes, p.duration) for name, p in r.phases.items() if p.read_bytes is not None}
+              for r in records))
+
+
+def read_rate(reads: dict[str, tuple[int, float | None]]) -> float | None:
+    """An instance's bytes from storage per second of the phases that read them (at least a
+    MiB: less is the page cache's, not storage's)."""
+    read = [(size, seconds) for size, seconds in reads.values() if size and seconds]
+    total = sum(size for size, _ in read)
+    return total / sum(s for _, s in read if s) if total >= MIB else None
 
 
 @dataclass(frozen=True)
@@ -86,6 +99,8 @@ class InstancesRow:
     rss_per_process: int | None  # the most one process's tree held
     fit: str  # FITS, DOES_NOT_FIT, FAILED, or NOT_RUN
     failure: str | None = None
+    # Per instance (start order), medians over measured trials: time to ready, read rate.
+    each: tuple[tuple[float | None, float | None], ...] = ()
 
 
 def summarize(setting: str, instances: int, trials: Sequence[TrialFigures]) -> InstancesRow:
@@ -113,7 +128,27 @@ def summarize(setting: str, instances: int, trials: Sequence[TrialFigures]) -> I
         fit = FAILED
     return InstancesRow(setting, instances, sum(not t.warmup for t in trials),
                         statistics.median(readies) if readies else None, per_process, total,
-                        max(rss) if rss else None, fit, failure)
+                        max(rss) if rss else None, fit, failure, _each(trials, instances))
+
+
+def _each(trials: Sequence[TrialFigures], instances: int) -> tuple[tuple[float | None, float | None], ...]:
+    measured = [t for t in trials if not t.warmup and len(t.readies) == instances]
+    if instances < 2 or not measured:
+        return ()
+    out = []
+    for i in range(instances):
+        readies = [t.readies[i] for t in measured if t.readies[i] is not None]
+        rates = [rate for t in measured if i < len(t.reads) and (rate := read_rate(t.reads[i])) is not None]
+        out.append((statistics.median(readies) if readies else None, statistics.median(rates) if rates else None))
+    return tuple(out)
+
+
+def each_text(row: InstancesRow) -> str:
+    """"#1 2.31 s, 290.0 MiB/s; #2 2.95 s, 210.0 MiB/s": how each copy started (start order)."""
+    if not row.each:
+        return "–"
+    return "; ".join(f"#{i} {format_duration(ready)}" + (f", {format_bytes(rate)}/s" if rate is not None else "")
+                     for i, (ready, rate) in enumerate(row.each, start=1))
 
 
 def _per_gpu(sizes: dict[int, int]) -> str:
@@ -126,13 +161,13 @@ def _per_gpu(sizes: dict[int, int]) -> str:
 
 
 HEADER = ["Setting", "Instances", "Ready (slowest, median)", "GPU memory per process", "Total per GPU",
-          "RSS per process", "Fit"]
+          "RSS per process", "Each: ready, read rate", "Fit"]
 
 
 def instances_rows(rows: Sequence[InstancesRow]) -> tuple[list[str], list[list[str]]]:
     """(header, cells): the one table the terminal and the app show, figures with units."""
     return HEADER, [[r.setting, str(r.instances), format_duration(r.ready), _per_gpu(r.gpu_per_process),
-                     _per_gpu(r.gpu_total), format_bytes(r.rss_per_process), r.fit] for r in rows]
+                     _per_gpu(r.gpu_total), format_bytes(r.rss_per_process), each_text(r), r.fit] for r in rows]
 
 
 def instances_table(rows: Sequence[InstancesRow]) -> str:
@@ -140,6 +175,11 @@ def instances_table(rows: Sequence[InstancesRow]) -> str:
     lines = [grid(*instances_rows(rows))]
     lines += [f"{r.setting}: {r.instances} at once {'did not fit' if r.fit == DOES_NOT_FIT else 'failed'}: "
               f"{r.failure}" for r in rows if r.fit in (DOES_NOT_FIT, FAILED) and r.failure]
+    if any(r.each for r in rows):
+        lines.append("Each: every copy's median time to ready, in start order, and the rate it read from storage "
+                     "(bytes read over the phases that read them; none shown where the page cache served it). With "
+                     "page_cache=cold the files are evicted once before all copies start, so they contend for one "
+                     "storage.")
     if any(r.gpu_per_process for r in rows):
         lines.append("GPU memory is what NVML saw each process tree hold at its peak; the total is the instances' "
                      "peaks added up. Without memory growth, a limit or cuda_malloc_async each instance reserves "

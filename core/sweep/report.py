@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from statistics import median
 from typing import Any
 
 from ..grid import grid
+from ..phases import LABELS, PHASES
+from ..run.reads import reads_text
+from ..units import MIB
 from .instances import InstancesRow
 from .plan import OBJECTIVES, CandidateResult, Sweep, format_objective, outcome, winner_of
 
@@ -39,7 +43,36 @@ def results_table(sweep: Sweep) -> str:
     footer = [f"Trials run: {sweep.trials_run} (all {sweep.planned_without_racing} without racing)",
               outcome(results, objective)]
     footer += [f"{r.candidate.key} failed: {r.failure}" for r in results if r.failure]
-    return "\n".join([grid(*result_rows(results, objective)), "", *footer])
+    reads = reads_rows(sweep)
+    table = ["", "Read from storage per phase (median over measured runs):", grid(*reads)] if reads[1] else []
+    return "\n".join([grid(*result_rows(results, objective)), "", *footer, *table])
+
+
+def reads_rows(sweep: Sweep) -> tuple[list[str], list[list[str]]]:
+    """(header, rows): per setting, what each phase read from storage (median bytes, at the
+    median phase duration's rate); no rows unless some phase read a MiB or more, which is
+    where a cold page cache (page_cache=cold) differs from a warm one."""
+    per_setting: dict[str, dict[str, list[tuple[int, float | None]]]] = {}
+    for candidate in sweep.candidates:
+        phases = per_setting.setdefault(candidate.key, {})
+        for trial in sweep.figures.get(candidate.key, []):
+            for instance in trial.reads if not trial.warmup else ():
+                for name, figures in instance.items():
+                    phases.setdefault(name, []).append(figures)
+    names = [n for n in PHASES if any(max((size for size, _ in per.get(n, [])), default=0) >= MIB
+                                      for per in per_setting.values())]
+    if not names:
+        return [], []
+    rows = []
+    for key, phases in per_setting.items():
+        cells = []
+        for name in names:
+            figures = phases.get(name, [])
+            seconds = [s for _, s in figures if s is not None]
+            cells.append(reads_text(median(size for size, _ in figures), median(seconds) if seconds else None)
+                         if figures else "–")
+        rows.append([key, *cells])
+    return ["Setting", *(LABELS[n] for n in names)], rows
 
 
 def results_json(sweep: Sweep, sweep_id: int | None, status: str) -> dict[str, Any]:
@@ -69,4 +102,5 @@ def instance_dict(row: InstancesRow) -> dict[str, Any]:
             "ready_slowest_median": row.ready,
             "gpu_per_process_bytes": {str(g): v for g, v in sorted(row.gpu_per_process.items())},
             "gpu_total_bytes": {str(g): v for g, v in sorted(row.gpu_total.items())},
-            "rss_per_process_bytes": row.rss_per_process, "fit": row.fit, "failure": row.failure}
+            "rss_per_process_bytes": row.rss_per_process, "fit": row.fit, "failure": row.failure,
+            "each": [{"ready": ready, "read_bytes_per_s": rate} for ready, rate in row.each]}

@@ -11,6 +11,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableWidget, QTableWidgetItem, QWidget
 
 from tflaunch.core.phases import DESCRIPTIONS, LABELS, ONE_TIME, OTHER, PART_DESCRIPTIONS, TIMELINE_ROWS, timeline_rows
+from tflaunch.core.run.reads import phase_reads
 from tflaunch.core.run.record import PhaseRecord, PhaseState, RunRecord
 from tflaunch.core.units import format_bytes, format_duration
 
@@ -132,6 +133,10 @@ class PhaseTable(QTableWidget):
             for col, text in enumerate(texts, start=1):
                 self._cell(row, col).setText(text)
             self._cell(row, 1).setForeground(readable(STATE_COLORS[state.value]))
+            # What the phase read from storage, in the tooltip of its name: the row stays one
+            # line at 1024x700, and a cold start's reads are one hover away.
+            reads = f"\nRead from storage: {phase_reads(phase)}" if phase and phase.read_bytes is not None else ""
+            self._cell(row, 0).setToolTip(DESCRIPTIONS[name] + reads)
             if name in ("devices", record.ready_phase if record else "first") and record is not None:
                 self._show_parts(row, name, record)
 
