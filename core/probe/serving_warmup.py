@@ -39,8 +39,6 @@ from .warmup_file import (
 )
 from .warmup_replay import replay
 
-ACTIONS = ("write", "check")
-
 
 def serving_warmup(channel: Channel, action: str, cfg: Dict[str, Any]) -> None:
     options = dict(cfg.get("serving_warmup") or {})
