@@ -31,9 +31,10 @@ lint: $(STAMP) typecheck-tree
 	$(BIN)/python .ci/mypy_ratchet.py
 	PYTHONPATH=$(TYPECHECK) $(BIN)/lint-imports
 
-# Debian tools the packaging tests validate with (desktop-file-validate, appstreamcli):
+# Debian tools the tests need: the packaging validators (desktop-file-validate, appstreamcli)
+# and Slurm (slurm-wlm), whose slurmctld and slurmd the cluster tests start (tests/cluster):
 # installed here when missing, as root or through passwordless sudo.
-DEBIAN_TOOLS := desktop-file-validate:desktop-file-utils appstreamcli:appstream
+DEBIAN_TOOLS := desktop-file-validate:desktop-file-utils appstreamcli:appstream slurmctld:slurm-wlm
 system-deps:
 	@missing=""; for pair in $(DEBIAN_TOOLS); do \
 		command -v $${pair%%:*} >/dev/null || missing="$$missing $${pair##*:}"; \

@@ -15,7 +15,8 @@ from ..run.gpus import machine_gpus
 
 SLURM_VARIABLES = {"job_id": "SLURM_JOB_ID", "array_job_id": "SLURM_ARRAY_JOB_ID",
                    "array_task_id": "SLURM_ARRAY_TASK_ID", "partition": "SLURM_JOB_PARTITION",
-                   "node": "SLURMD_NODENAME", "gpus_given": "CUDA_VISIBLE_DEVICES"}
+                   "node": "SLURMD_NODENAME", "gpus_given": "CUDA_VISIBLE_DEVICES",
+                   "gpus_on_node": "SLURM_GPUS_ON_NODE"}
 
 
 def node_facts() -> dict[str, Any]:

@@ -19,7 +19,7 @@ from . import slurm
 from .folder import NodeType, SweepFolder
 
 POLL_S = 0.25
-GRACE_S = 10.0  # after the job has left the queue: a network file system may show the marker late
+GRACE_S = 5.0  # after the job has left the queue: a network file system may show the marker late
 
 
 class CheckError(Exception):

@@ -58,11 +58,11 @@ def trial_states(folder: SweepFolder, ask_slurm: bool = True) -> list[TrialState
             task = queued[i]
             state.state = "pending" if task.state in slurm.PENDING_STATES else "running"
             state.detail = "" if task.reason in ("", "None") else task.reason
-        elif submitted_by.get(i) in cancelled:
-            state.state, state.detail = "cancelled", "its job was cancelled"
         elif (status := _exit_status(folder, i)) not in (None, "0"):
             state.state, state.detail = "failed", f"its task ended with status {status} and wrote no result " \
                                                   f"(see {folder.path / 'logs'}/{i}.err)"
+        elif submitted_by.get(i) in cancelled:
+            state.state, state.detail = "cancelled", "its job was cancelled"
         elif i in accounted and accounted[i].state not in ("COMPLETED", ""):
             state.state, state.detail = "failed", f"Slurm says {accounted[i].state}"
         elif i not in submitted_by:

@@ -1,0 +1,59 @@
+"""Driving `tflaunch` against the test cluster, as a user's shell would."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+TFLAUNCH = [sys.executable, "-m", "tflaunch.core.cli.main"]
+SETTLE_TIMEOUT_S = 180.0
+
+
+def tflaunch(*args: str, cwd: Path | None = None, timeout: float = 300) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([*TFLAUNCH, *args], capture_output=True, text=True, timeout=timeout, cwd=cwd)
+
+
+def submit(*args: str, cwd: Path) -> Path:
+    """`tflaunch sweep --on slurm ...`; the folder it printed."""
+    done = tflaunch("sweep", "--on", "slurm", *args, cwd=cwd)
+    assert done.returncode == 0, done.stderr[-3000:]
+    folder = Path(done.stdout.strip().splitlines()[-1])
+    assert (folder / "sweep.json").is_file()
+    return folder
+
+
+def status(folder: Path) -> dict[str, Any]:
+    done = tflaunch("sweep", "status", str(folder), "--json")
+    assert done.returncode == 0, done.stderr[-3000:]
+    return dict(json.loads(done.stdout))
+
+
+def settle(folder: Path, timeout: float = SETTLE_TIMEOUT_S) -> dict[str, Any]:
+    """The status once no trial is pending or running."""
+    deadline = time.monotonic() + timeout
+    while True:
+        now = status(folder)
+        if not {"pending", "running"} & set(now["counts"]):
+            return now
+        assert time.monotonic() < deadline, f"the sweep did not settle: {now}"
+        time.sleep(0.3)
+
+
+def wait_for(folder: Path, state: str, timeout: float = 60.0) -> dict[str, Any]:
+    deadline = time.monotonic() + timeout
+    while True:
+        now = status(folder)
+        if state in now["counts"]:
+            return now
+        assert time.monotonic() < deadline, f"no trial became {state}: {now}"
+        time.sleep(0.2)
+
+
+def merge(folder: Path) -> list[dict[str, Any]]:
+    done = tflaunch("sweep", "merge", str(folder), "--json")
+    assert done.returncode == 0, done.stderr[-3000:]
+    return list(json.loads(done.stdout))

@@ -1,0 +1,126 @@
+"""The cluster sweep's files and Slurm's answers, without a cluster: a sweep folder made
+here, fake sbatch/squeue/scancel on PATH for the error paths (unit tests)."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+from hypothesis import example, given
+from hypothesis import strategies as st
+
+from tflaunch.core.cluster import slurm
+from tflaunch.core.cluster.folder import FolderError, NodeType, create, load
+from tflaunch.core.cluster.status import trial_states
+from tflaunch.core.cluster.trial import RESULT_FORMAT, RESULT_VERSION
+from tflaunch.core.settings.config import LaunchConfig
+from tflaunch.core.sweep.plan import SweepPlan
+
+
+def _folder(tmp_path: Path, repeat: int = 2):
+    plan = SweepPlan(LaunchConfig(model="sample:mlp"), {"intra": ["1", "2"]}, repeat=repeat, warmup=1, racing=False)
+    return create(tmp_path / "shared", plan, plan.candidates(), [NodeType("a100", "gpu:a100:1"),
+                                                                 NodeType("h100", "gpu:h100:1")], {"cwd": "/"})
+
+
+@given(st.sets(st.integers(0, 3000), min_size=1, max_size=60))
+@example({0, 1, 2, 5, 7, 8})
+@example({4000})
+def test_array_specs_say_exactly_the_indices(indices):
+    spec = slurm.array_spec(sorted(indices))
+    assert slurm.expand_indices(spec) == sorted(indices)
+    assert len(spec) <= len(",".join(map(str, indices)))
+
+
+def test_squeue_lines_of_running_and_grouped_pending_tasks():
+    tasks = slurm.parse_queue("12_3|RUNNING|None\n12_[4-6%2]|PENDING|JobArrayTaskLimit\n13|PENDING|Priority\n")
+    assert [(t.index, t.state, t.reason) for t in tasks] == [
+        (3, "RUNNING", "None"), (4, "PENDING", "JobArrayTaskLimit"), (5, "PENDING", "JobArrayTaskLimit"),
+        (6, "PENDING", "JobArrayTaskLimit")]
+
+
+def test_the_folder_holds_every_trial_of_every_node_type_and_reads_back(tmp_path):
+    folder = _folder(tmp_path)
+    again = load(folder.path)
+    assert again.id == folder.id and again.plan == folder.plan and again.node_types == folder.node_types
+    trials = again.trials()
+    assert len(trials) == 2 * 3 * (1 + 2) and [t.index for t in trials] == list(range(18))
+    assert sum(t.warmup for t in trials) == 2 * 3, "the warm-up round of each node type"
+    script = folder.script_path.read_text()
+    assert "tflaunch.core.cli.main trial" in script and "$SLURM_ARRAY_TASK_ID" in script
+
+
+def test_a_folder_others_can_write_is_refused(tmp_path):
+    folder = _folder(tmp_path)
+    os.chmod(folder.path / "trials", 0o777)
+    with pytest.raises(FolderError, match="writable by others.*chmod go-w"):
+        load(folder.path)
+
+
+def test_states_from_the_files_alone(tmp_path):
+    folder = _folder(tmp_path, repeat=1)
+    folder.add_submission("77", "a100", [0, 1, 2, 3, 4, 5])
+    folder.exit_path(1).write_text("2\n")
+    folder.result_path(2).write_text("{ half a file")
+    other = {"format": RESULT_FORMAT, "version": RESULT_VERSION, "sweep": "someone-else", "index": 3,
+             "node": {}, "refused": None, "runs": []}
+    folder.result_path(3).write_text(json.dumps(other))
+    refused = {**other, "sweep": folder.id, "index": 4, "refused": "refused on n1: python: not found"}
+    folder.result_path(4).write_text(json.dumps(refused))
+    folder.add_cancelled(["77"])
+    states = {s.index: s for s in trial_states(folder, ask_slurm=False)}
+    assert (states[0].state, states[5].state) == ("cancelled", "cancelled")
+    assert states[1].state == "failed" and "ended with status 2 and wrote no result" in states[1].detail
+    assert states[2].state == "failed" and "cannot be read" in states[2].detail and "resubmit" in states[2].detail
+    assert states[3].state == "failed" and "another sweep" in states[3].detail
+    assert states[4].state == "failed" and states[4].detail == "refused on n1: python: not found"
+    assert states[6].state == "lost" and states[6].detail == "never submitted"
+
+
+@pytest.fixture
+def fake_slurm(tmp_path, monkeypatch):
+    """sbatch, squeue and scancel that answer as told: $FAKE_SBATCH_OUT, exit $FAKE_SBATCH_RC."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    for name in ("sbatch", "squeue", "scancel"):
+        path = bin_dir / name
+        path.write_text('#!/bin/sh\nprintf "%s" "$FAKE_OUT"\nprintf "%s" "$FAKE_ERR" >&2\nexit "${FAKE_RC:-0}"\n')
+        path.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
+    return monkeypatch
+
+
+def test_sbatch_errors_say_the_command_slurms_words_and_what_to_check(fake_slurm):
+    fake_slurm.setenv("FAKE_RC", "1")
+    fake_slurm.setenv("FAKE_ERR", "sbatch: error: invalid partition specified: gpu\n")
+    with pytest.raises(slurm.SlurmError) as caught:
+        slurm.submit("/x/job.sh", [0, 1], ["--partition=gpu"], 2)
+    text = str(caught.value)
+    assert "`sbatch --parsable ...` failed: sbatch: error: invalid partition specified: gpu" in text
+    assert "could not submit the sweep's job array" in text and "--gres" in text
+
+
+def test_an_sbatch_that_prints_no_job_id_is_refused(fake_slurm):
+    fake_slurm.setenv("FAKE_OUT", "Submitted batch job 12\n")
+    with pytest.raises(slurm.SlurmError, match="instead of a job id"):
+        slurm.submit("/x/job.sh", [0], [])
+    fake_slurm.setenv("FAKE_OUT", "4711;cluster2\n")
+    assert slurm.submit("/x/job.sh", [0], []) == "4711"
+
+
+def test_no_sbatch_on_path_says_where_to_run(monkeypatch, tmp_path):
+    monkeypatch.setenv("PATH", str(tmp_path))
+    with pytest.raises(slurm.SlurmError, match="`sbatch` is not on PATH.*login node"):
+        slurm.submit("/x/job.sh", [0], [])
+    assert slurm.accounting(["1"]) is None, "no sacct: no accounting, not an error"
+
+
+def test_squeue_failing_is_said_by_status(fake_slurm, tmp_path):
+    folder = _folder(tmp_path, repeat=1)
+    folder.add_submission("5", "a100", [0])
+    fake_slurm.setenv("FAKE_RC", "1")
+    fake_slurm.setenv("FAKE_ERR", "slurm_load_jobs error: Unable to contact slurm controller (connect failure)")
+    with pytest.raises(slurm.SlurmError, match="Unable to contact slurm controller"):
+        trial_states(folder)

@@ -1,0 +1,170 @@
+"""Sweeps through a real Slurm cluster (tests/cluster/slurm_cluster.py), end to end: submit,
+status, merge, resubmit, cancel, and what is refused before anything is submitted."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import time
+
+import psutil
+import pytest
+
+from tflaunch.core.cluster.folder import load
+from tflaunch.core.paths import history_path
+from tflaunch.core.store.history import History
+
+from ..builders import fake_python
+from ..fake_child import CHILD_ENV, MARKER_ENV
+from .cluster_tools import merge, settle, status, submit, tflaunch, wait_for
+
+
+def test_a_real_sweep_runs_as_a_job_array_and_merges_into_the_history_once(cluster, tmp_path):
+    """sample:mlp over intra=1,2, each trial a real TensorFlow child on the node."""
+    folder = submit("--model", "sample:mlp", "--steady", "1", "--vary", "intra=1,2", "--repeat", "1",
+                    "--warmup", "0", "--shared-dir", str(cluster.shared), cwd=tmp_path)
+    settled = settle(folder)
+    assert settled["counts"] == {"done": 3}, settled
+    parts = merge(folder)
+    (part,) = parts
+    assert part["node_type"] == "any" and part["hosts"] == [cluster.host]
+    assert {r["setting"] for r in part["results"]} == {"baseline", "intra=1", "intra=2"}
+    assert all(len(r["values"]) == 1 and r["values"][0] > 0 for r in part["results"])
+    history = History(history_path())
+    (sweep_id, _, model, state, _summary), = history.list_sweeps()
+    assert (model, state) == ("sample:mlp", "done")
+    assert history.sweep_plan(sweep_id)["cluster"]["id"] == load(folder).id
+    trials = history.sweep_trials(sweep_id)
+    (job,) = load(folder).jobs()["submitted"]
+    assert sorted(t["index"] for t, _ in trials) == [0, 1, 2]
+    for trial, record in trials:
+        node = trial["node"]
+        assert node["host"] == cluster.host and node["array_job_id"] == job["job_id"]
+        assert node["array_task_id"] == str(trial["index"]) and record.status.value == "ok"
+        assert record.phase("import").duration > 0  # a real TensorFlow import, on the node
+    ids = sorted(r.history_id for _, r in trials)
+    assert merge(folder) == parts, "merging twice gives the same result"
+    assert sorted(r.history_id for _, r in history.sweep_trials(sweep_id)) == ids, "and the same rows"
+    assert len(history.list_sweeps()) == 1
+
+
+@pytest.fixture
+def fake(tmp_path):
+    """A probe that speaks the protocol in a fraction of a second (no TensorFlow)."""
+    return ["--model", "sample:mlp", "--python", fake_python(tmp_path), "--timeout", "60"]
+
+
+def test_each_gpu_type_gets_its_own_array_order_and_verdict(cluster, tmp_path, fake):
+    folder = submit(*fake, "--env", f"{CHILD_ENV}=ok", "--vary", "intra=1,2", "--repeat", "2", "--warmup", "0",
+                    "--gpu-types", "a100,h100", "--max-parallel", "3", "--shared-dir", str(cluster.shared),
+                    cwd=tmp_path)
+    sweep = load(folder)
+    assert [(t.name, t.gres) for t in sweep.node_types] == [("a100", "gpu:a100:1"), ("h100", "gpu:h100:1")]
+    trials = sweep.trials()
+    for node_type in ("a100", "h100"):
+        mine = sorted((t for t in trials if t.node_type == node_type), key=lambda t: t.number)
+        assert sorted(t.candidate for t in mine) == sorted(["baseline", "intra=1", "intra=2"] * 2)
+        assert all(a.candidate != b.candidate for a, b in zip(mine, mine[1:], strict=False)), "never twice in a row"
+    assert [t.candidate for t in trials if t.node_type == "a100"] != \
+        [t.candidate for t in trials if t.node_type == "h100"], "each node type its own shuffle"
+    assert [s["node_type"] for s in sweep.jobs()["submitted"]] == ["a100", "h100"]
+    assert settle(folder)["counts"] == {"done": 12}
+    parts = merge(folder)
+    assert [p["node_type"] for p in parts] == ["a100", "h100"]
+    assert all(p["trials_run"] == 6 and p["verdict"] for p in parts), "one verdict per node type"
+    history = History(history_path())
+    for sweep_id, *_ in history.list_sweeps():
+        trials_stored = history.sweep_trials(sweep_id)
+        node_type = history.sweep_plan(sweep_id)["cluster"]["node_type"]
+        assert {t["node_type"] for t, _ in trials_stored} == {node_type}
+        assert {t["node"]["gpus_on_node"] for t, _ in trials_stored} == {"1"}, "each task got its GPU"
+    text = tflaunch("sweep", "merge", str(folder))
+    assert "== a100 (no GPU seen)" in text.stdout and "== h100 (no GPU seen)" in text.stdout
+
+    # A result gone missing: the trial is lost, rerun by resubmit, and merged in its place.
+    victim = next(t for t in trials if t.node_type == "h100")
+    folder.joinpath("results", f"{victim.index:04d}.json").unlink()
+    lost = status(folder)
+    assert lost["counts"] == {"done": 11, "lost": 1}
+    assert next(t for t in lost["trials"] if t["index"] == victim.index)["detail"].startswith("its task left")
+    again = tflaunch("sweep", "resubmit", str(folder))
+    assert again.returncode == 0 and f"({victim.index})" in again.stderr, again.stderr
+    assert settle(folder)["counts"] == {"done": 12}
+    before = sum(len(history.sweep_trials(i)) for i, *_ in history.list_sweeps())
+    merged = tflaunch("sweep", "merge", str(folder))
+    assert "1 runs added, 1 replaced" in merged.stderr, "the rerun trial's run takes the earlier one's place"
+    assert sum(len(history.sweep_trials(i)) for i, *_ in history.list_sweeps()) == before
+    nothing = tflaunch("sweep", "resubmit", str(folder))
+    assert "nothing to resubmit" in nothing.stderr
+
+
+def test_a_failing_trial_is_failed_with_its_reason_and_rerun_by_resubmit(cluster, tmp_path, fake):
+    folder = submit(*fake, "--env", f"{CHILD_ENV}=error", "--vary", "intra=2", "--repeat", "1", "--warmup", "0",
+                    "--shared-dir", str(cluster.shared), cwd=tmp_path)
+    settled = settle(folder)
+    assert settled["counts"] == {"failed": 2}
+    assert all(t["detail"] for t in settled["trials"])
+    assert all(folder.joinpath("exits", f"{t['index']:04d}").read_text().strip() == "1" for t in settled["trials"]), \
+        "the array task itself exits 1, so Slurm sees the failure too"
+    parts = merge(folder)
+    assert parts[0]["verdict"] == "No setting succeeded."
+    again = tflaunch("sweep", "resubmit", str(folder))
+    assert "resubmitted 2 trials" in again.stderr, again.stderr
+    assert len(list(folder.joinpath("results", "replaced").iterdir())) == 2, "the failed results are kept aside"
+    assert settle(folder)["counts"] == {"failed": 2}
+
+
+def test_cancel_mid_array_ends_the_running_trial_and_its_children(cluster, tmp_path, fake):
+    marker = f"tflaunch-cancel-{time.time_ns()}"
+    folder = submit(*fake, "--env", f"{CHILD_ENV}=hang", "--env", f"{MARKER_ENV}={marker}", "--vary", "intra=2",
+                    "--repeat", "2", "--warmup", "0", "--max-parallel", "1", "--shared-dir", str(cluster.shared),
+                    cwd=tmp_path)
+    running = wait_for(folder, "running")
+    assert running["counts"].get("pending", 0) >= 1, running
+    done = tflaunch("sweep", "cancel", str(folder))
+    assert done.returncode == 0 and "cancelled job" in done.stderr
+    settled = settle(folder)
+    assert settled["counts"] == {"cancelled": 4}, settled
+
+    def leftovers() -> list[psutil.Process]:
+        found = []
+        for proc in psutil.process_iter(["cmdline", "environ"]):
+            try:
+                if marker in " ".join(proc.info["cmdline"] or []) or marker in (proc.info["environ"] or {}).values():
+                    found.append(proc)
+            except (psutil.Error, TypeError):
+                continue
+        return found
+
+    deadline = time.monotonic() + 15
+    while leftovers() and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert not leftovers(), "a cancelled trial left processes on the node"
+
+
+def test_a_model_the_nodes_cannot_see_is_refused_before_the_array(cluster, tmp_path, models):
+    if not cluster.private_works:
+        pytest.skip("a folder the node does not see needs a mount namespace (root and unshare)")
+    hidden = cluster.private / "model.keras"
+    shutil.copy(models["mlp"]["keras"], hidden)
+    done = tflaunch("sweep", "--on", "slurm", "--model", str(hidden), "--vary", "intra=2", "--repeat", "1",
+                    "--shared-dir", str(cluster.shared), cwd=tmp_path)
+    assert done.returncode == 1
+    last = done.stderr.strip().splitlines()[-1]
+    assert f"the model: {hidden} does not exist" in last and "Nothing was submitted" in last, last
+    (folder,) = [p for p in cluster.shared.iterdir() if p.joinpath("check", "any").exists()
+                 and str(hidden) in p.joinpath("check", "any").read_text()]
+    assert load(folder).jobs()["submitted"] == []
+
+
+def test_a_folder_the_nodes_cannot_see_is_refused_before_the_array(cluster, tmp_path):
+    if not cluster.private_works:
+        pytest.skip("a folder the node does not see needs a mount namespace (root and unshare)")
+    done = tflaunch("sweep", "--on", "slurm", "--model", "sample:mlp", "--vary", "intra=2", "--repeat", "1",
+                    "--shared-dir", str(cluster.private / "sweeps"), cwd=tmp_path)
+    assert done.returncode == 1
+    last = done.stderr.strip().splitlines()[-1]
+    assert "is not shared with the nodes" in last and "--shared-dir" in last, last
+    (folder,) = (cluster.private / "sweeps").iterdir()
+    assert json.loads(folder.joinpath("sweep.json").read_text())["format"] == "tflaunch-cluster-sweep"
+    assert load(folder).jobs()["submitted"] == []
