@@ -96,7 +96,8 @@ class PredictionLogs:
         request.model_spec.signature_name = signature
         for name, tensor in tensors.items():
             request.inputs[name].MergeFromString(tensor.SerializeToString())
-        return bytes(log.SerializeToString())
+        # Map entries sorted by key: the same inputs give the same bytes, run after run.
+        return bytes(log.SerializeToString(deterministic=True))
 
     def parse(self, data: bytes) -> Any:
         """The PredictionLog in a record; google.protobuf's DecodeError when it is none."""
