@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -182,3 +183,98 @@ def test_sessions_started_together_evict_once(small_keras, monkeypatch):
     records = run_sessions([ProbeSession(config), ProbeSession(config)])
     assert len(calls) == 1
     assert records[0].page_cache == records[1].page_cache and records[0].page_cache["model"]["files"] == 1
+
+
+# -- the cures, as the doctor's remedies ------------------------------------------------
+def test_storage_remedies_need_a_cold_baseline_and_say_why_they_do_not_apply(tmp_path):
+    from tflaunch.core.doctor.remedies import examine
+    from tflaunch.core.run.record import RunRecord
+
+    model = tmp_path / "m.keras"
+    model.write_bytes(b"PK")
+    warm = LaunchConfig(model=str(model))
+    exam = examine(warm, RunRecord(warm), has_gpu=False, only={"preload", "local_copy"})
+    assert not exam.arms and all("--page-cache cold" in exam.skipped[r] for r in ("preload", "local_copy"))
+    cold = warm.replace(page_cache="cold")
+    exam = examine(cold, RunRecord(cold), has_gpu=False, only={"preload", "local_copy"})
+    [arm] = exam.arms
+    assert arm.key == "page_cache=preloaded" and arm.config.page_cache == "preloaded" and not arm.launchable
+    assert f"vmtouch -t {model}" in arm.how
+    mount = mount_of(str(model))
+    if mount is not None and not mount.network:
+        assert exam.skipped["local_copy"].startswith(f"the model is on a local disk ({mount.fstype} at ")
+    sample = LaunchConfig(model="sample:mlp", page_cache="cold")
+    assert "built from code" in examine(sample, RunRecord(sample), False, only={"preload"}).skipped["preload"]
+    program = LaunchConfig(program=("python", "train.py"), page_cache="cold")
+    assert "vmtouch" in examine(program, RunRecord(program), False, only={"preload"}).skipped["preload"]
+
+
+def test_a_local_copy_is_made_once_whole_and_again_when_the_model_changes(tmp_path):
+    from tflaunch.core.run.local_copy import local_copy
+
+    source = tmp_path / "net" / "saved"
+    (source / "variables").mkdir(parents=True)
+    (source / "saved_model.pb").write_bytes(b"graph")
+    (source / "variables" / "variables.data-00000-of-00001").write_bytes(b"w" * 1000)
+    copy = Path(local_copy(str(source), tmp_path / "local"))
+    assert copy.name == "saved" and (copy / "variables" / "variables.data-00000-of-00001").read_bytes() == b"w" * 1000
+    assert local_copy(str(source), tmp_path / "local") == str(copy)  # unchanged: not copied again
+    (source / "saved_model.pb").write_bytes(b"graph, longer")
+    assert local_copy(str(source), tmp_path / "local") != str(copy)
+    assert not list((tmp_path / "local").glob("*.partial"))
+
+
+# -- a model large enough to matter -----------------------------------------------------
+@pytest.fixture(scope="session")
+def big_keras(tmp_path_factory) -> Path:
+    """A .keras model with 256 MiB of weights (4 × Dense(4096)), saved and synced once."""
+    out = tmp_path_factory.mktemp("big-cold") / "big.keras"
+    if not _evictable(out.parent):
+        pytest.skip(f"{out.parent} is on a memory file system: nothing there can be evicted")
+    code = ("import sys, keras\nx = i = keras.Input((4096,))\n"
+            "for _ in range(4): x = keras.layers.Dense(4096)(x)\n"
+            "keras.Model(i, keras.layers.Dense(10)(x)).save(sys.argv[1])")
+    subprocess.run([sys.executable, "-c", code, str(out)], check=True, capture_output=True, timeout=300)
+    os.sync()
+    return out
+
+
+@pytest.mark.slow
+def test_a_cold_start_reads_the_model_from_storage_and_a_warm_one_after_it_is_faster(big_keras):
+    def bench(state: str) -> dict:
+        result = tflaunch("bench", "--model", str(big_keras), "--page-cache", state, "--steady", "1", "--json",
+                          "--no-history", timeout=300)
+        assert result.returncode == 0, result.stderr
+        return json.loads(result.stdout)["runs"][0]
+
+    size = big_keras.stat().st_size
+    cold, warm = bench("cold"), bench("warm")
+    model = cold["page_cache"]["model"]
+    assert model["bytes"] == size and model["resident_before"] > 0 and model["resident_after"] == 0
+    assert cold["phases"]["load"]["read_bytes"] >= 0.9 * size  # the weights came from storage
+    assert warm["phases"]["load"]["read_bytes"] < 0.05 * size  # ... and then from the page cache
+    assert warm["page_cache"] is None
+    assert warm["phases"]["load"]["duration"] < cold["phases"]["load"]["duration"]
+    preloaded = bench("preloaded")
+    assert preloaded["page_cache"]["preloaded"] == size
+    assert preloaded["phases"]["load"]["read_bytes"] < 0.05 * size
+
+
+@pytest.mark.slow
+def test_a_sweep_over_the_page_cache_shows_reads_per_phase(big_keras):
+    result = tflaunch("sweep", "--model", str(big_keras), "--vary", "page_cache=warm,cold", "--repeat", "2",
+                      "--warmup", "0", "--steady", "1", timeout=600)
+    assert result.returncode == 0, result.stderr
+    assert "Read from storage per phase" in result.stdout
+    table = result.stdout.split("Read from storage per phase")[1].splitlines()
+    header = table[1].split()
+    assert header[:3] == ["Setting", "Import", "Load"]
+
+    def mib_read(row: str) -> list[float]:
+        return [float(size) for size in re.findall(r"([\d.]+) MiB read", row)]
+
+    size = big_keras.stat().st_size / MIB
+    cold = next(line for line in table if line.startswith("page_cache=cold"))
+    warm = next(line for line in table if line.startswith("page_cache=warm"))
+    assert max(mib_read(cold)) >= 0.9 * size and "MiB/s" in cold  # the weights, from storage
+    assert all(read < 0.05 * size for read in mib_read(warm))  # a warm start reads next to nothing

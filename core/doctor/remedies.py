@@ -9,11 +9,14 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from ..probe.model_files import model_format
 from ..report.imports import UNCOMPILED_SHARE
 from ..run.formats import FORMATS
+from ..run.local_copy import local_copy
+from ..run.mounts import mount_of
 from ..run.record import RunRecord
 from ..settings.config import LaunchConfig
 
@@ -26,7 +29,11 @@ REMEDIES: dict[str, str] = {
     "pyc": "compiled .pyc files for TensorFlow",
     "warm": "warm start (tflaunch run --warm)",
     "gpu": "GPU caches and allocator",
+    "preload": "preload the model's files into the page cache before the start (vmtouch -t)",
+    "local_copy": "copy the model to a local disk first (a model on a network file system)",
 }
+# The cures of a cold start: measured only against a cold baseline (--page-cache cold).
+STORAGE_REMEDIES = ("preload", "local_copy")
 
 
 @dataclass(frozen=True)
@@ -38,6 +45,7 @@ class Arm:
     # into the combined profile. jit_compile changes the user's code, warm start the way
     # a script is started: recommended, not combined.
     launchable: bool = True
+    how: str = ""  # what it takes, for an arm a launch cannot apply ("" = a change to your code)
 
 
 @dataclass
@@ -57,6 +65,10 @@ _NOT_FOR_PROGRAMS = {
     "format": "a program loads its own files: convert them (tflaunch sample --format) and measure it again",
     "jit_compile": "a program compiles its own model: model.compile(jit_compile=True) in your code; XLA "
                    "auto-clustering, which a launch applies, is measured instead",
+    "preload": "a program's model files are its own, unknown to tflaunch: preload them in your start script "
+               "(vmtouch -t FILES) and measure it again",
+    "local_copy": "a program's model files are its own, unknown to tflaunch: copy them to a local disk in your "
+                  "start script and measure it again",
 }
 
 
@@ -77,7 +89,7 @@ def pyc_missing(imports: dict[str, Any]) -> dict[str, Any] | None:
 
 
 def examine(base: LaunchConfig, record: RunRecord, has_gpu: bool, only: set[str] | None = None,
-            pyc_prefix: str | None = None) -> Examination:
+            pyc_prefix: str | None = None, local_root: Path | None = None) -> Examination:
     """The arms to measure for `base`, from its first run `record`."""
     exam = Examination(base, record, has_gpu, os.cpu_count() or 1)
     wanted = set(REMEDIES) if only is None else only
@@ -85,13 +97,13 @@ def examine(base: LaunchConfig, record: RunRecord, has_gpu: bool, only: set[str]
         if remedy not in wanted:
             exam.skipped[remedy] = "not chosen for this examination"
             continue
-        why_not = _add_arms(exam, remedy, pyc_prefix)
+        why_not = _add_arms(exam, remedy, pyc_prefix, local_root)
         if why_not:
             exam.skipped[remedy] = why_not
     return exam
 
 
-def _add_arms(exam: Examination, remedy: str, pyc_prefix: str | None) -> str | None:
+def _add_arms(exam: Examination, remedy: str, pyc_prefix: str | None, local_root: Path | None = None) -> str | None:
     base, arms = exam.base, exam.arms
     if base.is_program and remedy in _NOT_FOR_PROGRAMS:
         return _NOT_FOR_PROGRAMS[remedy]
@@ -141,6 +153,8 @@ def _add_arms(exam: Examination, remedy: str, pyc_prefix: str | None) -> str | N
         return None
     if remedy == "warm":
         return None  # measured apart: it changes how a script starts, not the probe's settings
+    if remedy in STORAGE_REMEDIES:
+        return _storage_arms(exam, remedy, local_root)
     if remedy == "gpu":
         if not exam.has_gpu:
             return "no GPU here (NVML found none)"
@@ -152,6 +166,37 @@ def _add_arms(exam: Examination, remedy: str, pyc_prefix: str | None) -> str | N
             arms.append(Arm("cudnn_autotune=off", remedy, base.replace(cudnn_autotune=False)))
         return None
     return f"unknown remedy {remedy}"
+
+
+def _storage_arms(exam: Examination, remedy: str, local_root: Path | None) -> str | None:
+    """A cure of a cold start, against a cold baseline; a launch does not apply it (your start
+    script does), so it is recommended, never combined into a profile."""
+    base = exam.base
+    if base.page_cache != "cold":
+        return ("the baseline starts with a warm page cache (page_cache=" + base.page_cache + "): its files are "
+                "in memory already, so a storage cure has nothing to save; examine with --page-cache cold to "
+                "measure the cures of a first start after boot")
+    if base.model.startswith("sample:") or model_format(base.model) == "code":
+        return "the model is built from code: it has no files to read"
+    if remedy == "preload":
+        exam.arms.append(Arm("page_cache=preloaded", remedy, base.replace(page_cache="preloaded"), launchable=False,
+                             how=f"read the model into the page cache before the start: vmtouch -t {base.model} "
+                                 "(or cat its files > /dev/null) in your start script"))
+        return None
+    mount = mount_of(base.model)
+    if mount is None:
+        return "the model's file system cannot be told (no /proc/self/mountinfo here)"
+    if not mount.network:
+        return (f"the model is on a local disk ({mount.describe()}): a copy would be read from the same kind of "
+                "storage")
+    try:
+        copy = local_copy(base.model, local_root)
+    except OSError as exc:
+        return f"the model could not be copied to a local folder: {exc.strerror or exc}"
+    exam.arms.append(Arm("local_copy", remedy, base.replace(model=copy), launchable=False,
+                         how=f"copy the model from {mount.describe()} to a local disk in your start script and "
+                             "load the copy"))
+    return None
 
 
 def combine(base: LaunchConfig, arms: list[Arm]) -> LaunchConfig:

@@ -37,7 +37,7 @@ def report_rows(d: Diagnosis) -> list[list[str]]:
         if r.failures and not r.values:
             verdict = f"failed: {r.failure or 'every run failed'}"
         if not r.arm.launchable and r.saving is not None and r.saving.significant:
-            verdict += " (change your code: a launch cannot apply it)"
+            verdict += f" ({r.arm.how or 'change your code'}: a launch cannot apply it)"
         rows.append([str(next(number)) if r.values else "", r.arm.remedy, r.arm.key, format_duration(median),
                      str(len(r.values)), verdict])
     if d.warm is not None or d.warm_note:
@@ -66,7 +66,7 @@ def gains(d: Diagnosis, cli: bool = True) -> list[Gain]:
     for r in d.recommended:
         assert r.saving is not None
         if not r.arm.launchable:
-            how = "change your code (a launch cannot apply it)"
+            how = f"{r.arm.how or 'change your code'} (a launch cannot apply it)"
         elif d.verified and r.arm.key in d.combined_keys:
             how = ("save the verified combination: --save-profile NAME" if cli
                    else "save the verified combination as a profile")

@@ -137,7 +137,7 @@ def _each(trials: Sequence[TrialFigures], instances: int) -> tuple[tuple[float |
         return ()
     out = []
     for i in range(instances):
-        readies = [t.readies[i] for t in measured if t.readies[i] is not None]
+        readies = [ready for t in measured if (ready := t.readies[i]) is not None]
         rates = [rate for t in measured if i < len(t.reads) and (rate := read_rate(t.reads[i])) is not None]
         out.append((statistics.median(readies) if readies else None, statistics.median(rates) if rates else None))
     return tuple(out)

@@ -57,8 +57,8 @@ def reads_rows(sweep: Sweep) -> tuple[list[str], list[list[str]]]:
         phases = per_setting.setdefault(candidate.key, {})
         for trial in sweep.figures.get(candidate.key, []):
             for instance in trial.reads if not trial.warmup else ():
-                for name, figures in instance.items():
-                    phases.setdefault(name, []).append(figures)
+                for name, measured in instance.items():
+                    phases.setdefault(name, []).append(measured)
     names = [n for n in PHASES if any(max((size for size, _ in per.get(n, [])), default=0) >= MIB
                                       for per in per_setting.values())]
     if not names:
@@ -67,10 +67,10 @@ def reads_rows(sweep: Sweep) -> tuple[list[str], list[list[str]]]:
     for key, phases in per_setting.items():
         cells = []
         for name in names:
-            figures = phases.get(name, [])
-            seconds = [s for _, s in figures if s is not None]
-            cells.append(reads_text(median(size for size, _ in figures), median(seconds) if seconds else None)
-                         if figures else "–")
+            reads = phases.get(name, [])
+            seconds = [s for _, s in reads if s is not None]
+            cells.append(reads_text(median(size for size, _ in reads), median(seconds) if seconds else None)
+                         if reads else "–")
         rows.append([key, *cells])
     return ["Setting", *(LABELS[n] for n in names)], rows
 
