@@ -60,8 +60,9 @@ def check_script(folder: SweepFolder, node_type: NodeType) -> str:
 
 
 def check_node_type(folder: SweepFolder, node_type: NodeType, options: list[str], timeout: float,
-                    on_wait: Callable[[str], None] | None = None) -> str:
-    """Run the check job for one node type; the host it ran on. CheckError otherwise."""
+                    on_wait: Callable[[str], None] | None = None, stop: Callable[[], bool] | None = None) -> str:
+    """Run the check job for one node type; the host it ran on. CheckError otherwise.
+    `stop`: asked while the job waits (the app's Cancel); true scancels it and raises."""
     script = folder.path / "check" / f"{node_type.name}.sh"
     marker = folder.path / "check" / node_type.name
     marker.unlink(missing_ok=True)
@@ -72,6 +73,10 @@ def check_node_type(folder: SweepFolder, node_type: NodeType, options: list[str]
     started, gone_at, said = time.monotonic(), None, ""
     while not marker.exists():
         now = time.monotonic()
+        if stop is not None and stop():
+            slurm.cancel([job])
+            raise CheckError(f"cancelled while the check job for {node_type.name} nodes (job {job}) waited; "
+                             "nothing was submitted.")
         if now - started > timeout:
             slurm.cancel([job])
             raise CheckError(f"the check job for {node_type.name} nodes (job {job}) did not finish within "
