@@ -278,3 +278,29 @@ def test_a_sweep_over_the_page_cache_shows_reads_per_phase(big_keras):
     warm = next(line for line in table if line.startswith("page_cache=warm"))
     assert max(mib_read(cold)) >= 0.9 * size and "MiB/s" in cold  # the weights, from storage
     assert all(read < 0.05 * size for read in mib_read(warm))  # a warm start reads next to nothing
+
+
+def test_the_instances_table_shows_each_copys_time_to_ready_and_read_rate():
+    from tflaunch.core.run import events as ev
+    from tflaunch.core.run.reads import reads_text
+    from tflaunch.core.run.record import RunRecord
+    from tflaunch.core.sweep.instances import instances_table, summarize, trial_figures
+
+    def copy(load_s: float, read: int) -> RunRecord:
+        record = RunRecord(LaunchConfig(model="m.keras"), launched_at=100.0)
+        t = 100.0
+        for name in record.model_phases:
+            seconds = load_s if name == "load" else 0.1
+            record.apply(ev.PhaseStart(t, name))
+            t += seconds
+            record.apply(ev.PhaseEnd(t, name, seconds, 1, 1, read_bytes=read if name == "load" else 0, rchar=read))
+        record.finish(0)
+        return record
+
+    figures = trial_figures([copy(1.0, 200 * MIB), copy(2.0, 200 * MIB)])
+    row = summarize("page_cache=cold", 2, [figures])
+    assert row.each[1][1] == pytest.approx(100 * MIB)
+    text = instances_table([row])
+    assert "#1 " in text and "200.0 MiB/s; #2 " in text and "100.0 MiB/s" in text and "evicted once" in text
+    assert reads_text(0, 1.0) == "0 B (page cache)" and reads_text(412 * MIB, 2.0) == "412.0 MiB read, 206.0 MiB/s"
+    assert reads_text(12 * 1024, 1.0) == "12 KiB read"

@@ -71,7 +71,7 @@ FIELD_VALUES = {
     "cudnn_autotune": st.sampled_from([None, True, False]),
     "module_loading": st.sampled_from([None, "lazy", "eager"]),
     "cuda_cache": st.sampled_from([None, "cold", "warm"]),
-    "xla_cache": st.booleans(), "nvtx": st.booleans(),
+    "xla_cache": st.booleans(), "nvtx": st.booleans(), "page_cache": st.sampled_from(["warm", "cold", "preloaded"]),
     "call": st.sampled_from(["function", "eager", "predict"]),
     "program": st.lists(st.from_regex(r"[A-Za-z0-9_./=-][A-Za-z0-9_./= '-]{0,12}", fullmatch=True),
                         max_size=4).map(tuple),
