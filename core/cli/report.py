@@ -11,7 +11,11 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
+from ..cluster.folder import FolderError, load
+from ..cluster.merge import node_type_sweeps
+from ..cluster.status import summary_line, trial_states
 from ..paths import profiles_dir
+from ..report.cluster_review import cluster_review
 from ..report.review import Review, comparison_review, profile_review, run_review, sweep_review
 from ..store.history import HistoryError, default_history
 from ..store.profiles import ProfileError, ProfileStore
@@ -24,7 +28,8 @@ Renderer = Callable[[Review, Path, str, int], None]
 def add_arguments(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     report = sub.add_parser(
         "report", help="write a review image (or Markdown, CSV) of a run, comparison, sweep or profile")
-    report.add_argument("target", help="a run id (12), runs to compare (12,15,17), a sweep (sweep:3) or a profile name")
+    report.add_argument("target", help="a run id (12), runs to compare (12,15,17), a sweep (sweep:3), a cluster "
+                                       "sweep's folder (cluster:DIR, one verdict per node type) or a profile name")
     report.add_argument("-o", "--output", required=True, help="file to write")
     report.add_argument("--format", choices=("png", "svg", "md", "csv"), help="default: from the file's extension")
     report.add_argument("--scale", type=int, choices=(1, 2), default=1, help="2 for a high-DPI PNG (3200×1800)")
@@ -33,6 +38,8 @@ def add_arguments(sub: argparse._SubParsersAction) -> None:  # type: ignore[type
 
 def build(target: str, baseline: int = 0) -> Review:
     """The review a target names; KeyError or ValueError with a message when it cannot."""
+    if target.startswith("cluster:"):
+        return _cluster(Path(target[len("cluster:"):]))
     if target.startswith("sweep:"):
         history = default_history()
         sweep_id = int(target[len("sweep:"):])
@@ -48,6 +55,16 @@ def build(target: str, baseline: int = 0) -> Review:
     return profile_review(profile.name, profile.evidence, profile.config)
 
 
+def _cluster(path: Path) -> Review:
+    """A cluster sweep's review from its folder's results (merged or not), without Slurm."""
+    folder = load(path.resolve())
+    states = trial_states(folder, ask_slurm=False)
+    parts = node_type_sweeps(folder, states)
+    records = [r for s in states if s.result is not None for r in s.result.records]
+    summary = summary_line(states)
+    return cluster_review([(p.label, p.sweep) for p in parts], records, f"cluster sweep {folder.id}, {summary}")
+
+
 def run(args: argparse.Namespace, renderer: Renderer | None) -> int:
     fmt = args.format or Path(args.output).suffix.lstrip(".").lower() or "png"
     if fmt not in ("png", "svg", "md", "csv"):
@@ -55,7 +72,7 @@ def run(args: argparse.Namespace, renderer: Renderer | None) -> int:
         return 2
     try:
         review = build(args.target, args.baseline)
-    except (HistoryError, ProfileError, PlanError) as exc:
+    except (HistoryError, ProfileError, PlanError, FolderError) as exc:
         print(f"tflaunch: {exc}", file=sys.stderr)
         return 1
     except (KeyError, ValueError) as exc:

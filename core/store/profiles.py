@@ -431,6 +431,10 @@ def describe_evidence(evidence: dict[str, Any]) -> list[str]:
     weak = weak_evidence(evidence)
     if weak:
         lines.append(weak)
+    sweep = evidence.get("sweep")
+    if isinstance(sweep, dict) and isinstance(sweep.get("node_type"), str):
+        lines.append(f"Measured on cluster nodes of type {sweep['node_type'][:120]}: on another node type "
+                     "the fastest settings may differ")
     base = evidence.get("baseline")
     if base:
         lines.append(f"{base['speedup']:.2f}× faster than {base['settings']} "

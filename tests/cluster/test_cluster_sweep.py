@@ -11,8 +11,9 @@ import psutil
 import pytest
 
 from tflaunch.core.cluster.folder import load
-from tflaunch.core.paths import history_path
+from tflaunch.core.paths import history_path, profiles_dir
 from tflaunch.core.store.history import History
+from tflaunch.core.store.profiles import ProfileStore, describe_evidence
 
 from ..builders import fake_python
 from ..fake_child import CHILD_ENV, MARKER_ENV
@@ -55,7 +56,12 @@ def fake(tmp_path):
 
 
 def test_each_gpu_type_gets_its_own_array_order_and_verdict(cluster, tmp_path, fake):
-    folder = submit(*fake, "--env", f"{CHILD_ENV}=ok", "--vary", "intra=1,2", "--repeat", "2", "--warmup", "0",
+    # An interpreter that sleeps $DELAY first: DELAY=0 saves a second and a half, a clear winner.
+    slow = tmp_path / "slow-fake-python"
+    slow.write_text(f'#!/bin/sh\nsleep "${{DELAY:-0}}"\nexec {fake[3]} "$@"\n')
+    slow.chmod(0o755)
+    folder = submit("--model", "sample:mlp", "--python", str(slow), "--env", f"{CHILD_ENV}=ok", "--env", "DELAY=1.5",
+                    "--vary", "env.DELAY=0", "--repeat", "3", "--warmup", "0",
                     "--gpu-types", "a100,h100", "--max-parallel", "3", "--shared-dir", str(cluster.shared),
                     cwd=tmp_path)
     sweep = load(folder)
@@ -63,15 +69,12 @@ def test_each_gpu_type_gets_its_own_array_order_and_verdict(cluster, tmp_path, f
     trials = sweep.trials()
     for node_type in ("a100", "h100"):
         mine = sorted((t for t in trials if t.node_type == node_type), key=lambda t: t.number)
-        assert sorted(t.candidate for t in mine) == sorted(["baseline", "intra=1", "intra=2"] * 2)
-        assert all(a.candidate != b.candidate for a, b in zip(mine, mine[1:], strict=False)), "never twice in a row"
-    assert [t.candidate for t in trials if t.node_type == "a100"] != \
-        [t.candidate for t in trials if t.node_type == "h100"], "each node type its own shuffle"
+        assert sorted(t.candidate for t in mine) == sorted(["baseline", "env.DELAY=0"] * 3)
     assert [s["node_type"] for s in sweep.jobs()["submitted"]] == ["a100", "h100"]
     assert settle(folder)["counts"] == {"done": 12}
     parts = merge(folder)
     assert [p["node_type"] for p in parts] == ["a100", "h100"]
-    assert all(p["trials_run"] == 6 and p["verdict"] for p in parts), "one verdict per node type"
+    assert all(p["trials_run"] == 6 and p["winner"] == "env.DELAY=0" for p in parts), "one verdict per node type"
     history = History(history_path())
     for sweep_id, *_ in history.list_sweeps():
         trials_stored = history.sweep_trials(sweep_id)
@@ -80,6 +83,18 @@ def test_each_gpu_type_gets_its_own_array_order_and_verdict(cluster, tmp_path, f
         assert {t["node"]["gpus_on_node"] for t, _ in trials_stored} == {"1"}, "each task got its GPU"
     text = tflaunch("sweep", "merge", str(folder))
     assert "== a100 (no GPU seen)" in text.stdout and "== h100 (no GPU seen)" in text.stdout
+    refused = tflaunch("sweep", "merge", str(folder), "--save-winner", "fast")
+    assert refused.returncode == 2 and "--node-type" in refused.stderr
+    saved = tflaunch("sweep", "merge", str(folder), "--save-winner", "fast", "--node-type", "h100")
+    assert saved.returncode == 0, saved.stderr
+    profile = ProfileStore(profiles_dir()).load("fast")
+    assert profile.config.extra_env["DELAY"] == "0" and profile.evidence["sweep"]["node_type"] == "h100 (no GPU seen)"
+    assert any("Measured on cluster nodes of type h100" in line for line in describe_evidence(profile.evidence))
+    review = tflaunch("report", f"cluster:{folder}", "-o", str(tmp_path / "review.md"))
+    assert review.returncode == 0, review.stderr
+    text = (tmp_path / "review.md").read_text()
+    assert "a100: Winner: env.DELAY=0" in text and "h100: Winner: env.DELAY=0" in text
+    assert text.count("| a100 (no GPU seen) |") == 2 and text.count("| h100 (no GPU seen) |") == 2
 
     # A result gone missing: the trial is lost, rerun by resubmit, and merged in its place.
     victim = next(t for t in trials if t.node_type == "h100")
