@@ -24,7 +24,7 @@ def cluster_review(parts: Sequence[tuple[str, Sweep]], records: Sequence[RunReco
     header: list[str] = []
     rows: list[list[str]] = []
     data: list[list[Cell]] = []
-    distributions = []
+    distributions: list[tuple[str, list[float], bool]] = []
     for label, sweep in parts:
         results = sweep.results()
         header, mine = result_rows(results, objective)
