@@ -90,4 +90,9 @@ MIGRATIONS: tuple[str, ...] = (
     ALTER TABLE runs ADD COLUMN marks TEXT NOT NULL DEFAULT '[]';
     ALTER TABLE runs ADD COLUMN stopped_at_ready INTEGER NOT NULL DEFAULT 0
     """,
+    # 6: what the launcher did before time zero (a cold page cache's eviction report, the
+    # caches it emptied: the run's launch notes), and each phase's reads (in `extra`).
+    """
+    ALTER TABLE runs ADD COLUMN launch TEXT NOT NULL DEFAULT '{}'
+    """,
 )

@@ -306,8 +306,21 @@ def _extra(text: Any) -> dict[str, Any]:
         extra = parsed_json(text, "extra")
     except DamagedRowError:
         return {}
-    count = extra.get("count")
-    return {"count": count} if isinstance(count, int) and not isinstance(count, bool) and 0 <= count < 1 << 31 else {}
+    limits = {"count": 1 << 31, "read_bytes": INT64[1], "rchar": INT64[1]}
+    return {key: extra[key] for key, high in limits.items()
+            if isinstance(extra.get(key), int) and not isinstance(extra[key], bool) and 0 <= extra[key] < high}
+
+
+def _launch(text: Any) -> tuple[dict[str, Any], list[str]]:
+    """What the launcher did first (page cache report, notes); a damaged one loses them, not the run."""
+    try:
+        launch = parsed_json(text or "{}", "launch")
+    except DamagedRowError:
+        return {}, []
+    page_cache = launch.get("page_cache")
+    notes = launch.get("notes")
+    return (page_cache if isinstance(page_cache, dict) else {},
+            [n[:2000] for n in notes[:50] if isinstance(n, str)] if isinstance(notes, list) else [])
 
 
 def _imports(text: Any) -> dict[str, Any]:
@@ -357,7 +370,8 @@ def _phase(row: Sequence[Any]) -> PhaseRecord:
         name, PhaseState(_choice(state, f"phase {name} state", (s.value for s in PhaseState))),
         _time(started, f"phase {name} start"), _seconds(duration, f"phase {name} duration"),
         _bytes(rss, f"phase {name} rss"), _bytes(peak, f"phase {name} peak_rss"),
-        _latency(latency, f"phase {name} latency"), parts=_parts(parts), count=_extra(extra).get("count"))
+        _latency(latency, f"phase {name} latency"), parts=_parts(parts), count=(figures := _extra(extra)).get("count"),
+        read_bytes=figures.get("read_bytes"), rchar=figures.get("rchar"))
 
 
 def record_from_rows(data: dict[str, Any], phases: Iterable[Sequence[Any]],
@@ -381,6 +395,7 @@ def record_from_rows(data: dict[str, Any], phases: Iterable[Sequence[Any]],
     record.environment = _described(data["environment"], "environment", ENVIRONMENT)
     record.model = _described(data["model_info"], "model_info", MODEL_INFO)
     record.imports = _imports(data["imports"])
+    record.page_cache, record.launch_notes = _launch(data.get("launch"))
     ready = _seconds(data["time_to_ready"], "time_to_ready")
     if ready is not None:
         record.ready_at = launched_at + ready

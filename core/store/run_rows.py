@@ -25,7 +25,7 @@ from .storable import (
 # The columns a run's end sets, in the order History.finish writes them.
 FINISHED_COLUMNS = ("finished_at", "status", "failed_phase", "time_to_ready", "peak_rss", "config", "settings",
                     "environment", "model_info", "failure", "exit_code", "exit_signal", "stderr_tail", "imports",
-                    "marks", "stopped_at_ready")
+                    "marks", "stopped_at_ready", "launch")
 
 
 def finished_values(record: RunRecord) -> tuple[Any, ...]:
@@ -42,14 +42,21 @@ def finished_values(record: RunRecord) -> tuple[Any, ...]:
             storable_int(record.exit_signal), storable_text("\n".join(record.stderr_tail)),
             storable_json(record.imports),
             storable_json([[name, storable_real(at)] for name, at in record.marks], "[]"),
-            int(record.stopped_at_ready))
+            int(record.stopped_at_ready), storable_json(launch_facts(record)))
+
+
+def launch_facts(record: RunRecord) -> dict[str, Any]:
+    """What the launcher did before time zero: the page cache's eviction, the notes it left."""
+    return {**({"page_cache": record.page_cache} if record.page_cache else {}),
+            **({"notes": record.launch_notes} if record.launch_notes else {})}
 
 
 def phase_rows(record: RunRecord) -> list[tuple[Any, ...]]:
     """The run's phases in PHASE_COLUMNS order (their seq is the record's order)."""
     return [(p.name, p.state.value, storable_real(p.started), storable_real(p.duration), storable_int(p.rss),
              storable_int(p.peak_rss), storable_json(p.latency), storable_json(p.parts), seq,
-             storable_json({"count": p.count} if p.count is not None else {}))
+             storable_json({key: value for key, value in (("count", p.count), ("read_bytes", p.read_bytes),
+                                                          ("rchar", p.rchar)) if value is not None}))
             for seq, p in enumerate(record.phases.values())]
 
 
@@ -71,6 +78,7 @@ def record_from_data(data: Any) -> tuple[RunRecord, dict[str, Any] | None]:
         raise DamagedRowError("it holds no run (a JSON object with a 'run' object)")
     row = {column: data["run"].get(column) for column in (*FINISHED_COLUMNS, "launched_at", "source", "model",
                                                            "command", "trial")}
+    row["launch"] = row["launch"] or "{}"  # a result written before launch facts were kept
     row.update(writer_pid=None, writer_started=None, sweep_id=None)
     parts = {}
     for name, width in (("phases", len(PHASE_COLUMNS.split(","))), ("samples", 2), ("gpu_samples", 3)):

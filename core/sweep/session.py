@@ -16,7 +16,7 @@ from ..run.formats import in_formats
 from ..run.gpus import GpuMemorySampler
 from ..run.launch_check import KnownFlags, ask_known_flags, launch_check
 from ..run.record import RunRecord, RunStatus
-from ..run.session import ProbeSession
+from ..run.session import ProbeSession, start_together
 from ..store.history import History, HistoryError
 from ..store.recorder import RunRecorder
 from .instances import trial_figures
@@ -73,6 +73,7 @@ class SweepSession:
         if trial is None:
             return None
         sessions = [ProbeSession(trial.candidate.config) for _ in range(trial.candidate.instances)]
+        start_together(sessions)  # the app starts them one by one: one eviction for all, as the CLI's driver
         for i, session in enumerate(sessions):
             self.recorder.label(session.record, self.sweep_id, trial_info(trial, i))
         return trial, sessions
