@@ -23,7 +23,7 @@ from .arguments import (
     positive_int,
     print_problems,
 )
-from .bench import open_history, refuse, say
+from .command_tools import open_history, refuse, say
 
 
 def add_arguments(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]

@@ -18,9 +18,9 @@ from ..run.launch_check import launch_check, launch_warnings
 from ..run.record import RunRecord, RunStatus
 from ..run.session import ProbeSession
 from ..stats import summarize
-from ..store.history import History, HistoryError, default_history
 from ..store.profiles import Profile, ProfileError, ProfileStore, evidence_from_runs
 from ..store.recorder import RunRecorder
+from ..sweep.plan import Candidate, SweepPlan
 from .arguments import (
     SettingsError,
     add_config_arguments,
@@ -30,6 +30,8 @@ from .arguments import (
     positive_int,
     print_problems,
 )
+from .cluster import add_sweep_options, submit_sweep
+from .command_tools import open_history, refuse, say
 from .progress import Progress
 
 
@@ -46,29 +48,9 @@ def add_arguments(sub: argparse._SubParsersAction) -> None:  # type: ignore[type
     # Not --import (which names code to import): dest keeps the two apart.
     bench.add_argument("--imports", action="store_true", dest="import_xray",
                        help="print the import X-ray after the phase table: the modules import spent most on")
+    add_sweep_options(bench)  # --on slurm: the --repeat runs as a job array per node type
 
 
-def open_history(enabled: bool = True) -> tuple[History | None, HistoryError | None]:
-    """The user's history, or None and why: without one (disabled, locked, damaged) runs still
-    run, and the command says after its results that they were not stored (RunRecorder.note)."""
-    if not enabled:
-        return None, None
-    try:
-        return default_history(), None
-    except HistoryError as exc:
-        return None, exc
-
-
-def say(message: str) -> None:
-    print(f"tflaunch: {message}", file=sys.stderr)
-
-
-def refuse(kind: str, message: str, as_json: bool) -> int:
-    """Nothing ran: the reason, in JSON too when a script asked for JSON."""
-    if as_json:
-        print(json.dumps(failure_json(kind, message), indent=2))
-    say(message)
-    return 2
 
 
 def run(args: argparse.Namespace) -> int:
@@ -85,6 +67,9 @@ def run(args: argparse.Namespace) -> int:
             print(json.dumps(failure_json(f"invalid_{first.field}", first.message, first.field), indent=2))
         print_problems(problems)
         return 2
+    if args.on == "slurm":  # the same settings on each node type: a sweep with nothing varied
+        plan = SweepPlan(config, {}, args.repeat, 0, "ready", False)
+        return submit_sweep(args, plan, [Candidate("baseline", config, baseline=True)])
     if args.warm and not config.is_program:
         return refuse("invalid_arguments", "--warm starts a program warm: give your command after -- (the probe "
                                            "of a model always starts cold, since what it measures starts with the "

@@ -13,7 +13,7 @@ from typing import Any
 
 from ..cluster import status as cluster_status
 from ..cluster.folder import FolderError, NodeType, SweepFolder, create, load
-from ..cluster.merge import NodeTypeSweep, merge
+from ..cluster.merge import NodeTypeSweep, merge, node_type_comparison
 from ..cluster.preflight import CheckError
 from ..cluster.slurm import SlurmError
 from ..cluster.submit import cancel, resubmit, submit
@@ -24,7 +24,7 @@ from ..store.profiles import ProfileError, ProfileStore
 from ..sweep.plan import Candidate, SweepPlan
 from ..sweep.report import results_json, results_table
 from ..sweep.stored import winner_profile
-from .bench import open_history, say
+from .command_tools import open_history, say
 
 ACTIONS = {"status": "where each trial stands: pending, running, done, failed, cancelled, lost",
            "merge": "import the results into this machine's run history (twice gives the same rows), "
@@ -107,8 +107,9 @@ def node_types(args: argparse.Namespace) -> list[NodeType]:
 
 def submit_sweep(args: argparse.Namespace, plan: SweepPlan, candidates: list[Candidate]) -> int:
     """`tflaunch sweep --on slurm`: expand, check, submit; the folder to follow it with."""
-    if args.save_winner:
-        say("--save-winner is for `tflaunch sweep merge DIR --save-winner NAME` once the trials are done.")
+    if getattr(args, "save_winner", None) or getattr(args, "save_profile", None) or getattr(args, "warm", False):
+        say("--save-winner, --save-profile and --warm are not for a cluster: save a winner with "
+            "`tflaunch sweep merge DIR --save-winner NAME` once the trials are done.")
         return 2
     options: dict[str, Any] = {"partition": args.partition, "max_parallel": args.max_parallel,
                                "sbatch_args": args.sbatch_arg, "cwd": os.getcwd(), "gres": args.gres}
@@ -193,6 +194,8 @@ def _merge(folder: SweepFolder, states: list[cluster_status.TrialState], args: a
         for part in parts:
             print(f"== {part.label}, on {', '.join(part.hosts) or 'no node yet'} (history sweep {part.history_id})")
             print(results_table(part.sweep) + "\n")
+    if not folder.plan.axes and (line := node_type_comparison(parts, folder.plan.objective)):
+        print(line)
     say(f"merged: {sum(p.added for p in parts)} runs added, {sum(p.replaced for p in parts)} replaced; "
         + cluster_status.summary_line(states))
     if args.save_winner:

@@ -24,7 +24,7 @@ from ..run.serving_warmup import WarmupError, WarmupReport, run_warmup
 from ..settings.config import LaunchConfig
 from ..units import format_duration
 from .arguments import SettingsError, add_config_arguments, config_from_args, print_problems
-from .bench import refuse
+from .command_tools import refuse
 
 
 def _records(text: str) -> int:

@@ -18,8 +18,8 @@ from ..sweep.report import results_json, results_table
 from ..sweep.session import SweepSession, prepare, refusal, run_headless
 from ..sweep.stored import winner_profile
 from .arguments import SettingsError, add_config_arguments, add_program_argument, config_from_args
-from .bench import open_history, refuse, say
 from .cluster import add_sweep_options, submit_sweep
+from .command_tools import open_history, refuse, say
 
 
 def _vary(text: str) -> tuple[str, list[str]]:

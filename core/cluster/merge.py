@@ -9,12 +9,14 @@ array order, racing off (an array does not wait for one result to choose the nex
 
 from __future__ import annotations
 
+import statistics
 from dataclasses import dataclass, field
 from typing import Any
 
 from ..store.history import History, HistoryError
-from ..sweep.plan import Candidate, Sweep, SweepPlan, Trial, outcome
-from ..sweep.session import prepare, trial_value
+from ..sweep.plan import MIN_TRIALS, Candidate, Sweep, SweepPlan, Trial, format_objective, outcome
+from ..sweep.session import trial_value
+from ..sweep.stats import ratio_to_baseline
 from .folder import SweepFolder, TrialFile
 from .node import gpu_label
 from .status import TrialState
@@ -73,7 +75,8 @@ def _candidates(folder: SweepFolder) -> list[Candidate]:
     configs: dict[str, TrialFile] = {}
     for trial in folder.trials():
         configs.setdefault(trial.candidate, trial)
-    planned = prepare(folder.plan) if "format" not in folder.plan.axes else folder.plan.candidates(str)
+    plan = folder.plan
+    planned = plan.candidates() if plan.axes else [Candidate("baseline", plan.base, True, plan.instances)]
     return [Candidate(c.key, configs[c.key].config if c.key in configs else c.config, c.baseline, c.instances)
             for c in planned]
 
@@ -116,3 +119,24 @@ def _history_sweep(history: History, folder: SweepFolder, node_type: str) -> int
         if cluster.get("id") == folder.id and cluster.get("node_type") == node_type:
             return int(sweep_id)
     return history.create_sweep(folder.plan.base.subject, {**folder.plan.to_dict(), "racing": False, "cluster": key})
+
+
+def node_type_comparison(parts: list[NodeTypeSweep], objective: str) -> str | None:
+    """For the same settings on several node types (a bench repeated on a cluster): which
+    node type is faster, and how sure; None for fewer than two node types with results."""
+    measured = [(p, p.sweep.values[p.sweep.candidates[0].key]) for p in parts]
+    measured = [(p, v) for p, v in measured if v]
+    if len(measured) < 2:
+        return None
+    measured.sort(key=lambda pv: statistics.median(pv[1]))
+    (fast, fast_values), (slow, slow_values) = measured[0], measured[-1]
+    if len(fast_values) < MIN_TRIALS or len(slow_values) < MIN_TRIALS:
+        return (f"{fast.node_type} leads ({format_objective(objective, statistics.median(fast_values))} median), "
+                f"but comparing node types needs at least {MIN_TRIALS} trials on each: run --repeat "
+                f"{MIN_TRIALS} or more.")
+    ratio = ratio_to_baseline(fast_values, slow_values)
+    better = "smaller" if objective == "peak" else "faster"
+    sure = "" if ratio.low > 1 else " (not clear: the interval includes 1)"
+    fast_median, slow_median = (format_objective(objective, statistics.median(v)) for v in (fast_values, slow_values))
+    return (f"{fast.node_type} is {ratio.estimate:.2f}× {better} than {slow.node_type} (95% CI "
+            f"{ratio.low:.2f}–{ratio.high:.2f}; medians {fast_median} and {slow_median}){sure}")

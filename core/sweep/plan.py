@@ -129,6 +129,8 @@ class SweepPlan:
             axes = f"the doctor's arms ({', '.join(self.axes[ARMS_AXIS])}) against the baseline"
         racing = "racing on" if self.racing else "racing off"
         trials = PlanSize(candidates, self.warmup, self.repeat).trials
+        if not self.axes:  # a bench repeated on a cluster: the given settings on each node type
+            return f"the settings as given, {self.warmup} warm-up + {self.repeat} measured trials"
         return (f"{candidates} settings from {axes}; {self.warmup} warm-up + {self.repeat} measured trials each "
                 f"({trials} trials without racing), objective {OBJECTIVES[self.objective]}, {racing}"
                 + (f", {self.instances} instances at once" if self.instances > 1 else ""))

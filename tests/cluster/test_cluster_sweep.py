@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import shutil
 import time
+from pathlib import Path
 
 import psutil
 import pytest
@@ -183,3 +184,20 @@ def test_a_folder_the_nodes_cannot_see_is_refused_before_the_array(cluster, tmp_
     (folder,) = (cluster.private / "sweeps").iterdir()
     assert json.loads(folder.joinpath("sweep.json").read_text())["format"] == "tflaunch-cluster-sweep"
     assert load(folder).jobs()["submitted"] == []
+
+
+def test_a_bench_repeated_on_each_node_type_compares_the_node_types(cluster, tmp_path, fake):
+    done = tflaunch("bench", "--on", "slurm", *fake, "--env", f"{CHILD_ENV}=ok", "--repeat", "3",
+                    "--gpu-types", "a100,h100", "--shared-dir", str(cluster.shared), cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "the settings as given, 0 warm-up + 3 measured trials" in done.stderr
+    folder = load(Path(done.stdout.strip().splitlines()[-1]))
+    assert [t.candidate for t in folder.trials()] == ["baseline"] * 6
+    assert settle(folder.path)["counts"] == {"done": 6}
+    merged = tflaunch("sweep", "merge", str(folder.path))
+    assert merged.returncode == 0, merged.stderr
+    assert "== a100" in merged.stdout and "== h100" in merged.stdout
+    line = merged.stdout.strip().splitlines()[-1]
+    assert " faster than " in line and "95% CI" in line and "medians" in line, line
+    refused = tflaunch("bench", "--on", "slurm", *fake, "--save-profile", "x", "--shared-dir", str(cluster.shared))
+    assert refused.returncode == 2 and "not for a cluster" in refused.stderr
