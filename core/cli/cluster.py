@@ -13,7 +13,7 @@ from typing import Any
 
 from ..cluster import status as cluster_status
 from ..cluster.folder import FolderError, NodeType, SweepFolder, create, load
-from ..cluster.merge import NodeTypeSweep, merge, node_type_comparison
+from ..cluster.merge import NodeTypeSweep, merge, most_at_once, node_type_comparison
 from ..cluster.preflight import CheckError
 from ..cluster.slurm import SlurmError
 from ..cluster.submit import cancel, resubmit, submit
@@ -146,7 +146,15 @@ def action_command(args: argparse.Namespace) -> int:
             say(f"cancelled job{'s' if len(cancelled) != 1 else ''} {', '.join(cancelled)}" if cancelled
                 else "nothing to cancel")
             return 0
-        states = cluster_status.trial_states(folder)
+        try:
+            states = cluster_status.trial_states(folder)
+        except SlurmError as exc:
+            if action != "merge":
+                raise
+            # Merging needs only the files: a machine that sees the folder but not Slurm merges
+            # what is there; a trial without a result then counts as not finished.
+            say(f"{exc} Merging the results in the folder without it.")
+            states = cluster_status.trial_states(folder, ask_slurm=False)
         if action == "status":
             return _print_status(folder, states, args.json)
         if action == "resubmit":
@@ -196,6 +204,11 @@ def _merge(folder: SweepFolder, states: list[cluster_status.TrialState], args: a
             print(results_table(part.sweep) + "\n")
     if not folder.plan.axes and (line := node_type_comparison(parts, folder.plan.objective)):
         print(line)
+    crowd, host = most_at_once(states)
+    if crowd > 1:
+        say(f"warning: up to {crowd} trials ran at once on {host}; they shared its cores and storage, so their "
+            "times include that contention. For start-up alone, give --max-parallel 1 or "
+            "--sbatch-arg=--exclusive.")
     say(f"merged: {sum(p.added for p in parts)} runs added, {sum(p.replaced for p in parts)} replaced; "
         + cluster_status.summary_line(states))
     if args.save_winner:

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from ..cluster.folder import FolderError, load
-from ..cluster.merge import node_type_sweeps
+from ..cluster.merge import most_at_once, node_type_sweeps
 from ..cluster.status import summary_line, trial_states
 from ..paths import profiles_dir
 from ..report.cluster_review import cluster_review
@@ -62,7 +62,9 @@ def _cluster(path: Path) -> Review:
     parts = node_type_sweeps(folder, states)
     records = [r for s in states if s.result is not None for r in s.result.records]
     summary = summary_line(states)
-    return cluster_review([(p.label, p.sweep) for p in parts], records, f"cluster sweep {folder.id}, {summary}")
+    crowd, host = most_at_once(states)
+    return cluster_review([(p.label, p.sweep) for p in parts], records, f"cluster sweep {folder.id}, {summary}",
+                          crowd, host)
 
 
 def run(args: argparse.Namespace, renderer: Renderer | None) -> int:

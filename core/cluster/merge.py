@@ -41,6 +41,26 @@ class NodeTypeSweep:
         return f"{self.node_type} ({seen})"
 
 
+def most_at_once(states: list[TrialState]) -> tuple[int, str | None]:
+    """The most trials of this sweep that ran at the same time on one host, and the host.
+    Trials that share a node share its cores and its storage: their times include that."""
+    spans: dict[str, list[tuple[float, int]]] = {}
+    for state in states:
+        result = state.result
+        if result is None or not isinstance(result.started, float) or not isinstance(result.ended, float):
+            continue
+        host = str(result.node.get("host"))
+        spans.setdefault(host, []).extend([(result.started, 1), (result.ended, -1)])
+    best, where = 0, None
+    for host, edges in spans.items():
+        running = 0
+        for _, step in sorted(edges, key=lambda e: (e[0], e[1])):  # an end before a start at the same instant
+            running += step
+            if running > best:
+                best, where = running, host
+    return best, where
+
+
 def node_type_sweeps(folder: SweepFolder, states: list[TrialState]) -> list[NodeTypeSweep]:
     """Each node type's sweep, its trials reported in their array order."""
     plan = SweepPlan.from_dict({**folder.plan.to_dict(), "racing": False})

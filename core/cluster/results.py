@@ -20,6 +20,8 @@ class TrialResult:
     node: dict[str, Any]
     runs: list[tuple[RunRecord, dict[str, Any]]]  # (record, trial info as the history stores it)
     refused: str | None  # the node's launch check refused the trial: why
+    started: float | None = None  # the trial's start and end on the node (time.time())
+    ended: float | None = None
 
     @property
     def records(self) -> list[RunRecord]:
@@ -58,4 +60,6 @@ def read_result(folder: SweepFolder, index: int) -> TrialResult | None:
     except DamagedRowError as exc:
         raise FolderError(f"{path}: a run in it is damaged ({exc}). Delete it and rerun the trial with "
                           f"`tflaunch sweep resubmit {folder.path}`.") from None
-    return TrialResult(index, node, [(r, t or {}) for r, t in records], refused)
+    times = [data.get("started"), data.get("ended")]
+    started, ended = (float(t) if isinstance(t, (int, float)) and not isinstance(t, bool) else None for t in times)
+    return TrialResult(index, node, [(r, t or {}) for r, t in records], refused, started, ended)

@@ -36,13 +36,18 @@ class TaskState:
     reason: str = ""  # why a task waits (Resources, Priority, ...), from squeue
 
 
-def _run(command: list[str], what: str, input_text: str | None = None) -> str:
+ASK_ADVICE = ("Check that Slurm works in this shell (`squeue` answers; SLURM_CONF names the cluster's slurm.conf "
+              "where it is not in /etc/slurm).")
+SUBMIT_ADVICE = "Check the partition, --gres and --sbatch-arg values with your cluster's documentation."
+
+
+def _run(command: list[str], what: str, advice: str = ASK_ADVICE) -> str:
     if shutil.which(command[0]) is None:
         raise SlurmError(f"`{command[0]}` is not on PATH, so tflaunch cannot {what}. Run tflaunch on a machine "
                          "that submits to the cluster (a login node), or load Slurm first (`module load slurm`).")
     try:
-        done = subprocess.run(command, capture_output=True, text=True, timeout=TIMEOUT_S, input=input_text,
-                              errors="replace", check=False)
+        done = subprocess.run(command, capture_output=True, text=True, timeout=TIMEOUT_S, errors="replace",
+                              check=False)
     except subprocess.TimeoutExpired:
         raise SlurmError(f"`{' '.join(command[:2])} ...` did not answer within {TIMEOUT_S:.0f} s, so tflaunch "
                          f"could not {what}. The Slurm controller may be busy or down: try again later, or ask "
@@ -52,8 +57,8 @@ def _run(command: list[str], what: str, input_text: str | None = None) -> str:
             from None
     if done.returncode != 0:
         said = (done.stderr.strip() or done.stdout.strip() or f"exit status {done.returncode}").splitlines()
-        raise SlurmError(f"`{' '.join(command[:2])} ...` failed: {said[-1][:400]}. tflaunch could not {what}; "
-                         "check the partition, --gres and --sbatch-arg values with your cluster's documentation.")
+        raise SlurmError(f"`{' '.join(command[:2])} ...` failed: {said[-1][:400]}. tflaunch could not {what}. "
+                         + advice)
     return done.stdout
 
 
@@ -61,13 +66,13 @@ def submit(script: str, indices: Sequence[int], options: Sequence[str], max_para
            what: str = "submit the sweep's job array") -> str:
     """`sbatch --parsable --array=...`: the job id. The indices are sent as ranges."""
     array = array_spec(indices) + (f"%{max_parallel}" if max_parallel else "")
-    out = _run(["sbatch", "--parsable", f"--array={array}", *options, script], what)
+    out = _run(["sbatch", "--parsable", f"--array={array}", *options, script], what, SUBMIT_ADVICE)
     return parse_job_id(out)
 
 
 def submit_one(script: str, options: Sequence[str], what: str) -> str:
     """`sbatch --parsable` of a single job (the check job)."""
-    return parse_job_id(_run(["sbatch", "--parsable", *options, script], what))
+    return parse_job_id(_run(["sbatch", "--parsable", *options, script], what, SUBMIT_ADVICE))
 
 
 def parse_job_id(out: str) -> str:

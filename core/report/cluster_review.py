@@ -12,8 +12,10 @@ from ..sweep.report import result_rows
 from .review import Cell, Review, environment_facts, slug
 
 
-def cluster_review(parts: Sequence[tuple[str, Sweep]], records: Sequence[RunRecord], ident: str) -> Review:
-    """`parts`: (node type label, its sweep), in the order the sweep was submitted."""
+def cluster_review(parts: Sequence[tuple[str, Sweep]], records: Sequence[RunRecord], ident: str,
+                   at_once: int = 1, host: str | None = None) -> Review:
+    """`parts`: (node type label, its sweep), in the order the sweep was submitted;
+    `at_once`: the most trials that ran together on one `host` (their times share it)."""
     if not parts:
         raise ValueError("a cluster sweep review needs at least one node type")
     plan = parts[0][1].plan
@@ -21,6 +23,9 @@ def cluster_review(parts: Sequence[tuple[str, Sweep]], records: Sequence[RunReco
     facts = [("Model", plan.base.subject), ("Plan", plan.describe(len(parts[0][1].candidates))),
              ("Node types", "; ".join(f"{label}: {sweep.trials_run} trials" for label, sweep in parts)),
              *environment_facts(records)]
+    if at_once > 1:
+        facts.append(("Trials at once", f"up to {at_once} on {host}: their times include sharing its cores and "
+                                        "storage"))
     header: list[str] = []
     rows: list[list[str]] = []
     data: list[list[Cell]] = []

@@ -84,6 +84,7 @@ def test_each_gpu_type_gets_its_own_array_order_and_verdict(cluster, tmp_path, f
         assert {t["node"]["gpus_on_node"] for t, _ in trials_stored} == {"1"}, "each task got its GPU"
     text = tflaunch("sweep", "merge", str(folder))
     assert "== a100 (no GPU seen)" in text.stdout and "== h100 (no GPU seen)" in text.stdout
+    assert f"trials ran at once on {cluster.host}" in text.stderr, "three per array, two arrays, one node"
     refused = tflaunch("sweep", "merge", str(folder), "--save-winner", "fast")
     assert refused.returncode == 2 and "--node-type" in refused.stderr
     saved = tflaunch("sweep", "merge", str(folder), "--save-winner", "fast", "--node-type", "h100")
