@@ -128,7 +128,9 @@ class SettingsPanel(QWidget):
             editor = ed.choice_editor({"default (driver's folder)": None, "cold (empty per run)": "cold",
                                        "warm (kept)": "warm"})
         elif name == "page_cache":
-            editor = ed.choice_editor({f"{word}: {meaning}": word for word, meaning in PAGE_CACHE_STATES.items()})
+            # Short words in the box (the panel must fit 1024 px); the setting's tooltip says what each does.
+            short = {"warm": "as it is", "cold": "evicted first", "preloaded": "model read back in"}
+            editor = ed.choice_editor({f"{word} ({short.get(word, '')})": word for word in PAGE_CACHE_STATES})
         elif name == "log_level":
             editor = ed.log_level_editor()
         elif name == "extra_env":
