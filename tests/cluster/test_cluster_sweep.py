@@ -56,6 +56,7 @@ def fake(tmp_path):
     return ["--model", "sample:mlp", "--python", fake_python(tmp_path), "--timeout", "60"]
 
 
+@pytest.mark.slow  # 12 trials on two node types, merged three times, one rerun: 15 s
 def test_each_gpu_type_gets_its_own_array_order_and_verdict(cluster, tmp_path, fake):
     # An interpreter that sleeps $DELAY first: DELAY=0 saves a second and a half, a clear winner.
     slow = tmp_path / "slow-fake-python"
@@ -187,6 +188,7 @@ def test_a_folder_the_nodes_cannot_see_is_refused_before_the_array(cluster, tmp_
     assert load(folder).jobs()["submitted"] == []
 
 
+@pytest.mark.slow  # six trials on two node types: 9 s
 def test_a_bench_repeated_on_each_node_type_compares_the_node_types(cluster, tmp_path, fake):
     done = tflaunch("bench", "--on", "slurm", *fake, "--env", f"{CHILD_ENV}=ok", "--repeat", "3",
                     "--gpu-types", "a100,h100", "--shared-dir", str(cluster.shared), cwd=tmp_path)
