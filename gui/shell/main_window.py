@@ -221,6 +221,7 @@ class MainWindow(DropTarget, QMainWindow):  # DropTarget: a model or a script dr
         sweep_view.cancel_requested.connect(self.sweeper.cancel)
         sweep_view.save_winner_requested.connect(self.sweep_actions.ask_and_save_winner)
         sweep_view.follow_settings(self.panel, self.panel.config)
+        sweep_view.cluster.merged.connect(self.refresh_history)
         return sweep_view
 
     def refresh_history(self) -> None:
@@ -358,6 +359,11 @@ class MainWindow(DropTarget, QMainWindow):  # DropTarget: a model or a script dr
     # -- sweeps (sweep_actions.py) -----------------------------------------------------
     def start_sweep(self) -> None:
         self.sweep_actions.start()
+
+    def open_cluster_sweep(self) -> None:
+        """Follow a sweep submitted to Slurm, from the folder the user picks."""
+        self.tabs.setCurrentWidget(self.sweep_view)
+        self.sweep_view.ask_cluster_folder()
 
     def save_sweep_winner(self, name: str) -> bool:
         return self.sweep_actions.save_winner(name)

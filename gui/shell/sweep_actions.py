@@ -36,6 +36,10 @@ class SweepActions:
         except PlanError as exc:
             refuse(str(exc))
             return
+        if w.sweep_view.form.run_on.on_cluster:  # the trials run on the cluster's nodes, not here
+            w.tabs.setCurrentWidget(w.sweep_view)
+            w.sweep_view.submit_to_cluster(plan)
+            return
         w.sweep_view.set_running(True)
         w.tabs.setCurrentWidget(w.sweep_view)
         w.sweeper.gpu_sampler = w.gpu_sampler

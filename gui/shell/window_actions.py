@@ -51,6 +51,8 @@ class WindowActions:
         self.cancel.setEnabled(False)
         open_file = _action(widget, "Open model &file…", w.panel.browse_model_file, QKeySequence.StandardKey.Open)
         open_dir = _action(widget, "Open &SavedModel folder…", w.panel.browse_model_dir, QKeySequence("Ctrl+Shift+O"))
+        open_cluster = _action(widget, "Open &Cluster Sweep…", w.open_cluster_sweep, QKeySequence("Ctrl+Alt+O"),
+                               "Follow a sweep submitted to Slurm from its shared folder (Ctrl+Alt+O)")
         quit_action = _action(widget, "&Quit", widget.close, QKeySequence.StandardKey.Quit)
         export_review = _action(widget, "&Export review image…", lambda: _review_actions().export_review(widget),
                                 QKeySequence("Ctrl+Shift+E"),
@@ -73,7 +75,7 @@ class WindowActions:
 
         menu = widget.menuBar()
         file_menu = menu.addMenu("&File")
-        for action in (open_file, open_dir):
+        for action in (open_file, open_dir, open_cluster):
             file_menu.addAction(action)
         file_menu.addSeparator()
         file_menu.addAction(export_review)

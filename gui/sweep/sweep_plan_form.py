@@ -37,11 +37,15 @@ from tflaunch.core.sweep.size import NOTHING_TO_VARY, PlanSize, estimate_seconds
 from tflaunch.core.units import format_duration
 
 from ..widgets.wrapping_label import WrappingLabel
+from .run_on_box import RunOnBox, gpu_types
 
 # Axis, default values, what it sets: core's table of axes (env.NAME is typed by hand).
 # Instances are counted in the How box (one count, or several to compare).
 AXES: tuple[tuple[str, str, str], ...] = tuple(
     (name, default, text) for name, (text, default) in CORE_AXES.items() if "." not in name and name != "instances")
+RACING_TIP = ("Stop a setting once its range no longer overlaps the leader's and its median is at least 3% "
+              "worse (after 3 trials each)")
+RACING_OFF_TIP = "Off on a Slurm cluster: an array does not wait for one result to choose the next trial"
 EMPTY_PLAN = f"{NOTHING_TO_VARY[:1].upper()}{NOTHING_TO_VARY[1:]}: tick it under Vary and type its values."
 
 
@@ -59,6 +63,9 @@ class SweepPlanForm(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addLayout(self._row)
+        self.run_on = RunOnBox()
+        self.run_on.changed.connect(self._on_run_on_changed)
+        layout.addWidget(self.run_on)
         layout.addStretch(1)
         self._update_estimate()
 
@@ -123,8 +130,7 @@ class SweepPlanForm(QWidget):
         self.instances.textChanged.connect(self._update_estimate)
         self.racing = QCheckBox("Racing")
         self.racing.setChecked(True)
-        self.racing.setToolTip("Stop a setting once its range no longer overlaps the leader's and its "
-                               "median is at least 3% worse (after 3 trials each)")
+        self.racing.setToolTip(RACING_TIP)
         for widget in (self.repeat, self.warmup):
             widget.valueChanged.connect(self._update_estimate)
         self.racing.toggled.connect(self._update_estimate)
@@ -137,6 +143,11 @@ class SweepPlanForm(QWidget):
         how_box = QGroupBox("How")
         how_box.setLayout(how)
         return how_box
+
+    def _on_run_on_changed(self) -> None:
+        self.racing.setEnabled(not self.run_on.on_cluster)
+        self.racing.setToolTip(RACING_OFF_TIP if self.run_on.on_cluster else RACING_TIP)
+        self._update_estimate()
 
     def fit_width(self, room: int) -> None:
         """Vary and How side by side where `room` pixels hold both, else one above the other."""
@@ -171,8 +182,10 @@ class SweepPlanForm(QWidget):
             raise PlanError(f"{str(exc)[:1].upper()}{str(exc)[1:]}.") from None
         if len(counts) > 1:
             axes["instances"] = [str(n) for n in counts]
+        # Racing needs each result before choosing the next trial; a Slurm array runs them all.
+        racing = self.racing.isChecked() and not self.run_on.on_cluster
         plan = SweepPlan(base, axes, self.repeat.value(), self.warmup.value(), self.objective.currentData(),
-                         self.racing.isChecked(), counts[0])
+                         racing, counts[0])
         if not plan.size().settings:
             raise PlanError(EMPTY_PLAN)
         return plan
@@ -191,6 +204,15 @@ class SweepPlanForm(QWidget):
             text += f", {' or '.join(plan.axes['instances'])} probes at once"
         elif plan.instances > 1:
             text += f", {plan.instances} probes at once in each"
+        if self.run_on.on_cluster:
+            try:
+                types = len(gpu_types(self.run_on.gpu_types.text())) or 1
+            except PlanError:
+                types = 1
+            self.estimate.setText(f"{text}" + (f" on each of {types} GPU types ({types * size.trials} in all)"
+                                               if types > 1 else "")
+                                  + "; on the Slurm cluster, as its nodes come free.")
+            return
         self.estimate.setText(f"{text}; {self._estimate(size, base.subject)}"
                               + ("; fewer with racing." if plan.racing else "."))
 

@@ -5,22 +5,20 @@ from __future__ import annotations
 import html
 import time
 from collections.abc import Callable
+from pathlib import Path
 
 import pyqtgraph as pg
 from PySide6.QtCore import QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import (
-    QAbstractItemView,
     QFrame,
     QHBoxLayout,
-    QHeaderView,
     QLabel,
     QProgressBar,
     QPushButton,
     QScrollArea,
     QSplitter,
-    QTableWidget,
-    QTableWidgetItem,
+    QStackedWidget,
     QVBoxLayout,
     QWidget,
 )
@@ -29,15 +27,17 @@ from tflaunch.core.report.review import Review, sweep_review
 from tflaunch.core.run.record import RunRecord
 from tflaunch.core.settings.config import LaunchConfig
 from tflaunch.core.store.history import History
-from tflaunch.core.sweep.instances import DOES_NOT_FIT, INSTANCES_HELP, instances_rows
-from tflaunch.core.sweep.instances import HEADER as INSTANCES_HEADER
 from tflaunch.core.sweep.plan import Sweep, SweepPlan, Trial, format_objective, leader_of, outcome, winner_of
-from tflaunch.core.sweep.report import result_rows
 from tflaunch.core.units import format_duration
 
 from ..plots.charts import draw_strips
 from ..plots.plot_theme import follow_palette
-from ..widgets.palette import STATE_COLORS, highlight_background, keep_colours, readable
+from ..widgets.file_dialogs import open_folder
+from ..widgets.palette import keep_colours
+from .cluster_submission import ClusterSubmission
+from .cluster_view import ClusterSweepView
+from .instances_table import InstancesTable
+from .results_table import ResultsTable
 from .sweep_plan_form import SweepPlanForm
 
 # The chart stays readable however small the window (1024×700 included): the plan above
@@ -48,6 +48,7 @@ PLAN_MIN_HEIGHT = 60
 
 
 START_TIP = "Run the sweep with the settings panel as the baseline"
+SUBMIT_TIP = "Submit the sweep to the Slurm cluster with the settings panel as the baseline"
 
 class SweepView(QWidget):
     start_requested = Signal(object)  # SweepPlan with a placeholder base; the window supplies the settings
@@ -76,10 +77,20 @@ class SweepView(QWidget):
         self.start_button.clicked.connect(self._on_start)
         self.cancel_button = QPushButton("Cancel")
         self.cancel_button.setEnabled(False)
-        self.cancel_button.clicked.connect(self.cancel_requested)
+        self.cancel_button.clicked.connect(self._on_cancel)
         self.save_button = QPushButton("Save winner as profile…")
         self.save_button.setEnabled(False)
         self.save_button.clicked.connect(self.save_winner_requested)
+        self.open_cluster_button = QPushButton("Open cluster sweep…")
+        self.open_cluster_button.setToolTip("Follow a sweep submitted to Slurm from its shared folder: its trials, "
+                                            "merge, resubmit, one verdict per node type (File menu, Ctrl+Alt+O)")
+        self.open_cluster_button.clicked.connect(self.ask_cluster_folder)
+        self.form.run_on.add_button(self.open_cluster_button)  # beside the choice of the cluster
+        self.form.run_on.changed.connect(self._on_run_on_changed)
+        self.submission = ClusterSubmission(self.form.run_on, self)
+        self.submission.message.connect(self.show_message)
+        self.submission.busy_changed.connect(self._set_submitting)
+        self.submission.submitted.connect(self.open_cluster)
         self.progress = QProgressBar()
         self.progress.setFormat("%v of ≤%m trials")
         self.status = QLabel("Choose what to vary and press Start sweep.")
@@ -91,27 +102,8 @@ class SweepView(QWidget):
         # Two lines kept free: the results table below stretches and would clip a wrapped verdict.
         self.verdict.setMinimumHeight(2 * self.verdict.fontMetrics().lineSpacing() + 6)
 
-        header, _ = result_rows([], "ready")  # the same columns as the terminal and the review images
-        self.table = QTableWidget(0, len(header))
-        self.table.setHorizontalHeaderLabels(header)
-        self.table.verticalHeader().hide()
-        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.table.setSelectionMode(QAbstractItemView.SelectionMode.NoSelection)
-        columns = self.table.horizontalHeader()
-        columns.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-        columns.setStretchLastSection(True)
-        # Per instance count: the slowest instance's time to ready, GPU memory, whether all fit.
-        self.instance_table = QTableWidget(0, len(INSTANCES_HEADER))
-        self.instance_table.setHorizontalHeaderLabels(INSTANCES_HEADER)
-        self.instance_table.verticalHeader().hide()
-        self.instance_table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.instance_table.setSelectionMode(QAbstractItemView.SelectionMode.NoSelection)
-        self.instance_table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-        self.instance_table.horizontalHeader().setStretchLastSection(True)
-        self.instance_table.setWordWrap(False)
-        self.instance_table.setToolTip(f"Instances: {INSTANCES_HELP}. GPU memory is what NVML saw each process "
-                                       "tree hold at its peak; the total adds the instances' peaks up.")
-        self.instance_table.hide()
+        self.table = ResultsTable()  # the same columns as the terminal and the review images
+        self.instance_table = InstancesTable()  # per instance count, for a sweep of several at once
         self.chart = pg.PlotWidget(background="w")
         self.chart.setMenuEnabled(False)
         self.chart.setMouseEnabled(x=False, y=False)
@@ -146,13 +138,24 @@ class SweepView(QWidget):
         follow_layout.addLayout(buttons)
         follow_layout.addWidget(self.progress)
         follow_layout.addWidget(self.status)
-        follow_layout.addWidget(self.verdict)
         # The per-count table under the results, sharing their height (it scrolls when small).
         self.results_and_instances = QSplitter(Qt.Orientation.Vertical)
         self.results_and_instances.addWidget(self.results)
         self.results_and_instances.addWidget(self.instance_table)
         self.results_and_instances.setChildrenCollapsible(False)
-        follow_layout.addWidget(self.results_and_instances, 1)
+        # Below the buttons: this machine's sweep, or a cluster sweep followed from its folder.
+        local = QWidget()
+        local_layout = QVBoxLayout(local)
+        local_layout.setContentsMargins(0, 0, 0, 0)
+        local_layout.addWidget(self.verdict)
+        local_layout.addWidget(self.results_and_instances, 1)
+        self.cluster = ClusterSweepView(history)
+        self.pages = _Pages()
+        self.pages.addWidget(local)
+        self.pages.addWidget(self.cluster)
+        self.pages.currentChanged.connect(lambda _index: self._show_progress_bar())
+        self.cluster.closed.connect(lambda: self.pages.setCurrentIndex(0))
+        follow_layout.addWidget(self.pages, 1)
         self.sections = QSplitter(Qt.Orientation.Vertical)
         self.sections.addWidget(scroll)
         self.sections.addWidget(follow)
@@ -192,6 +195,53 @@ class SweepView(QWidget):
     def _on_start(self) -> None:
         self.start_requested.emit(None)
 
+    def _on_cancel(self) -> None:
+        if self.submission.running:
+            self.submission.cancel()
+        else:
+            self.cancel_requested.emit()
+
+    def _on_run_on_changed(self) -> None:
+        cluster = self.form.run_on.on_cluster
+        self.start_button.setText("Submit to Slurm" if cluster else "Start sweep")
+        self.start_button.setToolTip(SUBMIT_TIP if cluster else START_TIP)
+
+    # -- on a Slurm cluster ---------------------------------------------------------------
+    def submit_to_cluster(self, plan: SweepPlan) -> None:
+        self.submission.start(plan)
+
+    def _set_submitting(self, submitting: bool) -> None:
+        self.start_button.setEnabled(not submitting)
+        self.cancel_button.setEnabled(submitting)
+        self._preparing_since = time.monotonic() if submitting else None  # the seconds the check job waits
+        self._show_progress_bar()
+        if submitting:
+            self._clock.start()
+            self.progress.setRange(0, 0)
+        else:
+            self._clock.stop()
+            self.progress.setRange(0, 1)
+            self.progress.reset()
+
+    def _show_progress_bar(self) -> None:
+        """The bar counts this machine's trials, or shows a submission busy; a cluster sweep
+        followed below has its own counts, and the height goes to them."""
+        self.progress.setVisible(self.pages.currentIndex() == 0 or self.submission.running)
+
+    def ask_cluster_folder(self) -> None:
+        chosen = open_folder(self, "cluster", "Open a cluster sweep's folder")
+        if chosen:
+            self.open_cluster(Path(chosen))
+
+    def open_cluster(self, path: Path) -> None:
+        """Follow the cluster sweep in `path` below the plan, which gives it most of the height."""
+        self.pages.setCurrentWidget(self.cluster)
+        self.cluster.open(path)
+        total = sum(self.sections.sizes())
+        if total:
+            plan = max(PLAN_MIN_HEIGHT, total // 4)
+            self.sections.setSizes([plan, total - plan])
+
     # -- following and results -----------------------------------------------------------
     def show_message(self, text: str) -> None:
         """A word from the window or the controller; while preparing, the seconds it takes follow it."""
@@ -222,11 +272,14 @@ class SweepView(QWidget):
 
     def hold(self, why: str | None) -> None:
         """Another measurement runs (`why` says which) or none does (None)."""
-        self.start_button.setEnabled(why is None)
-        self.start_button.setToolTip(f"Waits: {why}" if why else START_TIP)
+        self.start_button.setEnabled(why is None and not self.submission.running)
+        self.start_button.setToolTip(f"Waits: {why}" if why else SUBMIT_TIP if self.form.run_on.on_cluster
+                                     else START_TIP)
 
     def set_running(self, running: bool) -> None:
         if running:  # a new sweep: nothing of the previous one stays on show while it is prepared
+            if self.pages.currentWidget() is self.cluster:
+                self.cluster.close_sweep()  # this machine's sweep takes the place below the plan
             self._sweep, self._runs, self._sweep_id = None, [], None
             self.table.setRowCount(0)
             self.instance_table.setRowCount(0)
@@ -264,20 +317,7 @@ class SweepView(QWidget):
     def show_results(self, sweep: Sweep, results: list | None = None) -> None:
         objective = sweep.plan.objective
         results = sweep.results() if results is None else results
-        header, rows = result_rows(results, objective)
-        self.table.setHorizontalHeaderLabels(header)
-        self.table.setRowCount(len(results))
-        for row, (result, cells) in enumerate(zip(results, rows, strict=False)):
-            for col, text in enumerate(cells):
-                item = QTableWidgetItem(text)
-                if col in (0, 2, 3, 4, 5, 6):
-                    item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-                if result.stopped:
-                    item.setToolTip(result.stopped)
-                    item.setForeground(readable(STATE_COLORS["waiting"]))
-                if row == 0 and result.spread:
-                    item.setBackground(highlight_background())
-                self.table.setItem(row, col, item)
+        self.table.show_results(results, objective)
         self._widen_table()
         self._show_instances(sweep)
         draw_strips(self.chart.getPlotItem(), [(r.candidate.key, r.values, r.stopped is not None) for r in results],
@@ -286,30 +326,9 @@ class SweepView(QWidget):
 
     def _show_instances(self, sweep: Sweep) -> None:
         """The per-count table, for a sweep that starts several instances at once."""
-        if not sweep.plan.shows_instances:
-            self.instance_table.hide()
+        if not self.instance_table.show_sweep(sweep):
             return
-        instance_rows = sweep.instance_rows()
-        _, cells = instances_rows(instance_rows)
         table = self.instance_table
-        table.setRowCount(len(cells))
-        for row, (summary, texts) in enumerate(zip(instance_rows, cells, strict=True)):
-            for col, text in enumerate(texts):
-                item = QTableWidgetItem(text)
-                if 0 < col < len(texts) - 1:
-                    item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-                if summary.failure:
-                    item.setToolTip(summary.failure)
-                if col == len(texts) - 1 and summary.fit == DOES_NOT_FIT:
-                    item.setForeground(readable(STATE_COLORS["failed"]))
-                table.setItem(row, col, item)
-        # Every count in sight where there is room; two rows at least, the rest scrolls.
-        rows = [table.rowHeight(r) for r in range(table.rowCount())]
-        frame = table.horizontalHeader().sizeHint().height() + 2 * table.frameWidth() \
-            + table.horizontalScrollBar().sizeHint().height()
-        table.setMaximumHeight(frame + sum(rows) + 2)
-        table.setMinimumHeight(frame + sum(rows[:2]) + 2)
-        table.show()
         split = self.results_and_instances
         total = sum(split.sizes())
         want = min(table.maximumHeight(), total // 2)
@@ -319,8 +338,7 @@ class SweepView(QWidget):
     def _widen_table(self) -> None:
         """The figures come first: the table takes the width its columns need, the chart
         the rest, but never less than its minimum."""
-        want = self.table.horizontalHeader().length() + 2 * self.table.frameWidth() \
-            + self.table.verticalScrollBar().sizeHint().width()
+        want = self.table.wanted_width()
         total = sum(self.results.sizes())
         if total and self.table.width() < want:
             table = min(want, total - max(CHART_MIN_WIDTH, int(total * 0.3)))
@@ -338,6 +356,23 @@ class SweepView(QWidget):
         self.status.setText(f"{done} {sweep.trials_run} trials run "
                             f"({sweep.planned_without_racing} without racing).")
         self.form.forget_history(sweep.plan.base.subject)  # its runs are history now
+
+
+class _Pages(QStackedWidget):
+    """The local results or the cluster sweep, asking only for what the page on show needs
+    at least: a page's wrapped labels would otherwise make the splitter above ask the height
+    its tables would like (height for width is a preferred height), and the window grew."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.currentChanged.connect(lambda _index: self.updateGeometry())
+
+    def hasHeightForWidth(self) -> bool:  # noqa: N802 (Qt's name)
+        return False
+
+    def minimumSizeHint(self) -> QSize:  # noqa: N802 (Qt's name)
+        page = self.currentWidget()
+        return page.minimumSizeHint() if page is not None else super().minimumSizeHint()
 
 
 class _FitsItsText(QWidget):

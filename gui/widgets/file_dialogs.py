@@ -16,7 +16,7 @@ from PySide6.QtWidgets import QFileDialog, QWidget
 
 from ..adapters.window_state import WindowState
 
-Purpose = Literal["model", "interpreter", "script", "workdir", "profile", "review"]
+Purpose = Literal["model", "interpreter", "script", "workdir", "profile", "review", "cluster"]
 KEY = "dialogs/{}"
 
 
