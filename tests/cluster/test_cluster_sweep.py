@@ -99,19 +99,25 @@ def test_each_gpu_type_gets_its_own_array_order_and_verdict(cluster, tmp_path, f
     assert "a100: Winner: env.DELAY=0" in text and "h100: Winner: env.DELAY=0" in text
     assert text.count("| a100 (no GPU seen) |") == 2 and text.count("| h100 (no GPU seen) |") == 2
 
-    # A result gone missing: the trial is lost, rerun by resubmit, and merged in its place.
-    victim = next(t for t in trials if t.node_type == "h100")
+
+
+def test_a_lost_result_is_rerun_by_resubmit_and_merged_in_its_place(cluster, tmp_path, fake):
+    folder = submit(*fake, "--env", f"{CHILD_ENV}=ok", "--vary", "intra=2", "--repeat", "1", "--warmup", "0",
+                    "--shared-dir", str(cluster.shared), cwd=tmp_path)
+    assert settle(folder)["counts"] == {"done": 2}
+    merge(folder)
+    history = History(history_path())
+    victim = load(folder).trials()[1]
     folder.joinpath("results", f"{victim.index:04d}.json").unlink()
     lost = status(folder)
-    assert lost["counts"] == {"done": 11, "lost": 1}
+    assert lost["counts"] == {"done": 1, "lost": 1}
     assert next(t for t in lost["trials"] if t["index"] == victim.index)["detail"].startswith("its task left")
     again = tflaunch("sweep", "resubmit", str(folder))
     assert again.returncode == 0 and f"({victim.index})" in again.stderr, again.stderr
-    assert settle(folder)["counts"] == {"done": 12}
-    before = sum(len(history.sweep_trials(i)) for i, *_ in history.list_sweeps())
+    assert settle(folder)["counts"] == {"done": 2}
     merged = tflaunch("sweep", "merge", str(folder))
     assert "1 runs added, 1 replaced" in merged.stderr, "the rerun trial's run takes the earlier one's place"
-    assert sum(len(history.sweep_trials(i)) for i, *_ in history.list_sweeps()) == before
+    assert sum(len(history.sweep_trials(i)) for i, *_ in history.list_sweeps()) == 2
     nothing = tflaunch("sweep", "resubmit", str(folder))
     assert "nothing to resubmit" in nothing.stderr
 
@@ -178,12 +184,13 @@ def test_a_model_the_nodes_cannot_see_is_refused_before_the_array(cluster, tmp_p
 def test_a_folder_the_nodes_cannot_see_is_refused_before_the_array(cluster, tmp_path):
     if not cluster.private_works:
         pytest.skip("a folder the node does not see needs a mount namespace (root and unshare)")
+    hidden = cluster.private / f"sweeps-{tmp_path.name}"  # the cluster is shared by the session's tests
     done = tflaunch("sweep", "--on", "slurm", "--model", "sample:mlp", "--vary", "intra=2", "--repeat", "1",
-                    "--shared-dir", str(cluster.private / "sweeps"), cwd=tmp_path)
+                    "--shared-dir", str(hidden), cwd=tmp_path)
     assert done.returncode == 1
     last = done.stderr.strip().splitlines()[-1]
     assert "is not shared with the nodes" in last and "--shared-dir" in last, last
-    (folder,) = (cluster.private / "sweeps").iterdir()
+    (folder,) = hidden.iterdir()
     assert json.loads(folder.joinpath("sweep.json").read_text())["format"] == "tflaunch-cluster-sweep"
     assert load(folder).jobs()["submitted"] == []
 
