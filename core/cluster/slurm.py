@@ -31,7 +31,7 @@ class SlurmError(Exception):
 @dataclass(frozen=True)
 class TaskState:
     job_id: str
-    index: int
+    index: int  # the array task; -1 for a job that is no array (the check job)
     state: str  # as squeue or sacct spells it: PENDING, RUNNING, FAILED, CANCELLED...
     reason: str = ""  # why a task waits (Resources, Priority, ...), from squeue
 
@@ -130,6 +130,8 @@ def parse_queue(out: str) -> list[TaskState]:
             tasks.append(TaskState(match.group(1), int(match.group(2)), state, reason))
         elif match := _TASK_RANGE.match(job):  # pending tasks may still be shown as one line
             tasks.extend(TaskState(match.group(1), i, state, reason) for i in expand_indices(match.group(2)))
+        elif job.isdigit():  # a job of its own (the check job): still queued, not gone
+            tasks.append(TaskState(job, -1, state, reason))
     return tasks
 
 

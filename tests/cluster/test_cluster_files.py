@@ -38,7 +38,7 @@ def test_squeue_lines_of_running_and_grouped_pending_tasks():
     tasks = slurm.parse_queue("12_3|RUNNING|None\n12_[4-6%2]|PENDING|JobArrayTaskLimit\n13|PENDING|Priority\n")
     assert [(t.index, t.state, t.reason) for t in tasks] == [
         (3, "RUNNING", "None"), (4, "PENDING", "JobArrayTaskLimit"), (5, "PENDING", "JobArrayTaskLimit"),
-        (6, "PENDING", "JobArrayTaskLimit")]
+        (6, "PENDING", "JobArrayTaskLimit"), (-1, "PENDING", "Priority")], "a job of its own (the check job) too"
 
 
 def test_the_folder_holds_every_trial_of_every_node_type_and_reads_back(tmp_path):
