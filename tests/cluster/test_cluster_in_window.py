@@ -1,0 +1,152 @@
+"""A cluster sweep from the app's Sweep tab, through the real test cluster: submitted from the
+plan form, followed until settled, merged into the History tab, one verdict per node type;
+what Slurm or the folder refuses said in full with the form kept. The fake probe keeps each
+trial to a fraction of a second."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import QPoint
+from PySide6.QtGui import QPalette
+
+from tflaunch.core.paths import history_path
+from tflaunch.core.settings.config import LaunchConfig
+from tflaunch.core.store.history import History
+from tflaunch.gui.sweep.run_on_box import RunOnBox
+from tflaunch.gui.sweep.trial_table import COLOURS
+from tflaunch.gui.widgets.palette import highlight_background, readable
+
+from ..builders import fake_python
+from ..fake_child import CHILD_ENV
+from ..gui.conftest import make_window, screenshot, settings_file, window  # noqa: F401
+from ..gui.test_theme_and_sizes import dark_palette, restore_palette  # noqa: F401
+
+SETTLE_MS = 120_000
+
+
+def plan(window, tmp_path: Path, shared: Path, gpu_types: str = "a100,h100",  # noqa: F811
+         partition: str = "") -> None:
+    """intra=2 against the baseline, three trials each, on the cluster."""
+    window.use_config(LaunchConfig(model="sample:mlp", python=fake_python(tmp_path), timeout=60,
+                                   extra_env={CHILD_ENV: "ok"}))
+    view = window.sweep_view
+    box, values = view._axes["intra"]
+    box.setChecked(True)
+    values.setText("2")
+    view.repeat.setValue(3)
+    view.warmup.setValue(0)
+    run_on = view.form.run_on
+    run_on.slurm.setChecked(True)
+    run_on.gpu_types.setText(gpu_types)
+    run_on.partition.setText(partition)
+    run_on.shared_dir.setText(str(shared))
+
+
+def test_a_sweep_submitted_from_the_tab_is_followed_merged_and_judged_per_node_type(
+        qtbot, window, tmp_path, cluster, screenshot, restore_palette):  # noqa: F811
+    plan(window, tmp_path, cluster.shared)
+    view = window.sweep_view
+    assert view.start_button.text() == "Submit to Slurm" and not view.racing.isEnabled()
+    assert "on each of 2 GPU types" in view.estimate.text()
+    follow = view.cluster
+    view.start_button.click()
+    assert view.cancel_button.isEnabled() and not view.start_button.isEnabled(), "submitting, off the GUI thread"
+    qtbot.waitUntil(lambda: "Checking a node of each type" in view.status.text(), timeout=SETTLE_MS)
+    qtbot.waitUntil(lambda: follow.snapshot is not None and follow.snapshot.settled, timeout=SETTLE_MS)
+    assert view.pages.currentWidget() is follow and view.status.text().startswith("Submitted 12 trials to Slurm")
+    assert not view.cancel_button.isEnabled() and view.start_button.isEnabled()
+    table = follow.trials
+    assert table.rowCount() == 12 and {table.state_of(r) for r in range(12)} == {"done"}
+    assert table.item(0, 3).foreground().color().name() == readable(COLOURS["done"]).name()
+    assert follow.counts.text() == "12 trials: 12 done"
+    assert not follow.refreshing, "settled: no refresh runs or is due"
+    # Results before merging (node_type_sweeps, not stored), then merged.
+    assert [g.title() for g in follow.groups] == ["a100 (no GPU seen)", "h100 (no GPU seen)"]
+    assert all("not in History yet" in g.where.text() for g in follow.groups)
+    assert follow.merge_button.isEnabled() and not follow.resubmit_button.isEnabled()
+    follow.merge_button.click()
+    qtbot.waitUntil(lambda: follow.message.text().startswith("Merged"), timeout=30_000)
+    assert "12 runs added, 0 replaced (2 History sweeps, one per node type)" in follow.message.text()
+    for group in follow.groups:
+        assert group.table.rowCount() == 2 and {group.table.item(r, 1).text() for r in range(2)} == \
+            {"baseline", "intra=2"}
+        assert group.table.item(0, 2).text().endswith(("ms", " s")), "medians with their unit"
+        assert group.verdict.text() and "in History as sweep" in group.where.text()
+    history = History(history_path())
+    assert len(history.list_sweeps()) == 2
+    window.tabs.setCurrentWidget(window.history_view)
+    qtbot.waitUntil(lambda: window.history_view.model.rowCount() == 12, timeout=10_000)
+    assert not follow.refreshing
+
+    window.tabs.setCurrentWidget(view)
+    window.runs_dock.hide()
+    window.log_dock.hide()
+    view.sections.setSizes([0, sum(view.sections.sizes())])  # the picture is of the results, and where they ran
+    qtbot.wait(50)  # the plan laid out for the width it has, before it is scrolled
+    button = view.open_cluster_button  # the plan scrolled to where it chose the cluster, no field cut
+    bottom = button.mapTo(view.form, QPoint(0, button.height())).y()
+    view._plan_scroll.verticalScrollBar().setValue(bottom + 6 - view._plan_scroll.viewport().height())
+    qtbot.wait(50)
+    screenshot(window, "cluster-sweep")
+    light = QPalette(restore_palette.palette())
+    restore_palette.setPalette(dark_palette())
+    qtbot.wait(50)
+    screenshot(window, "dark-cluster-sweep")
+    restore_palette.setPalette(light)
+    qtbot.waitUntil(lambda: all(g.table.item(0, 1).background().color() == highlight_background()
+                                for g in follow.groups), timeout=5000)  # recoloured for light again
+    follow.close_sweep()
+    assert view.pages.currentIndex() == 0 and not follow.refreshing
+
+
+def test_slurm_refusing_the_partition_is_said_in_full_and_the_form_is_kept(qtbot, window, tmp_path,  # noqa: F811
+                                                                           cluster):
+    plan(window, tmp_path, cluster.shared, gpu_types="", partition="nosuch")
+    view = window.sweep_view
+    view.start_button.click()
+    qtbot.waitUntil(lambda: view.status.text().startswith("Cannot submit"), timeout=60_000)
+    text = view.status.text()
+    assert "invalid partition" in text.lower() and "check the partition" in text.lower(), text
+    assert view.form.run_on.partition.text() == "nosuch" and view.form.run_on.on_cluster
+    assert view.start_button.isEnabled() and not view.cancel_button.isEnabled()
+    assert view.pages.currentIndex() == 0, "nothing to follow"
+
+
+def test_a_shared_folder_that_cannot_be_made_or_seen_is_said_before_anything_runs(qtbot, window,  # noqa: F811
+                                                                                   tmp_path, cluster):
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    plan(window, tmp_path, blocker / "sweeps", gpu_types="")
+    view = window.sweep_view
+    view.start_button.click()
+    qtbot.waitUntil(lambda: view.status.text().startswith("Cannot submit"), timeout=60_000)
+    assert f"{blocker / 'sweeps'}: the sweep folder cannot be made there" in view.status.text()
+    if not cluster.private_works:
+        pytest.skip("a folder the node does not see needs a mount namespace (root and unshare)")
+    view.form.run_on.shared_dir.setText(str(cluster.private / "sweeps"))
+    view.start_button.click()
+    qtbot.waitUntil(lambda: view.status.text().startswith("Cannot submit"), timeout=60_000)
+    assert "is not shared with the nodes" in view.status.text() and "--shared-dir" in view.status.text()
+
+
+def test_cancel_while_the_check_job_waits_submits_nothing(qtbot, window, tmp_path, cluster):  # noqa: F811
+    plan(window, tmp_path, cluster.shared, gpu_types="")
+    view = window.sweep_view
+    view.form.run_on.sbatch_args.setText("--begin=now+600")  # the check job waits, as on a busy partition
+    view.start_button.click()
+    qtbot.waitUntil(lambda: "waiting: BeginTime" in view.status.text(), timeout=10_000)
+    view.cancel_button.click()
+    qtbot.waitUntil(lambda: view.status.text().startswith("Cannot submit"), timeout=30_000)
+    assert "cancelled while the check job for any nodes" in view.status.text()
+    assert "nothing was submitted" in view.status.text() and view.start_button.isEnabled()
+    assert cluster.run("squeue", "--noheader").stdout.strip() == "", "the waiting check job was cancelled"
+    assert view.pages.currentIndex() == 0
+
+
+def test_without_sbatch_the_cluster_cannot_be_chosen_and_says_why(qtbot, monkeypatch, tmp_path):
+    monkeypatch.setenv("PATH", str(tmp_path))
+    box = RunOnBox()
+    qtbot.addWidget(box)
+    assert not box.slurm.isEnabled() and "`sbatch` is not on PATH" in box.slurm.toolTip()
