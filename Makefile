@@ -76,7 +76,8 @@ soak: $(STAMP)
 
 # Refresh the README's pictures from the GUI tests.
 screenshots: $(STAMP)
-	TFLAUNCH_SCREENSHOTS=resources/screenshots QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest -q tests/gui
+	TFLAUNCH_SCREENSHOTS=resources/screenshots QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest -q tests/gui \
+		tests/cluster/test_cluster_in_window.py
 
 # The desktop entry, AppStream metainfo and icon into the user's XDG folders, with Exec
 # pointing at this checkout's .venv (a pipx or pip install puts tflaunch-gui on PATH and can

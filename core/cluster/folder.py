@@ -164,8 +164,9 @@ def create(root: Path, plan: SweepPlan, candidates: list[Candidate], node_types:
         for part in ("trials", "results", "exits", "logs", "check"):
             (path / part).mkdir(mode=0o755, parents=True, exist_ok=True)
     except OSError as exc:
-        raise FolderError(f"{root}: the sweep folder cannot be made there ({exc.strerror}). Give --shared-dir a "
-                          "folder you can write that the cluster's nodes see too (home or scratch).") from None
+        raise FolderError(f"{root}: the sweep folder cannot be made there ({exc.strerror}). Choose a shared "
+                          "folder (--shared-dir; the app's Shared folder) that you can write and the cluster's nodes "
+                          "see too (home or scratch).") from None
     folder = SweepFolder(path, sweep_id, plan, node_types, options, time.time())
     index = 0
     for offset, node_type in enumerate(node_types):

@@ -70,7 +70,7 @@ def check_node_type(folder: SweepFolder, node_type: NodeType, options: list[str]
     log = folder.path / "check" / f"{node_type.name}.log"
     job = slurm.submit_one(str(script), [f"--job-name=tflaunch-check-{folder.id}", f"--output={log}", *options],
                            f"submit the check job for {node_type.name} nodes")
-    started, gone_at, said = time.monotonic(), None, ""
+    started, gone_at, reason = time.monotonic(), None, ""
     while not marker.exists():
         now = time.monotonic()
         if stop is not None and stop():
@@ -80,22 +80,22 @@ def check_node_type(folder: SweepFolder, node_type: NodeType, options: list[str]
         if now - started > timeout:
             slurm.cancel([job])
             raise CheckError(f"the check job for {node_type.name} nodes (job {job}) did not finish within "
-                              f"{timeout:.0f} s{f' ({said})' if said else ''}; nothing was submitted. The "
+                              f"{timeout:.0f} s{f' (waiting: {reason})' if reason else ''}; nothing was submitted. The "
                               "partition may be busy: try again later, or give --check-timeout more seconds.")
         if gone_at is None and int((now - started) / POLL_S) % 8 == 0:
             tasks = slurm.queue([job])
             if not tasks:
                 gone_at = now
-            elif tasks[0].reason not in ("", "None") and tasks[0].reason != said:
-                said = f"waiting: {tasks[0].reason}"
+            elif tasks[0].reason not in ("", "None") and tasks[0].reason != reason:
+                reason = tasks[0].reason  # said once per new reason, not at every look
                 if on_wait:
-                    on_wait(f"the check job for {node_type.name} nodes is {said}")
+                    on_wait(f"the check job for {node_type.name} nodes is waiting: {reason}")
         if gone_at is not None and now - gone_at > GRACE_S:
             raise CheckError(
                 f"the check job for {node_type.name} nodes (job {job}) ended, but its marker {marker} never "
                 f"appeared here: the folder {folder.path} is not shared with the nodes (or the job could not "
-                "write there). Give --shared-dir a folder that this machine and the nodes both see, such as "
-                f"your home or scratch folder. Its log, if the node wrote one: {log}.")
+                "write there). Choose a shared folder (--shared-dir; the app's Shared folder) that this machine "
+                f"and the nodes both see, such as your home or scratch folder. Its log, if the node wrote one: {log}.")
         time.sleep(POLL_S)
     lines = marker.read_text(encoding="utf-8", errors="replace").splitlines()
     host = next((line[5:] for line in lines if line.startswith("host ")), "?")
