@@ -13,7 +13,7 @@ from typing import Any
 
 from ..cluster import status as cluster_status
 from ..cluster.folder import FolderError, NodeType, SweepFolder, create, load
-from ..cluster.merge import NodeTypeSweep, merge, most_at_once, node_type_comparison
+from ..cluster.merge import NodeTypeSweep, merge, most_at_once, node_type_comparison, node_type_winner
 from ..cluster.preflight import CheckError
 from ..cluster.slurm import SlurmError
 from ..cluster.submit import cancel, resubmit, submit
@@ -23,7 +23,6 @@ from ..store.history import HistoryError
 from ..store.profiles import ProfileError, ProfileStore
 from ..sweep.plan import Candidate, SweepPlan
 from ..sweep.report import results_json, results_table
-from ..sweep.stored import winner_profile
 from .command_tools import open_history, say
 
 ACTIONS = {"status": "where each trial stands: pending, running, done, failed, cancelled, lost",
@@ -226,8 +225,7 @@ def _save_winner(name: str, node_type: str | None, parts: list[NodeTypeSweep], h
         say(f"no node type {node_type!r} in this sweep: it ran on {', '.join(p.node_type for p in parts)}.")
         return 2
     try:
-        profile = winner_profile(name, part.sweep, history, part.history_id)
-        profile.evidence["sweep"]["node_type"] = part.label  # measured there: the profile says where
+        profile = node_type_winner(name, part, history)
         path = ProfileStore(profiles_dir()).save(profile, overwrite=True)
     except (ProfileError, OSError, ValueError, HistoryError) as exc:
         say(f"profile not saved: {exc}")

@@ -14,9 +14,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..store.history import History, HistoryError
+from ..store.profiles import Profile
 from ..sweep.plan import MIN_TRIALS, Candidate, Sweep, SweepPlan, Trial, format_objective, outcome
 from ..sweep.session import trial_value
 from ..sweep.stats import ratio_to_baseline
+from ..sweep.stored import winner_profile
 from .folder import SweepFolder, TrialFile
 from .node import gpu_label
 from .status import TrialState
@@ -160,3 +162,14 @@ def node_type_comparison(parts: list[NodeTypeSweep], objective: str) -> str | No
     fast_median, slow_median = (format_objective(objective, statistics.median(v)) for v in (fast_values, slow_values))
     return (f"{fast.node_type} is {ratio.estimate:.2f}× {better} than {slow.node_type} (95% CI "
             f"{ratio.low:.2f}–{ratio.high:.2f}; medians {fast_median} and {slow_median}){sure}")
+
+
+def node_type_winner(name: str, part: NodeTypeSweep, history: History) -> Profile:
+    """The winner on one node type as a profile whose evidence names that node type (a
+    setting fastest on one node type may not be on another). ValueError without a winner,
+    or before the part is merged (its runs are the evidence)."""
+    if part.history_id is None:
+        raise ValueError(f"the {part.node_type} trials are not in the history yet: merge them first")
+    profile = winner_profile(name, part.sweep, history, part.history_id)
+    profile.evidence["sweep"]["node_type"] = part.label
+    return profile

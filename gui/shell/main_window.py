@@ -222,6 +222,7 @@ class MainWindow(DropTarget, QMainWindow):  # DropTarget: a model or a script dr
         sweep_view.save_winner_requested.connect(self.sweep_actions.ask_and_save_winner)
         sweep_view.follow_settings(self.panel, self.panel.config)
         sweep_view.cluster.merged.connect(self.refresh_history)
+        sweep_view.cluster.save_winner_requested.connect(self.sweep_actions.ask_and_save_node_type_winner)
         return sweep_view
 
     def refresh_history(self) -> None:

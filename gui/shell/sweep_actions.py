@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 from tflaunch.core.sweep.plan import PlanError
 
 if TYPE_CHECKING:
+    from tflaunch.core.cluster.merge import NodeTypeSweep
     from tflaunch.core.settings.config import LaunchConfig
     from tflaunch.core.sweep.plan import Sweep
 
@@ -74,6 +75,21 @@ class SweepActions:
         from tflaunch.core.sweep.stored import winner_profile
 
         return w.saver.save(lambda: winner_profile(name, sweep, history, sweep_id))
+
+    def ask_and_save_node_type_winner(self, part: NodeTypeSweep, history_id: int) -> None:
+        """A cluster sweep's winner on one node type, as `tflaunch sweep merge --save-winner
+        NAME --node-type TYPE` saves it: the profile names the node type it was measured on."""
+        w = self.window
+        name = w.saver.ask_name(f"Save the winner on {part.node_type} nodes as a profile")
+        if not name or w.history is None:
+            if name:
+                w.say("The winner cannot be saved without the run history.")
+            return
+        from tflaunch.core.cluster.merge import node_type_winner
+
+        part.history_id = history_id  # the History sweep the view merged it into
+        history = w.history
+        w.saver.save(lambda: node_type_winner(name, part, history))
 
     def sweep_compared(self, base: LaunchConfig, others: list[LaunchConfig]) -> None:
         """The Compare tab's "Sweep these settings": the baseline's settings in the panel,

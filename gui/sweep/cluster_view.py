@@ -25,9 +25,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from tflaunch.core.cluster.merge import NodeTypeSweep
+from tflaunch.core.cluster.merge import NodeTypeSweep, most_at_once
 from tflaunch.core.cluster.status import summary_line
 from tflaunch.core.cluster.submit import RERUN_STATES
+from tflaunch.core.report.cluster_review import cluster_review
+from tflaunch.core.report.review import Review
 from tflaunch.core.store.history import History
 
 from ..widgets.elided_label import ElidedLabel
@@ -44,6 +46,7 @@ class ClusterSweepView(QWidget):
     merged = Signal()  # runs were stored in the history
     closed = Signal()  # the user closed it: the Sweep tab shows its local results again
     refreshed = Signal(object)  # Snapshot: each refresh that reached the view (tests wait on it)
+    save_winner_requested = Signal(object, int)  # a node type's NodeTypeSweep, its History sweep
 
     def __init__(self, history: History | None, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -229,6 +232,7 @@ class ClusterSweepView(QWidget):
     def _show_groups(self, parts: list[NodeTypeSweep]) -> None:
         while len(self.groups) < len(parts):
             group = NodeTypeGroup()
+            group.save_requested.connect(self.save_winner_requested)
             self._groups_layout.insertWidget(len(self.groups), group)
             self.groups.append(group)
         while len(self.groups) > len(parts):
@@ -240,6 +244,16 @@ class ClusterSweepView(QWidget):
             self._room_wanted = True
             QTimer.singleShot(0, self, self._make_room_for_results)  # once the splitter has taken in the show
         self._groups_scroll.setVisible(bool(parts))
+
+    def review(self) -> Review | None:
+        """The review of what the folder holds now: a verdict per node type (File > Export)."""
+        snapshot = self.snapshot
+        if snapshot is None or not any(p.sweep.trials_run for p in snapshot.parts):
+            return None
+        records = [r for s in snapshot.states if s.result is not None for r in s.result.records]
+        crowd, host = most_at_once(snapshot.states)
+        return cluster_review([(p.label, p.sweep) for p in snapshot.parts], records,
+                              f"cluster sweep {snapshot.folder.id}, {summary_line(snapshot.states)}", crowd, host)
 
     def _make_room_for_results(self) -> None:
         total = sum(self.parts.sizes())

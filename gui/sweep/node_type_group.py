@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import html
 
-from PySide6.QtCore import Qt, QTimer
+from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QResizeEvent
-from PySide6.QtWidgets import QGroupBox, QLabel, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QGroupBox, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
 from tflaunch.core.cluster.merge import NodeTypeSweep
 from tflaunch.core.sweep.plan import outcome
@@ -18,11 +18,16 @@ from .results_table import ResultsTable
 
 
 class NodeTypeGroup(QGroupBox):
+    save_requested = Signal(object, int)  # its NodeTypeSweep, the History sweep its runs are in
+
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.where = QLabel()
         self.where.setObjectName("caption")
         self.where.setWordWrap(True)
+        self.save_button = QPushButton("Save winner as profile…")
+        self.save_button.clicked.connect(self._save)
+        self._history_id: int | None = None
         self.table = ResultsTable()
         self.table.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)  # as tall as its rows
         self.table.verticalHeader().setDefaultSectionSize(self.table.fontMetrics().height() + 8)
@@ -35,7 +40,10 @@ class NodeTypeGroup(QGroupBox):
         layout.setContentsMargins(6, 6, 6, 6)  # the width to the table's columns
         layout.addWidget(self.verdict)
         layout.addWidget(self.table)
-        layout.addWidget(self.where)
+        below = QHBoxLayout()
+        below.addWidget(self.where, 1)
+        below.addWidget(self.save_button, 0, Qt.AlignmentFlag.AlignTop)
+        layout.addLayout(below)
         self.part: NodeTypeSweep | None = None
 
     def show_part(self, part: NodeTypeSweep, history_id: int | None = None) -> None:
@@ -51,6 +59,18 @@ class NodeTypeGroup(QGroupBox):
         stored = (f"in History as sweep {history_id}" if history_id is not None
                   else "not in History yet: Merge stores it")
         self.where.setText(f"{sweep.trials_run} trials on {hosts}; {stored}")
+        self._history_id = history_id
+        winner = sweep.winner()
+        self.save_button.setEnabled(winner is not None and history_id is not None)
+        self.save_button.setToolTip(
+            f"Save {winner.candidate.key} as a launch profile that names the node type it was measured on "
+            f"({part.label})" if winner is not None and history_id is not None
+            else "Merge into history first: the profile's evidence is the merged runs" if winner is not None
+            else "No winner on this node type yet: " + outcome(results, sweep.plan.objective))
+
+    def _save(self) -> None:
+        if self.part is not None and self._history_id is not None:
+            self.save_requested.emit(self.part, self._history_id)
 
     def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 (Qt's name)
         super().resizeEvent(event)

@@ -266,6 +266,8 @@ class SweepView(QWidget):
             self.status.setText(f"First trial running: {trial.candidate.key}{' (warm-up)' if trial.warmup else ''}…")
 
     def review(self) -> Review | None:
+        if self.pages.currentWidget() is self.cluster:  # a cluster sweep on show: its review
+            return self.cluster.review()
         if self._sweep is None or not self._sweep.trials_run:
             return None
         return sweep_review(self._sweep, self._runs, self._sweep_id)

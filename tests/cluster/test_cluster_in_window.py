@@ -11,9 +11,10 @@ import pytest
 from PySide6.QtCore import QPoint
 from PySide6.QtGui import QPalette
 
-from tflaunch.core.paths import history_path
+from tflaunch.core.paths import history_path, profiles_dir
 from tflaunch.core.settings.config import LaunchConfig
 from tflaunch.core.store.history import History
+from tflaunch.core.store.profiles import ProfileStore
 from tflaunch.gui.sweep.run_on_box import RunOnBox
 from tflaunch.gui.sweep.trial_table import COLOURS
 from tflaunch.gui.widgets.palette import highlight_background, readable
@@ -76,6 +77,12 @@ def test_a_sweep_submitted_from_the_tab_is_followed_merged_and_judged_per_node_t
         assert group.verdict.text() and "in History as sweep" in group.where.text()
     history = History(history_path())
     assert len(history.list_sweeps()) == 2
+    for group in follow.groups:  # three trials of two like settings: no winner, and the button says so
+        assert not group.save_button.isEnabled() and group.save_button.toolTip().startswith("No winner")
+    review = window.current_review()  # File > Export review image: one verdict per node type
+    assert review is not None and review.table is not None
+    assert review.headline.splitlines()[0].startswith("a100: ") and review.headline.splitlines()[1].startswith("h100: ")
+    assert {row[0] for row in review.table[1]} == {"a100 (no GPU seen)", "h100 (no GPU seen)"}
     window.tabs.setCurrentWidget(window.history_view)
     qtbot.waitUntil(lambda: window.history_view.model.rowCount() == 12, timeout=10_000)
     assert not follow.refreshing
@@ -150,3 +157,31 @@ def test_without_sbatch_the_cluster_cannot_be_chosen_and_says_why(qtbot, monkeyp
     box = RunOnBox()
     qtbot.addWidget(box)
     assert not box.slurm.isEnabled() and "`sbatch` is not on PATH" in box.slurm.toolTip()
+
+
+@pytest.mark.slow  # twelve trials, half of them sleeping a second and a half: about 15 s
+def test_a_node_types_winner_is_saved_from_its_group_naming_the_node_type(qtbot, window, tmp_path, cluster,  # noqa: F811
+                                                                         monkeypatch):
+    plan(window, tmp_path, cluster.shared)
+    slow = tmp_path / "slow-fake-python"  # sleeps $DELAY first: DELAY=0 is a clear winner
+    slow.write_text(f'#!/bin/sh\nsleep "${{DELAY:-0}}"\nexec {fake_python(tmp_path)} "$@"\n')
+    slow.chmod(0o755)
+    window.use_config(LaunchConfig(model="sample:mlp", python=str(slow), timeout=60,
+                                   extra_env={CHILD_ENV: "ok", "DELAY": "1.5"}))
+    view = window.sweep_view
+    box, values = view._axes["intra"]
+    box.setChecked(False)
+    view.env_axis.setText("DELAY=0")
+    follow = view.cluster
+    view.start_button.click()
+    qtbot.waitUntil(lambda: follow.snapshot is not None and follow.snapshot.settled, timeout=SETTLE_MS)
+    follow.merge_button.click()
+    qtbot.waitUntil(lambda: follow.message.text().startswith("Merged"), timeout=30_000)
+    h100 = follow.groups[1]
+    assert h100.save_button.isEnabled(), h100.save_button.toolTip()
+    monkeypatch.setattr(window.saver, "ask_name", lambda _title: "fast-on-h100")
+    h100.save_button.click()
+    qtbot.waitUntil(lambda: "Saved profile fast-on-h100" in window.statusBar().currentMessage(), timeout=10_000)
+    profile = ProfileStore(profiles_dir()).load("fast-on-h100")
+    assert profile.evidence["sweep"]["node_type"] == "h100 (no GPU seen)"
+    assert profile.config.extra_env["DELAY"] == "0"
