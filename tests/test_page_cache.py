@@ -258,6 +258,9 @@ def test_a_cold_start_reads_the_model_from_storage_and_a_warm_one_after_it_is_fa
     preloaded = bench("preloaded")
     assert preloaded["page_cache"]["preloaded"] == size
     assert preloaded["phases"]["load"]["read_bytes"] < 0.05 * size
+    assert preloaded["page_cache"]["preload_seconds"] > 0  # the read happened, before time zero
+    assert any(n.startswith("Reading the model back in took") and "not in this run's figures" in n
+               for n in preloaded["notes"]), preloaded["notes"]
 
 
 @pytest.mark.slow

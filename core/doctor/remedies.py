@@ -180,8 +180,9 @@ def _storage_arms(exam: Examination, remedy: str, local_root: Path | None) -> st
         return "the model is built from code: it has no files to read"
     if remedy == "preload":
         exam.arms.append(Arm("page_cache=preloaded", remedy, base.replace(page_cache="preloaded"), launchable=False,
-                             how=f"read the model into the page cache before the start: vmtouch -t {base.model} "
-                                 "(or cat its files > /dev/null) in your start script"))
+                             how=f"read the model into the page cache ahead of the start: vmtouch -t {base.model} "
+                                 "(or cat its files > /dev/null) while the job waits for its node or data; the read "
+                                 "itself is not in this figure"))
         return None
     mount = mount_of(base.model)
     if mount is None:

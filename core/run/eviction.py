@@ -16,12 +16,13 @@ notes say so.
 from __future__ import annotations
 
 import os
+import time
 from dataclasses import dataclass, field
 from typing import Any
 
 from ..probe.model_files import is_builder
 from ..settings.config import LaunchConfig
-from ..units import format_bytes
+from ..units import format_bytes, format_duration
 from . import page_cache
 from .mounts import mount_of
 from .page_holders import stay_reasons
@@ -55,10 +56,11 @@ class PageCacheReport:
     levels: list[Level] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)  # why pages stayed, what could not be evicted
     preloaded: int | None = None  # bytes of the model read back in
+    preload_seconds: float | None = None  # how long that read took (before time zero: not in the figures)
 
     def to_dict(self) -> dict[str, Any]:
         return {"state": self.state, **{level.name.lower(): level.to_dict() for level in self.levels},
-                "preloaded": self.preloaded, "notes": list(self.notes)}
+                "preloaded": self.preloaded, "preload_seconds": self.preload_seconds, "notes": list(self.notes)}
 
     def sentences(self) -> list[str]:
         """The launcher's notes on the run: what was evicted, of how much, and why some stayed."""
@@ -67,6 +69,9 @@ class PageCacheReport:
         head = ("Page cache cold: evicted before the start: " if self.state == "cold" else
                 "Page cache preloaded: evicted, then the model's files read back in: ")
         out = [head + "; ".join(parts) + "." if parts else head + "nothing to evict."]
+        if self.preloaded and self.preload_seconds is not None:
+            out.append(f"Reading the model back in took {format_duration(self.preload_seconds)} "
+                       f"({format_bytes(self.preloaded)}) before time zero: not in this run's figures.")
         return out + self.notes
 
 
@@ -117,7 +122,9 @@ def prepare(config: LaunchConfig) -> PageCacheReport | None:
                                 "to evict.")
         _evict(tf, files_under(folders), report)
     if config.page_cache == "preloaded":
+        began = time.monotonic()
         report.preloaded = _preload(model, files)
+        report.preload_seconds = time.monotonic() - began
     report.levels = [model, tf]
     if note:
         report.notes.insert(0, note)
