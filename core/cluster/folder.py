@@ -2,11 +2,11 @@
 
     DIR/sweep.json           the plan, the node types and the options it was submitted with
     DIR/trials/NNNN.json     one trial: its settings, node type and place in the order
-    DIR/job.sh               what each array task runs: `tflaunch trial DIR $SLURM_ARRAY_TASK_ID`
+    DIR/job.sh OFFSET        what each array task runs: `tflaunch trial DIR OFFSET+$SLURM_ARRAY_TASK_ID`
     DIR/jobs.json            every submission (job id, node type, indices) and cancel
     DIR/results/NNNN.json    a finished trial's runs and the node they ran on
     DIR/exits/NNNN           the exit status of the task that ran it (written by job.sh)
-    DIR/logs/N.out, N.err    each task's output, as Slurm writes it
+    DIR/logs/JOB_TASK.out    each task's output (and .err), as Slurm writes it
     DIR/check/               the markers of the check job (preflight.py)
 
 Every file is written whole (a temporary name, then a rename), so a reader on another
@@ -140,9 +140,11 @@ class SweepFolder:
         data.setdefault("cancelled", [])
         return data
 
-    def add_submission(self, job_id: str, node_type: str, indices: list[int]) -> None:
+    def add_submission(self, job_id: str, node_type: str, indices: list[int], offset: int = 0) -> None:
+        """`indices`: the trials it runs; `offset`: its array task N runs trial offset + N."""
         jobs = self.jobs()
-        jobs["submitted"].append({"job_id": job_id, "node_type": node_type, "indices": indices, "at": time.time()})
+        jobs["submitted"].append({"job_id": job_id, "node_type": node_type, "indices": indices, "offset": offset,
+                                  "at": time.time()})
         write_json(self.jobs_path, jobs)
 
     def add_cancelled(self, job_ids: list[str]) -> None:
@@ -189,13 +191,16 @@ def _trial_file(index: int, node_type: str, trial: Trial) -> TrialFile:
 
 def job_script(path: Path) -> str:
     """What each array task runs: the trial with the same installed tflaunch, then its exit
-    status in exits/ (a task that ends without a result still says how it ended)."""
+    status in exits/ (a task that ends without a result still says how it ended). Its one
+    argument is the node type's first trial index: each node type's array counts from 0,
+    so no array outgrows the cluster's MaxArraySize because of the node types before it."""
     python, folder = shlex.quote(sys.executable), shlex.quote(str(path))
     return f"""#!/bin/sh
 # tflaunch cluster sweep: one trial per array task (written by tflaunch; rerun by
 # `tflaunch sweep resubmit {folder}`).
-index=$(printf %04d "$SLURM_ARRAY_TASK_ID")
-{python} -m tflaunch.core.cli.main trial {folder} "$SLURM_ARRAY_TASK_ID"
+trial=$(( ${{1:-0}} + SLURM_ARRAY_TASK_ID ))
+index=$(printf %04d "$trial")
+{python} -m tflaunch.core.cli.main trial {folder} "$trial"
 status=$?
 printf '%s\\n' "$status" > {folder}/exits/.$index.tmp && mv {folder}/exits/.$index.tmp {folder}/exits/$index
 exit $status

@@ -63,10 +63,10 @@ def _run(command: list[str], what: str, advice: str = ASK_ADVICE) -> str:
 
 
 def submit(script: str, indices: Sequence[int], options: Sequence[str], max_parallel: int | None = None,
-           what: str = "submit the sweep's job array") -> str:
-    """`sbatch --parsable --array=...`: the job id. The indices are sent as ranges."""
+           what: str = "submit the sweep's job array", script_args: Sequence[str] = ()) -> str:
+    """`sbatch --parsable --array=... SCRIPT ARGS`: the job id. The indices are sent as ranges."""
     array = array_spec(indices) + (f"%{max_parallel}" if max_parallel else "")
-    out = _run(["sbatch", "--parsable", f"--array={array}", *options, script], what, SUBMIT_ADVICE)
+    out = _run(["sbatch", "--parsable", f"--array={array}", *options, script, *script_args], what, SUBMIT_ADVICE)
     return parse_job_id(out)
 
 

@@ -37,10 +37,15 @@ def trial_states(folder: SweepFolder, ask_slurm: bool = True) -> list[TrialState
     without a result is then "lost" unless its task said how it ended."""
     jobs = folder.jobs()
     job_ids = [s["job_id"] for s in jobs["submitted"]]
-    queued = {t.index: t for t in (slurm.queue(job_ids) if ask_slurm else [])}
-    accounted = {t.index: t for t in (slurm.accounting(job_ids) if ask_slurm else None) or []}
+    # An array's task N runs trial offset + N (each node type's array counts from 0).
+    offsets = {s["job_id"]: int(s.get("offset", 0)) for s in jobs["submitted"]}
+    queued = {offsets.get(t.job_id, 0) + t.index: t for t in (slurm.queue(job_ids) if ask_slurm else [])
+              if t.index >= 0}
+    accounted = {offsets.get(t.job_id, 0) + t.index: t
+                 for t in (slurm.accounting(job_ids) if ask_slurm else None) or []}
     cancelled = set(jobs["cancelled"])
     submitted_by = {i: s["job_id"] for s in jobs["submitted"] for i in s["indices"]}  # the latest submission
+    logs = {i: f"{s['job_id']}_{i - int(s.get('offset', 0))}" for s in jobs["submitted"] for i in s["indices"]}
     states = []
     for trial in folder.trials():
         i = trial.index
@@ -60,7 +65,7 @@ def trial_states(folder: SweepFolder, ask_slurm: bool = True) -> list[TrialState
             state.detail = "" if task.reason in ("", "None") else task.reason
         elif (status := _exit_status(folder, i)) not in (None, "0"):
             state.state, state.detail = "failed", f"its task ended with status {status} and wrote no result " \
-                                                  f"(see {folder.path / 'logs'}/{i}.err)"
+                                                  f"(see {folder.path / 'logs'}/{logs.get(i, '?')}.err)"
         elif submitted_by.get(i) in cancelled:
             state.state, state.detail = "cancelled", "its job was cancelled"
         elif i in accounted and accounted[i].state not in ("COMPLETED", ""):

@@ -29,7 +29,9 @@ def submit_arrays(folder: SweepFolder, indices: list[int] | None = None) -> dict
     """One array per node type (of `indices`, default all): {node type: job id}."""
     wanted = set(folder.indices if indices is None else indices)
     by_type: dict[str, list[int]] = {}
+    first: dict[str, int] = {}  # each node type's first trial: its array's task 0
     for trial in folder.trials():
+        first[trial.node_type] = min(first.get(trial.node_type, trial.index), trial.index)
         if trial.index in wanted:
             by_type.setdefault(trial.node_type, []).append(trial.index)
     jobs = {}
@@ -38,11 +40,13 @@ def submit_arrays(folder: SweepFolder, indices: list[int] | None = None) -> dict
         if not mine:
             continue
         logs = folder.path / "logs"
-        job = slurm.submit(str(folder.script_path), mine,
-                           [f"--job-name=tflaunch-{folder.id}-{node_type.name}", f"--output={logs}/%a.out",
-                            f"--error={logs}/%a.err", *sbatch_options(folder, node_type)],
-                           folder.options.get("max_parallel"), f"submit the {node_type.name} trials")
-        folder.add_submission(job, node_type.name, mine)
+        offset = first[node_type.name]
+        job = slurm.submit(str(folder.script_path), [i - offset for i in mine],
+                           [f"--job-name=tflaunch-{folder.id}-{node_type.name}", f"--output={logs}/%A_%a.out",
+                            f"--error={logs}/%A_%a.err", *sbatch_options(folder, node_type)],
+                           folder.options.get("max_parallel"), f"submit the {node_type.name} trials",
+                           script_args=[str(offset)])
+        folder.add_submission(job, node_type.name, mine, offset)
         jobs[node_type.name] = job
     return jobs
 

@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from tflaunch.core.cluster import slurm
 from tflaunch.core.cluster.folder import FolderError, NodeType, create, load
 from tflaunch.core.cluster.status import trial_states
+from tflaunch.core.cluster.submit import submit_arrays
 from tflaunch.core.cluster.trial import RESULT_FORMAT, RESULT_VERSION
 from tflaunch.core.settings.config import LaunchConfig
 from tflaunch.core.sweep.plan import SweepPlan
@@ -49,7 +50,7 @@ def test_the_folder_holds_every_trial_of_every_node_type_and_reads_back(tmp_path
     assert len(trials) == 2 * 3 * (1 + 2) and [t.index for t in trials] == list(range(18))
     assert sum(t.warmup for t in trials) == 2 * 3, "the warm-up round of each node type"
     script = folder.script_path.read_text()
-    assert "tflaunch.core.cli.main trial" in script and "$SLURM_ARRAY_TASK_ID" in script
+    assert "tflaunch.core.cli.main trial" in script and "SLURM_ARRAY_TASK_ID" in script
 
 
 def test_a_folder_others_can_write_is_refused(tmp_path):
@@ -124,3 +125,24 @@ def test_squeue_failing_is_said_by_status(fake_slurm, tmp_path):
     fake_slurm.setenv("FAKE_ERR", "slurm_load_jobs error: Unable to contact slurm controller (connect failure)")
     with pytest.raises(slurm.SlurmError, match="Unable to contact slurm controller"):
         trial_states(folder)
+
+
+def test_each_node_types_array_counts_from_zero_and_its_tasks_map_back_to_trials(fake_slurm, tmp_path):
+    """h100's trials are 9-17; its array is 0-8 with the offset 9 as job.sh's argument, so
+    no array outgrows MaxArraySize (1001 by default) because of the node types before it."""
+    folder = _folder(tmp_path)
+    calls = tmp_path / "sbatch-calls"
+    fake_slurm.setenv("FAKE_OUT", "41\n")
+    sbatch = Path(os.environ["PATH"].split(os.pathsep)[0]) / "sbatch"
+    sbatch.write_text(f'#!/bin/sh\necho "$@" >> {calls}\nprintf "%s" "$FAKE_OUT"\n')
+    submit_arrays(folder)
+    a100, h100 = calls.read_text().splitlines()
+    assert "--array=0-8 " in a100 and a100.endswith("job.sh 0")
+    assert "--array=0-8 " in h100 and h100.endswith("job.sh 9") and "--gres=gpu:h100:1" in h100
+    jobs = folder.jobs()["submitted"]
+    assert [(j["node_type"], j["offset"], j["indices"][0]) for j in jobs] == [("a100", 0, 0), ("h100", 9, 9)]
+    jobs[1]["job_id"] = "42"
+    folder.jobs_path.write_text(json.dumps({"submitted": jobs, "cancelled": []}))
+    fake_slurm.setenv("FAKE_OUT", "42_3|RUNNING|None\n42_[4-5]|PENDING|JobArrayTaskLimit\n")
+    states = {s.index: s.state for s in trial_states(folder)}
+    assert (states[12], states[13], states[14], states[3]) == ("running", "pending", "pending", "lost")
