@@ -160,6 +160,10 @@ def create(root: Path, plan: SweepPlan, candidates: list[Candidate], node_types:
            options: dict[str, Any]) -> SweepFolder:
     """A new sweep folder under `root`: the plan expanded into one file per trial, each node
     type's trials in their own order (shuffled per round, as a local sweep's), and job.sh."""
+    if "\\" in str(root):
+        # Slurm reads a backslash in --output as "no %A, %a here" and drops it: the logs could not be written.
+        raise FolderError(f"{root}: Slurm cannot write its job logs under a path with a backslash. Choose a "
+                          "shared folder (--shared-dir; the app's Shared folder) whose path has none.")
     sweep_id = uuid.uuid4().hex[:12]
     path = root / f"sweep-{time.strftime('%Y%m%d-%H%M%S')}-{sweep_id[:6]}"
     try:

@@ -68,7 +68,8 @@ def check_node_type(folder: SweepFolder, node_type: NodeType, options: list[str]
     marker.unlink(missing_ok=True)
     script.write_text(check_script(folder, node_type), encoding="utf-8")
     log = folder.path / "check" / f"{node_type.name}.log"
-    job = slurm.submit_one(str(script), [f"--job-name=tflaunch-check-{folder.id}", f"--output={log}", *options],
+    output = slurm.output_pattern(log.parent, log.name)
+    job = slurm.submit_one(str(script), [f"--job-name=tflaunch-check-{folder.id}", f"--output={output}", *options],
                            f"submit the check job for {node_type.name} nodes")
     started, gone_at, reason = time.monotonic(), None, ""
     while not marker.exists():

@@ -13,6 +13,7 @@ import shutil
 import subprocess
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 TIMEOUT_S = 60.0
 # squeue's states of a task that has not ended (https://slurm.schedmd.com/squeue.html#SECTION_JOB-STATE-CODES)
@@ -41,7 +42,9 @@ ASK_ADVICE = ("Check that Slurm works in this shell (`squeue` answers; SLURM_CON
 SUBMIT_ADVICE = "Check the partition, --gres and --sbatch-arg values with your cluster's documentation."
 
 
-def _run(command: list[str], what: str, advice: str = ASK_ADVICE) -> str:
+def _run(command: list[str], what: str, advice: str = ASK_ADVICE, nothing_if: str | None = None) -> str:
+    """The command's output; SlurmError when it fails. `nothing_if`: words of a failure that
+    only means there is nothing to say (an empty answer then)."""
     if shutil.which(command[0]) is None:
         raise SlurmError(f"`{command[0]}` is not on PATH, so tflaunch cannot {what}. Run tflaunch on a machine "
                          "that submits to the cluster (a login node), or load Slurm first (`module load slurm`).")
@@ -56,10 +59,19 @@ def _run(command: list[str], what: str, advice: str = ASK_ADVICE) -> str:
         raise SlurmError(f"`{command[0]}` could not be started ({exc.strerror}), so tflaunch cannot {what}.") \
             from None
     if done.returncode != 0:
-        said = (done.stderr.strip() or done.stdout.strip() or f"exit status {done.returncode}").splitlines()
-        raise SlurmError(f"`{' '.join(command[:2])} ...` failed: {said[-1][:400]}. tflaunch could not {what}. "
+        if nothing_if is not None and nothing_if in done.stderr:
+            return ""
+        raise SlurmError(f"`{' '.join(command[:2])} ...` failed: {_said(done)}. tflaunch could not {what}. "
                          + advice)
     return done.stdout
+
+
+def _said(done: subprocess.CompletedProcess[str]) -> str:
+    """What the command said of its failure: every line but sbatch's `Try "sbatch --help"`,
+    which follows the line that names the option it refused."""
+    lines = [line.strip() for line in (done.stderr or done.stdout).splitlines()
+             if line.strip() and not line.strip().startswith("Try ")]
+    return ("; ".join(lines) or f"exit status {done.returncode}")[:600]
 
 
 def submit(script: str, indices: Sequence[int], options: Sequence[str], max_parallel: int | None = None,
@@ -114,8 +126,10 @@ def queue(job_ids: Sequence[str]) -> list[TaskState]:
     """Every task of these jobs that Slurm still holds (pending or running), one per index."""
     if not job_ids:
         return []
+    # Slurm forgets a job MinJobAge (300 s by default) after it ends; squeue then refuses
+    # the id outright when it knows none of those asked for: none is queued, not an error.
     out = _run(["squeue", "--noheader", "--array", f"--jobs={','.join(job_ids)}", "--format=%i|%T|%r"],
-               "ask Slurm which trials are queued or running")
+               "ask Slurm which trials are queued or running", nothing_if="Invalid job id specified")
     return parse_queue(out)
 
 
@@ -150,6 +164,12 @@ def accounting(job_ids: Sequence[str]) -> list[TaskState] | None:
         if match := _TASK.match(job.strip()):
             tasks.append(TaskState(match.group(1), int(match.group(2)), state.split()[0].upper() if state else ""))
     return tasks
+
+
+def output_pattern(folder: Path, name: str) -> str:
+    """--output's value for a file `name` (Slurm's %A, %a, %j) in `folder`: a % of the
+    folder's own is doubled, or Slurm would replace it and write the log somewhere else."""
+    return f"{str(folder).replace('%', '%%')}/{name}"
 
 
 def cancel(job_ids: Sequence[str], indices: Sequence[int] | None = None) -> None:

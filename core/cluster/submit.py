@@ -42,8 +42,9 @@ def submit_arrays(folder: SweepFolder, indices: list[int] | None = None) -> dict
         logs = folder.path / "logs"
         offset = first[node_type.name]
         job = slurm.submit(str(folder.script_path), [i - offset for i in mine],
-                           [f"--job-name=tflaunch-{folder.id}-{node_type.name}", f"--output={logs}/%A_%a.out",
-                            f"--error={logs}/%A_%a.err", *sbatch_options(folder, node_type)],
+                           [f"--job-name=tflaunch-{folder.id}-{node_type.name}",
+                            f"--output={slurm.output_pattern(logs, '%A_%a.out')}",
+                            f"--error={slurm.output_pattern(logs, '%A_%a.err')}", *sbatch_options(folder, node_type)],
                            folder.options.get("max_parallel"), f"submit the {node_type.name} trials",
                            script_args=[str(offset)])
         folder.add_submission(job, node_type.name, mine, offset)
