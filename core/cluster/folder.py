@@ -79,7 +79,7 @@ def read_json(path: Path, what: str) -> Any:
     except FileNotFoundError:
         raise FolderError(f"{path}: missing ({what}). Is this a tflaunch sweep folder, and is it shared "
                           "with this machine?") from None
-    except (OSError, UnicodeDecodeError, ValueError) as exc:
+    except (OSError, UnicodeDecodeError, ValueError, RecursionError) as exc:
         raise FolderError(f"{path}: cannot be read as {what} ({exc}). It may be half-copied or damaged; "
                           "if it is a result, `tflaunch sweep resubmit` runs its trial again.") from None
 
@@ -119,9 +119,12 @@ class SweepFolder:
     def trial(self, index: int) -> TrialFile:
         data = read_json(self.trial_path(index), f"trial {index}")
         try:
-            return TrialFile(int(data["index"]), str(data["node_type"]), int(data["number"]), str(data["candidate"]),
-                             bool(data["baseline"]), bool(data["warmup"]), int(data["instances"]),
-                             LaunchConfig.from_dict(data["config"]))
+            trial = TrialFile(int(data["index"]), str(data["node_type"]), int(data["number"]), str(data["candidate"]),
+                              bool(data["baseline"]), bool(data["warmup"]), int(data["instances"]),
+                              LaunchConfig.from_dict(data["config"]))
+            if trial.index != index:  # its result would go to another trial's file
+                raise ValueError(f"index {trial.index} in the file of trial {index}")
+            return trial
         except (KeyError, TypeError, ValueError) as exc:
             raise FolderError(f"{self.trial_path(index)}: not a trial tflaunch wrote ({exc!r} is wrong or "
                               "missing). Expand the sweep again with `tflaunch sweep --on slurm`.") from None

@@ -7,10 +7,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..run.record import RunRecord, RunStatus
-from ..store.rows import DamagedRowError
+from ..store.rows import DamagedRowError, checked_node
 from ..store.run_rows import record_from_data
 from ..sweep.session import failure_reason
-from .folder import FolderError, SweepFolder, read_json
+from .folder import FolderError, SweepFolder, TrialFile, read_json
 from .trial import RESULT_FORMAT, RESULT_VERSION
 
 
@@ -37,9 +37,10 @@ class TrialResult:
         return self.refused or failure_reason(self.records)
 
 
-def read_result(folder: SweepFolder, index: int) -> TrialResult | None:
-    """Trial `index`'s result; None when there is none yet. FolderError when the file is
-    there but is not a result of this sweep (the message says which and what to do)."""
+def read_result(folder: SweepFolder, trial: TrialFile) -> TrialResult | None:
+    """The trial's result; None when there is none yet. FolderError when the file is there
+    but is not a result of this trial of this sweep (the message says which and what to do)."""
+    index = trial.index
     path = folder.result_path(index)
     if not path.exists():
         return None
@@ -52,14 +53,25 @@ def read_result(folder: SweepFolder, index: int) -> TrialResult | None:
                           f"{data.get('index')!r}), copied here by mistake. Delete it and rerun the trial with "
                           f"`tflaunch sweep resubmit {folder.path}`.")
     node, refused, runs = data.get("node"), data.get("refused"), data.get("runs")
-    if not isinstance(node, dict) or not isinstance(runs, list) or not (refused is None or isinstance(refused, str)):
-        raise FolderError(f"{path}: damaged (its node, refusal or runs are not what tflaunch writes). Delete it "
+    if not isinstance(runs, list) or not (refused is None or isinstance(refused, str)):
+        raise FolderError(f"{path}: damaged (its refusal or runs are not what tflaunch writes). Delete it "
                           f"and rerun the trial with `tflaunch sweep resubmit {folder.path}`.")
     try:
+        node = checked_node(node)
         records = [record_from_data(run) for run in runs]
     except DamagedRowError as exc:
-        raise FolderError(f"{path}: a run in it is damaged ({exc}). Delete it and rerun the trial with "
+        raise FolderError(f"{path}: damaged ({exc}). Delete it and rerun the trial with "
                           f"`tflaunch sweep resubmit {folder.path}`.") from None
+    # The history keeps each run as the trial its info names: a run that names another trial
+    # (or none) would be stored as that one, again at every merge.
+    expected = (trial.index, trial.candidate, trial.node_type, trial.number, trial.warmup, node)
+    for _, info in records:
+        said = None if info is None else tuple(info.get(k) for k in ("index", "candidate", "node_type", "number",
+                                                                       "warmup", "node"))
+        if said != expected:
+            raise FolderError(f"{path}: a run in it is not of trial {index} ({trial.candidate} on {trial.node_type}, "
+                              f"number {trial.number}) as its trial file says. Delete it and rerun the trial with "
+                              f"`tflaunch sweep resubmit {folder.path}`.")
     times = [data.get("started"), data.get("ended")]
     started, ended = (float(t) if isinstance(t, (int, float)) and not isinstance(t, bool) else None for t in times)
     return TrialResult(index, node, [(r, t or {}) for r, t in records], refused, started, ended)

@@ -51,7 +51,7 @@ def trial_states(folder: SweepFolder, ask_slurm: bool = True) -> list[TrialState
         i = trial.index
         state = TrialState(i, trial.node_type, trial.candidate, "lost")
         try:
-            state.result = read_result(folder, i)
+            state.result = read_result(folder, trial)
         except FolderError as exc:
             state.state, state.detail = "failed", str(exc)
             states.append(state)

@@ -208,6 +208,14 @@ def stored_config(text: Any) -> LaunchConfig:
     return config
 
 
+def checked_node(node: Any) -> dict[str, Any]:
+    """The facts of the node a cluster trial ran on (cluster/node.py): texts, None, lists of texts."""
+    if not isinstance(node, dict) or not all(isinstance(v, (str, type(None))) or (
+            isinstance(v, list) and all(isinstance(m, str) for m in v)) for v in node.values()):
+        raise DamagedRowError(f"trial node is {shown(node)}, not the facts of a node")
+    return node
+
+
 def stored_trial(text: Any) -> dict[str, Any]:
     """Which trial of a sweep a run was: candidate, warmup, number, instance."""
     trial: dict[str, Any] = parsed_json(text, "trial")
@@ -217,10 +225,7 @@ def stored_trial(text: Any) -> dict[str, Any]:
     _int(trial.get("number"), "trial number", 0, optional=False)
     _int(trial.get("instance", 0), "trial instance", 0)
     if "node" in trial:  # a cluster trial: the node it ran on, as its result file said
-        node = trial["node"]
-        if not isinstance(node, dict) or not all(isinstance(v, (str, type(None))) or (
-                isinstance(v, list) and all(isinstance(m, str) for m in v)) for v in node.values()):
-            raise DamagedRowError(f"trial node is {shown(node)}, not the facts of a node")
+        checked_node(trial["node"])
         _int(trial.get("index"), "trial index", 0, optional=False)
         _text(trial.get("node_type"), "trial node type")
     return trial

@@ -4,6 +4,7 @@ cluster: fake sbatch/squeue/scancel on PATH)."""
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
@@ -11,9 +12,13 @@ import pytest
 
 from tflaunch.core.cluster import slurm
 from tflaunch.core.cluster.folder import FolderError
+from tflaunch.core.cluster.merge import merge
 from tflaunch.core.cluster.status import trial_states
 from tflaunch.core.cluster.submit import submit_arrays
+from tflaunch.core.cluster.trial import _write
+from tflaunch.core.store.history import History
 
+from ..builders import finished_record
 from .test_cluster_files import _folder, fake_slurm  # noqa: F401  (a fixture)
 
 
@@ -54,3 +59,53 @@ def test_a_backslash_in_the_shared_folder_is_refused_before_anything_is_made(tmp
     with pytest.raises(FolderError, match="backslash.*--shared-dir"):
         _folder(tmp_path / "a\\b", repeat=1)
     assert not (tmp_path / "a\\b").exists()
+
+
+def _result(folder, index: int) -> dict:
+    """A result as a node writes it, read back as JSON to be tampered with."""
+    trial = folder.trial(index)
+    assert _write(folder, trial, {"host": "n1", "gpu_models": []}, 1000.0, [finished_record()], None) == 0
+    return dict(json.loads(folder.result_path(index).read_text()))
+
+
+def test_a_run_that_names_another_trial_or_none_is_refused_not_merged_again_and_again(tmp_path):
+    """The history keeps a run as the trial its info names: a run in 0000.json naming trial 2
+    was stored as trial 2, and every merge then found trial 0 missing and trial 2 changed
+    (2 runs added, 2 replaced, each time); one naming no trial made the whole history
+    sweep unreadable ('Run 1 ... is damaged') for every later merge."""
+    folder = _folder(tmp_path, repeat=1)
+    good = _result(folder, 0)
+    other = json.loads(json.dumps(good))
+    info = json.loads(other["runs"][0]["run"]["trial"])
+    other["runs"][0]["run"]["trial"] = json.dumps({**info, "index": 2})
+    folder.result_path(0).write_text(json.dumps(other))
+    none = json.loads(json.dumps(_result(folder, 1)))
+    none["runs"][0]["run"]["trial"] = None
+    folder.result_path(1).write_text(json.dumps(none))
+    _result(folder, 2)
+    states = {s.index: s for s in trial_states(folder, ask_slurm=False)}
+    for index in (0, 1):
+        assert states[index].state == "failed" and states[index].result is None
+        assert f"not of trial {index}" in states[index].detail and "resubmit" in states[index].detail
+    assert states[2].state == "done"
+    history = History(tmp_path / "history.sqlite3")
+    merge(folder, list(states.values()), history)
+    merge(folder, trial_states(folder, ask_slurm=False), history)
+    (sweep_id, *_), = [s for s in history.list_sweeps() if history.sweep_plan(s[0])["cluster"]["node_type"] == "a100"]
+    assert [t["index"] for t, _ in history.sweep_trials(sweep_id)] == [2]
+
+
+def test_a_result_nested_too_deep_for_json_is_damaged_not_a_traceback(tmp_path):
+    folder = _folder(tmp_path, repeat=1)
+    folder.result_path(0).write_text("[" * 100_000 + "]" * 100_000)
+    (state,) = [s for s in trial_states(folder, ask_slurm=False) if s.index == 0]
+    assert state.state == "failed" and "cannot be read" in state.detail
+
+
+def test_a_trial_file_naming_another_index_is_refused(tmp_path):
+    """Its result would be written over another trial's."""
+    folder = _folder(tmp_path, repeat=1)
+    data = json.loads(folder.trial_path(1).read_text())
+    folder.trial_path(1).write_text(json.dumps({**data, "index": 0}))
+    with pytest.raises(FolderError, match="0001.json.*index 0 in the file of trial 1"):
+        folder.trial(1)
