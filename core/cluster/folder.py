@@ -117,6 +117,7 @@ class SweepFolder:
 
     # -- reading ---------------------------------------------------------------------------
     def trial(self, index: int) -> TrialFile:
+        check_owned(self.trial_path(index))  # what the trial runs: only what its owner wrote
         data = read_json(self.trial_path(index), f"trial {index}")
         try:
             trial = TrialFile(int(data["index"]), str(data["node_type"]), int(data["number"]), str(data["candidate"]),
@@ -214,18 +215,30 @@ exit $status
 """
 
 
+# What a node runs or writes into: the folder, its plan and script, and the folders the
+# trials' files, results, exit statuses, logs and check scripts are in. A folder others may
+# write lets them put their own file (or a link to one of yours) where a trial reads or writes.
+OWNED_PARTS = ("", "sweep.json", "job.sh", "trials", "results", "exits", "logs", "check")
+
+
 def check_ownership(path: Path) -> None:
     """The folder and what a node runs from it are the user's alone: a trial runs whatever
     its file names, so a folder others may write is refused, not trusted."""
-    for part in (path, path / "sweep.json", path / "trials", path / "job.sh"):
-        try:
-            st = part.stat()
-        except OSError:
-            continue  # a missing part is said by whoever reads it
-        if st.st_uid != os.getuid() or st.st_mode & 0o022:
-            raise FolderError(f"{part}: owned by another user or writable by others (mode {st.st_mode & 0o777:o}), "
-                              "so its trials could run someone else's settings. tflaunch runs only a sweep folder "
-                              f"that is yours alone: `chmod go-w {shlex.quote(str(part))}`, or submit again.")
+    for part in OWNED_PARTS:
+        check_owned(path / part)
+
+
+def check_owned(part: Path) -> None:
+    """FolderError when `part` is another user's or others may write it; a missing part is
+    said by whoever reads it."""
+    try:
+        st = part.stat()
+    except OSError:
+        return
+    if st.st_uid != os.getuid() or st.st_mode & 0o022:
+        raise FolderError(f"{part}: owned by another user or writable by others (mode {st.st_mode & 0o777:o}), "
+                          "so its trials could run someone else's settings. tflaunch runs only a sweep folder "
+                          f"that is yours alone: `chmod go-w {shlex.quote(str(part))}`, or submit again.")
 
 
 def load(path: Path) -> SweepFolder:

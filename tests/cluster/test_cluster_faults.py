@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from tflaunch.core.cluster import slurm
-from tflaunch.core.cluster.folder import FolderError
+from tflaunch.core.cluster.folder import FolderError, load
 from tflaunch.core.cluster.merge import merge
 from tflaunch.core.cluster.status import trial_states
 from tflaunch.core.cluster.submit import submit_arrays
@@ -109,3 +109,13 @@ def test_a_trial_file_naming_another_index_is_refused(tmp_path):
     folder.trial_path(1).write_text(json.dumps({**data, "index": 0}))
     with pytest.raises(FolderError, match="0001.json.*index 0 in the file of trial 1"):
         folder.trial(1)
+
+
+@pytest.mark.parametrize("part", ["trials/0001.json", "results", "exits", "logs", "check"])
+def test_a_trial_file_or_a_folder_the_nodes_write_into_that_others_may_write_is_refused(tmp_path, part):
+    """A trial file others may write runs their interpreter as you; in exits/ (written by
+    job.sh's shell) or results/ another user could put a link where a node writes."""
+    folder = _folder(tmp_path, repeat=1)
+    os.chmod(folder.path / part, 0o666 if part.endswith(".json") else 0o777)
+    with pytest.raises(FolderError, match=f"{part}: owned by another user or writable by others"):
+        load(folder.path).trials()
