@@ -23,6 +23,8 @@ from .folder import SweepFolder, TrialFile
 from .node import gpu_label
 from .status import TrialState
 
+MERGE_WAIT_S = 60.0  # how long a merge waits for another process's write to end
+
 
 @dataclass
 class NodeTypeSweep:
@@ -107,27 +109,34 @@ def merge(folder: SweepFolder, states: list[TrialState], history: History) -> li
     """Store every result of the folder in `history`; HistoryError if it cannot be written."""
     parts = node_type_sweeps(folder, states)
     done = all(s.state in ("done", "failed") for s in states)
-    for part in parts:
-        part.history_id = _history_sweep(history, folder, part.node_type)
-        stored: dict[int, list[tuple[dict[str, Any], Any]]] = {}
-        for trial, record in history.sweep_trials(part.history_id):
-            stored.setdefault(trial.get("index", -1), []).append((trial, record))
-        for state in states:
-            if state.node_type != part.node_type or state.result is None:
-                continue
-            before = stored.get(state.index, [])
-            launched = sorted(r.launched_at for r, _ in state.result.runs)
-            if before and sorted(rec.launched_at for _, rec in before) == launched:
-                continue  # merged already: the same runs
-            if before:
-                history.delete(rec.history_id for _, rec in before if rec.history_id is not None)
-                part.replaced += len(before)
-            for record, info in state.result.runs:
-                history.record(record, "cluster", part.history_id, info)
-                part.added += 1
-        history.finish_sweep(part.history_id, "done" if done else "partial",
-                             outcome(part.sweep.results(), part.sweep.plan.objective))
+    # Waiting for another merge (or a run being stored) is better than failing for it.
+    with history.patience(MERGE_WAIT_S), history.transaction("merged"):
+        for part in parts:
+            _merge_part(part, folder, states, history, done)
     return parts
+
+
+def _merge_part(part: NodeTypeSweep, folder: SweepFolder, states: list[TrialState], history: History,
+                done: bool) -> None:
+    part.history_id = _history_sweep(history, folder, part.node_type)
+    stored: dict[int, list[tuple[dict[str, Any], Any]]] = {}
+    for trial, record in history.sweep_trials(part.history_id):
+        stored.setdefault(trial.get("index", -1), []).append((trial, record))
+    for state in states:
+        if state.node_type != part.node_type or state.result is None:
+            continue
+        before = stored.get(state.index, [])
+        launched = sorted(r.launched_at for r, _ in state.result.runs)
+        if before and sorted(rec.launched_at for _, rec in before) == launched:
+            continue  # merged already: the same runs
+        if before:
+            history.delete(rec.history_id for _, rec in before if rec.history_id is not None)
+            part.replaced += len(before)
+        for record, info in state.result.runs:
+            history.record(record, "cluster", part.history_id, info)
+            part.added += 1
+    history.finish_sweep(part.history_id, "done" if done else "partial",
+                         outcome(part.sweep.results(), part.sweep.plan.objective))
 
 
 def _history_sweep(history: History, folder: SweepFolder, node_type: str) -> int:

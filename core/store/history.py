@@ -86,6 +86,7 @@ class History:
         self.damaged: HistoryError | None = None  # set when damage is met: nothing is written after
         self.interrupted_on_open = 0
         self._version = 0
+        self._in_transaction = False  # inside transaction(): each write joins it
         try:
             self._db, self.read_only = connect(self.path)
         except sqlite3.Error as exc:
@@ -146,8 +147,23 @@ class History:
             self._db.execute(f"PRAGMA busy_timeout = {int(before)}")
 
     @contextmanager
+    def transaction(self, doing: str = "written") -> Iterator[None]:
+        """Reads and the writes that depend on them as one write transaction, so no other
+        process writes in between (two merges of the same sweep at once would each find a
+        trial missing and each store it); all of it is stored, or none."""
+        with self._writing(doing):
+            self._in_transaction = True
+            try:
+                yield
+            finally:
+                self._in_transaction = False
+
+    @contextmanager
     def _writing(self, doing: str = "written") -> Iterator[None]:
         """One write transaction; any failure comes out as a HistoryError."""
+        if self._in_transaction:  # the outer transaction() begins, commits or rolls back
+            yield
+            return
         refusal = self.read_only or self.damaged
         if refusal is not None:
             raise refusal

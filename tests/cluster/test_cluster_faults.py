@@ -16,7 +16,7 @@ from tflaunch.core.cluster.merge import merge
 from tflaunch.core.cluster.status import trial_states
 from tflaunch.core.cluster.submit import submit_arrays
 from tflaunch.core.cluster.trial import _write
-from tflaunch.core.store.history import History
+from tflaunch.core.store.history import History, HistoryError
 
 from ..builders import finished_record
 from .test_cluster_files import _folder, fake_slurm  # noqa: F401  (a fixture)
@@ -119,3 +119,36 @@ def test_a_trial_file_or_a_folder_the_nodes_write_into_that_others_may_write_is_
     os.chmod(folder.path / part, 0o666 if part.endswith(".json") else 0o777)
     with pytest.raises(FolderError, match=f"{part}: owned by another user or writable by others"):
         load(folder.path).trials()
+
+
+def test_two_merges_at_once_store_each_run_once(tmp_path, monkeypatch):
+    """Two `sweep merge` at the same moment each found the trials missing, then each stored
+    them (11 rows for 3 runs, seen with four at once). The second merge here runs just
+    after the first has looked at what is stored: it must wait (here: give up) until the
+    first has written, not store the runs beside it."""
+    folder = _folder(tmp_path, repeat=1)
+    for index in range(3):
+        _result(folder, index)
+    states = trial_states(folder, ask_slurm=False)
+    path = tmp_path / "history.sqlite3"
+    first, second = History(path), History(path)
+    monkeypatch.setattr("tflaunch.core.cluster.merge.MERGE_WAIT_S", 0.2, raising=False)
+    looked = first.sweep_trials
+    outcomes = []
+
+    def another_merge_meanwhile(sweep_id):
+        found = looked(sweep_id)
+        if not outcomes:
+            try:
+                merge(folder, states, second)
+                outcomes.append("merged beside")
+            except HistoryError as exc:
+                outcomes.append(exc.kind)
+        return found
+
+    monkeypatch.setattr(first, "sweep_trials", another_merge_meanwhile)
+    merge(folder, states, first)
+    merge(folder, states, second)
+    assert outcomes == ["locked"]
+    (sweep_id, *_), = [s for s in first.list_sweeps() if first.sweep_plan(s[0])["cluster"]["node_type"] == "a100"]
+    assert sorted(t["index"] for t, _ in second.sweep_trials(sweep_id)) == [0, 1, 2]
