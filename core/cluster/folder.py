@@ -138,10 +138,13 @@ class SweepFolder:
         if not self.jobs_path.exists():
             return {"submitted": [], "cancelled": []}
         data = read_json(self.jobs_path, "the sweep's submissions")
-        if not isinstance(data, dict) or not isinstance(data.get("submitted"), list):
-            raise FolderError(f"{self.jobs_path}: not the submissions tflaunch wrote. Its trials are not lost: "
-                              "`tflaunch sweep resubmit` submits the ones without a result again.")
-        data.setdefault("cancelled", [])
+        if not (isinstance(data, dict) and isinstance(data.get("submitted"), list)
+                and all(map(_is_submission, data["submitted"])) and isinstance(data.setdefault("cancelled", []), list)
+                and all(isinstance(j, str) for j in data["cancelled"])):
+            raise FolderError(f"{self.jobs_path}: not the submissions tflaunch wrote. The results are not lost: "
+                              f"move it aside (`mv {shlex.quote(str(self.jobs_path))} "
+                              f"{shlex.quote(str(self.jobs_path))}.damaged`) and cancel the sweep's jobs still in "
+                              "`squeue` by hand; `tflaunch sweep resubmit` then runs the trials without a result.")
         return data
 
     def add_submission(self, job_id: str, node_type: str, indices: list[int], offset: int = 0) -> None:
@@ -158,6 +161,15 @@ class SweepFolder:
 
     def node_type(self, name_: str) -> NodeType:
         return next(t for t in self.node_types if t.name == name_)
+
+
+def _is_submission(entry: Any) -> bool:
+    """An entry of jobs.json's "submitted" as add_submission writes it."""
+    def whole(value: Any) -> bool:
+        return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+    return (isinstance(entry, dict) and isinstance(entry.get("job_id"), str) and entry["job_id"].isdigit()
+            and isinstance(entry.get("node_type"), str) and isinstance(entry.get("indices"), list)
+            and all(map(whole, entry["indices"])) and whole(entry.setdefault("offset", 0)))
 
 
 def create(root: Path, plan: SweepPlan, candidates: list[Candidate], node_types: list[NodeType],

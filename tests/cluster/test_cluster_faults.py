@@ -14,7 +14,7 @@ from tflaunch.core.cluster import slurm
 from tflaunch.core.cluster.folder import FolderError, load
 from tflaunch.core.cluster.merge import merge
 from tflaunch.core.cluster.status import trial_states
-from tflaunch.core.cluster.submit import submit_arrays
+from tflaunch.core.cluster.submit import cancel, submit_arrays
 from tflaunch.core.cluster.trial import _write
 from tflaunch.core.store.history import History, HistoryError
 
@@ -152,3 +152,20 @@ def test_two_merges_at_once_store_each_run_once(tmp_path, monkeypatch):
     assert outcomes == ["locked"]
     (sweep_id, *_), = [s for s in first.list_sweeps() if first.sweep_plan(s[0])["cluster"]["node_type"] == "a100"]
     assert sorted(t["index"] for t, _ in second.sweep_trials(sweep_id)) == [0, 1, 2]
+
+
+@pytest.mark.parametrize("jobs", [
+    '{"submitted": [{"job_id": 5, "node_type": "a100", "indices": [0]}]}',
+    '{"submitted": [{"node_type": "a100", "indices": [0]}]}',
+    '{"submitted": [{"job_id": "5", "node_type": "a100", "indices": "abc"}]}',
+    '{"submitted": [{"job_id": "5", "node_type": "a100", "indices": [0], "offset": "z"}]}',
+    '{"submitted": [], "cancelled": 5}',
+    '{"submitted": ["5"]}',
+])
+def test_a_damaged_jobs_file_is_said_with_what_to_do_not_a_traceback(fake_slurm, tmp_path, jobs):  # noqa: F811
+    """Each of these raised KeyError, TypeError or ValueError through status, resubmit and cancel."""
+    folder = _folder(tmp_path, repeat=1)
+    folder.jobs_path.write_text(jobs)
+    for act in (trial_states, cancel):
+        with pytest.raises(FolderError, match="jobs.json: not the submissions tflaunch wrote.*move it aside"):
+            act(folder)
