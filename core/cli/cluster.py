@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
+import shlex
 import sys
 from pathlib import Path
 from typing import Any
@@ -51,7 +53,7 @@ def add_sweep_options(sweep: argparse.ArgumentParser) -> None:
                             "(default ./tflaunch-sweeps)")
     group.add_argument("--sbatch-arg", action="append", default=[], metavar="ARG",
                        help="passed to every sbatch (repeatable): --sbatch-arg=--time=00:30:00")
-    group.add_argument("--check-timeout", type=float, default=DEFAULT_CHECK_TIMEOUT_S, metavar="S",
+    group.add_argument("--check-timeout", type=_seconds, default=DEFAULT_CHECK_TIMEOUT_S, metavar="S",
                        help=f"how long the check job may wait for a node (default {DEFAULT_CHECK_TIMEOUT_S:.0f} s)")
 
 
@@ -93,6 +95,16 @@ def _positive(text: str) -> int:
     return int(text)
 
 
+def _seconds(text: str) -> float:
+    try:
+        seconds = float(text)
+    except ValueError:
+        seconds = math.nan
+    if not math.isfinite(seconds) or seconds <= 0:  # nan: the check job would be waited for for ever
+        raise argparse.ArgumentTypeError(f"expected a number of seconds above 0, such as 600, not {text!r}")
+    return seconds
+
+
 def node_types(args: argparse.Namespace) -> list[NodeType]:
     if args.gpu_types:
         count = (args.gres or "gpu:x:1").split(":")[-1]
@@ -126,7 +138,8 @@ def submit_sweep(args: argparse.Namespace, plan: SweepPlan, candidates: list[Can
     for name, job in jobs.items():
         say(f"submitted {name}: job {job}")
     print(folder.path)
-    say(f"follow it with `tflaunch sweep status {folder.path}`, then `tflaunch sweep merge {folder.path}`")
+    quoted = shlex.quote(str(folder.path))  # a command to paste into a shell, whatever the path holds
+    say(f"follow it with `tflaunch sweep status {quoted}`, then `tflaunch sweep merge {quoted}`")
     return 0
 
 

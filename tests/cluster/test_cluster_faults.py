@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 from pathlib import Path
 
 import pytest
@@ -18,7 +19,7 @@ from tflaunch.core.cluster.submit import cancel, submit_arrays
 from tflaunch.core.cluster.trial import _write
 from tflaunch.core.store.history import History, HistoryError
 
-from ..builders import finished_record
+from ..builders import finished_record, tflaunch
 from .test_cluster_files import _folder, fake_slurm  # noqa: F401  (a fixture)
 
 
@@ -169,3 +170,22 @@ def test_a_damaged_jobs_file_is_said_with_what_to_do_not_a_traceback(fake_slurm,
     for act in (trial_states, cancel):
         with pytest.raises(FolderError, match="jobs.json: not the submissions tflaunch wrote.*move it aside"):
             act(folder)
+
+
+@pytest.mark.parametrize("seconds", ["nan", "inf", "-1", "0", "soon"])
+def test_a_check_timeout_that_never_ends_or_already_has_is_refused(tmp_path, seconds):
+    """nan made the check job be waited for for ever (now - started > nan is never true)."""
+    done = tflaunch("sweep", "--on", "slurm", "--model", "sample:mlp", "--vary", "intra=1,2",
+                    "--shared-dir", str(tmp_path), f"--check-timeout={seconds}")
+    assert done.returncode == 2 and "--check-timeout: expected a number of seconds above 0" in done.stderr
+    assert not list(tmp_path.iterdir()), "nothing made"
+
+
+def test_the_commands_a_message_gives_can_be_pasted_into_a_shell(tmp_path):
+    """A shared folder with a space, a quote or $( ) in its name: the resubmit in the message
+    is one argument, and runs nothing of the name's."""
+    folder = _folder(tmp_path / "it's $(id) here", repeat=1)
+    folder.result_path(0).write_text("{}")
+    (state,) = [s for s in trial_states(folder, ask_slurm=False) if s.index == 0]
+    command = state.detail.split("`")[1]
+    assert shlex.split(command) == ["tflaunch", "sweep", "resubmit", str(folder.path)]
