@@ -53,8 +53,9 @@ def check_script(folder: SweepFolder, node_type: NodeType) -> str:
         lines.append(f"  if [ {flag} {quoted} ]; then echo {shlex.quote(f'ok {what}: {path}')}; "
                      f"else echo {shlex.quote(f'missing {what}: {path}')}; fi")
     probe = shlex.quote("import tflaunch.core.cluster.trial")
+    cannot = shlex.quote(f"missing tflaunch: {sys.executable} cannot import tflaunch on the node")
     lines.append(f"  if {shlex.quote(sys.executable)} -c {probe} 2>/dev/null; then echo 'ok tflaunch imports'; "
-                 f"else echo 'missing tflaunch: {sys.executable} cannot import tflaunch on the node'; fi")
+                 f"else echo {cannot}; fi")
     lines.append(f"}} > {marker}.tmp && mv {marker}.tmp {marker}")
     return "\n".join(lines) + "\n"
 

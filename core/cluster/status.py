@@ -62,7 +62,8 @@ def trial_states(folder: SweepFolder, ask_slurm: bool = True) -> list[TrialState
         elif i in queued and queued[i].job_id == submitted_by.get(i):
             task = queued[i]
             state.state = "pending" if task.state in slurm.PENDING_STATES else "running"
-            state.detail = "" if task.reason in ("", "None") else task.reason
+            # squeue gives a running task its array's reason too (JobArrayTaskLimit): a wait only for one pending
+            state.detail = "" if state.state == "running" or task.reason in ("", "None") else task.reason
         elif (status := _exit_status(folder, i)) not in (None, "0"):
             state.state, state.detail = "failed", f"its task ended with status {status} and wrote no result " \
                                                   f"(see {folder.path / 'logs'}/{logs.get(i, '?')}.err)"

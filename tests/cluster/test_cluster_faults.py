@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 import shlex
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -14,6 +15,7 @@ import pytest
 from tflaunch.core.cluster import slurm
 from tflaunch.core.cluster.folder import FolderError, load
 from tflaunch.core.cluster.merge import merge
+from tflaunch.core.cluster.preflight import check_script
 from tflaunch.core.cluster.status import trial_states
 from tflaunch.core.cluster.submit import cancel, submit_arrays
 from tflaunch.core.cluster.trial import _write
@@ -189,3 +191,21 @@ def test_the_commands_a_message_gives_can_be_pasted_into_a_shell(tmp_path):
     (state,) = [s for s in trial_states(folder, ask_slurm=False) if s.index == 0]
     command = state.detail.split("`")[1]
     assert shlex.split(command) == ["tflaunch", "sweep", "resubmit", str(folder.path)]
+
+
+def test_a_running_task_shows_no_wait_reason(fake_slurm, tmp_path):  # noqa: F811
+    """squeue gives every task of an array limited by %K the reason JobArrayTaskLimit, the
+    running ones too: status showed 'running  JobArrayTaskLimit'."""
+    folder = _folder(tmp_path, repeat=1)
+    folder.add_submission("42", "a100", [0, 1])
+    fake_slurm.setenv("FAKE_OUT", "42_0|RUNNING|JobArrayTaskLimit\n42_1|PENDING|JobArrayTaskLimit\n")
+    states = {s.index: (s.state, s.detail) for s in trial_states(folder)}
+    assert states[0] == ("running", "") and states[1] == ("pending", "JobArrayTaskLimit")
+
+
+def test_the_check_script_quotes_the_interpreter_in_every_line(tmp_path, monkeypatch):
+    monkeypatch.setattr("sys.executable", "/opt/it's here/python")
+    folder = _folder(tmp_path, repeat=1)
+    script = check_script(folder, folder.node_types[0])
+    done = subprocess.run(["sh", "-n", "-c", script], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
