@@ -18,7 +18,7 @@ from ..cluster.folder import FolderError, NodeType, SweepFolder, create, load
 from ..cluster.merge import NodeTypeSweep, merge, most_at_once, node_type_comparison, node_type_winner
 from ..cluster.preflight import CheckError
 from ..cluster.slurm import SlurmError
-from ..cluster.submit import cancel, resubmit, submit
+from ..cluster.submit import CHECK_TIMEOUT_S, cancel, resubmit, submit
 from ..cluster.trial import run_trial
 from ..paths import profiles_dir
 from ..store.history import HistoryError
@@ -32,7 +32,7 @@ ACTIONS = {"status": "where each trial stands: pending, running, done, failed, c
                     "with a table and verdict per node type",
            "resubmit": "run the failed, lost and cancelled trials again",
            "cancel": "cancel the sweep's jobs (scancel)"}
-DEFAULT_CHECK_TIMEOUT_S = 600.0
+DEFAULT_CHECK_TIMEOUT_S = CHECK_TIMEOUT_S
 
 
 def add_sweep_options(sweep: argparse.ArgumentParser) -> None:
@@ -170,7 +170,7 @@ def action_command(args: argparse.Namespace) -> int:
         if action == "status":
             return _print_status(folder, states, args.json)
         if action == "resubmit":
-            again, jobs = resubmit(folder, states)
+            again, jobs = resubmit(folder, states, on_wait=say)
             if not again:
                 say("nothing to resubmit: " + cluster_status.summary_line(states))
                 return 0
@@ -178,7 +178,7 @@ def action_command(args: argparse.Namespace) -> int:
                 + ", ".join(f"{name} job {job}" for name, job in jobs.items()))
             return 0
         return _merge(folder, states, args)
-    except (FolderError, SlurmError) as exc:
+    except (FolderError, SlurmError, CheckError) as exc:
         say(str(exc))
         return 1
 

@@ -118,6 +118,10 @@ class SweepFolder:
     # -- reading ---------------------------------------------------------------------------
     def trial(self, index: int) -> TrialFile:
         check_owned(self.trial_path(index))  # what the trial runs: only what its owner wrote
+        if not self.trial_path(index).exists() and (self.path / "sweep.json").exists():
+            known = self.indices
+            span = f"trials {known[0]} to {known[-1]}" if known else "no trials"
+            raise FolderError(f"{self.path}: this sweep has no trial {index} (it has {span}).")
         data = read_json(self.trial_path(index), f"trial {index}")
         try:
             trial = TrialFile(int(data["index"]), str(data["node_type"]), int(data["number"]), str(data["candidate"]),

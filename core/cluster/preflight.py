@@ -19,6 +19,7 @@ from . import slurm
 from .folder import NodeType, SweepFolder
 
 POLL_S = 0.25
+LOOK_S = 2.0  # between squeue's answers on the check job: a busy controller is asked little
 GRACE_S = 5.0  # after the job has left the queue: a network file system may show the marker late
 
 
@@ -73,6 +74,7 @@ def check_node_type(folder: SweepFolder, node_type: NodeType, options: list[str]
     job = slurm.submit_one(str(script), [f"--job-name=tflaunch-check-{folder.id}", f"--output={output}", *options],
                            f"submit the check job for {node_type.name} nodes")
     started, gone_at, reason = time.monotonic(), None, ""
+    next_look = started  # squeue is asked every LOOK_S, the marker every POLL_S
     while not marker.exists():
         now = time.monotonic()
         if stop is not None and stop():
@@ -84,7 +86,8 @@ def check_node_type(folder: SweepFolder, node_type: NodeType, options: list[str]
             raise CheckError(f"the check job for {node_type.name} nodes (job {job}) did not finish within "
                               f"{timeout:.0f} s{f' (waiting: {reason})' if reason else ''}; nothing was submitted. The "
                               "partition may be busy: try again later, or give --check-timeout more seconds.")
-        if gone_at is None and int((now - started) / POLL_S) % 8 == 0:
+        if gone_at is None and now >= next_look:
+            next_look = now + LOOK_S
             tasks = slurm.queue([job])
             if not tasks:
                 gone_at = now

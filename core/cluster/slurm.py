@@ -178,3 +178,19 @@ def cancel(job_ids: Sequence[str], indices: Sequence[int] | None = None) -> None
         return
     targets = list(job_ids) if indices is None else [f"{j}_[{array_spec(indices)}]" for j in job_ids]
     _run(["scancel", *targets], "cancel the sweep's jobs")
+
+
+DEFAULT_MAX_ARRAY_SIZE = 1001  # Slurm's default: task ids 0 to 1000
+
+
+def max_array_size() -> int:
+    """The cluster's MaxArraySize (task ids below it), from `scontrol show config`; Slurm's
+    default where it cannot be asked."""
+    if shutil.which("scontrol") is None:
+        return DEFAULT_MAX_ARRAY_SIZE
+    try:
+        out = _run(["scontrol", "show", "config"], "read the cluster's largest array")
+    except SlurmError:
+        return DEFAULT_MAX_ARRAY_SIZE
+    match = re.search(r"^MaxArraySize\s*=\s*(\d+)", out, re.MULTILINE)
+    return max(1, int(match.group(1))) if match else DEFAULT_MAX_ARRAY_SIZE

@@ -12,6 +12,7 @@ from .preflight import check_nodes
 from .status import TrialState, trial_states
 
 RERUN_STATES = ("failed", "lost", "cancelled")
+CHECK_TIMEOUT_S = 600.0  # the check job's longest wait for a node, unless told
 
 
 def sbatch_options(folder: SweepFolder, node_type: NodeType) -> list[str]:
@@ -26,30 +27,48 @@ def sbatch_options(folder: SweepFolder, node_type: NodeType) -> list[str]:
 
 
 def submit_arrays(folder: SweepFolder, indices: list[int] | None = None) -> dict[str, str]:
-    """One array per node type (of `indices`, default all): {node type: job id}."""
+    """The arrays of each node type (of `indices`, default all): {node type: job ids}.
+
+    A node type's array counts from its first trial (job.sh's argument). One whose tasks
+    would pass the cluster's MaxArraySize is split into several arrays, each counting from
+    its own first trial; each then has its own --max-parallel."""
     wanted = set(folder.indices if indices is None else indices)
     by_type: dict[str, list[int]] = {}
-    first: dict[str, int] = {}  # each node type's first trial: its array's task 0
     for trial in folder.trials():
-        first[trial.node_type] = min(first.get(trial.node_type, trial.index), trial.index)
         if trial.index in wanted:
             by_type.setdefault(trial.node_type, []).append(trial.index)
+    limit = slurm.max_array_size()
     jobs = {}
     for node_type in folder.node_types:
         mine = by_type.get(node_type.name)
         if not mine:
             continue
         logs = folder.path / "logs"
-        offset = first[node_type.name]
-        job = slurm.submit(str(folder.script_path), [i - offset for i in mine],
-                           [f"--job-name=tflaunch-{folder.id}-{node_type.name}",
-                            f"--output={slurm.output_pattern(logs, '%A_%a.out')}",
-                            f"--error={slurm.output_pattern(logs, '%A_%a.err')}", *sbatch_options(folder, node_type)],
-                           folder.options.get("max_parallel"), f"submit the {node_type.name} trials",
-                           script_args=[str(offset)])
-        folder.add_submission(job, node_type.name, mine, offset)
-        jobs[node_type.name] = job
+        ids = []
+        for chunk in _chunks(sorted(mine), limit):
+            offset = chunk[0]
+            job = slurm.submit(str(folder.script_path), [i - offset for i in chunk],
+                               [f"--job-name=tflaunch-{folder.id}-{node_type.name}",
+                                f"--output={slurm.output_pattern(logs, '%A_%a.out')}",
+                                f"--error={slurm.output_pattern(logs, '%A_%a.err')}",
+                                *sbatch_options(folder, node_type)],
+                               folder.options.get("max_parallel"), f"submit the {node_type.name} trials",
+                               script_args=[str(offset)])
+            folder.add_submission(job, node_type.name, chunk, offset)
+            ids.append(job)
+        jobs[node_type.name] = ", ".join(ids)
     return jobs
+
+
+def _chunks(indices: list[int], limit: int) -> list[list[int]]:
+    """Sorted indices in runs whose task ids (index - the run's first) stay below `limit`."""
+    chunks: list[list[int]] = []
+    for i in indices:
+        if chunks and i - chunks[-1][0] < limit:
+            chunks[-1].append(i)
+        else:
+            chunks.append([i])
+    return chunks
 
 
 def submit(folder: SweepFolder, check_timeout: float, on_wait: Callable[[str], None] | None = None) -> dict[str, str]:
@@ -59,13 +78,17 @@ def submit(folder: SweepFolder, check_timeout: float, on_wait: Callable[[str], N
     return submit_arrays(folder)
 
 
-def resubmit(folder: SweepFolder, states: list[TrialState] | None = None) -> tuple[list[int], dict[str, str]]:
-    """Rerun every failed, lost or cancelled trial: (indices, {node type: job id}). Their
-    earlier results are kept aside in results/replaced/, not deleted."""
+def resubmit(folder: SweepFolder, states: list[TrialState] | None = None, check_timeout: float = CHECK_TIMEOUT_S,
+             on_wait: Callable[[str], None] | None = None) -> tuple[list[int], dict[str, str]]:
+    """Rerun every failed, lost or cancelled trial: (indices, {node type: job ids}). Their
+    earlier results are kept aside in results/replaced/, not deleted. A sweep whose check
+    failed (nothing of it was ever submitted) is checked again first."""
     states = trial_states(folder) if states is None else states
     again = [s.index for s in states if s.state in RERUN_STATES]
     if not again:
         return [], {}
+    if not folder.jobs()["submitted"]:
+        check_nodes(folder, lambda t: sbatch_options(folder, t), check_timeout, on_wait)
     aside = folder.path / "results" / "replaced"
     for index in again:
         _set_aside(folder.result_path(index), aside, time.strftime("%Y%m%d-%H%M%S"))

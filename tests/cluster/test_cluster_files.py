@@ -146,3 +146,26 @@ def test_each_node_types_array_counts_from_zero_and_its_tasks_map_back_to_trials
     fake_slurm.setenv("FAKE_OUT", "42_3|RUNNING|None\n42_[4-5]|PENDING|JobArrayTaskLimit\n")
     states = {s.index: s.state for s in trial_states(folder)}
     assert (states[12], states[13], states[14], states[3]) == ("running", "pending", "pending", "lost")
+
+
+def test_an_array_past_the_clusters_max_array_size_is_split(fake_slurm, tmp_path):
+    """MaxArraySize 4 (scontrol says so): each node type's 9 trials go in arrays of 4, 4 and 1,
+    each counting from its own first trial."""
+    folder = _folder(tmp_path)
+    bin_dir = Path(os.environ["PATH"].split(os.pathsep)[0])
+    (bin_dir / "scontrol").write_text('#!/bin/sh\necho "MaxArraySize            = 4"\n')
+    (bin_dir / "scontrol").chmod(0o755)
+    calls = tmp_path / "sbatch-calls"
+    (bin_dir / "sbatch").write_text(f'#!/bin/sh\necho "$@" >> {calls}\necho 7\n')
+    jobs = submit_arrays(folder)
+    lines = calls.read_text().splitlines()
+    assert [(line.split("--array=")[1].split()[0], line.split()[-1]) for line in lines] == [
+        ("0-3", "0"), ("0-3", "4"), ("0", "8"), ("0-3", "9"), ("0-3", "13"), ("0", "17")]
+    assert jobs == {"a100": "7, 7, 7", "h100": "7, 7, 7"}
+    assert sorted(i for s in folder.jobs()["submitted"] for i in s["indices"]) == list(range(18))
+
+
+def test_a_trial_index_the_sweep_does_not_have_is_named(tmp_path):
+    folder = _folder(tmp_path)
+    with pytest.raises(FolderError, match="this sweep has no trial 99 \\(it has trials 0 to 17\\)"):
+        folder.trial(99)

@@ -179,6 +179,9 @@ def test_a_model_the_nodes_cannot_see_is_refused_before_the_array(cluster, tmp_p
     (folder,) = [p for p in cluster.shared.iterdir() if p.joinpath("check", "any").exists()
                  and str(hidden) in p.joinpath("check", "any").read_text()]
     assert load(folder).jobs()["submitted"] == []
+    again = tflaunch("sweep", "resubmit", str(folder))  # never submitted: checked again first
+    assert again.returncode == 1 and f"the model: {hidden} does not exist" in again.stderr, again.stderr
+    assert load(folder).jobs()["submitted"] == []
 
 
 def test_a_folder_the_nodes_cannot_see_is_refused_before_the_array(cluster, tmp_path):
