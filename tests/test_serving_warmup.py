@@ -1,8 +1,9 @@
 """TF Serving warm-up files: written from what a run feeds, parsed by TF Serving's own
 PredictionLog (tensorflow-serving-api, the test extra), and replayed record by record.
 
-The record checks run in this process on a small SavedModel built here (TensorFlow is
-imported once for the file); the command line runs as a user runs it, in fresh processes.
+The record checks run on a small SavedModel built here, in a child forked from the test
+process (forked.with_tensorflow: the test process stands in for the app's, which never
+imports TensorFlow); the command line runs as a user runs it, in fresh processes.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from tflaunch.core.probe.warmup_replay import replay
 from tflaunch.core.run.serving_warmup import WarmupError, parse_report
 
 from .builders import tflaunch
+from .forked import with_tensorflow
 
 BUILD = '''
 import sys, tensorflow as tf
@@ -42,11 +44,10 @@ tf.saved_model.save(model, sys.argv[1], signatures={"serving_default": model.ser
 '''
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture
 def tf():
-    import tensorflow
-
-    return tensorflow
+    """TensorFlow, given by with_tensorflow in the forked child; never imported here."""
+    return None
 
 
 @pytest.fixture(scope="module")
@@ -84,6 +85,7 @@ def request(tf, signature="serving_default", **inputs) -> bytes:
     return prediction_log_pb2.PredictionLog(predict_log=prediction_log_pb2.PredictLog(request=req)).SerializeToString()
 
 
+@with_tensorflow
 def test_records_are_tf_servings_own_prediction_logs(tf):
     prediction_log_pb2, predict_pb2, model_pb2 = official()
     logs = PredictionLogs(tf)
@@ -119,6 +121,7 @@ def test_records_are_tf_servings_own_prediction_logs(tf):
     assert checked == 13 and mine.fields_by_name["predict_log"].number == PREDICT_LOG
 
 
+@with_tensorflow
 def test_every_bad_record_says_which_and_why(tf, saved_model):
     prediction_log_pb2, _, _ = official()
     logs, model = PredictionLogs(tf), tf.saved_model.load(str(saved_model))
@@ -144,6 +147,7 @@ def test_every_bad_record_says_which_and_why(tf, saved_model):
     assert outcomes[0]["seconds"] > 0 and outcomes[0]["signature"] == "serving_default"
 
 
+@with_tensorflow
 def test_a_damaged_file_names_the_first_record_it_cannot_read(tf, tmp_path):
     path = tmp_path / "tf_serving_warmup_requests"
     with tf.io.TFRecordWriter(str(path)) as writer:
@@ -225,6 +229,7 @@ def test_a_failed_record_is_printed_with_the_file_and_its_number(capsys):
     assert "tflaunch: /m/1/assets.extra/tf_serving_warmup_requests: record 2: it names signature 'nope'" in err
 
 
+@with_tensorflow
 def test_round_trip_written_read_back_and_replayed(saved_model, tf):
     """What a user runs: write from the inputs a run feeds, then check on a fresh load."""
     written = tflaunch("serving-warmup", "--model", str(saved_model), "--records", "3", timeout=180)
@@ -247,6 +252,7 @@ def test_round_trip_written_read_back_and_replayed(saved_model, tf):
     assert again.returncode == 2 and "exists already" in again.stderr and target.read_bytes() == before
 
 
+@with_tensorflow
 def test_check_of_a_bad_file_fails_naming_file_record_and_cause(saved_model, tf, tmp_path):
     bad = tmp_path / "warmup"
     with tf.io.TFRecordWriter(str(bad)) as writer:
