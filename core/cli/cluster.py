@@ -130,7 +130,6 @@ def submit_sweep(args: argparse.Namespace, plan: SweepPlan, candidates: list[Can
             "does not wait for one result to choose the next trial); each node type's trials shuffled per round; "
             f"{len(folder.indices)} trials on {len(folder.node_types)} node type"
             + ("s" if len(folder.node_types) > 1 else ""))
-        say("checking a node of each type (a tiny job that must see this folder)...")
         jobs = submit(folder, args.check_timeout, say)
     except (FolderError, SlurmError, CheckError) as exc:
         say(str(exc))

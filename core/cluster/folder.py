@@ -22,7 +22,7 @@ import shlex
 import sys
 import time
 import uuid
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -92,6 +92,9 @@ class SweepFolder:
     node_types: list[NodeType]
     options: dict[str, Any]
     created: float
+    # Trial files are written once, when the folder is made: each is read (and checked) once
+    # per SweepFolder, however many of status, merge and submit ask for it.
+    _read: dict[int, TrialFile] = field(default_factory=dict, repr=False, compare=False)
 
     # -- the layout -----------------------------------------------------------------------
     def trial_path(self, index: int) -> Path:
@@ -117,6 +120,11 @@ class SweepFolder:
 
     # -- reading ---------------------------------------------------------------------------
     def trial(self, index: int) -> TrialFile:
+        if index not in self._read:
+            self._read[index] = self._read_trial(index)
+        return self._read[index]
+
+    def _read_trial(self, index: int) -> TrialFile:
         check_owned(self.trial_path(index))  # what the trial runs: only what its owner wrote
         if not self.trial_path(index).exists() and (self.path / "sweep.json").exists():
             known = self.indices

@@ -10,12 +10,12 @@ array order, racing off (an array does not wait for one result to choose the nex
 from __future__ import annotations
 
 import statistics
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ..store.history import History, HistoryError
 from ..store.profiles import Profile
-from ..sweep.plan import MIN_TRIALS, Candidate, Sweep, SweepPlan, Trial, format_objective, outcome
+from ..sweep.plan import MIN_TRIALS, Candidate, Sweep, Trial, format_objective, outcome
 from ..sweep.session import trial_value
 from ..sweep.stats import ratio_to_baseline
 from ..sweep.stored import winner_profile
@@ -67,13 +67,13 @@ def most_at_once(states: list[TrialState]) -> tuple[int, str | None]:
 
 def node_type_sweeps(folder: SweepFolder, states: list[TrialState]) -> list[NodeTypeSweep]:
     """Each node type's sweep, its trials reported in their array order."""
-    plan = SweepPlan.from_dict({**folder.plan.to_dict(), "racing": False})
+    plan = replace(folder.plan, racing=False)
     candidates = _candidates(folder)
+    by_key = {c.key: c for c in candidates}
     trials = {t.index: t for t in folder.trials()}
     out = []
     for node_type in folder.node_types:
         part = NodeTypeSweep(node_type.name, Sweep(plan, candidates))
-        by_key = {c.key: c for c in candidates}
         mine = sorted((s for s in states if s.node_type == node_type.name), key=lambda s: trials[s.index].number)
         for state in mine:
             trial, result = trials[state.index], state.result
@@ -118,7 +118,7 @@ def merge(folder: SweepFolder, states: list[TrialState], history: History) -> li
 
 def _merge_part(part: NodeTypeSweep, folder: SweepFolder, states: list[TrialState], history: History,
                 done: bool) -> None:
-    part.history_id = _history_sweep(history, folder, part.node_type)
+    part.history_id = _history_sweep(history, folder, part)
     stored: dict[int, list[tuple[dict[str, Any], Any]]] = {}
     for trial, record in history.sweep_trials(part.history_id):
         stored.setdefault(trial.get("index", -1), []).append((trial, record))
@@ -139,8 +139,9 @@ def _merge_part(part: NodeTypeSweep, folder: SweepFolder, states: list[TrialStat
                          outcome(part.sweep.results(), part.sweep.plan.objective))
 
 
-def _history_sweep(history: History, folder: SweepFolder, node_type: str) -> int:
+def _history_sweep(history: History, folder: SweepFolder, part: NodeTypeSweep) -> int:
     """The history's sweep for this folder and node type, made on the first merge."""
+    node_type = part.node_type
     key = {"id": folder.id, "node_type": node_type, "folder": str(folder.path)}
     for sweep_id, *_ in history.list_sweeps():
         try:
@@ -149,7 +150,7 @@ def _history_sweep(history: History, folder: SweepFolder, node_type: str) -> int
             continue  # a damaged sweep is not ours to judge here
         if cluster.get("id") == folder.id and cluster.get("node_type") == node_type:
             return int(sweep_id)
-    return history.create_sweep(folder.plan.base.subject, {**folder.plan.to_dict(), "racing": False, "cluster": key})
+    return history.create_sweep(folder.plan.base.subject, {**part.sweep.plan.to_dict(), "cluster": key})
 
 
 def node_type_comparison(parts: list[NodeTypeSweep], objective: str) -> str | None:

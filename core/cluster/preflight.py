@@ -114,7 +114,17 @@ def check_node_type(folder: SweepFolder, node_type: NodeType, options: list[str]
 
 
 def check_nodes(folder: SweepFolder, options_of: Callable[[NodeType], list[str]], timeout: float,
-                on_wait: Callable[[str], None] | None = None) -> dict[str, str]:
-    """Every node type checked; {node type: host its check ran on}."""
-    return {t.name: check_node_type(folder, t, options_of(t), timeout, on_wait) for t in folder.node_types}
+                on_wait: Callable[[str], None] | None = None, stop: Callable[[], bool] | None = None) -> dict[str, str]:
+    """Every node type checked, one after another; {node type: host its check ran on}.
+    `on_wait` hears each step and each wait; `stop` is asked between and during them."""
+    hosts, count = {}, len(folder.node_types)
+    for number, node_type in enumerate(folder.node_types, start=1):
+        if stop is not None and stop():
+            raise CheckError(f"cancelled before checking {node_type.name} nodes; nothing was submitted (the folder "
+                             f"{folder.path} stays, unused).")
+        if on_wait is not None:
+            which = f"{node_type.name} ({number} of {count})" if count > 1 else node_type.name
+            on_wait(f"checking a node of each type: {which}, a tiny job that must see {folder.path}")
+        hosts[node_type.name] = check_node_type(folder, node_type, options_of(node_type), timeout, on_wait, stop)
+    return hosts
 

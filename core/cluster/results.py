@@ -45,24 +45,21 @@ def read_result(folder: SweepFolder, trial: TrialFile) -> TrialResult | None:
     path = folder.result_path(index)
     if not path.exists():
         return None
+    rerun = f"Delete it and rerun the trial with `tflaunch sweep resubmit {shlex.quote(str(folder.path))}`."
     data = read_json(path, f"the result of trial {index}")
     if not isinstance(data, dict) or data.get("format") != RESULT_FORMAT or data.get("version") != RESULT_VERSION:
-        raise FolderError(f"{path}: not a result tflaunch writes. Delete it and rerun the trial with "
-                          f"`tflaunch sweep resubmit {shlex.quote(str(folder.path))}`.")
+        raise FolderError(f"{path}: not a result tflaunch writes. {rerun}")
     if data.get("sweep") != folder.id or data.get("index") != index:
         raise FolderError(f"{path}: the result of another sweep or trial (sweep {data.get('sweep')!r}, trial "
-                          f"{data.get('index')!r}), copied here by mistake. Delete it and rerun the trial with "
-                          f"`tflaunch sweep resubmit {shlex.quote(str(folder.path))}`.")
+                          f"{data.get('index')!r}), copied here by mistake. {rerun}")
     node, refused, runs = data.get("node"), data.get("refused"), data.get("runs")
     if not isinstance(runs, list) or not (refused is None or isinstance(refused, str)):
-        raise FolderError(f"{path}: damaged (its refusal or runs are not what tflaunch writes). Delete it "
-                          f"and rerun the trial with `tflaunch sweep resubmit {shlex.quote(str(folder.path))}`.")
+        raise FolderError(f"{path}: damaged (its refusal or runs are not what tflaunch writes). {rerun}")
     try:
         node = checked_node(node)
         records = [record_from_data(run) for run in runs]
     except DamagedRowError as exc:
-        raise FolderError(f"{path}: damaged ({exc}). Delete it and rerun the trial with "
-                          f"`tflaunch sweep resubmit {shlex.quote(str(folder.path))}`.") from None
+        raise FolderError(f"{path}: damaged ({exc}). {rerun}") from None
     # The history keeps each run as the trial its info names: a run that names another trial
     # (or none) would be stored as that one, again at every merge.
     expected = (trial.index, trial.candidate, trial.node_type, trial.number, trial.warmup, node)
@@ -71,8 +68,7 @@ def read_result(folder: SweepFolder, trial: TrialFile) -> TrialResult | None:
                                                                        "warmup", "node"))
         if said != expected:
             raise FolderError(f"{path}: a run in it is not of trial {index} ({trial.candidate} on {trial.node_type}, "
-                              f"number {trial.number}) as its trial file says. Delete it and rerun the trial with "
-                              f"`tflaunch sweep resubmit {shlex.quote(str(folder.path))}`.")
+                              f"number {trial.number}) as its trial file says. {rerun}")
     times = [data.get("started"), data.get("ended")]
     started, ended = (float(t) if isinstance(t, (int, float)) and not isinstance(t, bool) else None for t in times)
     return TrialResult(index, node, [(r, t or {}) for r, t in records], refused, started, ended)

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from . import slurm
 from .folder import NodeType, SweepFolder
-from .preflight import check_nodes
+from .preflight import CheckError, check_nodes
 from .status import TrialState, trial_states
 
 RERUN_STATES = ("failed", "lost", "cancelled")
@@ -71,11 +71,21 @@ def _chunks(indices: list[int], limit: int) -> list[list[int]]:
     return chunks
 
 
-def submit(folder: SweepFolder, check_timeout: float, on_wait: Callable[[str], None] | None = None) -> dict[str, str]:
-    """Check every node type, then submit its array: {node type: job id}. CheckFailed or
-    SlurmError before anything of the sweep itself runs."""
-    check_nodes(folder, lambda t: sbatch_options(folder, t), check_timeout, on_wait)
-    return submit_arrays(folder)
+def submit(folder: SweepFolder, check_timeout: float, on_wait: Callable[[str], None] | None = None,
+           stop: Callable[[], bool] | None = None) -> dict[str, str]:
+    """Check every node type, then submit its arrays: {node type: job ids}. CheckError or
+    SlurmError before anything of the sweep itself runs. `stop` (the app's Cancel) is asked
+    between the steps and while a check job waits; true ends the submission, CheckError."""
+    check_nodes(folder, lambda t: sbatch_options(folder, t), check_timeout, on_wait, stop)
+    if stop is not None and stop():
+        raise CheckError(f"cancelled after the check; nothing was submitted (the folder {folder.path} stays, unused).")
+    if on_wait is not None:
+        on_wait(f"submitting {len(folder.indices)} trials, one job array per node type")
+    jobs = submit_arrays(folder)
+    if stop is not None and stop():  # asked while sbatch answered: what was submitted goes again
+        cancel(folder)
+        raise CheckError(f"cancelled while submitting; the jobs submitted meanwhile were cancelled ({folder.path}).")
+    return jobs
 
 
 def resubmit(folder: SweepFolder, states: list[TrialState] | None = None, check_timeout: float = CHECK_TIMEOUT_S,

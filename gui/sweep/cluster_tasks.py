@@ -19,9 +19,9 @@ from PySide6.QtCore import QObject, Signal
 from tflaunch.core.cluster import status as cluster_status
 from tflaunch.core.cluster.folder import FolderError, SweepFolder, create, load
 from tflaunch.core.cluster.merge import NodeTypeSweep, merge, node_type_sweeps
-from tflaunch.core.cluster.preflight import CheckError, check_node_type
+from tflaunch.core.cluster.preflight import CheckError
 from tflaunch.core.cluster.slurm import SlurmError
-from tflaunch.core.cluster.submit import cancel, resubmit, sbatch_options, submit_arrays
+from tflaunch.core.cluster.submit import cancel, resubmit, submit
 from tflaunch.core.run.formats import ConversionError
 from tflaunch.core.run.launch_check import cached_known_flags
 from tflaunch.core.store.history import History, HistoryError
@@ -32,10 +32,6 @@ from .run_on_box import ClusterRequest
 
 # The failures a task reports in its own words; anything else is a bug and is raised.
 EXPECTED = (FolderError, SlurmError, CheckError, HistoryError, PlanError, ConversionError, OSError)
-
-
-class CancelledError(Exception):
-    """The user cancelled a submission: nothing more is submitted."""
 
 
 @dataclass
@@ -76,7 +72,7 @@ class ClusterTasks(QObject):
         def run() -> None:
             try:
                 result: Any = work(lambda text: self._emit(self.progress, name, text))
-            except (CancelledError, *EXPECTED) as exc:
+            except EXPECTED as exc:
                 self._emit(self._ended, name, False, str(exc))
             else:
                 self._emit(self._ended, name, True, result)
@@ -135,24 +131,7 @@ def _submit(plan: SweepPlan, request: ClusterRequest, say: Callable[[str], None]
     if why:
         raise PlanError(why)
     folder = create(request.shared_dir, plan, candidates, request.node_types, request.options)
-    count = len(folder.node_types)
-    for number, node_type in enumerate(folder.node_types, start=1):
-        if stopped():
-            raise CancelledError(f"Cancelled before checking {node_type.name} nodes; nothing was submitted "
-                                 f"(the folder {folder.path} stays, unused).")
-        which = f"{node_type.name} ({number} of {count})" if count > 1 else node_type.name
-        say(f"Checking a node of each type: {which}, a tiny job that must see {folder.path}…")
-        check_node_type(folder, node_type, sbatch_options(folder, node_type), request.check_timeout,
-                        lambda wait: say(f"Checking a node of each type: {wait[:1].upper()}{wait[1:]}…"), stopped)
-    if stopped():
-        raise CancelledError(f"Cancelled after the check; nothing was submitted (the folder {folder.path} "
-                             "stays, unused).")
-    say(f"Submitting {len(folder.indices)} trials, one job array per node type…")
-    submit_arrays(folder)
-    if stopped():  # pressed while sbatch answered: the arrays go again
-        cancel(folder)
-        raise CancelledError(f"Cancelled while submitting; the jobs submitted meanwhile were cancelled "
-                             f"({folder.path}).")
+    submit(folder, request.check_timeout, lambda step: say(f"{step[:1].upper()}{step[1:]}…"), stopped)
     return folder
 
 
