@@ -157,15 +157,12 @@ def action_command(args: argparse.Namespace) -> int:
             say(f"cancelled job{'s' if len(cancelled) != 1 else ''} {', '.join(cancelled)}" if cancelled
                 else "nothing to cancel")
             return 0
-        try:
+        if action == "merge":  # needs only the files: a machine that sees the folder but not Slurm merges
+            states, note = cluster_status.states_from_files_if_need_be(folder)
+            if note:
+                say(note)
+        else:
             states = cluster_status.trial_states(folder)
-        except SlurmError as exc:
-            if action != "merge":
-                raise
-            # Merging needs only the files: a machine that sees the folder but not Slurm merges
-            # what is there; a trial without a result then counts as not finished.
-            say(f"{exc} Merging the results in the folder without it.")
-            states = cluster_status.trial_states(folder, ask_slurm=False)
         if action == "status":
             return _print_status(folder, states, args.json)
         if action == "resubmit":

@@ -79,6 +79,17 @@ def trial_states(folder: SweepFolder, ask_slurm: bool = True) -> list[TrialState
     return states
 
 
+def states_from_files_if_need_be(folder: SweepFolder) -> tuple[list[TrialState], str | None]:
+    """Every trial's state and, where Slurm cannot be asked (a machine that sees the folder
+    but not the cluster, a controller down), the files' states alone and why: merging and
+    showing results need only the files; a trial without a result then shows as not done."""
+    try:
+        return trial_states(folder), None
+    except slurm.SlurmError as exc:
+        return trial_states(folder, ask_slurm=False), (f"{exc} Shown from the folder's files alone: a trial "
+                                                       "still queued or running shows as lost.")
+
+
 def _exit_status(folder: SweepFolder, index: int) -> str | None:
     try:
         return folder.exit_path(index).read_text(encoding="utf-8", errors="replace").strip()[:12] or None

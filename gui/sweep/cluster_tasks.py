@@ -42,10 +42,12 @@ class Snapshot:
     folder: SweepFolder
     states: list[cluster_status.TrialState]
     parts: list[NodeTypeSweep]
+    note: str | None = None  # Slurm could not be asked: the states are the files' alone, and why
 
     @property
     def settled(self) -> bool:
-        return not {"pending", "running"} & {s.state for s in self.states}
+        """Nothing left to follow; never while Slurm could not be asked (it may answer next time)."""
+        return self.note is None and not {"pending", "running"} & {s.state for s in self.states}
 
 
 class ClusterTasks(QObject):
@@ -116,9 +118,9 @@ class ClusterTasks(QObject):
 
 def snapshot(path: Path) -> Snapshot:
     folder = load(path)
-    states = cluster_status.trial_states(folder)
+    states, note = cluster_status.states_from_files_if_need_be(folder)
     parts = node_type_sweeps(folder, states) if any(s.result is not None for s in states) else []
-    return Snapshot(folder, states, parts)
+    return Snapshot(folder, states, parts, note)
 
 
 def _submit(plan: SweepPlan, request: ClusterRequest, say: Callable[[str], None],
@@ -143,4 +145,4 @@ def _merge(path: Path, history_path: Path) -> tuple[Snapshot, list[NodeTypeSweep
         parts = merge(before.folder, before.states, history)
     finally:
         history.close()
-    return Snapshot(before.folder, before.states, parts), parts
+    return Snapshot(before.folder, before.states, parts, before.note), parts

@@ -227,6 +227,8 @@ class ClusterSweepView(QWidget):
         self.trials.show_states(snapshot.states)
         following = "" if snapshot.settled else f"; following (every {REFRESH_MS // 1000} s)"
         self.counts.setText(summary_line(snapshot.states) + following)
+        if snapshot.note:
+            self._say(snapshot.note, error=True)
         self._show_groups(snapshot.parts)
 
     def _show_groups(self, parts: list[NodeTypeSweep]) -> None:

@@ -5,6 +5,7 @@ trial to a fraction of a second."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -23,6 +24,7 @@ from ..builders import fake_python
 from ..fake_child import CHILD_ENV
 from ..gui.conftest import make_window, screenshot, settings_file, window  # noqa: F401
 from ..gui.test_theme_and_sizes import dark_palette, restore_palette  # noqa: F401
+from .cluster_tools import settle, submit, tflaunch
 
 SETTLE_MS = 120_000
 
@@ -185,3 +187,29 @@ def test_a_node_types_winner_is_saved_from_its_group_naming_the_node_type(qtbot,
     profile = ProfileStore(profiles_dir()).load("fast-on-h100")
     assert profile.evidence["sweep"]["node_type"] == "h100 (no GPU seen)"
     assert profile.config.extra_env["DELAY"] == "0"
+
+
+def test_a_folder_seen_where_slurm_cannot_be_asked_shows_and_merges_its_files(qtbot, window, tmp_path, cluster,  # noqa: F811
+                                                                              monkeypatch):
+    folder = submit("--model", "sample:mlp", "--python", fake_python(tmp_path), "--env", f"{CHILD_ENV}=ok",
+                    "--vary", "intra=2", "--repeat", "1", "--warmup", "0", "--shared-dir", str(cluster.shared),
+                    cwd=tmp_path)
+    assert settle(folder)["counts"] == {"done": 2}
+    # This machine sees the folder but not the cluster: its squeue cannot reach a controller.
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "squeue").write_text("#!/bin/sh\necho 'slurm_load_jobs error: Unable to contact slurm controller "
+                                    "(connect failure)' >&2\nexit 1\n")
+    (bin_dir / "squeue").chmod(0o755)
+    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
+    merged = tflaunch("sweep", "merge", str(folder))
+    assert merged.returncode == 0 and "Shown from the folder's files alone" in merged.stderr, merged.stderr
+    assert "2 runs added" in merged.stderr
+    view = window.sweep_view
+    view.open_cluster(folder)
+    follow = view.cluster
+    qtbot.waitUntil(lambda: follow.snapshot is not None, timeout=30_000)
+    assert "Shown from the folder's files alone" in follow.message.text()
+    assert follow.counts.text().startswith("2 trials: 2 done") and follow.refreshing, "Slurm may answer next time"
+    assert [g.title() for g in follow.groups] == ["any (no GPU seen)"]
+    follow.close_sweep()
