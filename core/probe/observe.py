@@ -1,56 +1,57 @@
-"""The program observer: what a user's own program does as it starts, phase by phase.
+"""The program observer's rules: what a user's own program does as it starts, phase by phase.
 
-The launch hook (settings/launch_hook/sitecustomize.py) installs this in a program that
-tflaunch measures. It reports, on a pipe of its own (never the program's stdout or stderr),
-the phases the program really goes through, in the order they happen, with the events of
-the probe's protocol (tflaunch.core.run.events):
+Every rule lives here (h11's `_state.py`, Rule 1): the hooks (tf_hooks.py, keras_hooks.py)
+only wrap TensorFlow's and Keras' functions and notify the Observer of what happened, with
+the times they read; the Observer decides what a phase, a step, an inference, data and build
+are, and writes the probe's protocol events (tflaunch.core.run.events) on a pipe of its own.
+Tests feed it notifications with a fake clock (tests/test_observer_rules.py).
 
 - spawn: interpreter start to the hook's first line.
 - import: the first top-level `import tensorflow` or `import keras`, whole.
 - devices: the first initialisation of TensorFlow's context (devices found and set up).
-- load: the first keras.models.load_model, tf.saved_model.load, Checkpoint restore/read or
-  Model.load_weights.
-- build: the program's own model building: from its first Keras layer to the last layer or
-  model constructed before it moves on (compile, fit, a call, a load).
-- compile: the first Model.compile.
+- load: the first outermost keras.models.load_model, tf.saved_model.load, Checkpoint
+  restore/read or Model.load_weights (a compile inside a load is the load's).
+- build: the program's own model building: the hull of its layer and model constructions,
+  symbolic calls included (a Sequential applied to a Keras `Input`), from the first to the
+  last before the first step or inference. Other phases between do not close it.
+- compile: the first Model.compile outside a load.
 - data: the first tf.data iterator: its creation and, when the program takes it eagerly
   (a custom loop), its first element. Keras' fit takes elements inside its traced train
   function, where they cannot be told from the step: there, data is the iterator's set-up.
 - first_step: the first training step, to its end: the outermost tf.function call in which
   an optimizer's apply was traced (fit, train_on_batch, a @tf.function custom loop), or an
   eager optimizer apply (from the GradientTape that began the step).
-- first: the first inference outside training: a Keras model called eagerly, predict,
-  predict_on_batch, or a function of a loaded SavedModel (its signatures).
+- first: the first inference outside training: a Keras model called eagerly on real tensors,
+  predict, predict_on_batch, or a function of a loaded SavedModel. A call on symbolic tensors
+  (a model being constructed) is build, never an inference.
 - steady: the next N steps (or calls, for first inference): median, p90, min, max.
 - retraces: tf.function traces beyond each function's first (count and time).
 - marks: the program's own points and spans (tflaunch_mark.mark).
 
-Each phase is reported once, at the first time it happens. Only the process that was
-launched reports: a forked data worker inherits the patches, not the channel. Standard
-library only, and every hook is wrapped so that a failure in it never reaches the program.
+Each phase is reported once, with its own start and end as the program's clock read them
+(never the time of the report). Nesting (inside a tf.function, a load, a model call, a tape)
+is counted per thread: a data thread's call is not nested in the main thread's. Training
+(inside fit) is the whole process's: a distribution strategy's replica threads train too.
+Only the process that was launched reports: a forked data worker inherits the hooks, not
+the channel. Standard library only, Python 3.8.
 """
 
-import atexit
 import json
 import os
-import sys
 import threading
 import time
-from typing import Any, Dict, List, Optional, Tuple
-
-from .hook_tools import guarded
-from .keras_hooks import patch_keras
-from .tf_hooks import patch_tensorflow
+from typing import Any, Callable, Dict, List, Optional, Set, Tuple
 
 PROTOCOL_VERSION = 1
-# Phases of the program's start that count to its ready point; reported once each.
-_ONCE = ("import", "devices", "load", "build", "compile", "data", "first_step", "first")
 _PROGRESS_EVERY_S = 0.2
 # After --until mark:NAME, how long to wait for a step or call before steady state is given up.
 STEADY_WAIT_S = 3.0
+# Phases that end the program's construction: build is closed (and reported) by these alone.
+_READY_SIDE = ("first_step", "first")
 
 
-def _memory() -> Tuple[Optional[int], Optional[int]]:
+def memory() -> Tuple[Optional[int], Optional[int]]:
+    """This process's RSS and peak RSS, in bytes."""
     try:
         with open("/proc/self/status") as f:
             fields = dict(line.split(":", 1) for line in f if line.startswith(("VmRSS", "VmHWM")))
@@ -59,32 +60,42 @@ def _memory() -> Tuple[Optional[int], Optional[int]]:
         return None, None
 
 
+class _Nesting(threading.local):
+    """Where one thread is: inside how many tf.function calls, loads, inference calls, tapes."""
+
+    def __init__(self) -> None:
+        self.fn = 0
+        self.load = 0
+        self.call = 0
+        self.tape = 0
+        self.tape_start: Optional[float] = None  # the outermost tape of an eager step began
+
+
 class Observer:
-    def __init__(self, fd: int, until: str = "first_step", steady: int = 20) -> None:
-        self.fd, self.until, self.steady_n = fd, until, max(0, int(steady))
+    def __init__(self, write: Callable[[bytes], None], until: str = "first_step", steady: int = 20,
+                 clock: Callable[[], float] = time.time,
+                 memory: Callable[[], Tuple[Optional[int], Optional[int]]] = memory) -> None:
+        self.write, self.until, self.steady_n = write, until, max(0, int(steady))
+        self.clock, self.memory = clock, memory
         self.owner = os.getpid()
-        self.lock = threading.Lock()
+        self.lock = threading.RLock()
+        self.here = _Nesting()
         self.reported: Dict[str, bool] = {}
         self.last_phase = "spawn"
-        # Where the program is: nesting of tf.function calls, loads, tapes, inference calls.
-        self.fn_depth = 0
-        self.load_depth = 0
-        self.tape_depth = 0
-        self.call_depth = 0
+        self.before_stop: Callable[[], None] = lambda: None  # tflaunch ends the program after steady
+        self.training = 0  # inside fit or train_on_batch, in any thread
         self.apply_traced = False  # an optimizer apply was traced in the current outermost call
-        self.training_fns: set[int] = set()
-        self.loaded_fns: set[int] = set()
-        self.tape_start: Optional[float] = None
-        self.fit_start: Optional[float] = None  # Keras' fit or train_on_batch entered: the first step began
-        self.training_depth = 0  # inside fit or train_on_batch
-        self.last_end: Optional[float] = None  # the end of the last step or call counted
+        self.training_fns: Set[int] = set()
+        self.loaded_fns: Set[int] = set()
+        self.fit_start: Optional[float] = None  # fit or train_on_batch entered: the first step began
         self.step_optimizer: Optional[int] = None  # an eager loop's steps end at this optimizer's apply
-        self.build: Optional[List[float]] = None  # [first layer's start, last construction's end]
+        self.build: Optional[List[float]] = None  # [first construction's start, last one's end]
         self.data_start: Optional[float] = None
         self.data_open = False  # iterator made, first eager element not yet taken
         self.data_made = 0.0  # when the first iterator was made
         # Steady state: after the ready point, the next steps (or calls).
-        self.ready_kind: Optional[str] = None  # "step" or "call", once ready
+        self.ready_kind: Optional[str] = None  # "step", "call" or "any" (after a mark), once ready
+        self.last_end: Optional[float] = None  # the end of the last step or call counted
         self.steady: List[float] = []
         self.steady_start: Optional[float] = None
         self.steady_done = False
@@ -96,69 +107,215 @@ class Observer:
     def send(self, event: str, phase: str, **fields: Any) -> None:
         if os.getpid() != self.owner:
             return  # a forked worker: the launched process alone reports
-        line = json.dumps({"v": PROTOCOL_VERSION, "ts": time.time(), "phase": phase, "event": event, **fields},
+        line = json.dumps({"v": PROTOCOL_VERSION, "ts": self.clock(), "phase": phase, "event": event, **fields},
                           default=str) + "\n"
         with self.lock:
             try:
-                os.write(self.fd, line.encode("utf-8"))
+                self.write(line.encode("utf-8"))
             except OSError:
                 pass  # tflaunch is gone: the program goes on without it
 
     def span(self, name: str, start: float, end: float, **fields: Any) -> None:
-        """A phase that ran from `start` to `end` (wall clock), reported at its end."""
-        rss, peak = _memory()
-        self.send("phase_end", name, duration=max(0.0, end - start), rss=rss, peak_rss=peak, **fields)
+        """A phase that ran from `start` to `end` (the program's wall clock)."""
+        rss, peak = self.memory()
+        self.send("phase_end", name, start=start, duration=max(0.0, end - start), rss=rss, peak_rss=peak, **fields)
         self.last_phase = name
 
-    def once(self, name: str, start: float, end: Optional[float] = None, **fields: Any) -> None:
-        if self.reported.get(name):
-            return
-        self.reported[name] = True
-        if name in ("compile", "first_step", "first", "load", "data"):
-            self.close_build()
-        self.span(name, start, time.time() if end is None else end, **fields)
+    def once(self, name: str, start: float, end: float, **fields: Any) -> None:
+        with self.lock:
+            if self.reported.get(name):
+                return
+            self.reported[name] = True
+            if name in _READY_SIDE:
+                self.close_build()
+            self.span(name, start, end, **fields)
 
-    # -- build: the hull of the program's own layer and model constructions ---------------
+    # -- import, devices, loads and compile ----------------------------------------------
+    def import_began(self) -> None:
+        if not self.reported.get("import"):
+            self.send("phase_start", "import")
+
+    def imported(self, start: float) -> None:
+        self.once("import", start, self.clock())
+
+    def devices_ready(self, start: float, end: float) -> None:
+        self.once("devices", start, end)
+
+    def timed_entered(self, phase: str) -> bool:
+        """A load or compile begins; True when it is the one to report (the first, and
+        neither inside a traced function nor inside a load)."""
+        here = self.here
+        counted = not self.reported.get(phase) and not here.fn and not here.load
+        if phase == "load":
+            here.load += 1
+        return counted
+
+    def timed_left(self, phase: str, counted: bool, start: float, end: float) -> None:
+        if phase == "load":
+            self.here.load = max(0, self.here.load - 1)
+        if counted:
+            self.once(phase, start, end)
+
+    # -- build: the hull of the program's own constructions ------------------------------
     def layer_made(self, start: float, end: float) -> None:
-        if self.reported.get("build") or self.load_depth or self.fn_depth or self.call_depth:
+        here = self.here
+        if self.reported.get("build") or here.load or here.fn or here.call:
             return
-        if self.build is None:
-            self.build = [start, end]
-        else:
-            self.build[1] = end
+        with self.lock:
+            if self.build is None:
+                self.build = [start, end]
+            else:
+                self.build[0], self.build[1] = min(self.build[0], start), max(self.build[1], end)
 
     def close_build(self) -> None:
-        if self.build is not None and not self.reported.get("build"):
-            self.reported["build"] = True
-            self.span("build", self.build[0], self.build[1])
+        with self.lock:
+            if self.build is not None and not self.reported.get("build"):
+                self.reported["build"] = True
+                self.span("build", self.build[0], self.build[1])
+
+    # -- data ------------------------------------------------------------------------------
+    def iterator_made(self, start: float, end: float) -> None:
+        if self.data_start is None and not self.reported.get("data") and not self.here.fn:
+            self.data_start, self.data_open, self.data_made = start, True, end
+
+    def element_wanted(self) -> bool:
+        """An element is about to be taken: True when it is the first, taken eagerly."""
+        if not self.data_open or self.here.fn:
+            return False
+        self.data_open = False
+        return True
+
+    def element_taken(self, end: float) -> None:
+        if self.data_start is not None:
+            self.once("data", self.data_start, end)
+
+    def _data_taken_in_function(self) -> None:
+        """The first element will be taken inside a traced function (Keras' fit): data is
+        the iterator's set-up, as far as it can be seen."""
+        if self.data_open and self.data_start is not None:
+            self.data_open = False
+            self.once("data", self.data_start, self.data_made)
+
+    # -- tf.function calls, tapes, optimizers, traces --------------------------------------
+    def function_entered(self) -> bool:
+        """A tf.function (or concrete function) is called; True when it is this thread's outermost."""
+        here = self.here
+        outermost = not here.fn and not here.call
+        here.fn += 1
+        if outermost:
+            self._data_taken_in_function()
+            self.apply_traced = False
+        return outermost
+
+    def function_left(self, key: int, outermost: bool, start: float, end: float) -> None:
+        self.here.fn = max(0, self.here.fn - 1)
+        if not outermost:
+            return
+        if self.apply_traced:
+            self.training_fns.add(key)
+        if key in self.training_fns:
+            self.step_done(start, end)
+        elif key in self.loaded_fns:
+            self.call_done(start, end)
+
+    def loaded_function(self, key: int) -> None:
+        """A SavedModel's signature or restored function: calling one is an inference."""
+        self.loaded_fns.add(key)
+
+    def tape_entered(self) -> None:
+        here = self.here
+        if not here.fn and not here.tape:
+            here.tape_start = self.clock()
+        here.tape += 1
+
+    def tape_left(self) -> None:
+        self.here.tape = max(0, self.here.tape - 1)
+
+    def optimizer_applied(self, key: int, start: float, end: float, eager: bool) -> None:
+        """An optimizer's apply ran. Traced (in a tf.function, or in a strategy's replica
+        thread while one is traced): its outermost call is the step. Eager: the step ends
+        here, at the apply of the program's first optimizer (a GAN's two take one step)."""
+        here = self.here
+        if here.fn or not eager:
+            self.apply_traced = True
+            return
+        if self.step_optimizer is None:
+            self.step_optimizer = key
+        if key == self.step_optimizer:
+            step_start = here.tape_start if here.tape_start is not None else start
+            here.tape_start = None
+            self.step_done(step_start, end)
+
+    def traced(self, key: int, seconds: float) -> None:
+        with self.lock:
+            self.traces[key] = self.traces.get(key, 0) + 1
+            if self.traces[key] > 1:
+                self.retraces[0] += 1
+                self.retraces[1] += seconds
+
+    # -- training and inference calls ------------------------------------------------------
+    def training_entered(self) -> None:
+        """fit or train_on_batch began: the first step is running (its data and tracing too)."""
+        here = self.here
+        with self.lock:
+            self.training += 1
+            if (self.fit_start is None and not self.reported.get("first_step") and not here.fn
+                    and not here.call):
+                self.close_build()
+                self.fit_start = self.clock()
+                self.send("phase_start", "first_step")
+
+    def training_left(self) -> None:
+        with self.lock:
+            self.training = max(0, self.training - 1)
+
+    def call_possible(self) -> bool:
+        """Whether a call now could be an inference or build (not nested in something else)."""
+        here = self.here
+        return not (here.fn or here.call or here.load)
+
+    def call_entered(self, wanted: bool, symbolic: bool) -> Optional[str]:
+        """A model is called (or predicts). Returns what the call is: "inference" (timed),
+        "build" (a call on symbolic tensors: construction) or None (part of something else)."""
+        here = self.here
+        if not self.call_possible():
+            return None
+        if symbolic:
+            return "build"
+        if not wanted or here.tape or self.training:
+            return None
+        here.call += 1
+        return "inference"
+
+    def call_left(self, kind: Optional[str], start: float, end: float) -> None:
+        if kind == "build":
+            self.layer_made(start, end)
+        elif kind == "inference":
+            self.here.call = max(0, self.here.call - 1)
+            self.call_done(start, end)
 
     # -- steps and calls -------------------------------------------------------------------
     # Steady state is the program's own rhythm: the time from one step's (or call's) end to
     # the next's, the input pipeline and the loop's Python included, as its own clock has it.
-    def training_entered(self) -> None:
-        """fit or train_on_batch began: the first step is running (its data and tracing too)."""
-        if self.fit_start is None and not self.reported.get("first_step"):
-            self.close_build()
-            self.fit_start = time.time()
-            self.send("phase_start", "first_step")
-
     def step_done(self, start: float, end: float) -> None:
-        if not self.reported.get("first_step"):
-            self.once("first_step", min(start, self.fit_start or start), end)
-            self.at_ready_point("first_step", "step", end)
-        elif self.ready_kind in ("step", "any"):
-            self.ready_kind = "step"
-            self.steady_add(end)
+        with self.lock:
+            if not self.reported.get("first_step"):
+                self.once("first_step", min(start, self.fit_start or start), end)
+                self.at_ready_point("first_step", "step", end)
+            elif self.ready_kind in ("step", "any"):
+                self.ready_kind = "step"
+                self.steady_add(end)
 
     def call_done(self, start: float, end: float) -> None:
-        if self.training_depth:
-            return  # inside fit or train_on_batch (a strategy's replica calls): training, not inference
-        if not self.reported.get("first"):
-            self.once("first", start, end)
-            self.at_ready_point("first_inference", "call", end)
-        elif self.ready_kind in ("call", "any"):
-            self.ready_kind = "call"
-            self.steady_add(end)
+        with self.lock:
+            if self.training:
+                return  # inside fit or train_on_batch (a strategy's replica calls): training
+            if not self.reported.get("first"):
+                self.once("first", start, end)
+                self.at_ready_point("first_inference", "call", end)
+            elif self.ready_kind in ("call", "any"):
+                self.ready_kind = "call"
+                self.steady_add(end)
 
     def at_ready_point(self, point: str, kind: str, end: float) -> None:
         if self.ready_kind is None and self.until in (point, "exit"):
@@ -171,21 +328,22 @@ class Observer:
     def marked(self, name: str) -> None:
         """The program's mark: at --until mark:NAME, steady state is its next steps or calls,
         whichever it makes; a program that makes none within STEADY_WAIT_S is measured as is."""
-        if self.ready_kind is None and self.until == f"mark:{name}":
-            self.ready_kind, self.last_end = "any", time.time()
+        with self.lock:
+            if self.ready_kind is not None or self.until != f"mark:{name}":
+                return
+            self.ready_kind, self.last_end = "any", self.clock()
             if self.steady_n == 0:
                 self.finish_steady()
                 return
             self.send("phase_start", "steady")
-            timer = threading.Timer(STEADY_WAIT_S, self._no_steps_after_mark)
-            timer.daemon = True
-            timer.start()
+        timer = threading.Timer(STEADY_WAIT_S, self._no_steps_after_mark)
+        timer.daemon = True
+        timer.start()
 
     def _no_steps_after_mark(self) -> None:
         with self.lock:
-            idle = not self.steady and not self.steady_done
-        if idle:
-            self.finish_steady()
+            if not self.steady and not self.steady_done:
+                self.finish_steady()
 
     def steady_add(self, end: float) -> None:
         if self.steady_done:
@@ -194,7 +352,7 @@ class Observer:
             self.steady_start = self.last_end
         self.steady.append(end - (self.last_end if self.last_end is not None else end))
         self.last_end = end
-        now = time.time()
+        now = self.clock()
         if len(self.steady) >= self.steady_n:
             self.finish_steady()
         elif now - self.last_progress > _PROGRESS_EVERY_S:
@@ -205,19 +363,24 @@ class Observer:
         """Steady state measured (or cut short at exit): retraces first, then steady, whose
         end is what tflaunch waits for before it stops the program. No step or call after
         the ready point: a steady end with n = 0, which is no phase (never a zero row)."""
-        if self.steady_done:
-            return
-        self.steady_done = True
-        self.send_retraces()
-        values = sorted(self.steady)
-        latency: Dict[str, float] = {"n": len(values)}
-        if values:
-            import statistics  # here, not at start-up: the program's own start pays for nothing it need not
+        with self.lock:
+            if self.steady_done:
+                return
+            self.steady_done = True
+            self.send_retraces()
+            values = sorted(self.steady)
+            latency: Dict[str, float] = {"n": len(values)}
+            if values:
+                import statistics  # here, not at start-up: the program's own start pays for nothing it need not
 
-            latency.update(median=statistics.median(values), min=values[0], max=values[-1],
-                           mean=statistics.fmean(values), p90=values[min(len(values) - 1, int(0.9 * len(values)))])
-        start = self.steady_start if self.steady_start is not None else time.time()
-        self.span("steady", start, time.time() if values else start, latency=latency)
+                latency.update(median=statistics.median(values), min=values[0], max=values[-1],
+                               mean=statistics.fmean(values),
+                               p90=values[min(len(values) - 1, int(0.9 * len(values)))])
+            start = self.steady_start if self.steady_start is not None else self.clock()
+            end = self.last_end if values and self.last_end is not None else start
+            if self.until != "exit":
+                self.before_stop()  # the program ends at this event: its own atexit will not run
+            self.span("steady", start, end, latency=latency)
 
     def send_retraces(self) -> None:
         if self.retraces[0] and not self.reported.get("retraces"):
@@ -240,67 +403,14 @@ class Observer:
         self.span(name, start, end)
 
 
-
-# -- installation ----------------------------------------------------------------------------
 _OBSERVER: Optional[Observer] = None
 
 
 def observer() -> Optional[Observer]:
+    """This process's observer (tflaunch_mark finds it here), or None when not observed."""
     return _OBSERVER
 
 
-def install(fd: int, settings: Dict[str, Any], process_age: Optional[float]) -> Observer:
-    """Start observing this process: hello and spawn now, the rest as it happens."""
+def set_observer(obs: Optional[Observer]) -> None:
     global _OBSERVER
-    os.set_inheritable(fd, False)  # a program's own subprocesses never get the channel
-    obs = _OBSERVER = Observer(fd, str(settings.get("until", "first_step")), int(settings.get("steady", 20)))
-    obs.send("hello", "spawn", pid=os.getpid(), process_age=process_age, python=sys.version.split()[0])
-    if process_age is not None:
-        obs.span("spawn", time.time() - max(process_age, 0.0), time.time())
-    atexit.register(guarded(obs.at_exit))
-    return obs
-
-
-def import_began(obs: Observer) -> None:
-    """The first `import tensorflow` or `import keras` has begun: the import phase runs."""
-    if not obs.reported.get("import"):
-        obs.send("phase_start", "import")
-
-
-def warm_start(obs: Observer) -> None:
-    """In a child forked from a warm server: TensorFlow and Keras were imported before the
-    launch, so their hooks go in now and there is no import phase to report."""
-    obs.send("mark", "spawn", name="warm_start")
-    if "tensorflow" in sys.modules:
-        patch_tensorflow(obs)
-    if "keras.src.layers.layer" in sys.modules:
-        patch_keras(obs)
-    _send_versions(obs)
-
-
-def imported(obs: Observer, name: str, start: float, outermost: bool) -> None:
-    """`import NAME` (tensorflow or keras) has just finished; `outermost` when no other of
-    the two was being imported around it (keras imports tensorflow inside its own import)."""
-    if outermost:
-        obs.once("import", start)
-    if name == "tensorflow":
-        patch_tensorflow(obs)
-        if "keras.src.layers.layer" in sys.modules:
-            patch_keras(obs)
-    elif name == "keras":
-        patch_keras(obs)
-    if outermost:  # not inside another's import: a module being imported may resolve names lazily
-        _send_versions(obs)
-
-
-def _send_versions(obs: Observer) -> None:
-    versions = {}
-    for module in ("tensorflow", "keras"):
-        # From the module's own dictionary: getattr on a module with a lazy __getattr__
-        # (keras, tf.keras) can import whole trees the program never asked for.
-        version = getattr(sys.modules.get(module), "__dict__", {}).get("__version__")
-        if version:
-            versions[module] = str(version)
-    if versions:
-        obs.send("result", obs.last_phase, environment={"python": sys.version.split()[0], "cores": os.cpu_count(),
-                                                         **versions}, model={})
+    _OBSERVER = obs

@@ -302,7 +302,7 @@ def _observe(fd: int, started: Any) -> None:
     try:
         settings = json.loads(raw) if raw else {}
         age = time.time() - float(started) if isinstance(started, (int, float)) else None
-        observe = _probe_module("observe")
+        observe = _probe_module("observe_install")
         observe.warm_start(observe.install(fd, settings, age))
     except Exception as exc:  # the script runs unobserved rather than not at all
         sys.stderr.write(f"tflaunch: cannot observe this program ({type(exc).__name__}: {exc}); it runs unobserved\n")

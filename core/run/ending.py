@@ -13,7 +13,7 @@ import psutil
 
 from ..phases import LABELS
 from ..units import format_bytes, format_duration
-from .program_outcome import last_error_line, reached_words, until_hint, until_words
+from .program_outcome import last_error_line, reached_words, stdin_hint, until_hint, until_words
 from .record import Failure, PhaseState, RunRecord, RunStatus
 
 # Signals a process dies of when memory runs out: the kernel's OOM killer sends SIGKILL;
@@ -101,7 +101,8 @@ def _finish_program(record: RunRecord, cancelled: bool, timed_out: bool) -> None
         record.failure = Failure(
             "program_failed" if record.exit_code or record.exit_signal else "not_ready",
             f"The program {how} before {until_words(record.config.until)} (--until); {reached}."
-            + (f" Its last error: {error}" if error else hint) + _memory_hint(record), record.stderr_excerpt())
+            + (f" Its last error: {error}" + stdin_hint(error) if error else hint) + _memory_hint(record),
+            record.stderr_excerpt())
     if where is not None:
         _close_open_phase(record, where, PhaseState.CANCELLED if cancelled else PhaseState.FAILED)
 

@@ -16,7 +16,9 @@ Kinds and their extra fields:
 - ``hello``: first line. ``pid`` (int), ``process_age`` (seconds since the OS started the
   process, or null when unknown), ``python`` (str).
 - ``phase_start``: no extra fields.
-- ``phase_end``: ``duration`` (s), ``rss`` and ``peak_rss`` (bytes, or null), and for
+- ``phase_end``: ``duration`` (s), ``rss`` and ``peak_rss`` (bytes, or null), ``start`` (optional:
+  when the phase began, by the child's wall clock; a program's observer sends it, since it
+  reports some phases after they ended, such as build), and for
   ``steady`` a ``latency`` object (``median``, ``min``, ``max``, ``p90``, ``n``, seconds); ``retraces``
   a ``count`` (traces beyond each tf.function's first; the duration is their time); from the
   probe, ``read_bytes`` and ``rchar`` (bytes read from storage and bytes read at all during
@@ -92,6 +94,7 @@ class PhaseEnd:
     count: int | None = None  # retraces: how many
     read_bytes: int | None = None  # bytes the child read from storage during the phase
     rchar: int | None = None  # bytes its reads returned, the page cache's included
+    start: float | None = None  # when the phase began, by the child's clock (a program's observer sends it)
 
 
 @dataclass(frozen=True)
@@ -170,6 +173,7 @@ class _Malformed(Exception):  # noqa: N818 (private; a protocol violation, not a
 # outside these ranges is a broken or hostile child, and its event is skipped, not stored.
 MAX_SECONDS = 1e6  # a phase or latency figure: over eleven days is no measurement
 EPOCH_RANGE = (0.0, 1e10)  # ts: 1970 to 2286, by the wall clock both processes share
+CLOCK_SLACK_S = 0.05  # a phase's start and end may read a little after the event's own ts (another clock read)
 MAX_BYTES = 1 << 50  # a memory figure: a petabyte
 MAX_COUNT = (1 << 31) - 1  # pids and call counts
 MAX_INT = 1 << 63  # any other whole number (a model's parameters, bytes on disk)
@@ -299,6 +303,15 @@ def _parts(obj: dict[str, Any]) -> dict[str, float]:
     return {str(name)[:40]: _number(raw, name) for name in raw}
 
 
+def _start(obj: dict[str, Any], ts: float) -> float | None:
+    """A phase's own start: a time on the shared wall clock, no later than the event itself
+    and no earlier than its duration allows (a start that does not fit is a broken child)."""
+    start = _optional_number(obj, "start", *EPOCH_RANGE)
+    if start is not None and start + _number(obj, "duration") > ts + CLOCK_SLACK_S:
+        raise _Malformed("start")
+    return start
+
+
 _BUILDERS: dict[str, Callable[[dict[str, Any], float, str], Event]] = {
     "hello": lambda o, ts, ph: Hello(
         # An age a tick below zero is the OS's 10 ms clock, not a lie.
@@ -316,6 +329,7 @@ _BUILDERS: dict[str, Callable[[dict[str, Any], float, str], Event]] = {
         _optional_count(o, "count"),
         _optional_count(o, "read_bytes", MAX_BYTES),
         _optional_count(o, "rchar", MAX_BYTES),
+        _start(o, ts),
     ),
     "mark": lambda o, ts, ph: Mark(ts, ph, _name(o, "name")),
     "settings": lambda o, ts, ph: SettingsApplied(ts, ph, _mapping(o, "applied")),

@@ -41,15 +41,27 @@ def until_hint(until: str, reached: set[str], marks: list[str]) -> str:
 
 
 def last_error_line(stderr: list[str]) -> str | None:
-    """The exception a Python program died of: the last line of its last traceback, if it
-    printed one (a log line after it, TensorFlow's or the program's, is not the error)."""
+    """The exception a Python program died of: the line after its last traceback's frames,
+    if it printed one."""
     tail = stderr[-200:]
-    starts = [i for i, line in enumerate(tail) if line.startswith("Traceback (most recent call last)")]
+    # Anywhere in the line: a prompt the program left on stdout without a newline ("How many
+    # epochs? ") runs into the traceback's first line when both streams share one pipe.
+    starts = [i for i, line in enumerate(tail) if "Traceback (most recent call last)" in line]
     if not starts:
         return None
-    error = None
+    # The first line after the frames: what follows it (a prompt stdout's buffer let out at
+    # exit, a log line, the rest of a long message) is not the error.
     for line in tail[starts[-1] + 1:]:
         text = line.rstrip()
         if text and not line.startswith((" ", "\t")) and not text.startswith(("During handling", "The above")):
-            error = text
-    return error[:300] if error else None
+            return text[:300]
+    return None
+
+
+NO_STDIN = (" tflaunch gives the program no standard input (it reads /dev/null, as under nohup or a batch job):"
+            " give it its answers as arguments, environment variables or a file.")
+
+
+def stdin_hint(error: str | None) -> str:
+    """What to say when a program died reading its standard input, which tflaunch does not give."""
+    return NO_STDIN if error is not None and error.startswith("EOFError") else ""

@@ -200,10 +200,12 @@ class RunRecord:
             phase.parts = dict(event.parts)
             phase.count = event.count
             phase.read_bytes, phase.rchar = event.read_bytes, event.rchar
-            if phase.started is None or event.phase == "spawn":
+            if event.start is not None and event.phase != "spawn":
+                phase.started = event.start  # when it ran, as the program's clock read it (build is told late)
+            elif phase.started is None or event.phase == "spawn":
                 phase.started = event.ts - duration
             if event.phase == self.ready_phase and self.ready_at is None:
-                self.ready_at = event.ts
+                self.ready_at = event.ts if event.start is None else event.start + duration
             self._reorder()
         elif isinstance(event, ev.Mark):
             if len(self.marks) >= MAX_MARKS:

@@ -9,7 +9,8 @@ memory growth and memory limits with the probe's own apply_tf_config. Everything
 the environment (visible GPUs, oneDNN, log level, XLA auto-clustering, the user's variables)
 was set by tflaunch before exec.
 
-When TFLAUNCH_EVENTS_FD names an inherited pipe, the probe's observer (probe/observe.py)
+When TFLAUNCH_EVENTS_FD names an inherited pipe, the probe's observer (probe/observe.py, put in by
+probe/observe_install.py)
 reports the program's phases on it; the variables are then removed from os.environ, so
 the program's own subprocesses are not observed as if they were the program.
 Standard library only: it runs in the user's interpreter, where tflaunch may be absent.
@@ -67,11 +68,16 @@ class _WatchedSpec(importlib.machinery.ModuleSpec):
         watcher = self.__dict__.get("_tflaunch_watcher")
         if watcher is None:
             return
+        if not value:
+            # Executed: the spec becomes the plain ModuleSpec it was, so the program that
+            # looks at `module.__spec__` sees what it would see without tflaunch.
+            del self.__dict__["_tflaunch_watcher"], self.__dict__["_tflaunch_initializing"]
+            self.__class__ = importlib.machinery.ModuleSpec
+            self._initializing = False
         try:
             if value:
                 watcher.started(self.name)
             else:
-                del self.__dict__["_tflaunch_watcher"]
                 watcher.ended(self.name)
         except Exception as exc:  # the import itself must go on exactly as without tflaunch
             _warn(f"could not observe the import of {self.name}: {type(exc).__name__}: {exc}")
@@ -134,7 +140,7 @@ def _observer_module():
         fd, settings = int(raw_fd), json.loads(raw or "{}")
         package = _probe_package()
         age = importlib.import_module(package.__name__ + ".age")
-        observe = importlib.import_module(package.__name__ + ".observe")
+        observe = importlib.import_module(package.__name__ + ".observe_install")
         observe.install(fd, settings, age.process_age())
         return observe
     except Exception as exc:

@@ -1,0 +1,101 @@
+"""Putting the observer into a program: the launch hook (settings/launch_hook/sitecustomize.py)
+and a warm child (warm_child.py) call these, and they connect the Observer's rules
+(observe.py) to the hooks into TensorFlow and Keras (tf_hooks.py, keras_hooks.py).
+Standard library only, Python 3.8."""
+
+import atexit
+import os
+import sys
+import tempfile
+import time
+from typing import Any, Dict, Optional
+
+from .hook_tools import guarded
+from .keras_hooks import patch_keras
+from .observe import Observer, observer, set_observer
+from .tf_hooks import patch_tensorflow
+
+__all__ = ["install", "import_began", "imported", "warm_start", "observer"]
+
+# TensorFlow's autograph writes each converted function to a file like this, removed by an
+# atexit handler; a program tflaunch stops at its ready point never runs its atexit.
+_AUTOGRAPH_PREFIX = "__autograph_generated_file"
+
+
+def install(fd: int, settings: Dict[str, Any], process_age: Optional[float]) -> Observer:
+    """Start observing this process: hello and spawn now, the rest as it happens."""
+    os.set_inheritable(fd, False)  # a program's own subprocesses never get the channel
+
+    def write(data: bytes) -> None:
+        os.write(fd, data)
+
+    obs = Observer(write, str(settings.get("until", "first_step")), int(settings.get("steady", 20)))
+    obs.before_stop = guarded(remove_autograph_files)
+    set_observer(obs)
+    obs.send("hello", "spawn", pid=os.getpid(), process_age=process_age, python=sys.version.split()[0])
+    if process_age is not None:
+        now = time.time()
+        obs.span("spawn", now - max(process_age, 0.0), now)
+    atexit.register(guarded(obs.at_exit))
+    return obs
+
+
+def remove_autograph_files() -> None:
+    """The files autograph wrote for this process (its modules name them): removed as its
+    own atexit would have, since tflaunch ends the program before that runs."""
+    folder = os.path.realpath(tempfile.gettempdir())
+    for module in list(sys.modules.values()):
+        path = getattr(module, "__file__", None)
+        if (isinstance(path, str) and os.path.basename(path).startswith(_AUTOGRAPH_PREFIX)
+                and os.path.dirname(os.path.realpath(path)) == folder):
+            try:
+                os.remove(path)
+            except OSError:
+                pass
+
+
+def import_began(obs: Optional[Observer]) -> None:
+    """The first `import tensorflow` or `import keras` has begun: the import phase runs."""
+    if obs is not None:
+        obs.import_began()
+
+
+def warm_start(obs: Observer) -> None:
+    """In a child forked from a warm server: TensorFlow and Keras were imported before the
+    launch, so their hooks go in now and there is no import phase to report."""
+    obs.send("mark", "spawn", name="warm_start")
+    if "tensorflow" in sys.modules:
+        patch_tensorflow(obs)
+    if "keras.src.layers.layer" in sys.modules:
+        patch_keras(obs)
+    _send_versions(obs)
+
+
+def imported(obs: Optional[Observer], name: str, start: float, outermost: bool) -> None:
+    """`import NAME` (tensorflow or keras) has just finished; `outermost` when no other of
+    the two was being imported around it (keras imports tensorflow inside its own import)."""
+    if obs is None:
+        return
+    if outermost:
+        obs.imported(start)
+    if name == "tensorflow":
+        patch_tensorflow(obs)
+        if "keras.src.layers.layer" in sys.modules:
+            patch_keras(obs)
+    elif name == "keras":
+        patch_keras(obs)
+    if outermost:  # not inside another's import: a module being imported may resolve names lazily
+        _send_versions(obs)
+
+
+def _send_versions(obs: Observer) -> None:
+    versions = {}
+    for module in ("tensorflow", "keras"):
+        # From the module's own dictionary: getattr on a module with a lazy __getattr__
+        # (keras, tf.keras) can import whole trees the program never asked for.
+        version = getattr(sys.modules.get(module), "__dict__", {}).get("__version__")
+        if version:
+            versions[module] = str(version)
+    if versions:
+        obs.send("result", obs.last_phase, environment={"python": sys.version.split()[0], "cores": os.cpu_count(),
+                                                         **versions}, model={})
