@@ -403,3 +403,21 @@ def test_a_refused_program_run_keeps_the_launch_check_s_reason(tmp_path: Path) -
     record = measure("nowhere.py", workdir=tmp_path)
     assert record.status is RunStatus.FAILED and record.failure is not None
     assert "nowhere.py was not found" in record.failure.message and "exited" not in record.failure.message
+
+
+def test_a_model_built_from_nested_sequentials_is_build_until_its_last_layer_not_an_inference() -> None:
+    """keras.io's pattern: Sequentials called on a Keras Input while a functional model is
+    built. Those calls are construction: the first inference is the first real call, after the
+    program's own sleep, and build ends with the last layer made, not when it was told."""
+    record = measure("nested_functional.py", "--steps", "40", "--sleep", "1.0", until="first_inference")
+    assert record.status is RunStatus.OK, record.headline
+    names = reached(record)
+    assert in_order(names, *START, "build", "first", "steady"), names
+    build, first = record.phases["build"], record.phases["first"]
+    assert build.started is not None and build.duration is not None and first.started is not None
+    build_end, first_end = truth(record, "build_end"), truth(record, "first_inference_end")
+    assert build_end is not None and first_end is not None
+    # Build ends where the program's clock says it did (before its 1 s sleep), not at the call.
+    assert abs(build.started + build.duration - build_end) < 0.05
+    assert first.started > build_end + 0.9, "the sleep is no part of build or of the inference"
+    assert abs(first.started + (first.duration or 0.0) - first_end) < 0.05
