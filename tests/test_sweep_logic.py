@@ -261,3 +261,15 @@ def test_a_statistic_is_shown_only_with_the_runs_it_needs(runs, shows_range, sho
     header, rows = result_rows(sweep.results(), "ready")
     lo_hi, iqr = header.index("Min – max"), header.index("IQR")
     assert all((row[lo_hi] != "–") is shows_range and (row[iqr] != "–") is shows_spread for row in rows), rows
+
+
+def test_the_steady_objective_of_a_program_run_without_steady_state_is_not_reported_not_a_crash() -> None:
+    """A program measured to its exit that took no step after its ready point has no steady
+    phase: the sweep's objective is 'not reported' (None), where it raised KeyError."""
+    from tflaunch.core.run.record import RunRecord, RunStatus
+    from tflaunch.core.sweep.plan import objective_value
+
+    record = RunRecord(LaunchConfig(program=("python", "train.py"), until="exit"))
+    record.status = RunStatus.OK
+    assert "steady" not in record.phases
+    assert objective_value(record, "steady") is None

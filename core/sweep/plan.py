@@ -79,8 +79,9 @@ def objective_value(record: RunRecord, objective: str) -> float | None:
     if objective in ("load", "first") or objective.startswith("phase:"):
         phase = record.phase(objective.removeprefix("phase:"))
         return phase.duration if phase is not None else None  # not reported: no figure
-    if objective == "steady":
-        return record.phases["steady"].latency.get("median")
+    if objective == "steady":  # a program run to its exit may take no step after its ready point
+        steady = record.phase("steady")
+        return steady.latency.get("median") if steady is not None else None
     if objective == "peak":
         return float(record.peak_rss) if record.peak_rss else None
     raise ValueError(f"unknown objective {objective!r}")
