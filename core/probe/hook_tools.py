@@ -15,6 +15,7 @@ user's interpreter.
 
 import functools
 import inspect
+import sys
 from typing import Any, Callable, Dict, Optional, Tuple
 
 # Our wrappers by id, with the original each replaced: a second install finds them here
@@ -53,14 +54,56 @@ def wrap(owner: Any, name: str, make: Callable[[Callable[..., Any]], Callable[..
     raw = vars(home).get(name) if isinstance(home, type) else getattr(home, name, None)
     if raw is None or is_ours(raw) or isinstance(raw, (staticmethod, classmethod, property)):
         return None
-    wrapper = functools.wraps(raw)(make(raw))
-    try:  # Keras reads constructors' arguments with getfullargspec, which ignores __wrapped__
-        wrapper.__signature__ = inspect.signature(raw)  # type: ignore[attr-defined]
-    except (TypeError, ValueError):
-        pass
+    wrapper = _dressed_as(make(raw), raw)
     _ORIGINALS[id(wrapper)] = (wrapper, raw)  # the wrapper kept alive: its id stays ours
     setattr(home, name, wrapper)
+    if not isinstance(home, type):
+        _rebind(home, name, raw, wrapper)
     return home
+
+
+def _dressed_as(wrapper: Any, raw: Any) -> Any:
+    """`wrapper` made to read as `raw` to whoever looks: its name, docstring, module, attributes
+    (Keras' `_is_default`) and a `__wrapped__` only where `raw` has one; its signature; and its
+    code's file, name and first line, so that inspect.getsourcefile and getsource find Keras'
+    and TensorFlow's own source, and each library's traceback filter (Keras' and TensorFlow's
+    traceback_utils drop frames from their own files) drops the wrapper's frame with theirs."""
+    functools.update_wrapper(wrapper, raw)
+    if "__wrapped__" in vars(raw):
+        wrapper.__wrapped__ = raw.__wrapped__
+    else:
+        del wrapper.__wrapped__
+    try:  # Keras reads constructors' arguments with getfullargspec
+        wrapper.__signature__ = inspect.signature(raw)
+    except (TypeError, ValueError):
+        pass
+    for attribute in ("__defaults__", "__kwdefaults__"):
+        try:
+            setattr(wrapper, attribute, getattr(raw, attribute, None))
+        except (TypeError, AttributeError):
+            pass
+    code = getattr(raw, "__code__", None)
+    if code is not None:
+        names = {"co_filename": code.co_filename, "co_name": code.co_name, "co_firstlineno": code.co_firstlineno}
+        if hasattr(code, "co_qualname"):  # Python 3.11+
+            names["co_qualname"] = code.co_qualname
+        try:
+            wrapper.__code__ = wrapper.__code__.replace(**names)
+        except (TypeError, ValueError, AttributeError):
+            pass
+    return wrapper
+
+
+def _rebind(home: Any, name: str, raw: Any, wrapper: Any) -> None:
+    """Every loaded module that bound the module function `raw` under its own name (the public
+    API modules: tf.saved_model, tf.compat.v2.saved_model, keras.models, keras.saving...) gets
+    the wrapper too: one function wherever the program reaches it, as without tflaunch."""
+    for module in list(sys.modules.values()):
+        try:
+            if module is not home and vars(module).get(name) is raw:
+                setattr(module, name, wrapper)
+        except TypeError:  # a module stand-in with no __dict__
+            continue
 
 
 def unwrap(owner: Any, name: str) -> None:

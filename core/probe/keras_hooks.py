@@ -42,13 +42,9 @@ def patch_keras(obs: Any) -> None:
     for name in ("predict", "predict_on_batch"):
         wrap(model.Model, name, lambda original: _inference(obs, original, lambda _m, _a, _k: (True, False)))
     wrap(model.Model, "load_weights", lambda original: timed(obs, "load", original))
-    if wrap(saving, "load_model", lambda original: timed(obs, "load", original)):
-        # The public names bound to it, in the modules already loaded: importing one here (tf.keras's
-        # tree, 50 ms) would be work the program never asked for.
-        for api in ("keras.models", "keras.saving", "keras._tf_keras.keras.models", "keras._tf_keras.keras.saving"):
-            loaded = sys.modules.get(api)
-            if loaded is not None and getattr(loaded, "load_model", None) is not None:
-                setattr(loaded, "load_model", saving.load_model)  # noqa: B010
+    # And the public names bound to it in the modules already loaded (keras.models, keras.saving);
+    # one loaded later imports it from saving_api, where it is wrapped already.
+    wrap(saving, "load_model", lambda original: timed(obs, "load", original))
     wrap(optimizer.BaseOptimizer, "apply", lambda original: _optimizer_apply(obs, original, eager))
 
 

@@ -22,10 +22,8 @@ def patch_tensorflow(obs: Any) -> None:
     if context is not None:
         wrap(context.Context, "ensure_initialized", lambda original: _devices(obs, original, context.Context))
     saved = _module("tensorflow.python.saved_model.load")
-    api = _module("tensorflow._api.v2.saved_model")
-    if saved is not None and wrap(saved, "load", lambda original: _saved_model_load(obs, original)):
-        if api is not None and getattr(api, "load", None) is not None:
-            api.load = saved.load  # tf.saved_model.load is saved.load again: one function, as without us
+    if saved is not None:  # and every public module that bound it (tf.saved_model, tf.compat.v2...)
+        wrap(saved, "load", lambda original: _saved_model_load(obs, original))
     checkpoint = _module("tensorflow.python.checkpoint.checkpoint")
     if checkpoint is not None:
         for name in ("restore", "read"):
