@@ -1,0 +1,102 @@
+"""Observed against unobserved, program by program: every program in tests/observed_cases/
+runs as a plain `python PROG` and as `tflaunch bench --until exit --no-history -- python PROG`
+runs it (the CLI's parser, its config and the engine it drives), with the same interpreter,
+environment, working folder (a fresh copy each) and stdio (no stdin, two pipes), and both must
+be seen to do the same: exit status, stdout, the traceback and a final message on stderr, the
+files the program writes (their names, and the bytes of .json/.txt/.npy/.csv).
+
+Watching must not change the program (issue 31): a difference a fix of tflaunch can remove is
+marked `bug(what differs)` and the mark goes with the fix (strict: a fixed case fails until its
+mark is removed); a difference no fix can remove would be `refused(why)`, and the table has
+none. tests/observed_cases/README.md says what each program stands for and what it checks.
+`make test` runs six programs chosen for coverage; the slow tier runs the rest (each program
+is two TensorFlow processes of a few seconds, run side by side)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from .observed_harness import CASES, Case, both, user_environment
+
+# `make test`: the serving crash, compile_from_config, a nested Sequential on a symbolic
+# input, pickling, a custom train_step, a program's own identity checks.
+EVERY_TIER = frozenset({"serve_loaded_model", "compile_from_config", "nested_ffn_block", "pickle_model",
+                        "custom_train_step", "method_identity"})
+
+
+def bug(reason: str) -> pytest.MarkDecorator:
+    """A difference tflaunch can remove: the mark goes when the fix lands (strict: a fixed case fails here)."""
+    return pytest.mark.xfail(strict=True, reason=reason)
+
+
+def case(name: str, marks: tuple[pytest.MarkDecorator, ...] | pytest.MarkDecorator = (), *, message: bool = False,
+         args: tuple[str, ...] = ()) -> Any:
+    marks = tuple(marks) if isinstance(marks, tuple) else (marks,)
+    if name not in EVERY_TIER:
+        marks = (*marks, pytest.mark.slow)
+    return pytest.param(Case(name, (f"{name}.py", *args), message=message), id=name, marks=marks)
+
+
+TABLE = [
+    # saved, loaded, restored
+    case("serve_loaded_model"),
+    case("load_then_fit"),
+    case("compile_from_config"),
+    case("checkpoint_restore_fit"),
+    case("custom_compile"),
+    case("h5_weights"),
+    case("json_from_config"),
+    case("savedmodel_signature"),
+    case("pickle_model"),
+    # models of their own
+    case("custom_train_step"),
+    case("subclassed_model"),
+    case("call_override"),
+    case("gan_two_optimizers"),
+    case("multiple_models"),
+    case("built_twice"),
+    case("gradient_tape_loop"),
+    # built from symbolic calls
+    case("nested_ffn_block"),
+    case("augmentation_on_input"),
+    # strategies and policies
+    case("mirrored_one_cpu"),
+    case("mirrored_two_cpus"),
+    case("mixed_precision"),
+    # what a program reads off Keras and TensorFlow
+    case("callback_inspects_model"),
+    case("method_identity"),
+    case("method_attributes"),
+    case("function_input_signature"),
+    case("model_summary"),
+    case("early_stopping_best"),
+    # data
+    case("tfdata_py_function"),
+    case("workers_spawn"),
+    case("workers_fork"),
+    case("threaded_function"),
+    # the process: stdin, warnings, errors, exits
+    case("prompt_stdin"),
+    case("warnings_filters"),
+    case("raises"),
+    case("exit_code"),
+    case("exit_message", message=True),
+    case("atexit_handlers"),
+]
+
+
+def test_the_table_has_every_program() -> None:
+    programs = {p.stem for p in CASES.glob("*.py") if not p.name.startswith("_")}
+    assert programs == {p.values[0].name for p in TABLE}
+    readme = (CASES / "README.md").read_text()
+    assert all(f"`{name}.py`" in readme for name in programs), "a program the README does not describe"
+
+
+@pytest.mark.parametrize("c", TABLE)
+def test_observed_is_seen_as_unobserved(c: Case, tmp_path: Path) -> None:
+    unobserved, observed = both(c, tmp_path, user_environment())
+    assert not isinstance(unobserved.status, str), f"the program itself {unobserved.status}: {unobserved}"
+    assert observed == unobserved
