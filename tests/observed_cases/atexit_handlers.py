@@ -4,7 +4,6 @@ and many libraries finish their work there). Modelled on the atexit docs."""
 import atexit
 
 import keras
-
 from _lab import regression, seed, show
 
 

@@ -3,7 +3,6 @@ Modelled on keras.io/examples/vision/image_classification_from_scratch."""
 
 import keras
 import numpy as np
-
 from _lab import seed, show
 
 seed()

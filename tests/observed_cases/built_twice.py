@@ -4,7 +4,6 @@ Modelled on keras.io/guides/functional_api ("shared layers") and keras.Model.bui
 
 import keras
 import numpy as np
-
 from _lab import seed, show
 
 seed()

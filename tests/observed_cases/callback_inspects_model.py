@@ -5,7 +5,6 @@ Modelled on keras.io/guides/writing_your_own_callbacks."""
 import inspect
 
 import keras
-
 from _lab import regression, seed, show
 
 

@@ -3,7 +3,6 @@ Modelled on tensorflow.org/guide/checkpoint (CheckpointManager, restore, train o
 
 import keras
 import tensorflow as tf
-
 from _lab import regression, seed, show
 
 

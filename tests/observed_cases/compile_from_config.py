@@ -2,7 +2,6 @@
 Modelled on keras.io/api/models/model_saving_apis (get_compile_config / compile_from_config)."""
 
 import keras
-
 from _lab import classes, seed, show
 
 seed()

@@ -2,7 +2,6 @@
 Modelled on keras.io/guides/customizing_what_happens_in_fit (the GAN's compile override)."""
 
 import keras
-
 from _lab import regression, seed, show
 
 

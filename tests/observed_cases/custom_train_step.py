@@ -3,7 +3,6 @@ Modelled on keras.io/guides/customizing_what_happens_in_fit (TensorFlow backend)
 
 import keras
 import tensorflow as tf
-
 from _lab import regression, seed, show
 
 
@@ -21,7 +20,7 @@ class CustomModel(keras.Model):
         with tf.GradientTape() as tape:
             loss = keras.ops.mean(keras.ops.square(self(x, training=True) - y))
         grads = tape.gradient(loss, self.trainable_variables)
-        self.optimizer.apply_gradients(zip(grads, self.trainable_variables))
+        self.optimizer.apply_gradients(zip(grads, self.trainable_variables, strict=True))
         self.loss_tracker.update_state(loss)
         return {"loss": self.loss_tracker.result()}
 

@@ -2,7 +2,6 @@
 split. Modelled on keras.io/api/callbacks/early_stopping and keras.io/api/callbacks/csv_logger."""
 
 import keras
-
 from _lab import regression, seed, show
 
 seed()

@@ -4,7 +4,6 @@ is above a threshold, and a message exit from a helper. Modelled on the sys.exit
 import sys
 
 import keras
-
 from _lab import regression, seed, show
 
 seed()

@@ -4,7 +4,6 @@ message on stderr). Modelled on keras.io/guides/writing_your_own_callbacks (earl
 import sys
 
 import keras
-
 from _lab import regression, seed, show
 
 

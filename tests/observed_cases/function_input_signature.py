@@ -2,7 +2,6 @@
 Modelled on tensorflow.org/guide/function ("Specifying an input signature")."""
 
 import tensorflow as tf
-
 from _lab import seed, show
 
 seed()

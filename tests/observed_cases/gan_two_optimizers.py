@@ -4,7 +4,6 @@ train_step that steps two optimizers. Modelled on keras.io/examples/generative/d
 import keras
 import numpy as np
 import tensorflow as tf
-
 from _lab import seed, show
 
 LATENT = 4
@@ -35,12 +34,12 @@ class GAN(keras.Model):
         with tf.GradientTape() as tape:
             d_loss = self.loss_fn(labels, self.discriminator(both))
         grads = tape.gradient(d_loss, self.discriminator.trainable_weights)
-        self.d_optimizer.apply_gradients(zip(grads, self.discriminator.trainable_weights))
+        self.d_optimizer.apply_gradients(zip(grads, self.discriminator.trainable_weights, strict=True))
         noise = keras.random.normal((n, LATENT), seed=self.seed_generator)
         with tf.GradientTape() as tape:
             g_loss = self.loss_fn(tf.zeros((n, 1)), self.discriminator(self.generator(noise)))
         grads = tape.gradient(g_loss, self.generator.trainable_weights)
-        self.g_optimizer.apply_gradients(zip(grads, self.generator.trainable_weights))
+        self.g_optimizer.apply_gradients(zip(grads, self.generator.trainable_weights, strict=True))
         self.d_loss_metric.update_state(d_loss)
         self.g_loss_metric.update_state(g_loss)
         return {"d_loss": self.d_loss_metric.result(), "g_loss": self.g_loss_metric.result()}

@@ -3,7 +3,6 @@ a metric and a tf.data dataset. Modelled on keras.io/guides/writing_a_custom_tra
 
 import keras
 import tensorflow as tf
-
 from _lab import classes, seed, show
 
 seed()
@@ -21,7 +20,7 @@ def train_step(xb, yb):
         logits = model(xb, training=True)
         loss = loss_fn(yb, logits)
     grads = tape.gradient(loss, model.trainable_weights)
-    optimizer.apply_gradients(zip(grads, model.trainable_weights))
+    optimizer.apply_gradients(zip(grads, model.trainable_weights, strict=True))
     accuracy.update_state(yb, logits)
     return loss
 

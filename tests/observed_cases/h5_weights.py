@@ -3,7 +3,6 @@ Modelled on keras.io/guides/serialization_and_saving ("weights-only saving")."""
 
 import keras
 import numpy as np
-
 from _lab import regression, seed, show
 
 
@@ -20,7 +19,7 @@ trained.fit(x, y, epochs=2, verbose=0)
 trained.save_weights("trained.weights.h5")
 fresh = make()
 fresh.load_weights("trained.weights.h5")
-show("same weights", all(np.array_equal(a, b) for a, b in zip(trained.get_weights(), fresh.get_weights())))
+show("same weights", all(np.array_equal(a, b) for a, b in zip(trained.get_weights(), fresh.get_weights(), strict=True)))
 keras.saving.save_model(trained, "legacy.h5")
 legacy = keras.models.load_model("legacy.h5")
 show("legacy predict", legacy.predict(x[:2], verbose=0))

@@ -4,7 +4,6 @@ the JSON kept in a file. Modelled on keras.io/guides/serialization_and_saving ("
 import json
 
 import keras
-
 from _lab import seed, show
 
 seed()

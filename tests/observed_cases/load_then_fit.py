@@ -4,7 +4,6 @@ Modelled on keras.io/guides/serialization_and_saving (the model "can be trained 
 import json
 
 import keras
-
 from _lab import regression, seed, show
 
 seed()

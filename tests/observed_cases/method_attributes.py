@@ -4,7 +4,6 @@ Modelled on the inspect docs and keras.io/api/models/model_saving_apis (aliases 
 
 import keras
 import tensorflow as tf
-
 from _lab import seed, show
 
 seed()

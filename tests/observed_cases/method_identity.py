@@ -4,7 +4,6 @@ Modelled on keras/src/trainers/trainer.py's "the compile() method is custom" che
 
 import keras
 import tensorflow as tf
-
 from _lab import seed, show
 
 seed()

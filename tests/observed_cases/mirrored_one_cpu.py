@@ -3,7 +3,6 @@ checkpoint trains on. Modelled on tensorflow.org/tutorials/distribute/keras."""
 
 import keras
 import tensorflow as tf
-
 from _lab import classes, seed, show
 
 seed()

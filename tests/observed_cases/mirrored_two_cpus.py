@@ -3,7 +3,6 @@ Modelled on tensorflow.org/guide/distributed_training and tf.config.set_logical_
 
 import keras
 import tensorflow as tf
-
 from _lab import regression, seed, show
 
 cpu = tf.config.list_physical_devices("CPU")[0]

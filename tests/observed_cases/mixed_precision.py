@@ -2,7 +2,6 @@
 Modelled on tensorflow.org/guide/mixed_precision."""
 
 import keras
-
 from _lab import classes, seed, show
 
 keras.mixed_precision.set_global_policy("mixed_float16")

@@ -2,7 +2,6 @@
 Modelled on keras.io/guides/sequential_model ("summary")."""
 
 import keras
-
 from _lab import seed
 
 seed()

@@ -2,7 +2,6 @@
 Modelled on keras.io/examples/vision/autoencoder and the functional API guide ("all models are callable")."""
 
 import keras
-
 from _lab import regression, seed, show
 
 seed()

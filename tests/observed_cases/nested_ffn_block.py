@@ -3,7 +3,6 @@ inputs while a functional model is built. Modelled on keras.io/examples/nlp/text
 
 import keras
 import numpy as np
-
 from _lab import seed, show
 
 

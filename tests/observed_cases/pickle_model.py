@@ -4,7 +4,6 @@ function and a method. Modelled on keras.io/api/models/model_saving_apis and the
 import pickle
 
 import keras
-
 from _lab import regression, seed, show
 
 

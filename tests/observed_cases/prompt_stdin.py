@@ -4,7 +4,6 @@ input, as under a batch system). Modelled on the input() docs and keras.io's get
 import sys
 
 import keras
-
 from _lab import regression, seed, show
 
 try:

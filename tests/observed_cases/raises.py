@@ -2,7 +2,6 @@
 Its traceback is compared. Modelled on keras.io's Sequential guide ("specifying the input shape")."""
 
 import keras
-
 from _lab import seed
 
 seed()

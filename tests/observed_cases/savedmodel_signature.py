@@ -2,7 +2,6 @@
 Modelled on tensorflow.org/guide/saved_model (tf.Module, signatures, tf.saved_model.load)."""
 
 import tensorflow as tf
-
 from _lab import seed, show
 
 seed()

@@ -3,7 +3,6 @@ Modelled on keras.io/guides/serialization_and_saving ("save, load, use")."""
 
 import keras
 import numpy as np
-
 from _lab import regression, seed, show
 
 seed()

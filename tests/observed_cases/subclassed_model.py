@@ -2,7 +2,6 @@
 Modelled on keras.io/guides/making_new_layers_and_models_via_subclassing."""
 
 import keras
-
 from _lab import classes, seed, show
 
 

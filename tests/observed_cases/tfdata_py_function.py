@@ -4,7 +4,6 @@ Modelled on tensorflow.org/guide/data ("Applying arbitrary Python logic")."""
 import keras
 import numpy as np
 import tensorflow as tf
-
 from _lab import regression, seed, show
 
 seed()

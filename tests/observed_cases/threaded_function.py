@@ -6,7 +6,6 @@ from concurrent.futures import ThreadPoolExecutor
 
 import keras
 import tensorflow as tf
-
 from _lab import seed, show
 
 seed()

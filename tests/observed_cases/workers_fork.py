@@ -6,7 +6,6 @@ import multiprocessing as mp
 
 import keras
 import numpy as np
-
 from _lab import seed, show
 
 

@@ -16,7 +16,6 @@ def main():
     with mp.get_context("spawn").Pool(2) as pool:
         batches = pool.map(batch, range(4))
     import keras
-
     from _lab import seed, show
 
     seed()
