@@ -14,6 +14,7 @@ program's stdout and stderr bytes, apart and complete, exactly as the engine got
 from __future__ import annotations
 
 import dataclasses
+import difflib
 import hashlib
 import os
 import re
@@ -151,6 +152,18 @@ def settle(c: Case, status: int | str, out: bytes, err: bytes, folder: Path) -> 
     lines = stderr.rstrip("\n").splitlines()
     return Seen(status, stdout, stderr[at:] if at >= 0 else "", lines[-1] if c.message and lines else "",
                 written(folder))
+
+
+def differences(plain_seen: Seen, observed_seen: Seen) -> str:
+    """What differs, field by field, as a unified diff (plain first): the failure's message."""
+    said = []
+    for field in dataclasses.fields(Seen):
+        a, b = getattr(plain_seen, field.name), getattr(observed_seen, field.name)
+        if a != b:
+            lines = [(str(x) if not isinstance(x, dict) else "\n".join(f"{k}: {v}" for k, v in x.items()))
+                     .splitlines() for x in (a, b)]
+            said += [f"{field.name}:", *difflib.unified_diff(*lines, "plain", "observed", lineterm="", n=1)]
+    return "\n".join(said)
 
 
 def user_environment() -> dict[str, str]:

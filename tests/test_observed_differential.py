@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from .observed_harness import CASES, Case, both, user_environment
+from .observed_harness import CASES, Case, both, differences, user_environment
 
 # `make test`: the serving crash, compile_from_config, a nested Sequential on a symbolic
 # input, pickling, a custom train_step, a program's own identity checks.
@@ -42,15 +42,25 @@ def case(name: str, marks: tuple[pytest.MarkDecorator, ...] | pytest.MarkDecorat
 
 TABLE = [
     # saved, loaded, restored
-    case("serve_loaded_model"),
-    case("load_then_fit"),
-    case("compile_from_config"),
+    case("serve_loaded_model", bug(
+        "load_model returns an uncompiled model (the hook's Model.compile is not Trainer.compile, so Keras' "
+        "compile_from_config skips compiling): AttributeError: 'Sequential' object has no attribute 'optimizer', "
+        "status 1, no preds.npy")),
+    case("load_then_fit", bug(
+        "the loaded model is uncompiled (compile_from_config sees a custom compile): fit fails with "
+        "ValueError: No loss to compute, status 1, no history.json")),
+    case("compile_from_config", bug(
+        "compile_from_config does nothing (type(model).compile is not Trainer.compile under the hook): "
+        "'compiled: False', then AttributeError: no attribute 'optimizer', status 1")),
     case("checkpoint_restore_fit"),
     case("custom_compile"),
     case("h5_weights"),
     case("json_from_config"),
     case("savedmodel_signature"),
-    case("pickle_model"),
+    case("pickle_model", bug(
+        "keras.Model.fit under the hook is a replaced function: PicklingError: Can't pickle <function "
+        "TensorFlowTrainer.fit>: it's not the same object as ...TensorFlowTrainer.fit; the unpickled model is "
+        "uncompiled too (no optimizer)")),
     # models of their own
     case("custom_train_step"),
     case("subclassed_model"),
@@ -63,13 +73,20 @@ TABLE = [
     case("nested_ffn_block"),
     case("augmentation_on_input"),
     # strategies and policies
-    case("mirrored_one_cpu"),
+    case("mirrored_one_cpu", bug(
+        "the second run's model, loaded from the first's .keras, is uncompiled: its fit fails with "
+        "AttributeError: no attribute 'optimizer' (a traceback through core/probe/keras_hooks.py), status 1")),
     case("mirrored_two_cpus"),
     case("mixed_precision"),
     # what a program reads off Keras and TensorFlow
-    case("callback_inspects_model"),
-    case("method_identity"),
-    case("method_attributes"),
+    case("callback_inspects_model", bug(
+        "inspect.getsourcefile(type(model).compile) names core/probe/hook_tools.py, not Keras' traceback_utils.py")),
+    case("method_identity", bug(
+        "type(model).compile is not Trainer.compile (Keras' own check); compile, fit and predict are found in "
+        "Model's own namespace, where Keras defines none of them")),
+    case("method_attributes", bug(
+        "tf.GradientTape.__enter__ gains a __wrapped__; tf.saved_model.load is no longer "
+        "tf.compat.v2.saved_model.load")),
     case("function_input_signature"),
     case("model_summary"),
     case("early_stopping_best"),
@@ -81,7 +98,9 @@ TABLE = [
     # the process: stdin, warnings, errors, exits
     case("prompt_stdin"),
     case("warnings_filters"),
-    case("raises"),
+    case("raises", bug(
+        "the traceback has five frames of core/probe/keras_hooks.py and tf_hooks.py between the program's "
+        "predict and Keras' error")),
     case("exit_code"),
     case("exit_message", message=True),
     case("atexit_handlers"),
@@ -99,4 +118,4 @@ def test_the_table_has_every_program() -> None:
 def test_observed_is_seen_as_unobserved(c: Case, tmp_path: Path) -> None:
     unobserved, observed = both(c, tmp_path, user_environment())
     assert not isinstance(unobserved.status, str), f"the program itself {unobserved.status}: {unobserved}"
-    assert observed == unobserved
+    assert observed == unobserved, differences(unobserved, observed)

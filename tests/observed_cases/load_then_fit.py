@@ -14,8 +14,8 @@ model.fit(x, y, epochs=1, batch_size=16, verbose=0)
 model.save("first_job.keras")
 
 resumed = keras.models.load_model("first_job.keras")
-show("iterations after load", int(resumed.optimizer.iterations.numpy()))
 history = resumed.fit(x, y, epochs=3, batch_size=16, verbose=0)
+show("iterations after fit", int(resumed.optimizer.iterations.numpy()))
 show("loss per epoch", history.history["loss"])
 with open("history.json", "w") as f:
     json.dump({k: [round(v, 3) for v in vs] for k, vs in history.history.items()}, f)

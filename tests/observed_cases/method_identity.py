@@ -6,10 +6,18 @@ import keras
 import tensorflow as tf
 from _lab import seed, show
 
+
+def defined_in(cls, name):
+    """The classes of cls's MRO whose own namespace holds `name` (a patch shows as one more)."""
+    return [c.__name__ for c in cls.__mro__ if name in vars(c)]
+
+
 seed()
 model = keras.Sequential([keras.Input((2,)), keras.layers.Dense(1)])
 layer = model.layers[0]
+trainer = next(c for c in keras.Model.__mro__ if c.__name__ == "Trainer")  # Keras' own check is against it
 checks = {
+    "Sequential.compile is Trainer.compile (compile_from_config's check)": type(model).compile is trainer.compile,
     "Sequential.compile is Model.compile": type(model).compile is keras.Model.compile,
     "Sequential.fit is Model.fit": type(model).fit is keras.Model.fit,
     "Sequential.evaluate is Model.evaluate": type(model).evaluate is keras.Model.evaluate,
@@ -26,5 +34,7 @@ checks = {
 }
 for name, held in checks.items():
     show(name, held)
+for name in ("compile", "fit", "predict", "evaluate", "train_step", "__call__"):
+    show(f"Sequential.{name} defined in", defined_in(type(model), name))
 show("Model.compile is a function", type(keras.Model.compile).__name__)
 show("Sequential class", type(model).__mro__[0].__name__)

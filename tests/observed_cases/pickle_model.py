@@ -16,6 +16,10 @@ x, y = regression()
 model = keras.Sequential([keras.Input((8,)), keras.layers.Dense(1)])
 model.compile(optimizer="adam", loss="mse")
 model.fit(x, y, epochs=1, verbose=0)
+show("function", pickle.loads(pickle.dumps(scale))(3))
+for method in (keras.Model.fit, keras.Model.compile, keras.Model.predict, keras.layers.Layer.__call__):
+    show(f"pickled {method.__qualname__}", pickle.loads(pickle.dumps(method)) is method)
+show("bound method", pickle.loads(pickle.dumps(model.summary)).__func__ is keras.Model.summary)
 with open("model.pkl", "wb") as f:
     pickle.dump(model, f)
 with open("model.pkl", "rb") as f:
@@ -24,7 +28,3 @@ show("class", type(back).__name__)
 show("same predictions", bool((back.predict(x[:4], verbose=0) == model.predict(x[:4], verbose=0)).all()))
 show("compiled after pickle", back.compiled)
 show("optimizer after pickle", type(back.optimizer).__name__)
-show("function", pickle.loads(pickle.dumps(scale))(3))
-for method in (keras.Model.fit, keras.Model.compile, keras.Model.predict, keras.layers.Layer.__call__):
-    show(f"pickled {method.__qualname__}", pickle.loads(pickle.dumps(method)) is method)
-show("bound method", pickle.loads(pickle.dumps(model.summary)).__func__ is keras.Model.summary)
