@@ -14,6 +14,8 @@ class Inspect(keras.callbacks.Callback):
         show("optimizer", type(model.optimizer).__name__)
         show("learning rate", float(model.optimizer.learning_rate.numpy()))
         show("loss", model.loss)
+        show("has compiled_loss (tf.keras 2's name)", hasattr(model, "compiled_loss"))
+        show("metrics", [m.name for m in model.metrics])
         show("compile is keras'", type(model).compile is keras.Model.compile)
         show("fit is keras'", type(model).fit is keras.Model.fit)
         show("fit signature", str(inspect.signature(model.fit)))
