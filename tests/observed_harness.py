@@ -29,6 +29,7 @@ from tflaunch.core.cli.arguments import config_from_args
 from tflaunch.core.cli.main import build_parser
 from tflaunch.core.run.driver import run_sessions
 from tflaunch.core.run.launch_check import launch_check
+from tflaunch.core.run.record import RunRecord
 from tflaunch.core.run.session import Output, ProbeSession
 from tflaunch.core.settings.config import LaunchConfig
 
@@ -79,9 +80,9 @@ class Tapped(ProbeSession):
         return super().stderr(data)
 
 
-def bench_config(argv: tuple[str, ...], folder: Path) -> LaunchConfig:
-    """The settings `tflaunch bench --until exit --no-history -- python ...` runs with."""
-    args = build_parser().parse_args(["bench", "--until", "exit", "--no-history", "--python", PY, "--cwd", str(folder),
+def bench_config(argv: tuple[str, ...], folder: Path, until: str = "exit") -> LaunchConfig:
+    """The settings `tflaunch bench --until UNTIL --no-history -- python ...` runs with."""
+    args = build_parser().parse_args(["bench", "--until", until, "--no-history", "--python", PY, "--cwd", str(folder),
                                       "--timeout", str(int(TIMEOUT_S)), "--", "python", *argv])
     config = config_from_args(args, model_required=True)
     problems = launch_check(config)
@@ -89,13 +90,18 @@ def bench_config(argv: tuple[str, ...], folder: Path) -> LaunchConfig:
     return config
 
 
-def observed(c: Case, folder: Path, env: dict[str, str]) -> tuple[int | str, bytes, bytes]:
-    session = Tapped(bench_config(c.argv, folder), env)
-    record = run_sessions([session])[0]
+def observed(c: Case, folder: Path, env: dict[str, str], until: str = "exit") -> tuple[int | str, bytes, bytes]:
+    record, session = observed_record(c, folder, env, until)
     if session.timed_out:
         return f"timed out after {TIMEOUT_S:.0f} s", bytes(session.out), bytes(session.err)
     status = record.exit_code if record.exit_code is not None else -(record.exit_signal or 0)
     return status, bytes(session.out), bytes(session.err)
+
+
+def observed_record(c: Case, folder: Path, env: dict[str, str], until: str) -> tuple[RunRecord, Tapped]:
+    """The run's record as bench gets it, and the session that kept the program's streams."""
+    session = Tapped(bench_config(c.argv, folder, until), env)
+    return run_sessions([session])[0], session
 
 
 def plain(c: Case, folder: Path, env: dict[str, str]) -> tuple[int | str, bytes, bytes]:

@@ -7,8 +7,9 @@ files the program writes (their names, and the bytes of .json/.txt/.npy/.csv).
 
 Watching must not change the program (issue 31): a difference a fix of tflaunch can remove is
 marked `bug(what differs)` and the mark goes with the fix (strict: a fixed case fails until its
-mark is removed); a difference no fix can remove would be `refused(why)`, and the table has
-none. tests/observed_cases/README.md says what each program stands for and what it checks.
+mark is removed); a difference no fix can remove would be refused with its reason, and the
+table has none. Beside the table, one test runs two of the programs under `--until
+first_inference`: a symbolic call while a model is built is not its first inference. tests/observed_cases/README.md says what each program stands for and what it checks.
 `make test` runs six programs chosen for coverage; the slow tier runs the rest (each program
 is two TensorFlow processes of a few seconds, run side by side)."""
 
@@ -19,7 +20,7 @@ from typing import Any
 
 import pytest
 
-from .observed_harness import CASES, Case, both, differences, user_environment
+from .observed_harness import CASES, Case, both, copy_of_cases, differences, observed_record, user_environment
 
 # `make test`: the serving crash, compile_from_config, a nested Sequential on a symbolic
 # input, pickling, a custom train_step, a program's own identity checks.
@@ -119,3 +120,24 @@ def test_observed_is_seen_as_unobserved(c: Case, tmp_path: Path) -> None:
     unobserved, observed = both(c, tmp_path, user_environment())
     assert not isinstance(unobserved.status, str), f"the program itself {unobserved.status}: {unobserved}"
     assert observed == unobserved, differences(unobserved, observed)
+
+
+@pytest.mark.parametrize("name", [
+    pytest.param("nested_ffn_block", marks=bug(
+        "the ffn Sequential called on a symbolic tensor while the functional model is built is reported as the "
+        "first inference, before compile")),
+    pytest.param("augmentation_on_input", marks=(pytest.mark.slow, bug(
+        "data_augmentation applied to keras.Input is reported as the first inference, before compile"))),
+])
+def test_a_symbolic_call_while_a_model_is_built_is_not_its_first_inference(name: str, tmp_path: Path) -> None:
+    """`bench --until first_inference` of a program that builds a functional model from nested
+    Sequentials (symbolic calls), compiles, fits, then predicts: its first inference is the predict,
+    so it begins after compile began (issue 31: only real, eager calls are inference)."""
+    record, session = observed_record(Case(name, (f"{name}.py",)), copy_of_cases(tmp_path / "observed"),
+                                      user_environment(), "first_inference")
+    first, compile_ = record.phases.get("first"), record.phases.get("compile")
+    assert first is not None and first.started is not None, record.headline
+    assert compile_ is not None and compile_.started is not None, f"no compile phase: {list(record.phases)}"
+    assert first.started >= compile_.started, f"first inference drawn {compile_.started - first.started:.3f} s " \
+                                             f"before compile: {list(record.phases)}"
+    assert "model built" in session.out.decode()
