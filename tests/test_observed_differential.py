@@ -9,9 +9,10 @@ Watching must not change the program (issue 31): a difference a fix of tflaunch 
 marked `bug(what differs)` and the mark goes with the fix (strict: a fixed case fails until its
 mark is removed); a difference no fix can remove would be refused with its reason, and the
 table has none. Beside the table, one test runs two of the programs under `--until
-first_inference`: a symbolic call while a model is built is not its first inference. tests/observed_cases/README.md says what each program stands for and what it checks.
-`make test` runs six programs chosen for coverage; the slow tier runs the rest (each program
-is two TensorFlow processes of a few seconds, run side by side)."""
+first_inference`: a symbolic call while a model is built is not its first inference.
+tests/observed_cases/README.md says what each program stands for and what it checks. `make
+test` runs six programs chosen for coverage; the slow tier runs the rest (each program is two
+TensorFlow processes of a few seconds, run side by side)."""
 
 from __future__ import annotations
 
