@@ -1,0 +1,144 @@
+"""Observed against unobserved, program by program: every program in tests/observed_cases/
+runs as a plain `python PROG` and as `tflaunch bench --until exit --no-history -- python PROG`
+runs it (the CLI's parser, its config and the engine it drives), with the same interpreter,
+environment, working folder (a fresh copy each) and stdio (no stdin, two pipes), and both must
+be seen to do the same: exit status, stdout, the traceback and a final message on stderr, the
+files the program writes (their names, and the bytes of .json/.txt/.npy/.csv).
+
+Watching must not change the program (issue 31): a difference a fix of tflaunch can remove is
+marked `bug(what differs)` and the mark goes with the fix (strict: a fixed case fails until its
+mark is removed); a difference no fix can remove would be refused with its reason, and the
+table has none. Beside the table, one test runs two of the programs under `--until
+first_inference`: a symbolic call while a model is built is not its first inference.
+tests/observed_cases/README.md says what each program stands for and what it checks. `make
+test` runs six programs chosen for coverage; the slow tier runs the rest (each program is two
+TensorFlow processes of a few seconds, run side by side)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from .observed_harness import CASES, Case, both, copy_of_cases, differences, observed_record, user_environment
+
+# `make test`: the serving crash, compile_from_config, a nested Sequential on a symbolic
+# input, pickling, a custom train_step, a program's own identity checks.
+EVERY_TIER = frozenset({"serve_loaded_model", "compile_from_config", "nested_ffn_block", "pickle_model",
+                        "custom_train_step", "method_identity"})
+
+
+def bug(reason: str) -> pytest.MarkDecorator:
+    """A difference tflaunch can remove: the mark goes when the fix lands (strict: a fixed case fails here)."""
+    return pytest.mark.xfail(strict=True, reason=reason)
+
+
+def case(name: str, marks: tuple[pytest.MarkDecorator, ...] | pytest.MarkDecorator = (), *, message: bool = False,
+         args: tuple[str, ...] = ()) -> Any:
+    marks = tuple(marks) if isinstance(marks, tuple) else (marks,)
+    if name not in EVERY_TIER:
+        marks = (*marks, pytest.mark.slow)
+    return pytest.param(Case(name, (f"{name}.py", *args), message=message), id=name, marks=marks)
+
+
+TABLE = [
+    # saved, loaded, restored
+    case("serve_loaded_model", bug(
+        "load_model returns an uncompiled model (the hook's Model.compile is not Trainer.compile, so Keras' "
+        "compile_from_config skips compiling): AttributeError: 'Sequential' object has no attribute 'optimizer', "
+        "status 1, no preds.npy")),
+    case("load_then_fit", bug(
+        "the loaded model is uncompiled (compile_from_config sees a custom compile): fit fails with "
+        "ValueError: No loss to compute, status 1, no history.json")),
+    case("compile_from_config", bug(
+        "compile_from_config does nothing (type(model).compile is not Trainer.compile under the hook): "
+        "'compiled: False', then AttributeError: no attribute 'optimizer', status 1")),
+    case("checkpoint_restore_fit"),
+    case("custom_compile"),
+    case("h5_weights"),
+    case("json_from_config"),
+    case("savedmodel_signature"),
+    case("pickle_model", bug(
+        "keras.Model.fit under the hook is a replaced function: PicklingError: Can't pickle <function "
+        "TensorFlowTrainer.fit>: it's not the same object as ...TensorFlowTrainer.fit; the unpickled model is "
+        "uncompiled too (no optimizer)")),
+    # models of their own
+    case("custom_train_step"),
+    case("subclassed_model"),
+    case("call_override"),
+    case("gan_two_optimizers"),
+    case("multiple_models"),
+    case("built_twice"),
+    case("gradient_tape_loop"),
+    # built from symbolic calls
+    case("nested_ffn_block"),
+    case("augmentation_on_input"),
+    # strategies and policies
+    case("mirrored_one_cpu", bug(
+        "the second run's model, loaded from the first's .keras, is uncompiled: its fit fails with "
+        "AttributeError: no attribute 'optimizer' (a traceback through core/probe/keras_hooks.py), status 1")),
+    case("mirrored_two_cpus"),
+    case("mixed_precision"),
+    # what a program reads off Keras and TensorFlow
+    case("callback_inspects_model", bug(
+        "inspect.getsourcefile(type(model).compile) names core/probe/hook_tools.py, not Keras' traceback_utils.py")),
+    case("method_identity", bug(
+        "type(model).compile is not Trainer.compile (Keras' own check); compile, fit and predict are found in "
+        "Model's own namespace, where Keras defines none of them")),
+    case("method_attributes", bug(
+        "tf.GradientTape.__enter__ gains a __wrapped__; tf.saved_model.load is no longer "
+        "tf.compat.v2.saved_model.load")),
+    case("function_input_signature"),
+    case("model_summary"),
+    case("early_stopping_best"),
+    # data
+    case("tfdata_py_function"),
+    case("workers_spawn"),
+    case("workers_fork"),
+    case("threaded_function"),
+    # the process: stdin, warnings, errors, exits
+    case("prompt_stdin"),
+    case("warnings_filters"),
+    case("raises", bug(
+        "the traceback has five frames of core/probe/keras_hooks.py and tf_hooks.py between the program's "
+        "predict and Keras' error")),
+    case("exit_code"),
+    case("exit_message", message=True),
+    case("atexit_handlers"),
+]
+
+
+def test_the_table_has_every_program() -> None:
+    programs = {p.stem for p in CASES.glob("*.py") if not p.name.startswith("_")}
+    assert programs == {p.values[0].name for p in TABLE}
+    readme = (CASES / "README.md").read_text()
+    assert all(f"`{name}.py`" in readme for name in programs), "a program the README does not describe"
+
+
+@pytest.mark.parametrize("c", TABLE)
+def test_observed_is_seen_as_unobserved(c: Case, tmp_path: Path) -> None:
+    unobserved, observed = both(c, tmp_path, user_environment())
+    assert not isinstance(unobserved.status, str), f"the program itself {unobserved.status}: {unobserved}"
+    assert observed == unobserved, differences(unobserved, observed)
+
+
+@pytest.mark.parametrize("name", [
+    pytest.param("nested_ffn_block", marks=bug(
+        "the ffn Sequential called on a symbolic tensor while the functional model is built is reported as the "
+        "first inference, before compile")),
+    pytest.param("augmentation_on_input", marks=(pytest.mark.slow, bug(
+        "data_augmentation applied to keras.Input is reported as the first inference, before compile"))),
+])
+def test_a_symbolic_call_while_a_model_is_built_is_not_its_first_inference(name: str, tmp_path: Path) -> None:
+    """`bench --until first_inference` of a program that builds a functional model from nested
+    Sequentials (symbolic calls), compiles, fits, then predicts: its first inference is the predict,
+    so it begins after compile began (issue 31: only real, eager calls are inference)."""
+    record, session = observed_record(Case(name, (f"{name}.py",)), copy_of_cases(tmp_path / "observed"),
+                                      user_environment(), "first_inference")
+    first, compile_ = record.phases.get("first"), record.phases.get("compile")
+    assert first is not None and first.started is not None, record.headline
+    assert compile_ is not None and compile_.started is not None, f"no compile phase: {list(record.phases)}"
+    assert first.started >= compile_.started, f"first inference drawn {compile_.started - first.started:.3f} s " \
+                                             f"before compile: {list(record.phases)}"
+    assert "model built" in session.out.decode()
