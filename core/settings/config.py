@@ -34,7 +34,7 @@ from .vocabulary import (
 
 DEFAULT_TIMEOUT_S = 600.0
 MAX_THREADS = 1024  # per pool: more is a typo, and TensorFlow would try to start them all
-_ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+_ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")  # \Z: `$` would take a trailing newline
 # Variables that settings own: setting them again through extra_env would give one
 # setting two values.
 MANAGED_VARIABLES: dict[str, str] = {

@@ -30,7 +30,7 @@ from .atomic import atomic_write
 from .trust import TrustFile, code_it_runs, digest
 
 SCHEMA_VERSION = 1
-_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._ -]{0,63}$")
+_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._ -]{0,63}\Z")  # \Z: `$` would take a trailing newline
 
 
 class ProfileError(Exception):
