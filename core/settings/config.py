@@ -224,8 +224,8 @@ def _undecodable_problems(config: LaunchConfig) -> list[Problem]:
             list(value) if isinstance(value, (tuple, list)) else [value]
         for text in texts:
             if isinstance(text, str) and _has_surrogate(text):
-                return [Problem(name, f"{shown(text)} is not valid UTF-8 text: tflaunch keeps paths and arguments as text "
-                                      "in its history. Rename the file or folder with UTF-8 characters.")]
+                return [Problem(name, f"{shown(text)} is not valid UTF-8 text: tflaunch keeps paths and arguments as "
+                                      "text in its history. Rename the file or folder with UTF-8 characters.")]
     return []
 
 
