@@ -60,8 +60,16 @@ def _use_wal(db: sqlite3.Connection) -> None:
         time.sleep(0.05)
 
 
+def stored_text(data: bytes) -> str:
+    """A TEXT value as read: UTF-8, and a byte that is not shown as `\\xNN`. SQLite stores
+    whatever bytes it is given; sqlite3's default decoding raises for the whole query, and
+    one such value in one row hid every run from the list, export, report and History tab."""
+    return data.decode("utf-8", "backslashreplace")
+
+
 def _writer(path: Path) -> sqlite3.Connection:
     db = sqlite3.connect(path, timeout=BUSY_TIMEOUT_S, isolation_level=None)  # explicit transactions
+    db.text_factory = stored_text
     try:
         db.execute("PRAGMA foreign_keys = ON")
         _use_wal(db)
@@ -106,6 +114,7 @@ def connect_reader(path: Path, any_thread: bool = False) -> sqlite3.Connection:
     hands it to another thread, one thread at a time)."""
     uri = f"file:{quote(str(path))}?mode=ro"
     db = sqlite3.connect(uri, uri=True, timeout=BUSY_TIMEOUT_S, isolation_level=None, check_same_thread=not any_thread)
+    db.text_factory = stored_text
     try:
         db.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()
         return db
@@ -116,6 +125,7 @@ def connect_reader(path: Path, any_thread: bool = False) -> sqlite3.Connection:
     # A WAL file whose index (-shm) cannot be made (a read-only folder, a full disk): read
     # the file as it is, without locks (what a writer has not checkpointed yet is not seen).
     db = sqlite3.connect(uri + "&immutable=1", uri=True, isolation_level=None, check_same_thread=not any_thread)
+    db.text_factory = stored_text
     db.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()
     return db
 

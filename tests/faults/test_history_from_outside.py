@@ -1,0 +1,45 @@
+"""History rows with bytes no tflaunch wrote (issue 33): a value that is not UTF-8 is shown
+escaped, in its own row; every other run stays listed, exported and reported, and the
+damaged row can be deleted. Each case failed before its fix (sqlite3 raised for the query)."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+
+import pytest
+
+from tflaunch.core.cli.main import main
+from tflaunch.core.paths import history_path
+from tflaunch.core.store.history import History
+
+from .test_history_faults import stored_runs
+
+# Columns the listing reads, each given bytes that are not UTF-8 (and an escape sequence).
+COLUMNS = ["model", "source", "status", "failed_phase", "config", "model_info"]
+
+
+@pytest.mark.parametrize("column", COLUMNS)
+def test_a_column_that_is_not_utf8_loses_its_row_at_most(capsys, tmp_path, column):
+    good, bad = stored_runs()
+    with sqlite3.connect(history_path()) as db:
+        db.execute(f"UPDATE runs SET {column} = CAST(x'1b5b324bff41' AS TEXT) WHERE id = ?", (bad,))
+    runs = {r.id: r for r in History(history_path()).list_runs()}
+    assert runs[good].status == "ok" and set(runs) == {good, bad}
+    assert main(["history", "list"]) == 0 or column in ("config", "model_info", "status")
+    out = capsys.readouterr().out
+    assert "model-00" in out and "\x1b" not in out and "\udcff" not in out
+    if column == "model":
+        assert "\\x1b[2K\\xffA" in out, "the bytes are shown as what they are"
+    assert main(["history", "export", "-o", str(tmp_path / "all.json")]) in (0, 1)
+    exported = json.loads((tmp_path / "all.json").read_text())
+    assert good in [run["id"] for run in exported["runs"]]
+    assert main(["report", str(good), "-o", str(tmp_path / "good.md")]) == 0
+    assert main(["history", "delete", str(bad), "--yes"]) == 0
+    assert [r.id for r in History(history_path()).list_runs()] == [good]
+
+
+def test_delete_says_nothing_was_deleted_with_its_exit_code(capsys):
+    stored_runs()
+    assert main(["history", "delete", "--model", "no-such-model", "--yes"]) == 1
+    assert "nothing deleted" in capsys.readouterr().out
