@@ -90,8 +90,8 @@ class Profile:
             raise ProfileError(f"{source} has no [settings] table.")
         wrong_shape = shape_problem(data)
         if wrong_shape:
-            raise ProfileError(f"{source} cannot be used: {shown(wrong_shape)}. Correct it in the file or save the "
-                               "profile again.")
+            raise ProfileError(f"{source} has a setting tflaunch cannot use: {shown(wrong_shape)}. Correct it in the "
+                               "file or save the profile again.")
         carried = [k for k in ("program", "workdir") if k in settings]
         if carried:
             # A shared file must not choose what runs: the command is always the user's own.
