@@ -168,7 +168,7 @@ def _request(launch: WarmLaunch, closed: list[int]) -> bytes:
                        "orig_argv": launch.orig_argv, "umask": umask, "limits": limits,
                        "nice": os.getpriority(os.PRIO_PROCESS, 0), "oom_score_adj": _oom_score_adj(),
                        "import_families": [*IMPORT_PREFIXES, *sorted(IMPORT_NAMES)],
-                       "terminal": _has_terminal(),
+                       "terminal": _has_terminal(), "ignored": ignored_signals(),
                        "closed": closed}).encode() + b"\n"
 
 
@@ -205,6 +205,14 @@ def _is_open(fd: int) -> bool:
     return True
 
 
+def ignored_signals() -> list[int]:
+    """The signals this launcher ignores, as it inherited them (nohup's SIGHUP, a background
+    job's SIGINT and SIGQUIT). An ignored disposition survives exec, so a cold script ignores
+    them too: the warm child is told to, and this client does not take them up to forward."""
+    kept = (*SIGNALS, signal.SIGTSTP, signal.SIGTTIN, signal.SIGTTOU)
+    return sorted(int(s) for s in kept if signal.getsignal(s) == signal.SIG_IGN)
+
+
 @contextlib.contextmanager
 def _forwarding(pid: int, unblock: set[signal.Signals] | None = None) -> Any:
     """While the script runs, the signals sent to this client are the script's. Ctrl+Z
@@ -217,6 +225,8 @@ def _forwarding(pid: int, unblock: set[signal.Signals] | None = None) -> Any:
     handlers: dict[int, Any] = {sig: (lambda number, _frame: _forward(pid, number)) for sig in SIGNALS}
     handlers[signal.SIGTSTP] = stop
     handlers[signal.SIGCONT] = lambda _number, _frame: _forward(pid, signal.SIGCONT)
+    for ignored in ignored_signals():  # under nohup a hang-up ends neither this client nor the script
+        handlers.pop(ignored, None)
     previous = {sig: signal.signal(sig, handler) for sig, handler in handlers.items()}
     if unblock:
         signal.pthread_sigmask(signal.SIG_UNBLOCK, unblock)  # what came meanwhile is forwarded now
