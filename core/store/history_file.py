@@ -30,8 +30,22 @@ class HistoryError(Exception):
         return f"{self.what}; {subject} not stored." + (f" {self.advice}" if self.advice else "")
 
 
+def _read_only_mount(path: Path) -> bool:
+    """Whether the nearest existing folder of `path` is on a file system mounted read-only
+    (EROFS): no chmod helps there, so the advice must not say chmod."""
+    folder = path if path.exists() else path.parent
+    while not folder.exists() and folder != folder.parent:
+        folder = folder.parent
+    try:
+        return bool(os.statvfs(folder).f_flag & os.ST_RDONLY)
+    except OSError:
+        return False
+
+
 def _unwritable(path: Path) -> str | None:
     """Why the history at `path` cannot be written here, or None when it can."""
+    if _read_only_mount(path):
+        return "its file system is mounted read-only"
     if path.exists():
         if not os.access(path, os.W_OK):
             return "no permission to write the file"
@@ -104,6 +118,9 @@ def connect(path: Path) -> tuple[sqlite3.Connection, HistoryError | None]:
             why = str(exc)
     advice = (f"To store runs, make it writable (chmod u+w {shlex.quote(str(path))}, and its folder) "
               "or set TFLAUNCH_DATA_DIR to a writable folder.")
+    if _read_only_mount(path):
+        advice = ("To store runs, set TFLAUNCH_DATA_DIR to a folder on a writable file system (or remount this "
+                  "one read-write; permissions cannot help on a read-only mount).")
     if not path.exists():
         raise HistoryError(f"the run history {path} cannot be created ({why})", advice, "read-only")
     return connect_reader(path), HistoryError(f"the run history {path} is read-only ({why})", advice, "read-only")

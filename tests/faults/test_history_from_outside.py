@@ -5,7 +5,10 @@ damaged row can be deleted. Each case failed before its fix (sqlite3 raised for 
 from __future__ import annotations
 
 import json
+import shutil
 import sqlite3
+import subprocess
+import sys
 
 import pytest
 
@@ -43,3 +46,28 @@ def test_delete_says_nothing_was_deleted_with_its_exit_code(capsys):
     stored_runs()
     assert main(["history", "delete", "--model", "no-such-model", "--yes"]) == 1
     assert "nothing deleted" in capsys.readouterr().out
+
+
+READ_ONLY_MOUNT = """
+import os, sys
+from pathlib import Path
+from tflaunch.core.store.history import History, HistoryError
+try:
+    History(Path(sys.argv[1]) / "history.sqlite3")
+except HistoryError as exc:
+    print(exc.what, exc.advice, sep="\\n")
+"""
+
+
+def test_a_read_only_mount_is_not_advised_chmod(tmp_path):
+    """EROFS: permissions cannot help, so the advice must not say chmod (it did)."""
+    if shutil.which("unshare") is None:
+        pytest.skip("unshare (util-linux) is not installed: no read-only mount can be made here")
+    folder = tmp_path / "ro"
+    folder.mkdir()
+    script = (f"mount -t tmpfs -o ro tmpfs {folder} && exec {sys.executable} -c '{READ_ONLY_MOUNT}' {folder}")
+    done = subprocess.run(["unshare", "-rm", "sh", "-c", script], capture_output=True, text=True, timeout=60)
+    if "mount" in done.stderr and done.returncode != 0:
+        pytest.skip(f"a read-only mount cannot be made here: {done.stderr.strip()}")
+    assert "its file system is mounted read-only" in done.stdout, done.stdout + done.stderr
+    assert "chmod" not in done.stdout and "TFLAUNCH_DATA_DIR" in done.stdout
