@@ -230,9 +230,9 @@ def _list(args: argparse.Namespace, history: History | None) -> int:
     print()
     for note in _damage_notes(runs):
         print(note)
-    shown = f"The newest {_runs(len(runs))} in {history_path()}; more match (--limit N shows more)." if more \
+    footer = f"The newest {_runs(len(runs))} in {history_path()}; more match (--limit N shows more)." if more \
         else f"{_runs(len(runs))} in {history_path()}, newest first."
-    print(f"{shown} `tflaunch history show ID` shows one in full; `tflaunch report ID -o run.png` makes its "
+    print(f"{footer} `tflaunch history show ID` shows one in full; `tflaunch report ID -o run.png` makes its "
           "review image.")
     return 0
 

@@ -21,6 +21,7 @@ import tomli_w
 
 from ..probe.model_files import is_builder
 from ..probe.outside_files import resolved, same_interpreter
+from ..probe.user_code import is_file
 from ..safe_text import shown
 from ..settings.config import LaunchConfig
 from ..settings.tuning_env import is_tuning, why_it_needs_a_yes
@@ -52,7 +53,8 @@ def code_it_runs(config: LaunchConfig) -> list[str]:
     # python as text while the kernel follows LINK to a stranger's file.
     if not same_interpreter(config.python, sys.executable):
         lines.append(f"runs the interpreter {shown(config.python)}" + _resolved_as(config.python))
-    lines += [f"imports {shown(target)} before loading the model (its code runs)" for target in config.imports]
+    lines += [f"imports {shown(target)} before loading the model (its code runs)"
+              + (_resolved_as(target) if is_file(target) else "") for target in config.imports]
     if is_builder(config.model):
         builder = config.model.rpartition(":")[0]
         lines.append(f"builds the model by calling {shown(config.model)}" + _resolved_as(builder))

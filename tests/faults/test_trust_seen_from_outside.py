@@ -127,3 +127,15 @@ def test_names_end_at_the_end_not_before_a_newline(tmp_path):
     assert any(p.field == "extra_env" for p in problems)
     with pytest.raises(ProfileError, match="cannot name a profile"):
         ProfileStore(profiles_dir()).path("fast\n")
+
+
+def test_imports_builders_and_folders_say_where_links_lead(tmp_path):
+    real = tmp_path / "theirs" / "deep"
+    real.mkdir(parents=True)
+    (real.parent / "layers.py").write_text("")
+    (tmp_path / "LINK").symlink_to(real)
+    spelled = f"{tmp_path}/LINK/../layers.py"  # as text: tmp/layers.py; to the kernel: tmp/theirs/layers.py
+    lines = "\n".join(code_it_runs(LaunchConfig(imports=(spelled,), model=f"{spelled}:build")))
+    assert f"imports {spelled} before loading the model (its code runs), which is {real.parent}/layers.py" in lines
+    assert f"builds the model by calling {spelled}:build, which is {real.parent}/layers.py" in lines
+    assert "which is" not in "\n".join(code_it_runs(LaunchConfig(imports=(str(real.parent / "layers.py"),))))
