@@ -11,6 +11,7 @@ import subprocess
 import sys
 
 import pytest
+from PySide6.QtCore import Qt
 
 from tflaunch.core.cli.main import main
 from tflaunch.core.paths import history_path
@@ -71,3 +72,14 @@ def test_a_read_only_mount_is_not_advised_chmod(tmp_path):
         pytest.skip(f"a read-only mount cannot be made here: {done.stderr.strip()}")
     assert "its file system is mounted read-only" in done.stdout, done.stdout + done.stderr
     assert "chmod" not in done.stdout and "TFLAUNCH_DATA_DIR" in done.stdout
+
+
+def test_the_history_tab_lists_every_run_beside_one_that_is_not_utf8(make_window):
+    good, bad = stored_runs()
+    with sqlite3.connect(history_path()) as db:
+        db.execute("UPDATE runs SET model = CAST(x'1b5b324bff41' AS TEXT) WHERE id = ?", (bad,))
+    view = make_window().history_view
+    rows = {view.model.item(r, 0).data(Qt.ItemDataRole.UserRole): r for r in range(view.model.rowCount())}
+    assert set(rows) == {good, bad}
+    shown_model = " ".join(view.model.item(rows[bad], c).text() for c in range(view.model.columnCount()))
+    assert "\\xff" in shown_model and "\udcff" not in shown_model
