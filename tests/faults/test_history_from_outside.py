@@ -83,3 +83,15 @@ def test_the_history_tab_lists_every_run_beside_one_that_is_not_utf8(make_window
     assert set(rows) == {good, bad}
     shown_model = " ".join(view.model.item(rows[bad], c).text() for c in range(view.model.columnCount()))
     assert "\\xff" in shown_model and "\udcff" not in shown_model
+
+
+@pytest.mark.parametrize("column", ["model", "config"])
+def test_a_value_larger_than_any_run_writes_is_listed_as_damage_not_read(column):
+    good, bad = stored_runs()
+    with sqlite3.connect(history_path()) as db:
+        db.execute(f"UPDATE runs SET {column} = ? WHERE id = ?", ("x" * (3 << 20), bad))
+    runs = {r.id: r for r in History(history_path()).list_runs()}
+    assert runs[good].status == "ok" and runs[bad].status == "damaged"
+    assert f"{column} is {3 << 20} bytes, more than tflaunch lists" in runs[bad].damage
+    assert len(runs[bad].model) < 100
+    assert main(["history", "delete", str(bad), "--yes"]) == 0
