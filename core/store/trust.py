@@ -20,7 +20,7 @@ from pathlib import Path
 import tomli_w
 
 from ..probe.model_files import is_builder
-from ..probe.outside_files import resolved, same_interpreter
+from ..probe.outside_files import read_capped, resolved, same_interpreter
 from ..probe.user_code import is_file
 from ..safe_text import shown
 from ..settings.config import LaunchConfig
@@ -95,9 +95,9 @@ class TrustFile:
         self.path = Path(path)
 
     def _entries(self) -> dict[str, dict[str, str]]:
-        try:
-            data = tomllib.loads(self.path.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        try:  # a regular file, capped: a FIFO or /dev/zero put here must not stall every listing
+            data = tomllib.loads(read_capped(str(self.path), 16 << 20, "The trust file").decode("utf-8"))
+        except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError, RecursionError):
             return {}
         entries = data.get("accepted")
         if not isinstance(entries, dict):
