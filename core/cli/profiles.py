@@ -101,7 +101,7 @@ def profiles_command(args: argparse.Namespace) -> int:
             store.rename(args.name, args.new_name)
         elif args.action == "diff":
             for key, a, b in diff(store.load(args.a), store.load(args.b)):
-                print(f"{key}: {_diff_value(key, a)} -> {_diff_value(key, b)}")
+                print(shown(f"{key}: {_diff_value(key, a)} -> {_diff_value(key, b)}", 2000))
     except (ProfileError, OSError) as exc:
         print(f"tflaunch: {shown_lines(str(exc))}", file=sys.stderr)
         return 1
