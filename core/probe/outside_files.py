@@ -10,6 +10,7 @@ the user's own interpreter.
 """
 
 import errno
+import hashlib
 import os
 import stat
 import time
@@ -75,29 +76,51 @@ def check_regular(path: str, what: str = "The file") -> os.stat_result:
     return info
 
 
+def open_regular(path: str, what: str) -> "tuple[int, os.stat_result]":
+    """A descriptor of the regular file at `path`, and its stat. Opened without blocking (a
+    FIFO's open would wait for a writer), then checked on the descriptor, so the file
+    checked is the file read."""
+    flags = os.O_RDONLY | os.O_CLOEXEC | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
+    fd = os.open(path, flags)
+    info = os.fstat(fd)
+    if not stat.S_ISREG(info.st_mode):
+        os.close(fd)
+        raise UnreadableFileError(f"{what} {path} is {file_kind(info.st_mode)}, not a regular file; tflaunch reads "
+                                  "only regular files from outside.")
+    return fd, info
+
+
+def file_sha256(path: str, cap: int, what: str = "The file") -> str:
+    """The SHA-256 of a regular file of at most `cap` bytes, read in chunks (not held whole)."""
+    fd, info = open_regular(path, what)
+    try:
+        if info.st_size > cap:
+            raise UnreadableFileError(f"{what} {path} is {info.st_size} bytes, more than the {cap} tflaunch reads.")
+        hashed = hashlib.sha256()
+        while chunk := os.read(fd, 1 << 20):
+            hashed.update(chunk)
+        return hashed.hexdigest()
+    finally:
+        os.close(fd)
+
+
 def read_capped(path: str, cap: int, what: str = "The file", timeout: float = 10.0,
                 within: Optional[str] = None) -> bytes:
     """The bytes of a regular file of at most `cap` bytes, read within `timeout` seconds.
 
-    Opened without blocking (a FIFO's open would wait for a writer), then checked on the
-    open descriptor, so the file checked is the file read. `within`: the folder the file
-    belongs to; a link out of it is refused (a profile that is a link to another user's file).
+    `within`: the folder the file belongs to; a link out of it is refused (a profile that is a
+    link to another user's file).
     """
     if within is not None:
         inside = resolved(within)
         if os.path.commonpath([resolved(path), inside]) != inside:
             raise UnreadableFileError(f"{what} {path} is a link to {resolved(path)}, outside {within}; tflaunch "
-                                 "reads only the files in that folder. Copy the file there instead.")
-    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
-    fd = os.open(path, flags)
+                                      "reads only the files in that folder. Copy the file there instead.")
+    fd, info = open_regular(path, what)
     try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            raise UnreadableFileError(f"{what} {path} is {file_kind(info.st_mode)}, not a regular file; tflaunch reads "
-                                 "only regular files from outside.")
         if info.st_size > cap:
             raise UnreadableFileError(f"{what} {path} is {info.st_size} bytes; tflaunch reads at most {cap} bytes "
-                                 "from such a file. Check that it is the right file.")
+                                      "from such a file. Check that it is the right file.")
         deadline = time.monotonic() + timeout
         chunks, size = [], 0
         while True:
@@ -110,7 +133,7 @@ def read_capped(path: str, cap: int, what: str = "The file", timeout: float = 10
                 raise UnreadableFileError(f"{what} {path} grew past {cap} bytes while it was read; it is not read.")
             if time.monotonic() > deadline:
                 raise UnreadableFileError(f"{what} {path} took more than {timeout:g} s to read; it is not read. "
-                                     "Copy it to a local disk.")
+                                      "Copy it to a local disk.")
         return b"".join(chunks)
     finally:
         os.close(fd)

@@ -13,11 +13,10 @@ import ctypes
 import ctypes.util
 import mmap
 import os
-import stat
 import sys
 from dataclasses import dataclass
 
-from ..probe.outside_files import UnreadableFileError, file_kind
+from ..probe.outside_files import open_regular
 
 PAGE = mmap.PAGESIZE
 CHUNK = 1 << 30  # mapped and asked about a gigabyte at a time: the answer's vector stays small
@@ -56,13 +55,8 @@ class Residency:
 
 def _open_regular(path: str) -> int:
     """A descriptor of the regular file at `path`; OSError for a FIFO or device, whose open
-    or read would wait for ever (opened without blocking, then checked on the descriptor)."""
-    fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC | os.O_NONBLOCK | os.O_NOCTTY)
-    mode = os.fstat(fd).st_mode
-    if not stat.S_ISREG(mode):
-        os.close(fd)
-        raise UnreadableFileError(f"{path} is {file_kind(mode)}, not a regular file: it is not read")
-    return fd
+    or read would wait for ever."""
+    return open_regular(path, "The file")[0]
 
 
 def residency(path: str) -> Residency:

@@ -12,7 +12,9 @@ child process (the GUI process never imports TensorFlow), both with size caps.
 
 from __future__ import annotations
 
+import hashlib
 import json
+import os
 import subprocess
 import sys
 import zipfile
@@ -20,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from ..probe.model_files import model_format
-from ..probe.outside_files import check_regular, resolved
+from ..probe.outside_files import check_regular, file_sha256, resolved
 from ..safe_text import shown
 
 # Operations that call Python or touch files (names as in TensorFlow's op registry).
@@ -56,6 +58,27 @@ def model_code(model: str) -> str | None:
             return f"loads {shown(model)}, which holds {', '.join(shown(f, 120) for f in found[:8])}" + \
                 (f" and {len(found) - 8} more" if len(found) > 8 else "")
     return None
+
+
+def model_fingerprint(model: str) -> str | None:
+    """What an acceptance of a model that is code covers besides the profile file: the
+    SHA-256 of a SavedModel's graph (saved_model.pb: its variables are data, its graph is the
+    code) or of a .keras file's config.json (where a Lambda's code is kept). None for a model
+    that needs no yes. A model that cannot be read gives a value no acceptance matches."""
+    if model_code(model) is None:
+        return None
+    path = resolved(model)
+    try:
+        if model_format(path) == "savedmodel":
+            return "graph:" + file_sha256(os.path.join(path, "saved_model.pb"), 2 << 30, "The SavedModel graph")
+        check_regular(path, "The model")
+        with zipfile.ZipFile(path) as archive:
+            info = archive.getinfo("config.json")
+            if info.file_size > KERAS_CONFIG_MOST:
+                return "unreadable"
+            return "config:" + hashlib.sha256(archive.read(info)).hexdigest()
+    except (OSError, KeyError, ValueError, zipfile.BadZipFile):
+        return "unreadable"
 
 
 def keras_code(path: str) -> list[str]:

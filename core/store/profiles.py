@@ -29,6 +29,7 @@ from ..settings.vocabulary import BY_NAME, launch_statement
 from ..stats import summarize
 from ..units import format_bytes, format_duration
 from .atomic import atomic_write
+from .model_code import model_fingerprint
 from .profile_shape import shape_problem
 from .trust import TrustFile, code_it_runs, digest
 
@@ -145,6 +146,13 @@ def _drop_none(value: Any) -> Any:
     return value
 
 
+def acceptance(profile: Profile) -> str:
+    """What the user's yes is recorded as: the file's SHA-256, and for a model that is code
+    the SHA-256 of its graph or config too, so a model changed after the yes needs it again."""
+    model = None if profile.config.is_program else model_fingerprint(profile.config.model)
+    return profile.digest if model is None else f"{profile.digest}+{model}"
+
+
 class UntrustedProfileError(ProfileError):
     """A profile that would run code its user has not accepted."""
 
@@ -207,7 +215,7 @@ class ProfileStore:
         """What this profile would run that its user has not accepted; empty when it runs
         no code, or when exactly this file was accepted."""
         code = code_it_runs(profile.config)
-        if not code or self.trust.accepted(self.path(profile.name)) == profile.digest:
+        if not code or self.trust.accepted(self.path(profile.name)) == acceptance(profile):
             return []
         return code
 
@@ -226,7 +234,7 @@ class ProfileStore:
         if seen_digest is not None and seen_digest != profile.digest:
             raise ProfileError(f"The profile {name} changed on disk after it was shown; look at it again "
                                "before accepting it.")
-        self._write_trust(lambda: self.trust.accept(self.path(name), profile.digest))
+        self._write_trust(lambda: self.trust.accept(self.path(name), acceptance(profile)))
         return profile
 
     def revoke(self, name: str) -> None:
@@ -272,7 +280,7 @@ class ProfileStore:
                                "the runs it came from are in the run history.") from None
         profile.digest = digest(data)
         if trusted:
-            self._write_trust(lambda: self.trust.accept(path, profile.digest))
+            self._write_trust(lambda: self.trust.accept(path, acceptance(profile)))
         else:  # an import over an accepted profile must not inherit the acceptance
             self._write_trust(lambda: self.trust.forget(path))
         return path

@@ -8,14 +8,17 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+from tflaunch.core.paths import profiles_dir
 from tflaunch.core.settings.config import LaunchConfig
 from tflaunch.core.store.model_code import model_code, model_details
+from tflaunch.core.store.profiles import ProfileStore
 from tflaunch.core.store.trust import code_it_runs
 
 from ..builders import tflaunch
@@ -52,14 +55,15 @@ def crafted(tmp_path_factory) -> dict[str, Path]:
 
 
 def test_a_stranger_s_saved_model_runs_nothing_before_a_yes_that_lists_its_file_ops(tmp_path, crafted):
-    marker = crafted["marker"]
+    marker, spy = crafted["marker"], tmp_path / "spy"
+    shutil.copytree(crafted["spy"], spy)
     source = tmp_path / "shared.toml"
-    source.write_text(f'schema_version = 1\n[settings]\nmodel = "{crafted["spy"]}"\n')
+    source.write_text(f'schema_version = 1\n[settings]\nmodel = "{spy}"\n')
     assert tflaunch("profiles", "import", str(source)).returncode == 0
     refused = tflaunch("bench", "--profile", "shared", "--json")
     assert refused.returncode == 2 and not marker.exists()
     failure = json.loads(refused.stdout)["failure"]
-    assert failure["kind"] == "untrusted_profile" and f"loads the SavedModel {crafted['spy']}" in failure["message"]
+    assert failure["kind"] == "untrusted_profile" and f"loads the SavedModel {spy}" in failure["message"]
     asked = tflaunch("profiles", "trust", "shared", stdin=open(os.devnull))  # noqa: SIM115
     assert asked.returncode == 1 and not marker.exists()
     assert "its graph reads or writes files: ReadFile ×1, WriteFile ×1" in asked.stdout, asked.stdout
@@ -67,6 +71,11 @@ def test_a_stranger_s_saved_model_runs_nothing_before_a_yes_that_lists_its_file_
     ran = tflaunch("bench", "--profile", "shared", "--steady", "1")
     assert ran.returncode == 0, ran.stderr
     assert marker.exists(), "the graph really was code: accepted, it wrote its marker"
+    store = ProfileStore(profiles_dir())
+    assert store.unaccepted_code(store.load("shared")) == []
+    graph = spy / "saved_model.pb"
+    graph.write_bytes(graph.read_bytes() + b"\x08\x01")  # another graph under the same profile file
+    assert store.unaccepted_code(store.load("shared")), "the yes was for the graph that was shown"
 
 
 def test_a_keras_file_with_a_lambda_needs_a_yes_and_a_plain_one_does_not(crafted):
