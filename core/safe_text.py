@@ -47,7 +47,3 @@ def shown_lines(text: str, longest: int = 100_000) -> str:
         return f"{body[:longest]}\n… ({len(text)} characters in all; the rest is not shown)"
     return body
 
-
-def decoded(data: bytes) -> str:
-    """Bytes from outside as text: UTF-8, an undecodable byte shown as `\\xNN` (never lost, never a crash)."""
-    return shown(data.decode("utf-8", "surrogateescape"), longest=len(data) + 1)
