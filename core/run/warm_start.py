@@ -310,7 +310,8 @@ def main(argv: Sequence[str] | None = None) -> None:
         os.execvpe(command[0], command, env)  # the cold start, in this very process
     sys.stdout.flush()
     if code > 128 and code - 128 in {s.value for s in signal.Signals}:
-        signal.signal(code - 128, signal.SIG_DFL)  # end as the script did: by its signal
+        if code - 128 not in (signal.SIGKILL, signal.SIGSTOP):  # those two have no handler to reset (EINVAL)
+            signal.signal(code - 128, signal.SIG_DFL)  # end as the script did: by its signal
         os.kill(os.getpid(), code - 128)
     sys.exit(code)
 
