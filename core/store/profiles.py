@@ -21,7 +21,7 @@ from typing import Any
 import tomli_w
 
 from ..phases import AFTER_READY, LABELS, NAME, OTHER, phase_rows
-from ..probe.outside_files import read_capped
+from ..probe.outside_files import UnreadableFileError, read_capped
 from ..run.record import RunRecord, RunStatus
 from ..safe_text import shown
 from ..settings.config import LaunchConfig
@@ -122,6 +122,8 @@ def read_profile_file(path: Path, within: Path | None = None) -> tuple[bytes, st
     except UnicodeDecodeError as exc:
         raise ProfileError(f"{shown(path)} is not UTF-8 text (byte {exc.start}); a profile is a TOML file. "
                            "Save it again as UTF-8.") from None
+    except UnreadableFileError as exc:  # its message names the file and the cause
+        raise ProfileError(shown(exc, 1000)) from None
     except (OSError, ValueError) as exc:  # ValueError: a NUL in the path
         raise ProfileError(f"{shown(path)} cannot be read: {shown(getattr(exc, 'strerror', None) or exc)}.") \
             from None
