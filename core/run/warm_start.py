@@ -260,7 +260,26 @@ def _group_alive(pgid: int) -> bool:
         return False
     except PermissionError:
         return True
-    return True
+    return _running_in_group(pgid)
+
+
+def _running_in_group(pgid: int) -> bool:
+    """Whether a member of the group still runs: one that only waits to be reaped (a zombie,
+    reparented when its server was killed, to a reaper that may take its time) has ended,
+    and must not earn the group a SIGKILL as if it had outlived the SIGTERM."""
+    try:
+        pids = [int(name) for name in os.listdir("/proc") if name.isdigit()]
+    except OSError:
+        return True  # no /proc: the kernel's answer above stands
+    for pid in pids:
+        try:
+            with open(f"/proc/{pid}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        if len(fields) > 2 and fields[2] == str(pgid) and fields[0] not in ("Z", "X"):
+            return True
+    return False
 
 
 def _say(message: str) -> None:
