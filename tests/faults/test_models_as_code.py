@@ -14,6 +14,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from PySide6.QtCore import QTimer
+from PySide6.QtWidgets import QApplication
 
 from tflaunch.core.paths import profiles_dir
 from tflaunch.core.settings.config import LaunchConfig
@@ -101,4 +103,28 @@ def test_a_saved_model_that_cannot_be_parsed_is_said_to_be_able_to_do_anything(t
 def test_the_gui_process_reads_a_saved_model_s_ops_without_tensorflow(crafted):
     details = model_details(str(crafted["spy"]))
     assert any("ReadFile ×1" in line for line in details)
+    assert "tensorflow" not in sys.modules
+
+
+def test_the_app_asks_with_the_graph_s_operations_before_it_applies(qtbot, window, tmp_path, crafted):
+    source = tmp_path / "shared.toml"
+    source.write_text(f'schema_version = 1\n[settings]\nmodel = "{crafted["spy"]}"\nintra = 3\n')
+    window.profiles.import_file(source)
+    view = window.profiles_view
+    view.refresh()
+    assert view.list.item(0).text() == "shared (runs code: not accepted)"
+    view.select("shared")
+    seen: list[str] = []
+
+    def answer() -> None:
+        box = QApplication.activeModalWidget()
+        assert box is not None
+        seen.append(box.informativeText())
+        next(b for b in box.buttons() if b.text() == "Cancel").click()
+
+    QTimer.singleShot(100, answer)
+    view.apply_selected()
+    assert seen and f"loads the SavedModel {crafted['spy']}" in seen[0]
+    assert "its graph reads or writes files: ReadFile ×1, WriteFile ×1" in seen[0]
+    assert window.panel.config().intra == 0, "refused: nothing applied"
     assert "tensorflow" not in sys.modules
