@@ -45,7 +45,7 @@ UNTIL_POINTS: tuple[str, ...] = ("first_step", "first_inference", "exit")  # and
 UNTIL_PHASE = {"first_step": "first_step", "first_inference": "first"}
 
 # A name a child may report: lowercase words, as a Python identifier (marks too).
-NAME = re.compile(r"^[a-z][a-z0-9_]{0,39}$")
+NAME = re.compile(r"[a-z][a-z0-9_]{0,39}\Z")  # \Z: `$` would take a trailing newline
 
 _KNOWN: dict[str, tuple[str, str, str]] = {  # name: (label, colour, description)
     "spawn": ("Spawn", "#999999", "Interpreter start-up: from the OS's process start to the first line of Python "

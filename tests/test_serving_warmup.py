@@ -9,6 +9,7 @@ imports TensorFlow); the command line runs as a user runs it, in fresh processes
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -276,3 +277,24 @@ def test_a_keras_model_is_exported_then_given_the_file(models, tmp_path):
     assert "exported" in done.stderr and Path(warmup_path(str(out / "mlp_savedmodel"))).is_file()
     checked = tflaunch("serving-warmup", "--check", "--model", str(out / "mlp_savedmodel"), timeout=180)
     assert checked.returncode == 0 and checked.stdout.startswith("1 record, all replayed in "), checked.stderr
+
+
+@with_tensorflow
+def test_a_check_that_replayed_nothing_is_not_a_success(saved_model, tf, tmp_path):
+    """Issue 33: every record skipped (not a Predict request) exited 0, as if proven."""
+    prediction_log_pb2, _, _ = official()
+    only = tmp_path / "warmup"
+    with tf.io.TFRecordWriter(str(only)) as writer:
+        writer.write(prediction_log_pb2.PredictionLog(classify_log=prediction_log_pb2.ClassifyLog())
+                     .SerializeToString())
+    checked = tflaunch("serving-warmup", "--check", "--model", str(saved_model), "--file", str(only), "--json",
+                       timeout=180)
+    assert checked.returncode == 1, checked.stderr
+    assert json.loads(checked.stdout)["status"] == "failed"
+
+
+def test_a_warmup_file_that_is_a_fifo_is_refused_not_waited_on(saved_model, tmp_path):
+    fifo = tmp_path / "warmup"
+    os.mkfifo(fifo)
+    checked = tflaunch("serving-warmup", "--check", "--model", str(saved_model), "--file", str(fifo), timeout=180)
+    assert checked.returncode != 0 and "is a FIFO (named pipe), not a regular file" in checked.stderr

@@ -13,7 +13,7 @@ from tflaunch.core.paths import history_path, profiles_dir
 from tflaunch.core.store.history import History
 from tflaunch.core.store.profiles import ProfileStore
 
-from .builders import fake_python, slow_python
+from .builders import fake_python, slow_python, tflaunch
 from .fake_child import CHILD_ENV
 
 TFLAUNCH = [sys.executable, "-m", "tflaunch.gui.main"]
@@ -81,3 +81,13 @@ def test_a_format_sweep_converts_the_model_once_and_runs_each_format(tmp_path):
     assert models["baseline"] == "sample:mlp"
     assert models["format=keras"].endswith("mlp.keras") and models["format=h5"].endswith("mlp.h5")
     assert all(os.path.exists(models[f"format={fmt}"]) for fmt in ("keras", "h5"))
+
+
+@pytest.mark.parametrize("args", [["--vary", "intra=x"], ["--vary", "nosuch=1,2"]])
+def test_sweep_json_answers_bad_arguments_in_json(args):
+    """Issue 33: a plan the sweep refused printed nothing on stdout under --json."""
+    done = tflaunch("sweep", "--json", "--model", "sample:mlp", *args)
+    assert done.returncode == 2
+    answer = json.loads(done.stdout)
+    assert answer["status"] == "failed" and answer["failure"]["kind"] == "invalid_arguments"
+    assert answer["failure"]["message"] in done.stderr

@@ -49,6 +49,12 @@ from .warm_harness import (
 C_SNIPPET = (CASES / "c_snippet.py").read_text()
 
 
+def _nohup() -> None:
+    """What `nohup` does before it execs the launcher: SIGHUP ignored (issue 33: a warm
+    script died of a hang-up that a cold one, inheriting the ignore, survived)."""
+    signal.signal(signal.SIGHUP, signal.SIG_IGN)
+
+
 def _umask_027() -> None:
     os.umask(0o027)
 
@@ -90,6 +96,7 @@ EVERY_TIER = frozenset({
     "option_W_is_refused", "shadowed_package", "pool_spawn", "atexit_order", "finalizer_at_exit", "ctrl_c",
     "ctrl_z_then_fg", "dev_tty_and_foreground", "stdin_closed", "stdio_objects", "uncaught_exception",
     "keyboard_interrupt", "warnings", "exit_message", "environment", "rlimits", "blas_threads_set_in_script",
+    "sighup_under_nohup", "dispositions_under_nohup",
 })
 
 
@@ -123,7 +130,8 @@ TABLE = [
         "/proc/self/cmdline (ps, pgrep -f, psutil) is the server's 'forkserver.py --socket ... --idle ...', not "
         "'python proc_cmdline.py a': a process's argument area is fixed at exec (README)")),
     case("parent_and_session", "process_relations.py", marks=known(
-        "the script's parent is the server, not the launcher, and its session the server's (README)")),
+        "the script's parent is the server, not the launcher, and its session the server's, so it leads a process "
+        "group of its own: a group can only be joined within its session (README)")),
     case("shadowed_package", "train.py", cwd="shadow", refused="code"),
     case("blas_threads_set_in_script", "blas_threads.py", said="OPENBLAS_NUM_THREADS"),
     case("pythonpath_dot", "sub/pythonpath.py", env=(("PYTHONPATH", "."),)),
@@ -147,6 +155,8 @@ TABLE = [
     case("sigterm_to_handler", "signal_handler.py", "TERM", mode="signal", signal=signal.SIGTERM),
     case("sigusr1_to_handler", "signal_handler.py", "USR1", mode="signal", signal=signal.SIGUSR1),
     case("sigterm_default", "sleeper.py", mode="signal", signal=signal.SIGTERM),
+    case("sighup_under_nohup", "sleeper.py", mode="signal", signal=signal.SIGHUP, setup=_nohup),
+    case("dispositions_under_nohup", "signal_dispositions.py", setup=_nohup),
     case("signal_dispositions", "signal_dispositions.py"),
     case("keyboard_interrupt", "keyboard_interrupt.py"),
     case("ctrl_c", "sleeper.py", mode=TERMINAL, keys=(("wait", "ready\r\n"), ("type", "\x03"))),

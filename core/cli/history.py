@@ -21,6 +21,7 @@ from ..report.imports import import_table
 from ..report.run_export import ExportedRun, local_time, run_dict, summary_dict, to_csv
 from ..report.table import run_table
 from ..run.record import RunRecord, RunStatus
+from ..safe_text import shown
 from ..store.atomic import atomic_write
 from ..store.history import History, HistoryError, RunSummary
 from ..store.rows import DAMAGED
@@ -191,8 +192,9 @@ def _when(run: RunSummary) -> str:
 def runs_table(runs: Sequence[RunSummary]) -> str:
     """The runs as the terminal shows them: text left-aligned, figures right-aligned."""
     header = ["ID", "When", "Model", "Settings", "Ready", "Peak memory", "Status"]
-    rows = [[str(r.id), _when(r), r.model,
-             r.settings_summary or "–", format_duration(r.time_to_ready), format_bytes(r.peak_rss), _status_text(r)]
+    rows = [[str(r.id), _when(r), shown(r.model, 120),  # stored text can hold anything: escapes shown
+             shown(r.settings_summary or "–"), format_duration(r.time_to_ready), format_bytes(r.peak_rss),
+             _status_text(r)]
             for r in runs]
     right = {0, 4, 5}
     widths = [max(len(row[i]) for row in [header, *rows]) for i in range(len(header))]
@@ -228,9 +230,9 @@ def _list(args: argparse.Namespace, history: History | None) -> int:
     print()
     for note in _damage_notes(runs):
         print(note)
-    shown = f"The newest {_runs(len(runs))} in {history_path()}; more match (--limit N shows more)." if more \
+    footer = f"The newest {_runs(len(runs))} in {history_path()}; more match (--limit N shows more)." if more \
         else f"{_runs(len(runs))} in {history_path()}, newest first."
-    print(f"{shown} `tflaunch history show ID` shows one in full; `tflaunch report ID -o run.png` makes its "
+    print(f"{footer} `tflaunch history show ID` shows one in full; `tflaunch report ID -o run.png` makes its "
           "review image.")
     return 0
 
@@ -354,7 +356,7 @@ def _deleted(args: argparse.Namespace, ids: list[int], message: str) -> int:
     if args.json:
         print(json.dumps({"history": str(history_path()), "deleted": ids}, indent=2))
     print(message, file=sys.stderr if args.json else sys.stdout)
-    return 0
+    return 0 if ids else 1  # a script must not take "nothing deleted" for done
 
 
 # -- export ------------------------------------------------------------------------------------

@@ -83,6 +83,12 @@ def main(argv: Sequence[str] | None = None, gui_launcher: GuiLauncher | None = N
         }
         try:
             return commands[args.command](args)
+        except KeyboardInterrupt:
+            # Ctrl+C: the children end with their group (driver, PR_SET_PDEATHSIG); the last
+            # line is tflaunch's, not a traceback through whatever was waiting.
+            print(f"\ntflaunch: {args.command} interrupted (Ctrl+C); nothing further was started.",
+                  file=sys.stderr)
+            return 130
         except BrokenPipeError:
             # `tflaunch history list | head`: the reader left. Python's advice: point stdout at
             # devnull so the flush at exit cannot raise again, and end as a piped program does.

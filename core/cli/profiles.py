@@ -9,7 +9,9 @@ from ..paths import profiles_dir
 from ..run.launch_check import launch_check
 from ..run.script import run_warm_with_profile, run_with_profile
 from ..run.warm_start import DEFAULT_IDLE_S
+from ..safe_text import shown, shown_lines
 from ..settings.display import setting_text
+from ..store.model_code import model_details
 from ..store.profiles import ProfileError, ProfileStore, diff, evidence_weakness
 from ..store.trust import code_it_runs
 from ..units import format_duration
@@ -67,7 +69,7 @@ def run_command(args: argparse.Namespace) -> int:
             return run_warm_with_profile(profile.config, command, args.warm_idle)
         return run_with_profile(profile.config, command)
     except (ProfileError, OSError) as exc:
-        print(f"tflaunch: {exc}", file=sys.stderr)
+        print(f"tflaunch: {shown_lines(str(exc))}", file=sys.stderr)
         return 2
 
 
@@ -87,16 +89,21 @@ def profiles_command(args: argparse.Namespace) -> int:
         elif args.action == "export":
             store.export(args.name, args.file)
         elif args.action == "import":
-            print(store.import_file(args.file, args.name, overwrite=args.force).name)
+            imported = store.import_file(args.file, args.name, overwrite=args.force)
+            print(imported.name)
+            code = code_it_runs(imported.config)
+            if code:  # said now, not at the first launch: shown() like every line before a yes
+                print(f"tflaunch: {imported.name} would run code; it runs only after `tflaunch profiles trust "
+                      f"{imported.name}`:\n" + "\n".join(f"  - {line}" for line in code), file=sys.stderr)
         elif args.action == "trust":
             return _trust(store, args)
         elif args.action == "rename":
             store.rename(args.name, args.new_name)
         elif args.action == "diff":
             for key, a, b in diff(store.load(args.a), store.load(args.b)):
-                print(f"{key}: {_diff_value(key, a)} -> {_diff_value(key, b)}")
+                print(shown(f"{key}: {_diff_value(key, a)} -> {_diff_value(key, b)}", 2000))
     except (ProfileError, OSError) as exc:
-        print(f"tflaunch: {exc}", file=sys.stderr)
+        print(f"tflaunch: {shown_lines(str(exc))}", file=sys.stderr)
         return 1
     return 0
 
@@ -116,14 +123,14 @@ def _list(store: ProfileStore) -> int:
         print(f"No profiles yet in {store.folder}. Save one with: tflaunch bench --model M --save-profile NAME")
     for entry in entries:
         if entry.profile is None:
-            print(f"{entry.name}  BROKEN: {entry.problem}")
+            print(f"{shown(entry.name)}  BROKEN: {shown(entry.problem, 1000)}")
             continue
         ready = (entry.profile.evidence.get("time_to_ready") or {}).get("median")
         runs = entry.profile.evidence.get("runs", 0)
         weak = "; weak evidence" if evidence_weakness(entry.profile.evidence) else ""
         untrusted = "  NOT ACCEPTED: runs code, see `tflaunch profiles trust " + entry.name + "`" \
             if store.unaccepted_code(entry.profile) else ""
-        print(f"{entry.name}  {entry.profile.config.model}  {entry.profile.config.summary()}  "
+        print(f"{shown(entry.name)}  {shown(entry.profile.config.model)}  {shown(entry.profile.config.summary())}  "
               f"ready {format_duration(ready)} (median of {runs} run{'' if runs == 1 else 's'}{weak}){untrusted}")
     return 1 if any(e.profile is None for e in entries) else 0
 
@@ -141,9 +148,11 @@ def _trust(store: ProfileStore, args: argparse.Namespace) -> int:
         print(f"tflaunch: {args.name} runs no code besides your command and model; it needs no trust.",
               file=sys.stderr)
         return 0
-    print(f"The profile {args.name} ({store.path(args.name)}, sha256 {profile.digest[:16]}…) would:")
+    print(f"The profile {args.name} ({shown(store.path(args.name))}, sha256 {profile.digest[:16]}…) would:")
     for line in code:
         print(f"  - {line}")
+    for line in model_details(profile.config.model) if not profile.config.is_program else []:
+        print(f"      {line}")  # under the model's line: what its graph holds, read without running it
     if not args.yes:
         if not sys.stdin.isatty():
             print("tflaunch: nothing accepted; run it in a terminal to be asked, or add --yes once you have "

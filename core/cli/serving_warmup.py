@@ -99,7 +99,7 @@ def run(args: argparse.Namespace) -> int:
             config = _export(args, config)
         if args.check:  # the probe checks again; this says it before any child starts
             path = args.file or warmup_path(saved_model_dir(config.model))
-            if not os.path.isfile(path):
+            if not os.path.lexists(path):
                 raise ProbeFailure("warmup_not_found", f"There is no warm-up file at {path}. Write one with "
                                    f"`tflaunch serving-warmup --model {config.model}`.")
         else:
@@ -117,11 +117,13 @@ def run(args: argparse.Namespace) -> int:
     except WarmupError as exc:
         return refuse(exc.kind, exc.message, args.json)
     say_problems(report)  # on stderr, so in --json mode too
+    # A check that replayed nothing (every record skipped) proved nothing: not a success.
+    ok = report.ok and (report.action != "check" or any(o.status == "ok" for o in report.outcomes))
     if args.json:
-        print(json.dumps({"status": "ok" if report.ok else "failed", "serving_warmup": report.to_dict()}, indent=2))
+        print(json.dumps({"status": "ok" if ok else "failed", "serving_warmup": report.to_dict()}, indent=2))
     else:
         print_report(report)
-    return 0 if report.ok else 1
+    return 0 if ok else 1
 
 
 def replay_line(report: WarmupReport) -> str:

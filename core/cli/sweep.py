@@ -81,17 +81,14 @@ def run(args: argparse.Namespace) -> int:
         try:
             ProfileStore(profiles_dir()).check_writable(args.save_winner)
         except ProfileError as exc:
-            print(f"tflaunch: {exc}", file=sys.stderr)
-            return 2
+            return refuse("profile_not_writable", str(exc), args.json)
     try:
         candidates = prepare(plan)
-    except (PlanError, ConversionError) as exc:
-        print(f"tflaunch: {exc}", file=sys.stderr)
-        return 2
+    except (PlanError, ConversionError) as exc:  # a script asked for JSON: it gets JSON, failures included
+        return refuse("invalid_arguments" if isinstance(exc, PlanError) else "conversion_failed", str(exc), args.json)
     why = refusal(candidates)
     if why:
-        print(f"tflaunch: {why}", file=sys.stderr)
-        return 2
+        return refuse("refused", why, args.json)
     if args.on == "slurm":
         return submit_sweep(args, plan, candidates)
     history, problem = open_history()

@@ -7,9 +7,10 @@ the probe checks again, for runs started without the launcher's check.
 from __future__ import annotations
 
 import os
-from typing import Any
+from typing import Any, Optional
 
 from .failure import ProbeFailure, first_line
+from .outside_files import UnreadableFileError, check_regular
 
 FORMATS = ("keras", "h5", "savedmodel")  # the formats a model can be saved in; "code" is built
 HDF5_SIGNATURE = b"\x89HDF\r\n\x1a\n"
@@ -41,6 +42,7 @@ def check_model_path(spec: str) -> tuple[str, str]:
     if not os.path.exists(path):
         raise ProbeFailure("model_not_found", f"The model {spec} does not exist. Check the path.")
     fmt = model_format(path)
+    _check_regular_files(spec, path, fmt)
     if fmt == "savedmodel":
         if not any(os.path.exists(os.path.join(path, f)) for f in ("saved_model.pb", "saved_model.pbtxt")):
             raise ProbeFailure(
@@ -54,6 +56,31 @@ def check_model_path(spec: str) -> tuple[str, str]:
             "a .keras or .h5 file, or FILE.py:FUNCTION for a model built by your code.")
     check_file_signature(spec, path, fmt)
     return path, fmt
+
+
+def _check_regular_files(spec: str, path: str, fmt: Optional[str]) -> None:
+    """A model is regular files (a SavedModel: in folders): a FIFO would stall the reader for
+    ever and /dev/zero would fill its memory, before any timeout of a run applies."""
+    if fmt == "savedmodel":
+        # A SavedModel is a handful of files; a folder of thousands is not one to walk here.
+        for count, (root, _, names) in enumerate(os.walk(path)):
+            if count > 1000:
+                break
+            for name in names:
+                _check_one(spec, os.path.join(root, name))
+    elif fmt in ("keras", "h5"):
+        _check_one(spec, path)
+
+
+def _check_one(spec: str, path: str) -> None:
+    try:
+        check_regular(path, "The model file")
+    except UnreadableFileError as exc:
+        where = "" if os.path.abspath(os.path.expanduser(spec)) == path else f" (in {spec})"
+        raise ProbeFailure("unreadable_model", f"{exc}{where}") from None
+    except OSError as exc:
+        raise ProbeFailure("unreadable_model", f"The model file {path} cannot be read: {exc.strerror or exc}. "
+                                               "Check the path and its permissions.") from None
 
 
 def check_file_signature(spec: str, path: str, fmt: str) -> None:

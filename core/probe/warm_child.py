@@ -70,6 +70,11 @@ def _become_the_launch(request: Dict[str, Any], fds: List[int], imported: Any) -
     signal.signal(signal.SIGINT, signal.default_int_handler)
     for name in ("SIGTERM", "SIGCHLD", "SIGHUP", "SIGTSTP", "SIGTTIN", "SIGTTOU", "SIGQUIT"):
         signal.signal(getattr(signal, name), signal.SIG_DFL)
+    # What the launcher ignores, a cold script inherits ignored through exec (nohup's SIGHUP;
+    # Python itself leaves an ignored SIGINT alone): so does this one.
+    for number in request.get("ignored") or []:
+        if isinstance(number, int) and number not in (signal.SIGKILL, signal.SIGSTOP):
+            signal.signal(number, signal.SIG_IGN)
     os.chdir(request["cwd"])
     os.environ.clear()
     os.environ.update(request["env"])

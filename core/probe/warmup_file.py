@@ -15,10 +15,12 @@ from typing import Any, List, Optional, Tuple
 
 from .failure import ProbeFailure, first_line
 from .model_files import check_model_path, model_format
+from .outside_files import check_regular
 
 FOLDER = "assets.extra"
 NAME = "tf_serving_warmup_requests"
 MAX_RECORDS = 1000  # TF Serving refuses to load a model whose file holds more
+MAX_BYTES = 2 << 30  # what such a file can reasonably take; a larger one is not read
 RECORD_FRAMING = 16  # a TFRecord's length (8 bytes), its checksum (4), and the data's checksum (4)
 EXPORT_ADVICE = ("Export one (in Keras: model.export('FOLDER'); or tf.saved_model.save), or give --export-to "
                  "FOLDER and tflaunch exports it there first and writes the file into that SavedModel.")
@@ -106,9 +108,16 @@ def read_records(tf: Any, path: str) -> Tuple[List[bytes], Optional[str]]:
 
     A TFRecord carries a checksum of each length and payload, so a cut or overwritten
     file shows as an error at the first damaged record, whose number the message gives."""
-    if not os.path.isfile(path):
+    if not os.path.lexists(path):
         raise ProbeFailure("warmup_not_found", f"There is no warm-up file at {path}. Write one with "
                            "`tflaunch serving-warmup --model MODEL`.")
+    try:  # a FIFO would stall the reader and /dev/zero would never end: a regular file, capped
+        size = check_regular(path, "The warm-up file").st_size
+    except OSError as exc:
+        raise ProbeFailure("warmup_unreadable", str(exc)) from None
+    if size > MAX_BYTES:
+        raise ProbeFailure("warmup_unreadable", f"The warm-up file {path} is {size} bytes; a warm-up file of "
+                           f"{MAX_RECORDS} requests is far smaller (at most {MAX_BYTES} bytes are read).")
     records: List[bytes] = []
     advice = "the file is truncated or is not a TFRecord file. Write it again with `tflaunch serving-warmup " \
              "--force --model MODEL`."

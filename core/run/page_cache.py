@@ -16,6 +16,8 @@ import os
 import sys
 from dataclasses import dataclass
 
+from ..probe.outside_files import open_regular
+
 PAGE = mmap.PAGESIZE
 CHUNK = 1 << 30  # mapped and asked about a gigabyte at a time: the answer's vector stays small
 _READ_BLOCK = 1 << 20
@@ -51,9 +53,15 @@ class Residency:
     resident: int  # bytes of it in memory (whole pages, capped at the size)
 
 
+def _open_regular(path: str) -> int:
+    """A descriptor of the regular file at `path`; OSError for a FIFO or device, whose open
+    or read would wait for ever."""
+    return open_regular(path, "The file")[0]
+
+
 def residency(path: str) -> Residency:
     """The file's bytes in the page cache now; OSError if it cannot be opened or mapped."""
-    fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+    fd = _open_regular(path)
     try:
         size = os.fstat(fd).st_size
         return Residency(size, min(_resident_bytes(fd, size), size))
@@ -84,7 +92,7 @@ def _resident_bytes(fd: int, size: int) -> int:
 def evict(path: str) -> None:
     """Ask the kernel to drop the file's clean pages. Dirty pages (written, not yet on disk)
     and pages another process maps stay: the kernel decides, and residency() says after."""
-    fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+    fd = _open_regular(path)
     try:
         os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
     finally:
@@ -94,7 +102,7 @@ def evict(path: str) -> None:
 def preload(path: str) -> int:
     """Read the whole file once so its pages are cached (vmtouch -t); the bytes read."""
     done = 0
-    with open(path, "rb", buffering=0) as f:
+    with os.fdopen(_open_regular(path), "rb", buffering=0) as f:
         os.posix_fadvise(f.fileno(), 0, 0, os.POSIX_FADV_WILLNEED)
         while chunk := f.read(_READ_BLOCK):
             done += len(chunk)

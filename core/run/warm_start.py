@@ -168,7 +168,7 @@ def _request(launch: WarmLaunch, closed: list[int]) -> bytes:
                        "orig_argv": launch.orig_argv, "umask": umask, "limits": limits,
                        "nice": os.getpriority(os.PRIO_PROCESS, 0), "oom_score_adj": _oom_score_adj(),
                        "import_families": [*IMPORT_PREFIXES, *sorted(IMPORT_NAMES)],
-                       "terminal": _has_terminal(),
+                       "terminal": _has_terminal(), "ignored": ignored_signals(),
                        "closed": closed}).encode() + b"\n"
 
 
@@ -205,6 +205,14 @@ def _is_open(fd: int) -> bool:
     return True
 
 
+def ignored_signals() -> list[int]:
+    """The signals this launcher ignores, as it inherited them (nohup's SIGHUP, a background
+    job's SIGINT and SIGQUIT). An ignored disposition survives exec, so a cold script ignores
+    them too: the warm child is told to, and this client does not take them up to forward."""
+    kept = (*SIGNALS, signal.SIGTSTP, signal.SIGTTIN, signal.SIGTTOU)
+    return sorted(int(s) for s in kept if signal.getsignal(s) == signal.SIG_IGN)
+
+
 @contextlib.contextmanager
 def _forwarding(pid: int, unblock: set[signal.Signals] | None = None) -> Any:
     """While the script runs, the signals sent to this client are the script's. Ctrl+Z
@@ -217,6 +225,8 @@ def _forwarding(pid: int, unblock: set[signal.Signals] | None = None) -> Any:
     handlers: dict[int, Any] = {sig: (lambda number, _frame: _forward(pid, number)) for sig in SIGNALS}
     handlers[signal.SIGTSTP] = stop
     handlers[signal.SIGCONT] = lambda _number, _frame: _forward(pid, signal.SIGCONT)
+    for ignored in ignored_signals():  # under nohup a hang-up ends neither this client nor the script
+        handlers.pop(ignored, None)
     previous = {sig: signal.signal(sig, handler) for sig, handler in handlers.items()}
     if unblock:
         signal.pthread_sigmask(signal.SIG_UNBLOCK, unblock)  # what came meanwhile is forwarded now
@@ -250,7 +260,26 @@ def _group_alive(pgid: int) -> bool:
         return False
     except PermissionError:
         return True
-    return True
+    return _running_in_group(pgid)
+
+
+def _running_in_group(pgid: int) -> bool:
+    """Whether a member of the group still runs: one that only waits to be reaped (a zombie,
+    reparented when its server was killed, to a reaper that may take its time) has ended,
+    and must not earn the group a SIGKILL as if it had outlived the SIGTERM."""
+    try:
+        pids = [int(name) for name in os.listdir("/proc") if name.isdigit()]
+    except OSError:
+        return True  # no /proc: the kernel's answer above stands
+    for pid in pids:
+        try:
+            with open(f"/proc/{pid}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        if len(fields) > 2 and fields[2] == str(pgid) and fields[0] not in ("Z", "X"):
+            return True
+    return False
 
 
 def _say(message: str) -> None:
@@ -300,7 +329,8 @@ def main(argv: Sequence[str] | None = None) -> None:
         os.execvpe(command[0], command, env)  # the cold start, in this very process
     sys.stdout.flush()
     if code > 128 and code - 128 in {s.value for s in signal.Signals}:
-        signal.signal(code - 128, signal.SIG_DFL)  # end as the script did: by its signal
+        if code - 128 not in (signal.SIGKILL, signal.SIGSTOP):  # those two have no handler to reset (EINVAL)
+            signal.signal(code - 128, signal.SIG_DFL)  # end as the script did: by its signal
         os.kill(os.getpid(), code - 128)
     sys.exit(code)
 

@@ -20,6 +20,7 @@ from ..probe.input_shapes import InputSpecError
 from ..probe.input_shapes import parse as parse_input
 from ..probe.model_files import check_model_path
 from ..probe.user_code import is_file
+from ..safe_text import shown
 from .display import short_value
 from .vocabulary import (
     ALLOCATORS,
@@ -34,7 +35,7 @@ from .vocabulary import (
 
 DEFAULT_TIMEOUT_S = 600.0
 MAX_THREADS = 1024  # per pool: more is a typo, and TensorFlow would try to start them all
-_ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+_ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")  # \Z: `$` would take a trailing newline
 # Variables that settings own: setting them again through extra_env would give one
 # setting two values.
 MANAGED_VARIABLES: dict[str, str] = {
@@ -115,6 +116,9 @@ class LaunchConfig:
     def validate(self, *, check_model: bool = True) -> list[Problem]:
         """Everything wrong with these settings; `check_model=False` for a user's script,
         which brings its own model."""
+        undecodable = _undecodable_problems(self)
+        if undecodable:  # nothing else can be judged (or stored) on such a path
+            return undecodable
         problems = _model_problems(self.model) if check_model and not self.program else []
         problems += _program_problems(self)
         problems += _python_problems(self.python)
@@ -209,6 +213,28 @@ class LaunchConfig:
         if "signature" in values:
             values["signature"] = str(values["signature"])
         return cls(**values)
+
+
+def _undecodable_problems(config: LaunchConfig) -> list[Problem]:
+    """Paths and arguments that were not valid UTF-8 (Python keeps such bytes as surrogates):
+    the history stores settings as text, so they are refused here with the byte shown."""
+    for name in ("model", "python", "workdir", "program", "imports", "extra_env", "inputs", "signature"):
+        value = getattr(config, name)
+        texts = [*value.keys(), *value.values()] if isinstance(value, dict) else \
+            list(value) if isinstance(value, (tuple, list)) else [value]
+        for text in texts:
+            if isinstance(text, str) and _has_surrogate(text):
+                return [Problem(name, f"{shown(text)} is not valid UTF-8 text: tflaunch keeps paths and arguments as "
+                                      "text in its history. Rename the file or folder with UTF-8 characters.")]
+    return []
+
+
+def _has_surrogate(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
 
 
 def _short_arg(arg: str) -> str:

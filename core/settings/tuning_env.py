@@ -19,52 +19,56 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True)
 class Tuning:
-    values: str  # a regular expression every accepted value matches whole
+    values: str  # a regular expression every accepted value matches whole (ASCII only)
     tunes: str  # what it changes, for the settings table and the trust dialog
+    most: int | None = None  # the largest number the value may hold, where the variable has a range
 
 
-_NUMBER = r"\d{1,7}"
+# ASCII digits only: \d also takes Unicode digits ("٣"), which Python and TensorFlow refuse at
+# start with advice that blames the wrong thing. Counts also have a range (Tuning.most).
+_NUMBER = r"[0-9]{1,7}"
+_THREADS = 1024  # as config.MAX_THREADS: more is a typo, and the library would try to start them all
 _SWITCH = r"0|1|true|false|TRUE|FALSE|True|False"
 _FLAG = r"[A-Za-z0-9]{0,16}"  # Python's "set to any non-empty string" switches
 
 TUNING_VARIABLES: dict[str, Tuning] = {
     # TensorFlow
-    "TF_NUM_INTRAOP_THREADS": Tuning(_NUMBER, "threads inside one TensorFlow op"),
-    "TF_NUM_INTEROP_THREADS": Tuning(_NUMBER, "TensorFlow ops run in parallel"),
+    "TF_NUM_INTRAOP_THREADS": Tuning(_NUMBER, "threads inside one TensorFlow op", _THREADS),
+    "TF_NUM_INTEROP_THREADS": Tuning(_NUMBER, "TensorFlow ops run in parallel", _THREADS),
     "TF_GPU_THREAD_MODE": Tuning(r"global|gpu_private|gpu_shared", "which threads launch GPU kernels"),
-    "TF_GPU_THREAD_COUNT": Tuning(_NUMBER, "threads per GPU in gpu_private mode"),
+    "TF_GPU_THREAD_COUNT": Tuning(_NUMBER, "threads per GPU in gpu_private mode", _THREADS),
     "TF_DETERMINISTIC_OPS": Tuning(_SWITCH, "deterministic TensorFlow kernels"),
     "TF_CUDNN_DETERMINISTIC": Tuning(_SWITCH, "deterministic cuDNN algorithms"),
     "TF_FORCE_UNIFIED_MEMORY": Tuning(_SWITCH, "GPU memory backed by host memory"),
     "TF_GPU_HOST_MEM_LIMIT_IN_MB": Tuning(_NUMBER, "pinned host memory TensorFlow may use, in MiB"),
-    "TF_CPP_MAX_VLOG_LEVEL": Tuning(_NUMBER, "how much of TensorFlow's C++ debug log is written"),
-    "TF_CPP_VMODULE": Tuning(r"[A-Za-z0-9_]+=\d{1,2}(,[A-Za-z0-9_]+=\d{1,2})*",
+    "TF_CPP_MAX_VLOG_LEVEL": Tuning(_NUMBER, "how much of TensorFlow's C++ debug log is written", 10),
+    "TF_CPP_VMODULE": Tuning(r"[A-Za-z0-9_]+=[0-9]{1,2}(,[A-Za-z0-9_]+=[0-9]{1,2})*",
                              "TensorFlow's C++ debug log per source file"),
     # CUDA and NCCL
     "CUDA_DEVICE_ORDER": Tuning(r"FASTEST_FIRST|PCI_BUS_ID", "how CUDA numbers the GPUs"),
     "CUDA_LAUNCH_BLOCKING": Tuning(r"0|1", "kernel launches wait for the kernel (debugging)"),
-    "CUDA_DEVICE_MAX_CONNECTIONS": Tuning(_NUMBER, "hardware work queues per GPU"),
+    "CUDA_DEVICE_MAX_CONNECTIONS": Tuning(_NUMBER, "hardware work queues per GPU", 32),
     "CUDA_CACHE_DISABLE": Tuning(r"0|1", "whether the driver keeps the kernels it compiles"),
     "NCCL_DEBUG": Tuning(r"VERSION|WARN|INFO|TRACE", "how much NCCL logs"),
     "NCCL_P2P_DISABLE": Tuning(r"0|1", "NCCL's peer-to-peer transport between GPUs"),
     "NCCL_SHM_DISABLE": Tuning(r"0|1", "NCCL's shared-memory transport"),
     "NCCL_IB_DISABLE": Tuning(r"0|1", "NCCL's InfiniBand transport"),
     # OpenMP, oneDNN's and BLAS's threads
-    "OMP_NUM_THREADS": Tuning(r"\d{1,7}(,\d{1,7})*", "OpenMP threads per level"),
+    "OMP_NUM_THREADS": Tuning(r"[0-9]{1,7}(,[0-9]{1,7})*", "OpenMP threads per level", _THREADS),
     "OMP_PROC_BIND": Tuning(r"(true|false|close|spread|master|primary)(,(close|spread|master|primary))*",
                             "whether OpenMP threads stay on their cores"),
     "OMP_PLACES": Tuning(r"threads|cores|sockets|ll_caches|numa_domains|[0-9{}:,]{1,200}",
                          "the cores OpenMP threads run on"),
     "OMP_WAIT_POLICY": Tuning(r"active|passive|ACTIVE|PASSIVE", "whether idle OpenMP threads spin"),
     "OMP_DYNAMIC": Tuning(_SWITCH, "whether OpenMP may use fewer threads"),
-    "OMP_MAX_ACTIVE_LEVELS": Tuning(_NUMBER, "nested OpenMP parallel levels"),
-    "KMP_BLOCKTIME": Tuning(r"\d{1,7}|infinite", "how long an idle Intel OpenMP thread spins, in ms"),
+    "OMP_MAX_ACTIVE_LEVELS": Tuning(_NUMBER, "nested OpenMP parallel levels", _THREADS),
+    "KMP_BLOCKTIME": Tuning(r"[0-9]{1,7}|infinite", "how long an idle Intel OpenMP thread spins, in ms"),
     "KMP_AFFINITY": Tuning(r"[A-Za-z0-9_,=.:\[\]-]{1,200}", "which cores Intel OpenMP threads run on"),
     "KMP_SETTINGS": Tuning(_SWITCH, "Intel OpenMP prints its settings at start"),
-    "MKL_NUM_THREADS": Tuning(_NUMBER, "threads of Intel MKL"),
-    "OPENBLAS_NUM_THREADS": Tuning(_NUMBER, "threads of OpenBLAS"),
+    "MKL_NUM_THREADS": Tuning(_NUMBER, "threads of Intel MKL", _THREADS),
+    "OPENBLAS_NUM_THREADS": Tuning(_NUMBER, "threads of OpenBLAS", _THREADS),
     # The C library's allocator
-    "MALLOC_ARENA_MAX": Tuning(_NUMBER, "glibc malloc arenas (memory per thread)"),
+    "MALLOC_ARENA_MAX": Tuning(_NUMBER, "glibc malloc arenas (memory per thread)", _THREADS),
     "MALLOC_TRIM_THRESHOLD_": Tuning(_NUMBER, "free memory glibc keeps before returning it, in bytes"),
     "MALLOC_MMAP_THRESHOLD_": Tuning(_NUMBER, "allocations glibc serves with mmap, from this size in bytes"),
     "MALLOC_TOP_PAD_": Tuning(_NUMBER, "extra memory glibc asks for at a time, in bytes"),
@@ -72,7 +76,7 @@ TUNING_VARIABLES: dict[str, Tuning] = {
     "PYTHONUNBUFFERED": Tuning(_FLAG, "unbuffered stdout and stderr"),
     "PYTHONDONTWRITEBYTECODE": Tuning(_FLAG, "no .pyc files written"),
     "PYTHONFAULTHANDLER": Tuning(_FLAG, "a traceback on a crash (SIGSEGV, SIGABRT)"),
-    "PYTHONHASHSEED": Tuning(r"random|\d{1,10}", "the seed of str hashes"),
+    "PYTHONHASHSEED": Tuning(r"random|[0-9]{1,10}", "the seed of str hashes", 4294967295),
     "PYTHONUTF8": Tuning(r"0|1", "UTF-8 mode"),
     "PYTHONNOUSERSITE": Tuning(_FLAG, "the user's site folder is not used (less code runs)"),
     "PYTHONMALLOC": Tuning(r"default|malloc|pymalloc|debug|malloc_debug|pymalloc_debug|mimalloc",
@@ -116,7 +120,9 @@ KNOWN_CODE: dict[str, str] = {
 def is_tuning(name: str, value: str) -> bool:
     """Whether NAME=VALUE is known only to tune: on the list, with a value it takes."""
     tuning = TUNING_VARIABLES.get(name)
-    return tuning is not None and re.fullmatch(tuning.values, value) is not None
+    if tuning is None or re.fullmatch(tuning.values, value, re.ASCII) is None:
+        return False
+    return tuning.most is None or all(int(n) <= tuning.most for n in re.findall(r"[0-9]+", value))
 
 
 def why_it_needs_a_yes(name: str, value: str) -> str:
@@ -126,5 +132,7 @@ def why_it_needs_a_yes(name: str, value: str) -> str:
     if name.startswith(("LD_", "DYLD_")):
         return "a dynamic-loader variable: it chooses native code"
     if name in TUNING_VARIABLES:
-        return f"not a value {name} is known to take harmlessly ({TUNING_VARIABLES[name].tunes})"
+        tuning = TUNING_VARIABLES[name]
+        limit = f", at most {tuning.most}" if tuning.most is not None else ""
+        return f"not a value {name} is known to take harmlessly ({tuning.tunes}{limit})"
     return "not on the list of variables known only to tune; a variable can make a program load code"

@@ -30,8 +30,22 @@ class HistoryError(Exception):
         return f"{self.what}; {subject} not stored." + (f" {self.advice}" if self.advice else "")
 
 
+def _read_only_mount(path: Path) -> bool:
+    """Whether the nearest existing folder of `path` is on a file system mounted read-only
+    (EROFS): no chmod helps there, so the advice must not say chmod."""
+    folder = path if path.exists() else path.parent
+    while not folder.exists() and folder != folder.parent:
+        folder = folder.parent
+    try:
+        return bool(os.statvfs(folder).f_flag & os.ST_RDONLY)
+    except OSError:
+        return False
+
+
 def _unwritable(path: Path) -> str | None:
     """Why the history at `path` cannot be written here, or None when it can."""
+    if _read_only_mount(path):
+        return "its file system is mounted read-only"
     if path.exists():
         if not os.access(path, os.W_OK):
             return "no permission to write the file"
@@ -60,8 +74,16 @@ def _use_wal(db: sqlite3.Connection) -> None:
         time.sleep(0.05)
 
 
+def stored_text(data: bytes) -> str:
+    """A TEXT value as read: UTF-8, and a byte that is not shown as `\\xNN`. SQLite stores
+    whatever bytes it is given; sqlite3's default decoding raises for the whole query, and
+    one such value in one row hid every run from the list, export, report and History tab."""
+    return data.decode("utf-8", "backslashreplace")
+
+
 def _writer(path: Path) -> sqlite3.Connection:
     db = sqlite3.connect(path, timeout=BUSY_TIMEOUT_S, isolation_level=None)  # explicit transactions
+    db.text_factory = stored_text
     try:
         db.execute("PRAGMA foreign_keys = ON")
         _use_wal(db)
@@ -96,6 +118,9 @@ def connect(path: Path) -> tuple[sqlite3.Connection, HistoryError | None]:
             why = str(exc)
     advice = (f"To store runs, make it writable (chmod u+w {shlex.quote(str(path))}, and its folder) "
               "or set TFLAUNCH_DATA_DIR to a writable folder.")
+    if _read_only_mount(path):
+        advice = ("To store runs, set TFLAUNCH_DATA_DIR to a folder on a writable file system (or remount this "
+                  "one read-write; permissions cannot help on a read-only mount).")
     if not path.exists():
         raise HistoryError(f"the run history {path} cannot be created ({why})", advice, "read-only")
     return connect_reader(path), HistoryError(f"the run history {path} is read-only ({why})", advice, "read-only")
@@ -106,6 +131,7 @@ def connect_reader(path: Path, any_thread: bool = False) -> sqlite3.Connection:
     hands it to another thread, one thread at a time)."""
     uri = f"file:{quote(str(path))}?mode=ro"
     db = sqlite3.connect(uri, uri=True, timeout=BUSY_TIMEOUT_S, isolation_level=None, check_same_thread=not any_thread)
+    db.text_factory = stored_text
     try:
         db.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()
         return db
@@ -116,6 +142,7 @@ def connect_reader(path: Path, any_thread: bool = False) -> sqlite3.Connection:
     # A WAL file whose index (-shm) cannot be made (a read-only folder, a full disk): read
     # the file as it is, without locks (what a writer has not checkpointed yet is not seen).
     db = sqlite3.connect(uri + "&immutable=1", uri=True, isolation_level=None, check_same_thread=not any_thread)
+    db.text_factory = stored_text
     db.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()
     return db
 

@@ -21,16 +21,21 @@ from typing import Any
 import tomli_w
 
 from ..phases import AFTER_READY, LABELS, NAME, OTHER, phase_rows
+from ..probe.outside_files import UnreadableFileError, read_capped
 from ..run.record import RunRecord, RunStatus
+from ..safe_text import shown
 from ..settings.config import LaunchConfig
 from ..settings.vocabulary import BY_NAME, launch_statement
 from ..stats import summarize
 from ..units import format_bytes, format_duration
 from .atomic import atomic_write
+from .model_code import model_fingerprint
+from .profile_shape import shape_problem
 from .trust import TrustFile, code_it_runs, digest
 
 SCHEMA_VERSION = 1
-_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._ -]{0,63}$")
+MOST_BYTES = 1 << 20  # a profile is a few kilobytes; a larger file is not one to parse on every listing
+_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._ -]{0,63}\Z")  # \Z: `$` would take a trailing newline
 
 
 class ProfileError(Exception):
@@ -72,6 +77,9 @@ class Profile:
             data = tomllib.loads(text)
         except tomllib.TOMLDecodeError as exc:
             raise ProfileError(f"{source} is not valid TOML: {exc}.") from None
+        except RecursionError:
+            raise ProfileError(f"{source} nests arrays or tables too deep to read; a profile is a few flat "
+                               "tables.") from None
         version = data.get("schema_version")
         if not isinstance(version, int):
             raise ProfileError(f"{source} has no schema_version; it is not a tflaunch profile.")
@@ -81,6 +89,10 @@ class Profile:
         settings = data.get("settings")
         if not isinstance(settings, dict):
             raise ProfileError(f"{source} has no [settings] table.")
+        wrong_shape = shape_problem(data)
+        if wrong_shape:
+            raise ProfileError(f"{source} has a setting tflaunch cannot use: {shown(wrong_shape)}. Correct it in the "
+                               "file or save the profile again.")
         carried = [k for k in ("program", "workdir") if k in settings]
         if carried:
             # A shared file must not choose what runs: the command is always the user's own.
@@ -89,16 +101,32 @@ class Profile:
         try:
             config = LaunchConfig.from_dict(settings)
         except (TypeError, ValueError) as exc:
-            raise ProfileError(f"{source} has settings tflaunch cannot use: {exc}.") from None
+            raise ProfileError(f"{source} has settings tflaunch cannot use: {shown(exc)}.") from None
         # Whether the interpreter and imported files exist is a question for this machine at
         # launch (launch_check); a value out of range is wrong on every machine.
         wrong = [p for p in config.validate(check_model=False) if p.field not in ("python", "imports")]
         if wrong:
-            raise ProfileError(f"{source} has a setting tflaunch cannot use: {wrong[0].field}: {wrong[0].message} "
-                               "Correct it in the file or save the profile again.")
+            raise ProfileError(f"{source} has a setting tflaunch cannot use: {wrong[0].field}: "
+                               f"{shown(wrong[0].message)} Correct it in the file or save the profile again.")
         evidence = data.get("evidence", {})
-        return cls(str(data.get("name", "")), config, evidence if isinstance(evidence, dict) else {},
-                   str(data.get("created", "")))
+        return cls(str(data.get("name", "")), config, evidence, str(data.get("created", "")))
+
+
+def read_profile_file(path: Path, within: Path | None = None) -> tuple[bytes, str]:
+    """(bytes, text) of a profile file: a regular file of at most MOST_BYTES, UTF-8, in
+    `within` when given; ProfileError with the reason otherwise (a FIFO, /dev/zero, 22 MB)."""
+    try:
+        data = read_capped(str(path), MOST_BYTES, "The profile", timeout=10,
+                           within=str(within) if within is not None else None)
+        return data, data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ProfileError(f"{shown(path)} is not UTF-8 text (byte {exc.start}); a profile is a TOML file. "
+                           "Save it again as UTF-8.") from None
+    except UnreadableFileError as exc:  # its message names the file and the cause
+        raise ProfileError(shown(exc, 1000)) from None
+    except (OSError, ValueError) as exc:  # ValueError: a NUL in the path
+        raise ProfileError(f"{shown(path)} cannot be read: {shown(getattr(exc, 'strerror', None) or exc)}.") \
+            from None
 
 
 @dataclass(frozen=True)
@@ -118,6 +146,13 @@ def _drop_none(value: Any) -> Any:
     if isinstance(value, (list, tuple)):
         return [_drop_none(v) for v in value if v is not None]
     return value
+
+
+def acceptance(profile: Profile) -> str:
+    """What the user's yes is recorded as: the file's SHA-256, and for a model that is code
+    the SHA-256 of its graph or config too, so a model changed after the yes needs it again."""
+    model = None if profile.config.is_program else model_fingerprint(profile.config.model)
+    return profile.digest if model is None else f"{profile.digest}+{model}"
 
 
 class UntrustedProfileError(ProfileError):
@@ -166,12 +201,13 @@ class ProfileStore:
         return self._read(path)
 
     def _read(self, path: Path) -> Profile:
+        data, text = read_profile_file(path, within=self.folder)
         try:
-            data = path.read_bytes()
-            text = data.decode("utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            raise ProfileError(f"{path} cannot be read: {exc}.") from None
-        profile = Profile.from_toml(text, str(path))
+            profile = Profile.from_toml(text, str(path))
+        except (TypeError, ValueError, KeyError, AttributeError, RecursionError, OverflowError) as exc:
+            # A shape shape_problem does not know yet: this file is broken, the others are listed.
+            raise ProfileError(f"{shown(path)} cannot be used: {type(exc).__name__}: {shown(exc, 200)}. Correct it "
+                               "in the file or save the profile again.") from None
         profile.name = path.stem
         profile.digest = digest(data)
         return profile
@@ -181,7 +217,7 @@ class ProfileStore:
         """What this profile would run that its user has not accepted; empty when it runs
         no code, or when exactly this file was accepted."""
         code = code_it_runs(profile.config)
-        if not code or self.trust.accepted(self.path(profile.name)) == profile.digest:
+        if not code or self.trust.accepted(self.path(profile.name)) == acceptance(profile):
             return []
         return code
 
@@ -200,7 +236,7 @@ class ProfileStore:
         if seen_digest is not None and seen_digest != profile.digest:
             raise ProfileError(f"The profile {name} changed on disk after it was shown; look at it again "
                                "before accepting it.")
-        self._write_trust(lambda: self.trust.accept(self.path(name), profile.digest))
+        self._write_trust(lambda: self.trust.accept(self.path(name), acceptance(profile)))
         return profile
 
     def revoke(self, name: str) -> None:
@@ -246,7 +282,7 @@ class ProfileStore:
                                "the runs it came from are in the run history.") from None
         profile.digest = digest(data)
         if trusted:
-            self._write_trust(lambda: self.trust.accept(path, profile.digest))
+            self._write_trust(lambda: self.trust.accept(path, acceptance(profile)))
         else:  # an import over an accepted profile must not inherit the acceptance
             self._write_trust(lambda: self.trust.forget(path))
         return path
@@ -271,10 +307,7 @@ class ProfileStore:
 
     def import_file(self, source: Path, name: str | None = None, overwrite: bool = False) -> Profile:
         """Add someone's profile; what it would run needs the user's acceptance first."""
-        try:
-            text = Path(source).read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            raise ProfileError(f"{source} cannot be read: {exc}.") from None
+        text = read_profile_file(Path(source))[1]
         profile = Profile.from_toml(text, str(source))
         profile.name = name or Path(source).stem
         self.save(profile, overwrite=overwrite, trusted=False)

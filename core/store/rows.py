@@ -28,11 +28,24 @@ DAMAGED = "damaged"  # the status a summary shows for a row that cannot be read
 # A duration or a memory figure need only be a finite number from 0 (a whole one for bytes):
 # one beyond any measurement, stored by a version that did not check what children sent,
 # is still a run to show, its figure as "invalid" (units.py).
+# A listing reads every row: a value larger than any run writes (a crafted row of 200 MB)
+# reaches Python as a short marker with its size instead (SQLite measures it), and the row is
+# damaged with that reason; the run itself is still read whole by load().
+MOST_LISTED = 1 << 20
+TOO_LARGE = "\x01too large: "  # no value tflaunch writes starts with \x01
+
+
+def _capped(column: str) -> str:
+    return (f"CASE WHEN length(CAST({column} AS BLOB)) > {MOST_LISTED} "
+            f"THEN '{TOO_LARGE}' || length(CAST({column} AS BLOB)) ELSE {column} END")
+
+
 # The columns a summary is read from, in summary_from_row's order. How a launch asked to
 # start warm did start is one of its marks (words.start_kind): found by SQLite in the marks'
 # text, not by parsing a program's thousand marks for every row listed.
-SUMMARY_COLUMNS = ("id, launched_at, source, model, status, failed_phase, time_to_ready, peak_rss, config,"
-                   " model_info, finished_at, command IS NOT NULL,"
+SUMMARY_COLUMNS = (f"id, launched_at, {_capped('source')}, {_capped('model')}, {_capped('status')}, "
+                   f"{_capped('failed_phase')}, time_to_ready, peak_rss, {_capped('config')},"
+                   f" {_capped('model_info')}, finished_at, command IS NOT NULL,"
                    f" CASE WHEN instr(marks, '[\"{WARM_MARK}\",') THEN 'warm'"
                    f" WHEN instr(marks, '[\"{COLD_MARK}\",') THEN 'cold' END")
 
@@ -104,7 +117,14 @@ def _bytes(value: Any, name: str) -> int | None:
 def _text(value: Any, name: str) -> str:
     if not isinstance(value, str):
         raise DamagedRowError(f"{name} is {shown(value)}, not text")
+    _not_too_large(value, name)
     return value
+
+
+def _not_too_large(value: Any, name: str) -> None:
+    if isinstance(value, str) and value.startswith(TOO_LARGE):
+        raise DamagedRowError(f"{name} is {value[len(TOO_LARGE):]} bytes, more than tflaunch lists "
+                              f"({MOST_LISTED}); no run writes that much")
 
 
 def _choice(value: Any, name: str, allowed: Iterable[str]) -> str:
@@ -152,6 +172,7 @@ def parsed_json(text: Any, name: str, kind: type = dict) -> Any:
         return kind()
     if not isinstance(text, (str, bytes)):
         raise DamagedRowError(f"{name} is {shown(text)}, not JSON")
+    _not_too_large(text, name)
     try:
         value = json.loads(text, parse_constant=_refuse_constant(name), parse_float=_finite_float(name),
                            parse_int=_int64(name))
@@ -258,8 +279,13 @@ def summary_from_row(row: Sequence[Any]) -> RunSummary:
             launched = _time(launched_at, "launched_at") or 0.0
         except DamagedRowError:
             launched = 0.0
-        return RunSummary(run_id, launched, source if isinstance(source, str) else "?",
-                          model if isinstance(model, str) else "?", DAMAGED, None, None, None, "", damage=str(exc))
+        return RunSummary(run_id, launched, _listable(source), _listable(model), DAMAGED, None, None, None, "",
+                          damage=str(exc))
+
+
+def _listable(value: Any) -> str:
+    """A damaged row's source or model as the list shows it: "?" for what is not text."""
+    return value if isinstance(value, str) and not value.startswith(TOO_LARGE) else "?"
 
 
 def _ran(launched: float, finished_at: Any) -> float | None:

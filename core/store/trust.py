@@ -20,9 +20,13 @@ from pathlib import Path
 import tomli_w
 
 from ..probe.model_files import is_builder
+from ..probe.outside_files import read_capped, resolved, same_interpreter
+from ..probe.user_code import is_file
+from ..safe_text import shown
 from ..settings.config import LaunchConfig
 from ..settings.tuning_env import is_tuning, why_it_needs_a_yes
 from .atomic import atomic_write
+from .model_code import model_code
 
 # Settings that are data whatever their value: numbers, switches and choices tflaunch
 # checks, names of inputs, and folders tflaunch itself owns (the caches). Every other
@@ -38,24 +42,43 @@ JUDGED_SETTINGS = frozenset({"model", "python", "imports", "unsafe_deserializati
 
 
 def code_it_runs(config: LaunchConfig) -> list[str]:
-    """Everything these settings would run besides the user's own command and model
-    file, as lines a person can judge; empty for settings that are plain data."""
+    """Everything these settings would run besides the user's own command, as lines a
+    person can judge; empty for settings that are plain data. Every value from the file is
+    shown() (escapes visible, long values cut): these lines are read before a yes."""
     lines = []
     for name, value in sorted(config.extra_env.items()):
         if not is_tuning(name, value):
-            lines.append(f"sets {name}={value} ({why_it_needs_a_yes(name, value)})")
-    if os.path.abspath(config.python) != os.path.abspath(sys.executable):
-        lines.append(f"runs the interpreter {config.python}")
-    lines += [f"imports {target} before loading the model (its code runs)" for target in config.imports]
+            lines.append(f"sets {shown(name, 80)}={shown(value)} ({why_it_needs_a_yes(name, value)})")
+    # The same file in the same folder, not the same text: LINK/../../python names tflaunch's
+    # python as text while the kernel follows LINK to a stranger's file.
+    if not same_interpreter(config.python, sys.executable):
+        lines.append(f"runs the interpreter {shown(config.python)}" + _resolved_as(config.python))
+    lines += [f"imports {shown(target)} before loading the model (its code runs)"
+              + (_resolved_as(target) if is_file(target) else "") for target in config.imports]
     if is_builder(config.model):
-        lines.append(f"builds the model by calling {config.model}")
+        builder = config.model.rpartition(":")[0]
+        lines.append(f"builds the model by calling {shown(config.model)}" + _resolved_as(builder))
+    elif not config.is_program:
+        model = model_code(config.model)
+        if model:
+            lines.append(model)
     if config.unsafe_deserialization:
         lines.append("loads the model with Keras safe mode off (Lambda layers run code from the file)")
     if config.program:
-        lines.append(f"runs the command {' '.join(config.program)}")
+        lines.append(f"runs the command {shown(' '.join(config.program))}")
     if config.workdir:
-        lines.append(f"starts the program in {config.workdir} (python -m and relative paths read code from there)")
+        lines.append(f"starts the program in {shown(config.workdir)} (python -m and relative paths read code from "
+                     "there)" + _resolved_as(config.workdir))
     return lines
+
+
+def _resolved_as(path: str) -> str:
+    """", which is /real/path" when links or `..` make the path reach another place than its text says."""
+    try:
+        real = resolved(path)
+    except (OSError, ValueError):
+        return ""
+    return "" if real == os.path.abspath(os.path.expanduser(path)) else f", which is {shown(real)}"
 
 
 def digest(data: bytes) -> str:
@@ -72,9 +95,9 @@ class TrustFile:
         self.path = Path(path)
 
     def _entries(self) -> dict[str, dict[str, str]]:
-        try:
-            data = tomllib.loads(self.path.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        try:  # a regular file, capped: a FIFO or /dev/zero put here must not stall every listing
+            data = tomllib.loads(read_capped(str(self.path), 16 << 20, "The trust file").decode("utf-8"))
+        except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError, RecursionError):
             return {}
         entries = data.get("accepted")
         if not isinstance(entries, dict):
@@ -102,4 +125,5 @@ class TrustFile:
 
 
 def _key(path: Path) -> str:
-    return str(Path(path).absolute())
+    # Resolved: the same file reached through a linked config folder is one acceptance.
+    return resolved(str(path))

@@ -26,7 +26,9 @@ from PySide6.QtWidgets import (
 )
 
 from tflaunch.core.report.review import Review, profile_review
+from tflaunch.core.safe_text import shown
 from tflaunch.core.settings.config import LaunchConfig
+from tflaunch.core.store.model_code import model_details
 from tflaunch.core.store.profiles import ProfileError, ProfileStore, describe_evidence, diff, weak_evidence
 
 from ..adapters.folder_watch import FolderWatch
@@ -91,13 +93,13 @@ class ProfilesView(QWidget):
             item.setData(Qt.ItemDataRole.UserRole, entry)
             if entry.profile is None:
                 item.setForeground(QColor(STATE_COLORS["failed"]))
-                item.setToolTip(entry.problem or "")
+                item.setToolTip(shown(entry.problem or "", 1000))
             elif self.store.unaccepted_code(entry.profile):
                 item.setText(f"{entry.name} (runs code: not accepted)")
                 item.setForeground(QColor(STATUS_COLORS["warning"]))
                 item.setToolTip("This profile would run code; Apply shows what and asks you first.")
             else:
-                item.setToolTip(f"{entry.profile.config.model}: {entry.profile.config.summary()}")
+                item.setToolTip(shown(f"{entry.profile.config.model}: {entry.profile.config.summary()}"))
             self.list.addItem(item)
             if entry.name in selected:
                 item.setSelected(True)
@@ -138,8 +140,8 @@ class ProfilesView(QWidget):
                            "</p><ul>" + "".join(f"<li>{html.escape(line)}</li>" for line in code) +
                            "</ul><p>Apply shows this again and asks you first.</p>") if code else ""
                 self.detail.setHtml(
-                    f"<h3>{html.escape(entry.name)}</h3>{warning}<p>{html.escape(entry.profile.config.model)}: "
-                    f"{html.escape(entry.profile.config.summary())}</p>{caution}<ul>{summary}</ul>"
+                    f"<h3>{html.escape(entry.name)}</h3>{warning}<p>{html.escape(shown(entry.profile.config.model))}: "
+                    f"{html.escape(shown(entry.profile.config.summary()))}</p>{caution}<ul>{summary}</ul>"
                     f"<p>The file, {html.escape(str(entry.path))}:</p>"
                     f"<pre>{html.escape(entry.profile.to_toml())}</pre>")
         elif not entries:
@@ -171,7 +173,12 @@ class ProfilesView(QWidget):
             except OSError as exc:
                 QMessageBox.warning(self, "tflaunch", f"{entry.path} cannot be read: {exc.strerror or exc}.")
                 return
-            if not TrustDialog(entry.name, code, text, self).accepted_code():
+            # What a SavedModel's graph holds, read in a child (this process never imports
+            # TensorFlow); a short wait on a click, capped: an unreadable graph is said as such.
+            subject = entry.profile.config
+            details = [] if subject.is_program else model_details(subject.model, timeout=10)
+            if not TrustDialog(entry.name, code + [f"    {line}" for line in details], text,
+                               self).accepted_code():
                 return
             try:  # accept exactly the file shown: one changed meanwhile is refused
                 self.store.accept(entry.name, entry.profile.digest)
