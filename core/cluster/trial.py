@@ -8,7 +8,11 @@ the history's own row shape (store/run_rows.py), with the node they ran on.
 
 from __future__ import annotations
 
+import contextlib
+import ctypes
+import os
 import signal
+import sys
 import time
 from pathlib import Path
 from types import FrameType
@@ -25,6 +29,7 @@ from .node import node_facts
 
 RESULT_FORMAT = "tflaunch-cluster-result"
 RESULT_VERSION = 1
+_PR_SET_PDEATHSIG = 1
 
 
 def trial_info(trial: TrialFile, instance: int, node: dict[str, Any]) -> dict[str, Any]:
@@ -37,6 +42,19 @@ def _terminated(signum: int, frame: FrameType | None) -> None:
     # scancel sends SIGTERM: the driver's KeyboardInterrupt path ends the children it
     # started (their process groups) instead of leaving them on the node.
     raise KeyboardInterrupt
+
+
+def end_with_batch_step() -> None:
+    """SIGTERM when the shell that started this trial dies (job.sh killed with -9, a batch
+    step torn down): without it the trial, outliving its task, ran on beside the next one.
+    SIGTERM, not SIGKILL, so the children it started are ended with it (_terminated)."""
+    if not sys.platform.startswith("linux"):
+        return
+    parent = os.getppid()
+    with contextlib.suppress(OSError, AttributeError):
+        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
+    if os.getppid() != parent:  # the shell died before the request took effect
+        os.kill(os.getpid(), signal.SIGTERM)
 
 
 def run_trial(path: Path, index: int) -> tuple[int, str]:

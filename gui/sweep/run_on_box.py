@@ -30,7 +30,6 @@ from tflaunch.core.sweep.plan import PlanError
 from ..widgets.file_dialogs import open_folder
 
 DEFAULT_SHARED_DIR = "tflaunch-sweeps"  # as the command line's --shared-dir, resolved where the app started
-CHECK_TIMEOUT_S = 600.0  # as the command line's --check-timeout: a busy partition may keep the check job waiting
 NO_SBATCH = ("Unavailable: `sbatch` is not on PATH, so this machine cannot submit to a cluster. Run tflaunch on "
              "a machine that submits jobs (a login node), or load Slurm (`module load slurm`) before starting it.")
 SLURM_TIP = ("Expand the plan into the shared folder, check a node of each GPU type with a tiny job, then submit "
@@ -44,7 +43,6 @@ class ClusterRequest:
     shared_dir: Path
     node_types: list[NodeType]
     options: dict[str, Any] = field(default_factory=dict)  # as the sweep folder keeps them
-    check_timeout: float = CHECK_TIMEOUT_S
 
 
 def gpu_types(text: str) -> list[str]:
