@@ -283,7 +283,10 @@ def job_script(path: Path, options: dict[str, Any] | None = None) -> str:
     options = options or {}
     folder = shlex.quote(str(path))
     setup = "\n".join(str(line) for line in options.get("setup") or [])
-    command = " ".join(map(shlex.quote, container_prefix(options.get("container")) + [sys.executable]))
+    prefix = container_prefix(options.get("container"))
+    command = " ".join(map(shlex.quote, prefix + [sys.executable]))
+    # Which shell the trial must die with (trial.py): a kill before its interpreter is up counts too.
+    shell_pid = "" if prefix else "TFLAUNCH_JOB_SHELL=$$ "
     return f"""#!/bin/sh
 # tflaunch cluster sweep: each array task runs its trials (written by tflaunch; rerun by
 # `tflaunch sweep resubmit {folder}`).
@@ -298,7 +301,7 @@ trap '[ -n "$child" ] && kill -TERM "$child" 2>/dev/null' TERM INT
 for trial in $trials; do
   case "$trial" in *[!0-9]*) echo "tflaunch: not a trial: $trial" >&2; exit 2 ;; esac
   index=$(printf %04d "$trial")
-  {command} -m tflaunch.core.cli.main trial {folder} "$trial" &
+  {shell_pid}{command} -m tflaunch.core.cli.main trial {folder} "$trial" &
   child=$!
   wait "$child"; status=$?
   while kill -0 "$child" 2>/dev/null; do wait "$child"; status=$?; done

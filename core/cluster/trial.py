@@ -47,13 +47,15 @@ def _terminated(signum: int, frame: FrameType | None) -> None:
 def end_with_batch_step() -> None:
     """SIGTERM when the shell that started this trial dies (job.sh killed with -9, a batch
     step torn down): without it the trial, outliving its task, ran on beside the next one.
-    SIGTERM, not SIGKILL, so the children it started are ended with it (_terminated)."""
+    SIGTERM, not SIGKILL, so the children it started are ended with it (_terminated). A
+    shell gone before this ran (TFLAUNCH_JOB_SHELL, job.sh's pid, is no longer the parent)
+    ends the trial at once."""
     if not sys.platform.startswith("linux"):
         return
-    parent = os.getppid()
     with contextlib.suppress(OSError, AttributeError):
         ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
-    if os.getppid() != parent:  # the shell died before the request took effect
+    shell = os.environ.get("TFLAUNCH_JOB_SHELL")
+    if shell is not None and shell != str(os.getppid()):
         os.kill(os.getpid(), signal.SIGTERM)
 
 

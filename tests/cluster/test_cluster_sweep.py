@@ -3,7 +3,6 @@ status, merge, resubmit, cancel, and what is refused before anything is submitte
 
 from __future__ import annotations
 
-import json
 import shutil
 import time
 from pathlib import Path
