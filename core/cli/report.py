@@ -12,7 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from ..cluster.folder import FolderError, load
-from ..cluster.merge import node_type_sweeps
+from ..cluster.merge import node_type_sweeps, stored_facts
 from ..cluster.status import trial_states
 from ..paths import profiles_dir
 from ..report.cluster_review import folder_review
@@ -44,8 +44,13 @@ def build(target: str, baseline: int = 0) -> Review:
         history = default_history()
         sweep_id = int(target[len("sweep:"):])
         sweep, example = restore_sweep(history, sweep_id)
+        trials = history.sweep_trials(sweep_id)
         # Every trial's run: the review's dates and environments are the sweep's own.
-        return sweep_review(sweep, [record for _, record in history.sweep_trials(sweep_id)] or example, sweep_id)
+        review = sweep_review(sweep, [record for _, record in trials] or example, sweep_id)
+        cluster = history.sweep_plan(sweep_id).get("cluster")
+        if isinstance(cluster, dict):  # merged from a cluster: where it ran stays said
+            review.facts.extend(stored_facts(cluster, trials))
+        return review
     ids = target.split(",")
     if all(part.strip().isdigit() for part in ids):
         history = default_history()

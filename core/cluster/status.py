@@ -104,7 +104,7 @@ def _wait(state: str, reason: str, check: str | None, check_waits: dict[str, slu
         if (look := check_waits.get(check)) is not None:
             why = look.reason if look.reason not in ("", "None") else look.state.lower()
             return f"waiting for the check job {check} ({why})"
-        return f"waiting for the check job {check} to be read back"
+        return f"its check job {check} has ended; Slurm starts the trials next"
     return reason
 
 

@@ -8,6 +8,7 @@ Slurm's queue, where status shows them, not in tflaunch.
 
 from __future__ import annotations
 
+import contextlib
 import math
 import time
 from collections.abc import Callable
@@ -82,6 +83,8 @@ def submit(folder: SweepFolder, on_wait: Callable[[str], None] | None = None, st
             by_type.setdefault(trial.node_type, []).append(trial.index)
     limit = slurm.max_array_size()
     jobs = {}
+    checks: list[str] = []
+    arrays: list[str] = []
     for node_type in folder.node_types:
         mine = by_type.get(node_type.name)
         if not mine:
@@ -91,29 +94,44 @@ def submit(folder: SweepFolder, on_wait: Callable[[str], None] | None = None, st
             raise CheckError(f"cancelled while submitting; the jobs submitted meanwhile were cancelled "
                              f"({folder.path}).")
         options = sbatch_options(folder, node_type)
-        check = submit_check(folder, node_type, options)
         tasks = _tasks(mine, trials_per_task(folder, len(mine)))
-        if on_wait is not None:
-            on_wait(f"{node_type.name}: check job {check}, then {len(mine)} trials in {len(tasks)} array task"
-                    f"{'s' if len(tasks) != 1 else ''} once it has passed")
-        ids = []
-        for chunk in _chunks(tasks, limit):
-            name = f"{node_type.name}-{time.strftime('%Y%m%d-%H%M%S')}-{len(folder.jobs()['submitted'])}.tasks"
-            (folder.path / "tasks" / name).write_text("".join(" ".join(map(str, t)) + "\n" for t in chunk),
-                                                      encoding="utf-8")
-            job_name = folder.options.get("job_name") or f"tflaunch-{folder.id}-{node_type.name}"
-            job = slurm.submit(str(folder.script_path), list(range(len(chunk))),
-                               [f"--job-name={job_name}",
-                                f"--output={slurm.output_pattern(folder.path / 'logs', '%A_%a.out')}",
-                                f"--error={slurm.output_pattern(folder.path / 'logs', '%A_%a.err')}",
-                                f"--dependency=afterok:{check}", *_without_dependency(options)],
-                               folder.options.get("max_parallel"), f"submit the {node_type.name} trials",
-                               script_args=[name])
-            folder.add_submission(job, node_type.name, [i for t in chunk for i in t], tasks=chunk, check=check)
-            ids.append(job)
+        ids: list[str] = []
+        try:
+            check = submit_check(folder, node_type, options)
+            checks.append(check)
+            if on_wait is not None:
+                on_wait(f"{node_type.name}: check job {check}, then {len(mine)} trials in {len(tasks)} array task"
+                        f"{'s' if len(tasks) != 1 else ''} once it has passed")
+            for chunk in _chunks(tasks, limit):
+                ids.append(_submit_array(folder, node_type, chunk, check, options))
+                arrays.append(ids[-1])
+        except slurm.SlurmError as exc:
+            # Half a submission runs nothing anyone asked for: what went in goes again, said.
+            with contextlib.suppress(slurm.SlurmError):
+                slurm.cancel(checks + arrays)
+            if arrays:
+                folder.add_cancelled(arrays)
+            raise slurm.SlurmError(f"{exc} Nothing of this submission runs: its jobs submitted before that "
+                                   "were cancelled." if checks else str(exc)) from None
         note_arrays(folder, node_type, ids)
         jobs[node_type.name] = ", ".join(ids)
     return jobs
+
+
+def _submit_array(folder: SweepFolder, node_type: NodeType, chunk: list[list[int]], check: str,
+                  options: list[str]) -> str:
+    """One array of tasks (line N of its list in tasks/: the trials task N runs), waiting for
+    the node type's check job; recorded in jobs.json. Its job id."""
+    name = f"{node_type.name}-{time.strftime('%Y%m%d-%H%M%S')}-{len(folder.jobs()['submitted'])}.tasks"
+    (folder.path / "tasks" / name).write_text("".join(" ".join(map(str, t)) + "\n" for t in chunk), encoding="utf-8")
+    job_name = folder.options.get("job_name") or f"tflaunch-{folder.id}-{node_type.name}"
+    job = slurm.submit(str(folder.script_path), list(range(len(chunk))),
+                       [f"--job-name={job_name}", f"--output={slurm.output_pattern(folder.path / 'logs', '%A_%a.out')}",
+                        f"--error={slurm.output_pattern(folder.path / 'logs', '%A_%a.err')}",
+                        f"--dependency=afterok:{check}", *_without_dependency(options)],
+                       folder.options.get("max_parallel"), f"submit the {node_type.name} trials", script_args=[name])
+    folder.add_submission(job, node_type.name, [i for t in chunk for i in t], tasks=chunk, check=check)
+    return job
 
 
 def _chunks(tasks: list[list[int]], limit: int) -> list[list[list[int]]]:
@@ -152,6 +170,8 @@ def cancel(folder: SweepFolder) -> list[str]:
     jobs = folder.jobs()
     live = [s["job_id"] for s in jobs["submitted"] if s["job_id"] not in jobs["cancelled"]]
     checks = sorted({s["check"] for s in jobs["submitted"] if s.get("check") and s["job_id"] in live})
-    slurm.cancel([*checks, *live])
+    with contextlib.suppress(slurm.SlurmError):  # a check job long ended (and forgotten) is no error
+        slurm.cancel(checks)
+    slurm.cancel(live)
     folder.add_cancelled(live)
     return live

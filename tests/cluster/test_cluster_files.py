@@ -3,15 +3,17 @@ here, fake sbatch/squeue/scancel on PATH for the error paths (unit tests)."""
 
 from __future__ import annotations
 
+import grp
 import json
 import os
+import stat
 from pathlib import Path
 
 import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from tflaunch.core.cluster import slurm
+from tflaunch.core.cluster import resources, slurm
 from tflaunch.core.cluster.folder import FolderError, NodeType, create, load
 from tflaunch.core.cluster.status import trial_states
 from tflaunch.core.cluster.submit import submit
@@ -190,3 +192,22 @@ def test_a_trial_index_the_sweep_does_not_have_is_named(tmp_path):
     folder = _folder(tmp_path)
     with pytest.raises(FolderError, match="this sweep has no trial 99 \\(it has trials 0 to 17\\)"):
         folder.trial(99)
+
+
+def test_a_group_writable_part_is_refused_only_where_the_group_has_others(tmp_path):
+    """Under umask 002 a user's own group (no other members) may write the folder; a group
+    with other members may not, unless the sweep names it (--shared-group), and the refusal
+    says which path and which bit."""
+    folder = _folder(tmp_path)
+    os.chmod(folder.path / "results", 0o775)  # the user's own group: nobody else can write it
+    assert load(folder.path).id == folder.id
+    shared = grp.getgrnam("nogroup")  # members: nobody and the daemons whose own group it is
+    os.chown(folder.path / "results", -1, shared.gr_gid)
+    with pytest.raises(FolderError, match=r"results: group nogroup may write it \(mode 775: the g\+w bit\) and has "
+                                          r"members besides you .*--shared-group nogroup"):
+        load(folder.path)
+    plan = folder.plan
+    team = create(tmp_path / "team", plan, plan.candidates(), folder.node_types,
+                  {"cwd": "/", **resources.checked({"shared_group": "nogroup"})})
+    assert stat.S_IMODE(team.path.stat().st_mode) == 0o2775 and team.path.stat().st_gid == shared.gr_gid
+    assert load(team.path).shared_gid == shared.gr_gid

@@ -16,6 +16,8 @@ import psutil
 import pytest
 
 from tflaunch.core.cluster.folder import load
+from tflaunch.core.paths import history_path
+from tflaunch.core.store.history import History
 
 from ..builders import fake_python
 from ..fake_child import CHILD_ENV, MARKER_ENV
@@ -255,3 +257,22 @@ def test_the_sandbox_starts_a_slurm_that_runs_jobs_and_stops(cluster, tmp_path, 
     assert down.returncode == 0 and "stopped" in down.stderr, down.stderr
     again = tflaunch("cluster", "sandbox", "status", env=env)
     assert again.returncode == 1 and "no sandbox runs" in again.stdout
+
+
+def test_merged_runs_keep_their_node_hosts_and_sharing_in_the_history_and_its_review(cluster, tmp_path, fake):
+    """Once merged, `report sweep:N` and the history's summary lost the node, the host and
+    the note that trials shared it."""
+    slow = tmp_path / "slow-fake-python"  # a second each: four tasks at once overlap on the one node
+    slow.write_text(f'#!/bin/sh\nsleep 1\nexec {fake[3]} "$@"\n')
+    slow.chmod(0o755)
+    folder = submit("--model", "sample:mlp", "--python", str(slow), "--env", f"{CHILD_ENV}=ok", "--vary", "intra=2",
+                    "--repeat", "2", "--warmup", "0", "--shared-dir", str(cluster.shared), cwd=tmp_path)
+    assert settle(folder)["counts"] == {"done": 4}
+    merge(folder)
+    history = History(history_path())
+    ((sweep_id, _, _, _, summary),) = history.list_sweeps()
+    assert f"On any (no GPU seen): {cluster.host}." in summary and "trials ran at once" in summary, summary
+    review = tflaunch("report", f"sweep:{sweep_id}", "-o", str(tmp_path / "review.md"))
+    assert review.returncode == 0, review.stderr
+    text = (tmp_path / "review.md").read_text()
+    assert "any (no GPU seen)" in text and cluster.host in text and "runs on " + cluster.host in text, text

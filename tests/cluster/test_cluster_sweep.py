@@ -87,7 +87,7 @@ def test_each_gpu_type_gets_its_own_array_order_and_verdict(cluster, tmp_path, f
     assert f"trials ran at once on {cluster.host}" in text.stderr, "three per array, two arrays, one node"
     refused = tflaunch("sweep", "merge", str(folder), "--save-winner", "fast")
     assert refused.returncode == 2 and "--node-type" in refused.stderr
-    saved = tflaunch("sweep", "merge", str(folder), "--save-winner", "fast", "--node-type", "h100")
+    saved = tflaunch("sweep", "merge", str(folder), "--save-winner", "fast", "--node-type", "h100", "--yes")
     assert saved.returncode == 0, saved.stderr
     profile = ProfileStore(profiles_dir()).load("fast")
     assert profile.config.extra_env["DELAY"] == "0" and profile.evidence["sweep"]["node_type"] == "h100 (no GPU seen)"
