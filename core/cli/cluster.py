@@ -19,7 +19,7 @@ from ..cluster.merge import NodeTypeSweep, merge, most_at_once, node_type_compar
 from ..cluster.preflight import CheckError
 from ..cluster.slurm import SlurmError
 from ..cluster.submit import cancel, resubmit, submit
-from ..cluster.trial import end_with_batch_step, run_trial
+from ..cluster.trial import end_with_batch_step, run_trials
 from ..paths import profiles_dir
 from ..store.history import HistoryError
 from ..store.profiles import ProfileError, ProfileStore
@@ -40,7 +40,7 @@ ACTIONS = {"status": "where each trial stands: pending, running, done, failed, c
 def add_arguments(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     trial = sub.add_parser("trial", help="run one trial of a cluster sweep (what each Slurm array task runs)")
     trial.add_argument("folder", type=Path, help="the sweep's folder")
-    trial.add_argument("index", type=int, help="the trial's index")
+    trial.add_argument("index", type=int, nargs="+", help="the trials' indices, run one after another")
     for action, text in ACTIONS.items():
         parser = sub.add_parser(f"sweep-{action}", prog=f"tflaunch sweep {action}", help=argparse.SUPPRESS,
                                 description=text[:1].upper() + text[1:] + ".")
@@ -112,9 +112,8 @@ def _refuse(message: str, as_json: bool, code: int) -> int:
 
 def run_trial_command(args: argparse.Namespace) -> int:
     end_with_batch_step()
-    status, line = run_trial(args.folder, args.index)
-    print(f"tflaunch: {line}", file=sys.stderr if status else sys.stdout, flush=True)
-    return status
+    return run_trials(args.folder, args.index, lambda status, line: print(
+        f"tflaunch: {line}", file=sys.stderr if status else sys.stdout, flush=True))
 
 
 def cluster_command(args: argparse.Namespace) -> int:

@@ -2,10 +2,11 @@
 
     DIR/sweep.json           the plan, the node types and the options it was submitted with
     DIR/trials/NNNN.json     one trial: its settings, node type and place in the order
-    DIR/job.sh OFFSET        what each array task runs: `tflaunch trial DIR OFFSET+$SLURM_ARRAY_TASK_ID`
+    DIR/job.sh LIST          what each array task runs: `tflaunch trial DIR` with its line of tasks/LIST
     DIR/jobs.json            every submission (job id, node type, indices) and cancel
     DIR/results/NNNN.json    a finished trial's runs and the node they ran on
-    DIR/exits/NNNN           the exit status of the task that ran it (written by job.sh)
+    DIR/exits/NNNN           the exit status of the trial (written by the trial, or by job.sh if it died)
+    DIR/tasks/LIST           each array's tasks: line N, the trials its task N runs
     DIR/logs/JOB_TASK.out    each task's output (and .err), as Slurm writes it
     DIR/check/               the markers of the check job (preflight.py)
 
@@ -274,12 +275,14 @@ def _trial_file(index: int, node_type: str, trial: Trial) -> TrialFile:
 
 
 def job_script(path: Path, options: dict[str, Any] | None = None) -> str:
-    """What each array task runs: its trials one after another (tasks/LIST's line N for task
-    N; a number instead: the one trial OFFSET + N), each with the same installed tflaunch,
-    each leaving its exit status in exits/ (a trial that ends without a result still says
-    how it ended). The user's setup lines (`module load`, `conda activate`) come first; a
-    container runs the trial inside it. The trial dies with this shell (trial.py sets its
-    parent-death signal), and a TERM from Slurm (scancel, the time limit) is passed on."""
+    """What each array task runs: its trials (tasks/LIST's line N for task N; a number
+    instead: the one trial OFFSET + N) in one `tflaunch trial DIR INDEX...`, which runs them
+    one after another and leaves each one's exit status in exits/; a trial it was running
+    when it died gets the status here (a trial that ends without a result still says how it
+    ended). One process for the task's trials: an interpreter start per trial would cost a
+    second each. The user's setup lines (`module load`, `conda activate`) come first; a
+    container runs the trials inside it. The trial process dies with this shell (trial.py
+    sets its parent-death signal), and a TERM from Slurm (scancel, the time limit) is passed on."""
     options = options or {}
     folder = shlex.quote(str(path))
     setup = "\n".join(str(line) for line in options.get("setup") or [])
@@ -295,21 +298,20 @@ case "$1" in
   *[!0-9]*) trials=$(sed -n "$((SLURM_ARRAY_TASK_ID + 1))p" {folder}/tasks/"$1") ;;
   *) trials=$(( ${{1:-0}} + SLURM_ARRAY_TASK_ID )) ;;
 esac
-worst=0
-child=
+case "$trials" in *[!0-9\\ ]*|'') echo "tflaunch: not a task of trials: $trials" >&2; exit 2 ;; esac
 trap '[ -n "$child" ] && kill -TERM "$child" 2>/dev/null' TERM INT
+{shell_pid}{command} -m tflaunch.core.cli.main trial {folder} $trials &
+child=$!
+wait "$child"; status=$?
+while kill -0 "$child" 2>/dev/null; do wait "$child"; status=$?; done
 for trial in $trials; do
-  case "$trial" in *[!0-9]*) echo "tflaunch: not a trial: $trial" >&2; exit 2 ;; esac
   index=$(printf %04d "$trial")
-  {shell_pid}{command} -m tflaunch.core.cli.main trial {folder} "$trial" &
-  child=$!
-  wait "$child"; status=$?
-  while kill -0 "$child" 2>/dev/null; do wait "$child"; status=$?; done
-  child=
-  printf '%s\n' "$status" > {folder}/exits/.$index.tmp && mv {folder}/exits/.$index.tmp {folder}/exits/$index
-  [ "$status" -ne 0 ] && worst=$status
+  if [ ! -e {folder}/exits/$index ]; then
+    printf '%s\n' "$status" > {folder}/exits/.$index.tmp && mv {folder}/exits/.$index.tmp {folder}/exits/$index
+    break
+  fi
 done
-exit $worst
+exit $status
 """
 
 

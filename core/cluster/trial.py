@@ -14,6 +14,7 @@ import os
 import signal
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from types import FrameType
 from typing import Any
@@ -23,8 +24,9 @@ from ..run.gpus import GpuMemorySampler
 from ..run.launch_check import launch_check
 from ..run.record import RunRecord, RunStatus
 from ..run.session import ProbeSession
+from ..store.atomic import atomic_write
 from ..store.run_rows import run_data
-from .folder import FolderError, SweepFolder, TrialFile, load, write_json
+from .folder import FolderError, SweepFolder, TrialFile, load, name, write_json
 from .node import node_facts
 
 RESULT_FORMAT = "tflaunch-cluster-result"
@@ -87,6 +89,25 @@ def run_trial(path: Path, index: int) -> tuple[int, str]:
         return 130, f"trial {index} cancelled; no result written"
     status = _write(folder, trial, node, started, records, None)
     return status, f"trial {index} ({trial.candidate}): " + "; ".join(r.status_line for r in records)
+
+
+def run_trials(path: Path, indices: list[int], say: Callable[[int, str], None]) -> int:
+    """Run the trials of one array task one after another, each leaving its exit status in
+    exits/ (job.sh writes the one this process dies in): the worst status. A cancelled
+    trial (130) ends the task: the rest never ran and say nothing."""
+    worst = 0
+    for index in indices:
+        status, line = run_trial(path, index)
+        say(status, line)
+        if status != 130:
+            try:
+                atomic_write(path / "exits" / name(index), f"{status}\n".encode())
+            except OSError as exc:
+                say(2, f"trial {index}: its exit status cannot be written ({exc.strerror})")
+        worst = status if status else worst
+        if status == 130:
+            break
+    return worst
 
 
 def _write(folder: SweepFolder, trial: TrialFile, node: dict[str, Any], started: float,
