@@ -81,8 +81,12 @@ def trial_states(folder: SweepFolder, ask_slurm: bool = True) -> list[TrialState
             state.state, state.detail = "failed", outcome.reason(trial.node_type)
             if waiting is not None:
                 to_cancel.add(job)
-        elif waiting is not None and waiting.reason == "DependencyNeverSatisfied" and outcome is None:
-            state.state, state.detail = "failed", not_shared_reason(folder, trial.node_type, submission["check"])
+        elif waiting is not None and waiting.reason == "DependencyNeverSatisfied":  # Slurm's word: the check failed
+            check = submission.get("check") or "?"
+            state.state, state.detail = "failed", not_shared_reason(folder, trial.node_type, check) \
+                if outcome is None else (f"its check job {check} failed on {outcome.host} (see "
+                                         f"{folder.path / 'check' / trial.node_type}.log); `tflaunch sweep resubmit` "
+                                         "checks again")
             to_cancel.add(job)
         elif waiting is not None:
             state.state = "pending" if waiting.state in slurm.PENDING_STATES else "running"
