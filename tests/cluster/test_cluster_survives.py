@@ -76,8 +76,8 @@ def test_a_group_shared_umask_runs_its_trials_and_status_answers(cluster, tmp_pa
                     "--shared-dir", str(tmp_path / "shared"), cwd=tmp_path, umask=umask)
     assert stat.S_IMODE(folder.stat().st_mode) & 0o002 == 0
     assert settle(folder)["counts"] == {"done": 2}
-    exits = list(folder.joinpath("exits").iterdir())
-    assert exits and all(stat.S_IMODE(p.stat().st_mode) == 0o666 & ~umask for p in exits), "job.sh ran under it"
+    logs = list(folder.joinpath("logs").iterdir())
+    assert logs and all(stat.S_IMODE(p.stat().st_mode) == 0o666 & ~umask for p in logs), "the task ran under it"
     done = tflaunch("sweep", "status", str(folder))
     assert done.returncode == 0 and "2 trials: 2 done" in done.stdout, done.stderr
 
