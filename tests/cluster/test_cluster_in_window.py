@@ -57,9 +57,9 @@ def test_a_sweep_submitted_from_the_tab_is_followed_merged_and_judged_per_node_t
     follow = view.cluster
     view.start_button.click()
     assert view.cancel_button.isEnabled() and not view.start_button.isEnabled(), "submitting, off the GUI thread"
-    qtbot.waitUntil(lambda: "Checking a node of each type" in view.status.text(), timeout=SETTLE_MS)
     qtbot.waitUntil(lambda: follow.snapshot is not None and follow.snapshot.settled, timeout=SETTLE_MS)
     assert view.pages.currentWidget() is follow and view.status.text().startswith("Submitted 12 trials to Slurm")
+    assert all(s.get("check") for s in follow.snapshot.folder.jobs()["submitted"]), "each array waited for a check"
     assert not view.cancel_button.isEnabled() and view.start_button.isEnabled()
     table = follow.trials
     assert table.rowCount() == 12 and {table.state_of(r) for r in range(12)} == {"done"}
