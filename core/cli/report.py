@@ -13,9 +13,9 @@ from pathlib import Path
 
 from ..cluster.folder import FolderError, load
 from ..cluster.merge import node_type_sweeps, stored_facts
+from ..cluster.review import folder_review
 from ..cluster.status import trial_states
 from ..paths import profiles_dir
-from ..report.cluster_review import folder_review
 from ..report.review import Review, comparison_review, profile_review, run_review, sweep_review
 from ..store.history import HistoryError, default_history
 from ..store.profiles import ProfileError, ProfileStore

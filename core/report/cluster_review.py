@@ -6,9 +6,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ..cluster.folder import SweepFolder
-from ..cluster.merge import NodeTypeSweep, most_at_once, node_type_comparison
-from ..cluster.status import TrialState, summary_line
 from ..run.record import RunRecord
 from ..sweep.plan import Sweep, outcome
 from ..sweep.report import result_rows
@@ -53,12 +50,3 @@ def cluster_review(parts: Sequence[tuple[str, Sweep]], records: Sequence[RunReco
                   data=(["Node type", "Setting", f"Median ({unit})", "Runs", "Failed runs", "Note"], data),
                   file_stem=f"tflaunch-cluster-sweep-{slug(plan.base.subject)}")
 
-
-def folder_review(folder: SweepFolder, states: Sequence[TrialState], parts: Sequence[NodeTypeSweep]) -> Review:
-    """The review of what a sweep folder holds now (`report cluster:DIR`, the app's Export):
-    the contention and, for a bench repeated on each node type, the node-type comparison."""
-    records = [r for s in states if s.result is not None for r in s.result.records]
-    crowd, host = most_at_once(list(states))
-    comparison = None if folder.plan.axes else node_type_comparison(list(parts), folder.plan.objective)
-    return cluster_review([(p.label, p.sweep) for p in parts], records,
-                          f"cluster sweep {folder.id}, {summary_line(list(states))}", crowd, host, comparison)

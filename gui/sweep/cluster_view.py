@@ -26,9 +26,9 @@ from PySide6.QtWidgets import (
 )
 
 from tflaunch.core.cluster.merge import NodeTypeSweep
+from tflaunch.core.cluster.review import folder_review
 from tflaunch.core.cluster.status import summary_line
 from tflaunch.core.cluster.submit import RERUN_STATES
-from tflaunch.core.report.cluster_review import folder_review
 from tflaunch.core.report.review import Review
 from tflaunch.core.store.history import History
 
