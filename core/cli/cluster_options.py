@@ -55,6 +55,21 @@ def named_values(args: argparse.Namespace) -> dict[str, Any]:
                                   "trial_seconds"))
 
 
+CLUSTER_ONLY = (*RESOURCES, "job_name", "container", "shared_group", "trials_per_task", "trial_seconds",
+                "partition", "gres", "max_parallel")
+
+
+def local_refusal(args: argparse.Namespace) -> str | None:
+    """Options that mean something on a cluster only, given for a run here: said, not ignored
+    (`--time 60` once meant --timeout to argparse; now it is Slurm's time limit)."""
+    given = [f"--{key.replace('_', '-')}" for key in (*CLUSTER_ONLY, "setup", "sbatch_arg", "gpu_types")
+             if getattr(args, key, None)]
+    if getattr(args, "on", "local") != "local" or not given:
+        return None
+    return (f"{', '.join(given)} {'is' if len(given) == 1 else 'are'} for a Slurm cluster: add --on slurm, or "
+            f"leave {'it' if len(given) == 1 else 'them'} out (a run's own time limit here is --timeout).")
+
+
 def _types(text: str) -> list[str]:
     types = [t.strip() for t in text.split(",") if t.strip()]
     bad = [t for t in types if not t.replace("-", "").replace("_", "").replace(".", "").isalnum()]

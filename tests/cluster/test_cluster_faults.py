@@ -210,3 +210,12 @@ def test_the_check_script_quotes_the_interpreter_in_every_line(tmp_path, monkeyp
     script = check_script(folder, folder.node_types[0])
     done = subprocess.run(["sh", "-n", "-c", script], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
+
+
+@pytest.mark.parametrize("command", ["bench", "sweep"])
+def test_a_cluster_only_option_for_a_run_here_is_said_not_ignored(tmp_path, command):
+    """`--time 60` was argparse's abbreviation of --timeout; it is Slurm's time limit now,
+    and a local run that gets it (or --mem, --setup ...) says so instead of dropping it."""
+    done = tflaunch(command, "--model", "sample:mlp", "--time", "60", "--setup", "x",
+                    *(["--vary", "intra=2"] if command == "sweep" else []))
+    assert done.returncode == 2 and "--time, --setup are for a Slurm cluster: add --on slurm" in done.stderr
