@@ -85,8 +85,9 @@ def test_a_group_shared_umask_runs_its_trials_and_status_answers(cluster, tmp_pa
 def test_a_busy_partition_or_a_dependency_holds_the_check_not_the_submission(cluster, tmp_path, fake):
     """Submitting waited (up to 600 s a node type) for the check job: on a busy partition
     nothing was submitted. Now the check and its arrays wait in Slurm's queue, said by status."""
-    blocker = cluster.run("sbatch", "--parsable", "--cpus-per-task=16", "--wrap", "sleep 300").stdout.strip()
-    held = cluster.run("sbatch", "--parsable", "--hold", "--wrap", "true").stdout.strip()
+    blocker = cluster.run("sbatch", "--parsable", "--output=/dev/null", "--cpus-per-task=16", "--wrap",
+                          "sleep 300").stdout.strip()
+    held = cluster.run("sbatch", "--parsable", "--output=/dev/null", "--hold", "--wrap", "true").stdout.strip()
     try:
         busy = submit(*fake, "--env", f"{CHILD_ENV}=ok", "--vary", "intra=2", "--repeat", "1", "--warmup", "0",
                       "--shared-dir", str(cluster.shared), cwd=tmp_path)
