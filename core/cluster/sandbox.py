@@ -25,6 +25,7 @@ from ..paths import data_dir
 
 DAEMONS = ("slurmctld", "slurmd")
 START_TIMEOUT_S = 30.0
+SOCKET_PATH_MAX = 108  # sun_path, with its terminating zero
 
 
 class SandboxError(Exception):
@@ -108,6 +109,13 @@ PartitionName=debug Nodes=ALL Default=YES MaxTime=INFINITE State=UP
     def start(self, detached: bool = False) -> None:
         """Both daemons, waited for until the node is idle. `detached`: they outlive this
         process (the sandbox command), and stop() finds them by their pid files."""
+        # slurmstepd makes a socket SPOOL/HOST_JOB.STEP for each job; a longer path than a socket
+        # takes (108 bytes) ends every job at its start ("Unix socket name exceeded maximum length").
+        longest = len(os.fsencode(self.root / "spool")) + len(self.host) + len("/_4294967294.4294967291")
+        if longest >= SOCKET_PATH_MAX:
+            raise SandboxError(f"{self.root}: too deep for Slurm's job sockets (up to {longest} of the "
+                               f"{SOCKET_PATH_MAX - 1} bytes a socket path may have); give the sandbox a shorter "
+                               "folder (TFLAUNCH_DATA_DIR=/tmp/tfl, say).")
         self.write_config()
         ctld = ["slurmctld", "-D", "-i", "-f", str(self.conf)]
         slurmd = ["slurmd", "-D", "-f", str(self.conf), "-N", self.host]

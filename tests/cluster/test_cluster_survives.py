@@ -7,8 +7,10 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import stat
+import tempfile
 import time
 from pathlib import Path
 
@@ -238,7 +240,11 @@ def test_no_cluster_reachable_points_at_the_sandbox(tmp_path):
 
 
 def test_the_sandbox_starts_a_slurm_that_runs_jobs_and_stops(cluster, tmp_path, fake):
-    env = {"TFLAUNCH_DATA_DIR": str(tmp_path / "data")}
+    deep = tmp_path / ("d" * 60)  # Slurm's job sockets live in its spool: a path past 108 bytes ends every job
+    refused = tflaunch("cluster", "sandbox", "up", env={"TFLAUNCH_DATA_DIR": str(deep)}, timeout=60)
+    assert refused.returncode == 1 and "too deep for Slurm's job sockets" in refused.stderr, refused.stderr
+    data = Path(tempfile.mkdtemp(prefix="tfl-", dir="/tmp"))  # short: pytest's folders can be too deep
+    env = {"TFLAUNCH_DATA_DIR": str(data)}
     up = tflaunch("cluster", "sandbox", "up", env=env, timeout=60)
     try:
         assert up.returncode == 0, up.stderr
@@ -258,6 +264,7 @@ def test_the_sandbox_starts_a_slurm_that_runs_jobs_and_stops(cluster, tmp_path, 
     assert down.returncode == 0 and "stopped" in down.stderr, down.stderr
     again = tflaunch("cluster", "sandbox", "status", env=env)
     assert again.returncode == 1 and "no sandbox runs" in again.stdout
+    shutil.rmtree(data, ignore_errors=True)
 
 
 def test_merged_runs_keep_their_node_hosts_and_sharing_in_the_history_and_its_review(cluster, tmp_path, fake):
