@@ -31,6 +31,7 @@ from .arguments import (
     print_problems,
 )
 from .cluster import add_sweep_options, submit_sweep
+from .cluster_options import local_refusal
 from .command_tools import open_history, refuse, say
 from .progress import Progress
 
@@ -54,6 +55,8 @@ def add_arguments(sub: argparse._SubParsersAction) -> None:  # type: ignore[type
 
 
 def run(args: argparse.Namespace) -> int:
+    if (why := local_refusal(args)) is not None:
+        return refuse("invalid_arguments", why, args.json)
     try:
         config = config_from_args(args, model_required=True)
     except SettingsError as exc:

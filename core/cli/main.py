@@ -78,7 +78,7 @@ def main(argv: Sequence[str] | None = None, gui_launcher: GuiLauncher | None = N
             "report": lambda a: m["report"].run(a, review_renderer), "history": m["history"].run,
             "devices": m["devices"].run, "warm": m["warm"].run,
             "doctor": m["doctor"].run, "serving-warmup": m["serving-warmup"].run,
-            "trial": m["cluster"].run_trial_command,
+            "trial": m["cluster"].run_trial_command, "cluster": m["cluster"].cluster_command,
             **{f"sweep-{action}": m["cluster"].action_command for action in m["cluster"].ACTIONS},
         }
         try:

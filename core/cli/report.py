@@ -12,10 +12,10 @@ from collections.abc import Callable
 from pathlib import Path
 
 from ..cluster.folder import FolderError, load
-from ..cluster.merge import most_at_once, node_type_sweeps
-from ..cluster.status import summary_line, trial_states
+from ..cluster.merge import node_type_sweeps, stored_facts
+from ..cluster.review import folder_review
+from ..cluster.status import trial_states
 from ..paths import profiles_dir
-from ..report.cluster_review import cluster_review
 from ..report.review import Review, comparison_review, profile_review, run_review, sweep_review
 from ..store.history import HistoryError, default_history
 from ..store.profiles import ProfileError, ProfileStore
@@ -44,8 +44,13 @@ def build(target: str, baseline: int = 0) -> Review:
         history = default_history()
         sweep_id = int(target[len("sweep:"):])
         sweep, example = restore_sweep(history, sweep_id)
+        trials = history.sweep_trials(sweep_id)
         # Every trial's run: the review's dates and environments are the sweep's own.
-        return sweep_review(sweep, [record for _, record in history.sweep_trials(sweep_id)] or example, sweep_id)
+        review = sweep_review(sweep, [record for _, record in trials] or example, sweep_id)
+        cluster = history.sweep_plan(sweep_id).get("cluster")
+        if isinstance(cluster, dict):  # merged from a cluster: where it ran stays said
+            review.facts.extend(stored_facts(cluster, trials))
+        return review
     ids = target.split(",")
     if all(part.strip().isdigit() for part in ids):
         history = default_history()
@@ -59,12 +64,7 @@ def _cluster(path: Path) -> Review:
     """A cluster sweep's review from its folder's results (merged or not), without Slurm."""
     folder = load(path.resolve())
     states = trial_states(folder, ask_slurm=False)
-    parts = node_type_sweeps(folder, states)
-    records = [r for s in states if s.result is not None for r in s.result.records]
-    summary = summary_line(states)
-    crowd, host = most_at_once(states)
-    return cluster_review([(p.label, p.sweep) for p in parts], records, f"cluster sweep {folder.id}, {summary}",
-                          crowd, host)
+    return folder_review(folder, states, node_type_sweeps(folder, states))
 
 
 def run(args: argparse.Namespace, renderer: Renderer | None) -> int:

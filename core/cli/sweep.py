@@ -19,6 +19,7 @@ from ..sweep.session import SweepSession, prepare, refusal, run_headless
 from ..sweep.stored import winner_profile
 from .arguments import SettingsError, add_config_arguments, add_program_argument, config_from_args
 from .cluster import add_sweep_options, submit_sweep
+from .cluster_options import local_refusal
 from .command_tools import open_history, refuse, say
 
 
@@ -70,6 +71,8 @@ def run(args: argparse.Namespace) -> int:
             return refuse("invalid_arguments", "instances is given twice (--instances and --vary instances=...): "
                           "give the counts once, as --instances 1,2,4.", args.json)
         axes["instances"] = [str(n) for n in args.instances]
+    if (why := local_refusal(args)) is not None:
+        return refuse("invalid_arguments", why, args.json)
     if not axes:
         return refuse("invalid_arguments", "nothing to vary: give --vary SETTING=V1,V2 (such as --vary intra=1,2), "
                       "or several instance counts (--instances 1,2,4).", args.json)

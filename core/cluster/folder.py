@@ -2,10 +2,11 @@
 
     DIR/sweep.json           the plan, the node types and the options it was submitted with
     DIR/trials/NNNN.json     one trial: its settings, node type and place in the order
-    DIR/job.sh OFFSET        what each array task runs: `tflaunch trial DIR OFFSET+$SLURM_ARRAY_TASK_ID`
+    DIR/job.sh LIST          what each array task runs: `tflaunch trial DIR` with its line of tasks/LIST
     DIR/jobs.json            every submission (job id, node type, indices) and cancel
     DIR/results/NNNN.json    a finished trial's runs and the node they ran on
-    DIR/exits/NNNN           the exit status of the task that ran it (written by job.sh)
+    DIR/exits/NNNN           the exit status of the trial (written by the trial, or by job.sh if it died)
+    DIR/tasks/LIST           each array's tasks: line N, the trials its task N runs
     DIR/logs/JOB_TASK.out    each task's output (and .err), as Slurm writes it
     DIR/check/               the markers of the check job (preflight.py)
 
@@ -19,6 +20,7 @@ from __future__ import annotations
 import json
 import os
 import shlex
+import shutil
 import sys
 import time
 import uuid
@@ -29,6 +31,8 @@ from typing import Any
 from ..settings.config import LaunchConfig
 from ..store.atomic import atomic_write
 from ..sweep.plan import Candidate, SweepPlan, Trial, schedule
+from .bounded_read import UnreadableFileError, read_bounded
+from .ownership import OwnershipError, check_part
 
 FORMAT = "tflaunch-cluster-sweep"
 VERSION = 1
@@ -72,10 +76,18 @@ def write_json(path: Path, data: Any) -> None:
     atomic_write(path, (json.dumps(data, indent=1) + "\n").encode())
 
 
-def read_json(path: Path, what: str) -> Any:
-    """A file of the folder, parsed; FolderError naming it when it is missing or damaged."""
+JSON_CAP = 4 << 20  # sweep.json, a trial, jobs.json: far above what tflaunch writes
+RESULT_CAP = 32 << 20  # a result: a trial's runs with their samples (capped where they enter)
+
+
+def read_json(path: Path, what: str, cap: int = JSON_CAP, shared_gid: int | None = None,
+              group_owned_ok: bool = False) -> Any:
+    """A file of the folder, parsed; FolderError naming it when it is missing, damaged, not a
+    regular file of a sane size, or written by someone the ownership rule refuses."""
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
+        return json.loads(read_bounded(path, cap, shared_gid, group_owned_ok).decode("utf-8"))
+    except (OwnershipError, UnreadableFileError) as exc:
+        raise FolderError(str(exc)) from None
     except FileNotFoundError:
         raise FolderError(f"{path}: missing ({what}). Is this a tflaunch sweep folder, and is it shared "
                           "with this machine?") from None
@@ -95,6 +107,13 @@ class SweepFolder:
     # Trial files are written once, when the folder is made: each is read (and checked) once
     # per SweepFolder, however many of status, merge and submit ask for it.
     _read: dict[int, TrialFile] = field(default_factory=dict, repr=False, compare=False)
+
+    @property
+    def shared_gid(self) -> int | None:
+        """The group the sweep was shared with (--shared-group), whose members may write its
+        folders and results; None: the user's alone (see ownership.py)."""
+        gid = self.options.get("shared_gid")
+        return gid if isinstance(gid, int) and not isinstance(gid, bool) else None
 
     # -- the layout -----------------------------------------------------------------------
     def trial_path(self, index: int) -> Path:
@@ -125,12 +144,11 @@ class SweepFolder:
         return self._read[index]
 
     def _read_trial(self, index: int) -> TrialFile:
-        check_owned(self.trial_path(index))  # what the trial runs: only what its owner wrote
         if not self.trial_path(index).exists() and (self.path / "sweep.json").exists():
             known = self.indices
             span = f"trials {known[0]} to {known[-1]}" if known else "no trials"
             raise FolderError(f"{self.path}: this sweep has no trial {index} (it has {span}).")
-        data = read_json(self.trial_path(index), f"trial {index}")
+        data = read_json(self.trial_path(index), f"trial {index}", shared_gid=self.shared_gid)  # yours alone
         try:
             trial = TrialFile(int(data["index"]), str(data["node_type"]), int(data["number"]), str(data["candidate"]),
                               bool(data["baseline"]), bool(data["warmup"]), int(data["instances"]),
@@ -149,7 +167,7 @@ class SweepFolder:
         """{"submitted": [{job_id, node_type, indices, at}], "cancelled": [job ids]}."""
         if not self.jobs_path.exists():
             return {"submitted": [], "cancelled": []}
-        data = read_json(self.jobs_path, "the sweep's submissions")
+        data = read_json(self.jobs_path, "the sweep's submissions", shared_gid=self.shared_gid)
         if not (isinstance(data, dict) and isinstance(data.get("submitted"), list)
                 and all(map(_is_submission, data["submitted"])) and isinstance(data.setdefault("cancelled", []), list)
                 and all(isinstance(j, str) for j in data["cancelled"])):
@@ -159,11 +177,18 @@ class SweepFolder:
                               "`squeue` by hand; `tflaunch sweep resubmit` then runs the trials without a result.")
         return data
 
-    def add_submission(self, job_id: str, node_type: str, indices: list[int], offset: int = 0) -> None:
-        """`indices`: the trials it runs; `offset`: its array task N runs trial offset + N."""
+    def add_submission(self, job_id: str, node_type: str, indices: list[int], offset: int = 0,
+                       tasks: list[list[int]] | None = None, check: str | None = None) -> None:
+        """`indices`: the trials it runs; `tasks`: array task N runs tasks[N], one after another
+        (without: trial offset + N, as before trials per task); `check`: the check job it waits for."""
         jobs = self.jobs()
-        jobs["submitted"].append({"job_id": job_id, "node_type": node_type, "indices": indices, "offset": offset,
-                                  "at": time.time()})
+        entry: dict[str, Any] = {"job_id": job_id, "node_type": node_type, "indices": indices, "offset": offset,
+                                 "at": time.time()}
+        if tasks is not None:
+            entry["tasks"] = tasks
+        if check is not None:
+            entry["check"] = check
+        jobs["submitted"].append(entry)
         write_json(self.jobs_path, jobs)
 
     def add_cancelled(self, job_ids: list[str]) -> None:
@@ -179,9 +204,21 @@ def _is_submission(entry: Any) -> bool:
     """An entry of jobs.json's "submitted" as add_submission writes it."""
     def whole(value: Any) -> bool:
         return isinstance(value, int) and not isinstance(value, bool) and value >= 0
-    return (isinstance(entry, dict) and isinstance(entry.get("job_id"), str) and entry["job_id"].isdigit()
+    def job_id(value: Any) -> bool:
+        return isinstance(value, str) and value.isascii() and value.isdigit()
+    tasks = entry.get("tasks", []) if isinstance(entry, dict) else None
+    return (isinstance(entry, dict) and job_id(entry.get("job_id"))
             and isinstance(entry.get("node_type"), str) and isinstance(entry.get("indices"), list)
-            and all(map(whole, entry["indices"])) and whole(entry.setdefault("offset", 0)))
+            and all(map(whole, entry["indices"])) and whole(entry.setdefault("offset", 0))
+            and isinstance(tasks, list) and all(isinstance(t, list) and all(map(whole, t)) for t in tasks)
+            and (entry.get("check") is None or job_id(entry["check"])))
+
+
+def task_of(entry: dict[str, Any]) -> dict[int, int]:
+    """{trial index: its array task} of one submission."""
+    if entry.get("tasks"):
+        return {i: n for n, task in enumerate(entry["tasks"]) for i in task}
+    return {i: i - int(entry.get("offset", 0)) for i in entry["indices"]}
 
 
 def create(root: Path, plan: SweepPlan, candidates: list[Candidate], node_types: list[NodeType],
@@ -194,9 +231,19 @@ def create(root: Path, plan: SweepPlan, candidates: list[Candidate], node_types:
                           "shared folder (--shared-dir; the app's Shared folder) whose path has none.")
     sweep_id = uuid.uuid4().hex[:12]
     path = root / f"sweep-{time.strftime('%Y%m%d-%H%M%S')}-{sweep_id[:6]}"
+    shared_gid = options.get("shared_gid")
     try:
-        for part in ("trials", "results", "exits", "logs", "check"):
-            (path / part).mkdir(mode=0o755, parents=True, exist_ok=True)
+        root.mkdir(parents=True, exist_ok=True)
+        # The modes are set, not left to the umask: under `umask 002` mkdir alone made the sweep
+        # folder group-writable, which every trial then refused. A shared group gets its folders
+        # (setgid, so what the nodes write there is the group's too); otherwise they are the user's.
+        for part in ("", *FOLDERS):
+            (path / part).mkdir(exist_ok=True)
+            if isinstance(shared_gid, int):
+                os.chown(path / part, -1, shared_gid)
+                (path / part).chmod(0o2775)
+            else:
+                (path / part).chmod(0o755)
     except OSError as exc:
         raise FolderError(f"{root}: the sweep folder cannot be made there ({exc.strerror}). Choose a shared "
                           "folder (--shared-dir; the app's Shared folder) that you can write and the cluster's nodes "
@@ -208,12 +255,18 @@ def create(root: Path, plan: SweepPlan, candidates: list[Candidate], node_types:
         for trial in schedule(plan, candidates, plan.seed + offset):
             write_json(folder.trial_path(index), _trial_file(index, node_type.name, trial).to_dict())
             index += 1
-    write_json(path / "sweep.json", {
-        "format": FORMAT, "version": VERSION, "id": sweep_id, "created": folder.created, "plan": plan.to_dict(),
-        "node_types": [{"name": t.name, "gres": t.gres} for t in node_types], "options": options})
-    folder.script_path.write_text(job_script(path), encoding="utf-8")
+    save_plan(folder)
+    folder.script_path.write_text(job_script(path, options), encoding="utf-8")
     folder.script_path.chmod(0o755)
     return folder
+
+
+def save_plan(folder: SweepFolder) -> None:
+    """sweep.json: the plan, the node types and the options (resubmit's new resources too)."""
+    write_json(folder.path / "sweep.json", {
+        "format": FORMAT, "version": VERSION, "id": folder.id, "created": folder.created,
+        "plan": folder.plan.to_dict(), "node_types": [{"name": t.name, "gres": t.gres} for t in folder.node_types],
+        "options": folder.options})
 
 
 def _trial_file(index: int, node_type: str, trial: Trial) -> TrialFile:
@@ -221,54 +274,90 @@ def _trial_file(index: int, node_type: str, trial: Trial) -> TrialFile:
     return TrialFile(index, node_type, trial.number, c.key, c.baseline, trial.warmup, c.instances, c.config)
 
 
-def job_script(path: Path) -> str:
-    """What each array task runs: the trial with the same installed tflaunch, then its exit
-    status in exits/ (a task that ends without a result still says how it ended). Its one
-    argument is the node type's first trial index: each node type's array counts from 0,
-    so no array outgrows the cluster's MaxArraySize because of the node types before it."""
-    python, folder = shlex.quote(sys.executable), shlex.quote(str(path))
+def job_script(path: Path, options: dict[str, Any] | None = None) -> str:
+    """What each array task runs: its trials (tasks/LIST's line N for task N; a number
+    instead: the one trial OFFSET + N) in one `tflaunch trial DIR INDEX...`, which runs them
+    one after another and leaves each one's exit status in exits/; a trial it was running
+    when it died gets the status here (a trial that ends without a result still says how it
+    ended). One process for the task's trials: an interpreter start per trial would cost a
+    second each. The user's setup lines (`module load`, `conda activate`) come first; a
+    container runs the trials inside it. The trial process dies with this shell (trial.py
+    sets its parent-death signal), and a TERM from Slurm (scancel, the time limit) is passed on."""
+    options = options or {}
+    folder = shlex.quote(str(path))
+    setup = "\n".join(str(line) for line in options.get("setup") or [])
+    prefix = container_prefix(options.get("container"))
+    command = " ".join(map(shlex.quote, prefix + [sys.executable]))
+    # Which shell the trial must die with (trial.py): a kill before its interpreter is up counts too.
+    shell_pid = "" if prefix else "TFLAUNCH_JOB_SHELL=$$ "
     return f"""#!/bin/sh
-# tflaunch cluster sweep: one trial per array task (written by tflaunch; rerun by
+# tflaunch cluster sweep: each array task runs its trials (written by tflaunch; rerun by
 # `tflaunch sweep resubmit {folder}`).
-trial=$(( ${{1:-0}} + SLURM_ARRAY_TASK_ID ))
-index=$(printf %04d "$trial")
-{python} -m tflaunch.core.cli.main trial {folder} "$trial"
-status=$?
-printf '%s\\n' "$status" > {folder}/exits/.$index.tmp && mv {folder}/exits/.$index.tmp {folder}/exits/$index
+{setup}
+case "$1" in
+  *[!0-9]*) trials=$(sed -n "$((SLURM_ARRAY_TASK_ID + 1))p" {folder}/tasks/"$1") ;;
+  *) trials=$(( ${{1:-0}} + SLURM_ARRAY_TASK_ID )) ;;
+esac
+case "$trials" in *[!0-9\\ ]*|'') echo "tflaunch: not a task of trials: $trials" >&2; exit 2 ;; esac
+trap '[ -n "$child" ] && kill -TERM "$child" 2>/dev/null' TERM INT
+{shell_pid}{command} -m tflaunch.core.cli.main trial {folder} $trials &
+child=$!
+wait "$child"; status=$?
+while kill -0 "$child" 2>/dev/null; do wait "$child"; status=$?; done
+for trial in $trials; do
+  index=$(printf %04d "$trial")
+  if [ ! -e {folder}/exits/$index ]; then
+    printf '%s\n' "$status" > {folder}/exits/.$index.tmp && mv {folder}/exits/.$index.tmp {folder}/exits/$index
+    break
+  fi
+done
 exit $status
 """
+
+
+def container_prefix(image: Any) -> list[str]:
+    """What a trial is started through for --container IMAGE: Pyxis (`pyxis:IMAGE`, through
+    srun's --container-image) or Apptainer/Singularity (a .sif, docker://, oras:// ...)."""
+    if not isinstance(image, str) or not image:
+        return []
+    if image.startswith("pyxis:"):
+        return ["srun", "--ntasks=1", f"--container-image={image.removeprefix('pyxis:')}",
+                "--container-mounts=/tmp:/tmp", "--no-container-remap-root"]
+    runtime = "singularity" if shutil.which("apptainer") is None and shutil.which("singularity") else "apptainer"
+    return [runtime, "exec", "--nv", image]
 
 
 # What a node runs or writes into: the folder, its plan and script, and the folders the
 # trials' files, results, exit statuses, logs and check scripts are in. A folder others may
 # write lets them put their own file (or a link to one of yours) where a trial reads or writes.
-OWNED_PARTS = ("", "sweep.json", "job.sh", "trials", "results", "exits", "logs", "check")
+FOLDERS = ("trials", "results", "exits", "logs", "check", "tasks")
+OWNED_PARTS = ("", "sweep.json", "job.sh", *FOLDERS)
 
 
-def check_ownership(path: Path) -> None:
-    """The folder and what a node runs from it are the user's alone: a trial runs whatever
-    its file names, so a folder others may write is refused, not trusted."""
+def check_ownership(path: Path, shared_gid: int | None = None) -> None:
+    """The folder and what a node runs from it are the user's (or the sweep's shared
+    group's, ownership.py): a trial runs whatever its file names, so a folder others may
+    write is refused, not trusted. The plan and the script must be the user's own."""
     for part in OWNED_PARTS:
-        check_owned(path / part)
+        check_owned(path / part, shared_gid)
 
 
-def check_owned(part: Path) -> None:
-    """FolderError when `part` is another user's or others may write it; a missing part is
-    said by whoever reads it."""
+def check_owned(part: Path, shared_gid: int | None = None) -> None:
+    """FolderError when the ownership rule refuses `part`; a missing part is said by whoever reads it."""
     try:
-        st = part.stat()
-    except OSError:
-        return
-    if st.st_uid != os.getuid() or st.st_mode & 0o022:
-        raise FolderError(f"{part}: owned by another user or writable by others (mode {st.st_mode & 0o777:o}), "
-                          "so its trials could run someone else's settings. tflaunch runs only a sweep folder "
-                          f"that is yours alone: `chmod go-w {shlex.quote(str(part))}`, or submit again.")
+        check_part(part, shared_gid)
+    except OwnershipError as exc:
+        raise FolderError(str(exc)) from None
 
 
 def load(path: Path) -> SweepFolder:
     """A sweep folder read back; FolderError saying what is wrong with it."""
-    check_ownership(path)
+    # sweep.json names the shared group the rest is judged by, so it must be the user's own.
+    check_owned(path / "sweep.json")
     data = read_json(path / "sweep.json", "the sweep's plan")
+    gid = data.get("options", {}).get("shared_gid") if isinstance(data, dict) and isinstance(
+        data.get("options"), dict) else None
+    check_ownership(path, gid if isinstance(gid, int) and not isinstance(gid, bool) else None)
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise FolderError(f"{path}: not a tflaunch cluster sweep folder (its sweep.json is not one tflaunch "
                           "wrote). Give the folder `tflaunch sweep --on slurm` printed.")

@@ -13,6 +13,7 @@ import statistics
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from ..run.record import RunRecord
 from ..store.history import History, HistoryError
 from ..store.profiles import Profile
 from ..sweep.plan import MIN_TRIALS, Candidate, Sweep, Trial, format_objective, outcome
@@ -48,21 +49,39 @@ class NodeTypeSweep:
 def most_at_once(states: list[TrialState]) -> tuple[int, str | None]:
     """The most trials of this sweep that ran at the same time on one host, and the host.
     Trials that share a node share its cores and its storage: their times include that."""
-    spans: dict[str, list[tuple[float, int]]] = {}
-    for state in states:
-        result = state.result
-        if result is None or not isinstance(result.started, float) or not isinstance(result.ended, float):
-            continue
-        host = str(result.node.get("host"))
-        spans.setdefault(host, []).extend([(result.started, 1), (result.ended, -1)])
+    return _most_at_once([(str(s.result.node.get("host")), s.result.started, s.result.ended) for s in states
+                          if s.result is not None and isinstance(s.result.started, float)
+                          and isinstance(s.result.ended, float)])
+
+
+def _most_at_once(spans: list[tuple[str, float, float]]) -> tuple[int, str | None]:
+    edges: dict[str, list[tuple[float, int]]] = {}
+    for host, started, ended in spans:
+        edges.setdefault(host, []).extend([(started, 1), (ended, -1)])
     best, where = 0, None
-    for host, edges in spans.items():
+    for host, steps in edges.items():
         running = 0
-        for _, step in sorted(edges, key=lambda e: (e[0], e[1])):  # an end before a start at the same instant
+        for _, step in sorted(steps, key=lambda e: (e[0], e[1])):  # an end before a start at the same instant
             running += step
             if running > best:
                 best, where = running, host
     return best, where
+
+
+def stored_facts(cluster: dict[str, Any], trials: list[tuple[dict[str, Any], RunRecord]]) -> list[tuple[str, str]]:
+    """What a merged cluster sweep's review says of where it ran, from the history alone
+    (`report sweep:N`): the node type with the GPUs seen, its hosts, and trials sharing one."""
+    nodes = [t.get("node") or {} for t, _ in trials]
+    labels = sorted({gpu_label(n) for n in nodes if n.get("gpu_models")}) or ["no GPU seen"]
+    hosts = sorted({str(n.get("host")) for n in nodes if n.get("host")})
+    facts = [("Node type", f"{cluster.get('node_type')} ({', '.join(labels)})"),
+             ("Hosts", ", ".join(hosts) or "—")]
+    crowd, host = _most_at_once([(str((t.get("node") or {}).get("host")), r.launched_at, r.finished_at)
+                                 for t, r in trials if r.finished_at is not None])
+    if crowd > 1:
+        facts.append(("Trials at once", f"up to {crowd} runs on {host}: their times include sharing its cores "
+                                        "and storage"))
+    return facts
 
 
 def node_type_sweeps(folder: SweepFolder, states: list[TrialState]) -> list[NodeTypeSweep]:
@@ -109,15 +128,17 @@ def merge(folder: SweepFolder, states: list[TrialState], history: History) -> li
     """Store every result of the folder in `history`; HistoryError if it cannot be written."""
     parts = node_type_sweeps(folder, states)
     done = all(s.state in ("done", "failed") for s in states)
+    crowd, host = most_at_once(states)
+    shared = f" Up to {crowd} trials ran at once on {host}: their times include sharing it." if crowd > 1 else ""
     # Waiting for another merge (or a run being stored) is better than failing for it.
     with history.patience(MERGE_WAIT_S), history.transaction("merged"):
         for part in parts:
-            _merge_part(part, folder, states, history, done)
+            _merge_part(part, folder, states, history, done, shared)
     return parts
 
 
 def _merge_part(part: NodeTypeSweep, folder: SweepFolder, states: list[TrialState], history: History,
-                done: bool) -> None:
+                done: bool, shared: str) -> None:
     part.history_id = _history_sweep(history, folder, part)
     stored: dict[int, list[tuple[dict[str, Any], Any]]] = {}
     for trial, record in history.sweep_trials(part.history_id):
@@ -135,8 +156,10 @@ def _merge_part(part: NodeTypeSweep, folder: SweepFolder, states: list[TrialStat
         for record, info in state.result.runs:
             history.record(record, "cluster", part.history_id, info)
             part.added += 1
+    # The history's summary keeps where it ran: the node type, its hosts and any sharing of them.
+    where = f" On {part.label}: {', '.join(part.hosts)}." if part.hosts else ""
     history.finish_sweep(part.history_id, "done" if done else "partial",
-                         outcome(part.sweep.results(), part.sweep.plan.objective))
+                         outcome(part.sweep.results(), part.sweep.plan.objective) + where + shared)
 
 
 def _history_sweep(history: History, folder: SweepFolder, part: NodeTypeSweep) -> int:

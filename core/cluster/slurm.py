@@ -40,6 +40,14 @@ class TaskState:
 ASK_ADVICE = ("Check that Slurm works in this shell (`squeue` answers; SLURM_CONF names the cluster's slurm.conf "
               "where it is not in /etc/slurm).")
 SUBMIT_ADVICE = "Check the partition, --gres and --sbatch-arg values with your cluster's documentation."
+# What Slurm's commands say when there is no cluster to ask (no slurm.conf, no controller).
+_NO_CLUSTER = ("unable to contact slurm controller", "could not establish a configuration source",
+               "no such file or directory", "zero bytes were transmitted", "connection refused",
+               "unable to establish controller machine")
+NO_CLUSTER_ADVICE = ("No Slurm cluster answers from this machine. On a cluster's login node, check that `squeue` "
+                     "works (SLURM_CONF names its slurm.conf where it is not in /etc/slurm); to try cluster sweeps "
+                     "on this workstation, start a single-node Slurm with `tflaunch cluster sandbox up` and export "
+                     "the SLURM_CONF it prints.")
 
 
 def _run(command: list[str], what: str, advice: str = ASK_ADVICE, nothing_if: str | None = None) -> str:
@@ -47,7 +55,9 @@ def _run(command: list[str], what: str, advice: str = ASK_ADVICE, nothing_if: st
     only means there is nothing to say (an empty answer then)."""
     if shutil.which(command[0]) is None:
         raise SlurmError(f"`{command[0]}` is not on PATH, so tflaunch cannot {what}. Run tflaunch on a machine "
-                         "that submits to the cluster (a login node), or load Slurm first (`module load slurm`).")
+                         "that submits to the cluster (a login node), or load Slurm first (`module load slurm`); "
+                         "with no cluster at all, `tflaunch cluster sandbox up` starts one on this machine once "
+                         "Slurm is installed.")
     try:
         done = subprocess.run(command, capture_output=True, text=True, timeout=TIMEOUT_S, errors="replace",
                               check=False)
@@ -61,8 +71,10 @@ def _run(command: list[str], what: str, advice: str = ASK_ADVICE, nothing_if: st
     if done.returncode != 0:
         if nothing_if is not None and nothing_if in done.stderr:
             return ""
-        raise SlurmError(f"`{' '.join(command[:2])} ...` failed: {_said(done)}. tflaunch could not {what}. "
-                         + advice)
+        said = _said(done)
+        if any(words in said.lower() for words in _NO_CLUSTER):
+            advice = NO_CLUSTER_ADVICE
+        raise SlurmError(f"`{' '.join(command[:2])} ...` failed: {said}. tflaunch could not {what}. " + advice)
     return done.stdout
 
 
@@ -162,7 +174,7 @@ def accounting(job_ids: Sequence[str]) -> list[TaskState] | None:
     for line in out.splitlines():
         job, _, state = line.partition("|")
         if match := _TASK.match(job.strip()):
-            tasks.append(TaskState(match.group(1), int(match.group(2)), state.split()[0].upper() if state else ""))
+            tasks.append(TaskState(match.group(1), int(match.group(2)), " ".join(state.split()).upper()))
     return tasks
 
 

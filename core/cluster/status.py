@@ -2,22 +2,30 @@
 works): pending, running, done, failed, cancelled or lost.
 
 - done: its result file says every run was ok.
-- failed: its result says a run failed or the node refused it; or its task ended with a
-  non-zero status and no result (exits/NNNN, written by job.sh), or sacct says it failed.
-- pending / running: squeue still holds its task.
-- cancelled: its job was cancelled (`tflaunch sweep cancel`) before a result came.
-- lost: none of these: never submitted, or its task vanished without a word (a node that
-  died, a job killed from outside). `tflaunch sweep resubmit` runs failed and lost trials.
+- failed: its result says a run failed or the node refused it; its node type's check found
+  something missing; or its task ended without a result: at its time limit, out of memory,
+  with a non-zero status (endings.py reads the log, exits/NNNN and sacct).
+- pending / running: squeue still holds its task (waiting, perhaps, for its check job).
+- cancelled: its job was cancelled (`tflaunch sweep cancel`, or scancel from outside).
+- lost: none of these: never submitted, its node failed, or its task vanished without a
+  word. `tflaunch sweep resubmit` runs failed, cancelled and lost trials.
 """
 
 from __future__ import annotations
 
+import contextlib
 from collections import Counter
 from dataclasses import dataclass
 
 from . import slurm
-from .folder import FolderError, SweepFolder
+from .bounded_read import UnreadableFileError, read_bounded
+from .endings import SIGNALLED, Ending, from_accounting, from_log, read_log
+from .folder import FolderError, SweepFolder, task_of
+from .ownership import OwnershipError
+from .preflight import check_outcome, not_shared_reason
 from .results import TrialResult, read_result
+
+EXIT_CAP = 64  # "0\n": what job.sh writes
 
 STATES = ("pending", "running", "done", "failed", "cancelled", "lost")
 
@@ -34,49 +42,95 @@ class TrialState:
 
 def trial_states(folder: SweepFolder, ask_slurm: bool = True) -> list[TrialState]:
     """Every trial's state. ask_slurm=False (no Slurm here) leaves the queue out: a trial
-    without a result is then "lost" unless its task said how it ended."""
+    without a result is then "lost" unless its task said how it ended. A check that failed
+    cancels the arrays still waiting on it (they would wait for ever)."""
     jobs = folder.jobs()
-    job_ids = [s["job_id"] for s in jobs["submitted"]]
-    # An array's task N runs trial offset + N (each node type's array counts from 0).
-    offsets = {s["job_id"]: int(s.get("offset", 0)) for s in jobs["submitted"]}
-    queued = {offsets.get(t.job_id, 0) + t.index: t for t in (slurm.queue(job_ids) if ask_slurm else [])
-              if t.index >= 0}
-    accounted = {offsets.get(t.job_id, 0) + t.index: t
-                 for t in (slurm.accounting(job_ids) if ask_slurm else None) or []}
+    submitted = jobs["submitted"]
+    latest = {i: s for s in submitted for i in s["indices"]}  # the latest submission of each trial
+    task = {i: task_of(s)[i] for i, s in latest.items()}
+    checks = sorted({s["check"] for s in submitted if s.get("check")})
+    job_ids = [s["job_id"] for s in submitted]
+    queue = slurm.queue([*checks, *job_ids]) if ask_slurm and job_ids else []
+    queued = {(t.job_id, t.index): t for t in queue if t.index >= 0}
+    check_waits = {t.job_id: t for t in queue if t.index < 0}
+    accounted = {(t.job_id, t.index): t.state for t in (slurm.accounting(job_ids) if ask_slurm else None) or []}
+    outcomes = {t.name: check_outcome(folder, t.name) for t in folder.node_types}
     cancelled = set(jobs["cancelled"])
-    submitted_by = {i: s["job_id"] for s in jobs["submitted"] for i in s["indices"]}  # the latest submission
-    logs = {i: f"{s['job_id']}_{i - int(s.get('offset', 0))}" for s in jobs["submitted"] for i in s["indices"]}
+    to_cancel: set[str] = set()
     states = []
     for trial in folder.trials():
         i = trial.index
         state = TrialState(i, trial.node_type, trial.candidate, "lost")
+        states.append(state)
         try:
             state.result = read_result(folder, trial)
         except FolderError as exc:
             state.state, state.detail = "failed", str(exc)
-            states.append(state)
             continue
         if state.result is not None:
             state.state = "done" if state.result.ok else "failed"
             state.detail = "" if state.result.ok else (state.result.reason or "failed")
-        elif i in queued and queued[i].job_id == submitted_by.get(i):
-            task = queued[i]
-            state.state = "pending" if task.state in slurm.PENDING_STATES else "running"
-            # squeue gives a running task its array's reason too (JobArrayTaskLimit): a wait only for one pending
-            state.detail = "" if state.state == "running" or task.reason in ("", "None") else task.reason
-        elif (status := _exit_status(folder, i)) not in (None, "0"):
-            state.state, state.detail = "failed", f"its task ended with status {status} and wrote no result " \
-                                                  f"(see {folder.path / 'logs'}/{logs.get(i, '?')}.err)"
-        elif submitted_by.get(i) in cancelled:
-            state.state, state.detail = "cancelled", "its job was cancelled"
-        elif i in accounted and accounted[i].state not in ("COMPLETED", ""):
-            state.state, state.detail = "failed", f"Slurm says {accounted[i].state}"
-        elif i not in submitted_by:
+            continue
+        submission = latest.get(i)
+        if submission is None:
             state.detail = "never submitted"
+            continue
+        job, waiting = submission["job_id"], queued.get((submission["job_id"], task[i]))
+        outcome = outcomes.get(trial.node_type) if submission.get("check") else None
+        if outcome is not None and outcome.missing:
+            state.state, state.detail = "failed", outcome.reason(trial.node_type)
+            if waiting is not None:
+                to_cancel.add(job)
+        elif waiting is not None and waiting.reason == "DependencyNeverSatisfied":  # Slurm's word: the check failed
+            check = submission.get("check") or "?"
+            state.state, state.detail = "failed", not_shared_reason(folder, trial.node_type, check) \
+                if outcome is None else (f"its check job {check} failed on {outcome.host} (see "
+                                         f"{folder.path / 'check' / trial.node_type}.log); `tflaunch sweep resubmit` "
+                                         "checks again")
+            to_cancel.add(job)
+        elif waiting is not None:
+            state.state = "pending" if waiting.state in slurm.PENDING_STATES else "running"
+            state.detail = _wait(state.state, waiting.reason, submission.get("check"), check_waits)
         else:
-            state.detail = "its task left no result and Slurm no longer holds it"
-        states.append(state)
+            ending = _ending(folder, i, job, task[i], job in cancelled, accounted.get((job, task[i])))
+            state.state, state.detail = ending.state, ending.detail
+    if to_cancel:
+        with contextlib.suppress(slurm.SlurmError):
+            slurm.cancel(sorted(to_cancel))
     return states
+
+
+def _wait(state: str, reason: str, check: str | None, check_waits: dict[str, slurm.TaskState]) -> str:
+    """Why a queued task waits: squeue's reason, or its check job's when it waits for that."""
+    if state == "running" or reason in ("", "None"):  # squeue gives a running task its array's reason too
+        return ""
+    if reason == "Dependency" and check is not None:
+        if (look := check_waits.get(check)) is not None:
+            why = look.reason if look.reason not in ("", "None") else look.state.lower()
+            return f"waiting for the check job {check} ({why})"
+        return f"its check job {check} has ended; Slurm starts the trials next"
+    return reason
+
+
+def _ending(folder: SweepFolder, index: int, job: str, task: int, by_tflaunch: bool, accounted: str | None) -> Ending:
+    """How a trial's task ended, though it left no result."""
+    status = _exit_status(folder, index)
+    if isinstance(status, Ending):
+        return status
+    if by_tflaunch and status in (None, *SIGNALLED):
+        return Ending("cancelled", "its job was cancelled (`tflaunch sweep cancel`)")
+    log = folder.path / "logs" / f"{job}_{task}.err"
+    text = read_log(log, folder.shared_gid)
+    said = from_log(text, folder.path) if text else None
+    said = said or (from_accounting(accounted, folder.path) if accounted else None)
+    if said is not None:
+        return said
+    if status not in (None, "0"):
+        return Ending("failed", f"its task ended with status {status} and wrote no result (see {log})")
+    if text is None:
+        return Ending("lost", f"its task left no result, no exit status and no log ({log}), and Slurm no longer "
+                      "holds it: the node may not see the folder, or it died")
+    return Ending("lost", "its task left no result and Slurm no longer holds it")
 
 
 def states_from_files_if_need_be(folder: SweepFolder) -> tuple[list[TrialState], str | None]:
@@ -90,11 +144,28 @@ def states_from_files_if_need_be(folder: SweepFolder) -> tuple[list[TrialState],
                                                        "still queued or running shows as lost.")
 
 
-def _exit_status(folder: SweepFolder, index: int) -> str | None:
+def _exit_status(folder: SweepFolder, index: int) -> str | Ending | None:
+    """The status job.sh wrote; None without one; an Ending when the file is refused."""
     try:
-        return folder.exit_path(index).read_text(encoding="utf-8", errors="replace").strip()[:12] or None
+        text = read_bounded(folder.exit_path(index), EXIT_CAP, folder.shared_gid).decode("ascii", "replace")
+    except FileNotFoundError:
+        return None
+    except (OwnershipError, UnreadableFileError) as exc:
+        return Ending("failed", f"its exit status is not used: {exc}")
     except OSError:
         return None
+    return text.strip()[:12] or None
+
+
+def still_running(states: list[TrialState]) -> str | None:
+    """"2 running, 3 pending (trials 4, 7, 9, ...)"; None when nothing is queued or running."""
+    waiting = [s for s in states if s.state in ("pending", "running")]
+    if not waiting:
+        return None
+    found = Counter(s.state for s in waiting)
+    shown = ", ".join(str(s.index) for s in waiting[:8]) + (", ..." if len(waiting) > 8 else "")
+    plural = "s" if len(waiting) > 1 else ""
+    return ", ".join(f"{found[k]} {k}" for k in ("running", "pending") if found[k]) + f" (trial{plural} {shown})"
 
 
 def counts(states: list[TrialState]) -> dict[str, int]:

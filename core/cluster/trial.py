@@ -8,8 +8,13 @@ the history's own row shape (store/run_rows.py), with the node they ran on.
 
 from __future__ import annotations
 
+import contextlib
+import ctypes
+import os
 import signal
+import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from types import FrameType
 from typing import Any
@@ -19,12 +24,14 @@ from ..run.gpus import GpuMemorySampler
 from ..run.launch_check import launch_check
 from ..run.record import RunRecord, RunStatus
 from ..run.session import ProbeSession
+from ..store.atomic import atomic_write
 from ..store.run_rows import run_data
-from .folder import FolderError, SweepFolder, TrialFile, load, write_json
+from .folder import FolderError, SweepFolder, TrialFile, load, name, write_json
 from .node import node_facts
 
 RESULT_FORMAT = "tflaunch-cluster-result"
 RESULT_VERSION = 1
+_PR_SET_PDEATHSIG = 1
 
 
 def trial_info(trial: TrialFile, instance: int, node: dict[str, Any]) -> dict[str, Any]:
@@ -37,6 +44,21 @@ def _terminated(signum: int, frame: FrameType | None) -> None:
     # scancel sends SIGTERM: the driver's KeyboardInterrupt path ends the children it
     # started (their process groups) instead of leaving them on the node.
     raise KeyboardInterrupt
+
+
+def end_with_batch_step() -> None:
+    """SIGTERM when the shell that started this trial dies (job.sh killed with -9, a batch
+    step torn down): without it the trial, outliving its task, ran on beside the next one.
+    SIGTERM, not SIGKILL, so the children it started are ended with it (_terminated). A
+    shell gone before this ran (TFLAUNCH_JOB_SHELL, job.sh's pid, is no longer the parent)
+    ends the trial at once."""
+    if not sys.platform.startswith("linux"):
+        return
+    with contextlib.suppress(OSError, AttributeError):
+        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
+    shell = os.environ.get("TFLAUNCH_JOB_SHELL")
+    if shell is not None and shell != str(os.getppid()):
+        os.kill(os.getpid(), signal.SIGTERM)
 
 
 def run_trial(path: Path, index: int) -> tuple[int, str]:
@@ -67,6 +89,25 @@ def run_trial(path: Path, index: int) -> tuple[int, str]:
         return 130, f"trial {index} cancelled; no result written"
     status = _write(folder, trial, node, started, records, None)
     return status, f"trial {index} ({trial.candidate}): " + "; ".join(r.status_line for r in records)
+
+
+def run_trials(path: Path, indices: list[int], say: Callable[[int, str], None]) -> int:
+    """Run the trials of one array task one after another, each leaving its exit status in
+    exits/ (job.sh writes the one this process dies in): the worst status. A cancelled
+    trial (130) ends the task: the rest never ran and say nothing."""
+    worst = 0
+    for index in indices:
+        status, line = run_trial(path, index)
+        say(status, line)
+        if status != 130:
+            try:
+                atomic_write(path / "exits" / name(index), f"{status}\n".encode())
+            except OSError as exc:
+                say(2, f"trial {index}: its exit status cannot be written ({exc.strerror})")
+        worst = status if status else worst
+        if status == 130:
+            break
+    return worst
 
 
 def _write(folder: SweepFolder, trial: TrialFile, node: dict[str, Any], started: float,

@@ -13,9 +13,10 @@ from .review import Cell, Review, environment_facts, slug
 
 
 def cluster_review(parts: Sequence[tuple[str, Sweep]], records: Sequence[RunRecord], ident: str,
-                   at_once: int = 1, host: str | None = None) -> Review:
+                   at_once: int = 1, host: str | None = None, comparison: str | None = None) -> Review:
     """`parts`: (node type label, its sweep), in the order the sweep was submitted;
-    `at_once`: the most trials that ran together on one `host` (their times share it)."""
+    `at_once`: the most trials that ran together on one `host` (their times share it);
+    `comparison`: for the same settings on several node types (a bench), which is faster."""
     if not parts:
         raise ValueError("a cluster sweep review needs at least one node type")
     plan = parts[0][1].plan
@@ -41,8 +42,11 @@ def cluster_review(parts: Sequence[tuple[str, Sweep]], records: Sequence[RunReco
                      r.failures, r.note] for r in results)
         distributions.extend((f"{label.split(' (')[0]} · {r.candidate.key}", list(r.values), False) for r in results)
     headline = "\n".join(f"{label.split(' (')[0]}: {outcome(sweep.results(), objective)}" for label, sweep in parts)
+    if comparison:  # the point of a bench repeated on each node type
+        headline += f"\n{comparison}"
     unit = "bytes" if objective == "peak" else "s"
     return Review("sweep", f"{plan.base.subject}: which settings start it fastest, per node type", ident, facts,
                   [], (["Node type", *header], rows), headline, distributions, objective,
                   data=(["Node type", "Setting", f"Median ({unit})", "Runs", "Failed runs", "Note"], data),
                   file_stem=f"tflaunch-cluster-sweep-{slug(plan.base.subject)}")
+

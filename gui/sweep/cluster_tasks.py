@@ -125,15 +125,15 @@ def snapshot(path: Path) -> Snapshot:
 
 def _submit(plan: SweepPlan, request: ClusterRequest, say: Callable[[str], None],
             stopped: Callable[[], bool]) -> SweepFolder:
-    """Expand, check a node of each type, submit: `tflaunch sweep --on slurm`'s steps, with a
-    Cancel asked between them and while a check job waits."""
+    """Expand, then submit each node type's check job and the arrays that wait for it:
+    `tflaunch sweep --on slurm`'s steps, with a Cancel asked between node types."""
     say("Preparing the plan…")
     candidates = prepare(plan)
     why = refusal(candidates, known=cached_known_flags)  # only flags already learned: no scan here
     if why:
         raise PlanError(why)
     folder = create(request.shared_dir, plan, candidates, request.node_types, request.options)
-    submit(folder, request.check_timeout, lambda step: say(f"{step[:1].upper()}{step[1:]}…"), stopped)
+    submit(folder, lambda step: say(f"{step[:1].upper()}{step[1:]}…"), stopped)
     return folder
 
 

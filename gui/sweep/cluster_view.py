@@ -25,10 +25,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from tflaunch.core.cluster.merge import NodeTypeSweep, most_at_once
+from tflaunch.core.cluster.merge import NodeTypeSweep
+from tflaunch.core.cluster.review import folder_review
 from tflaunch.core.cluster.status import summary_line
 from tflaunch.core.cluster.submit import RERUN_STATES
-from tflaunch.core.report.cluster_review import cluster_review
 from tflaunch.core.report.review import Review
 from tflaunch.core.store.history import History
 
@@ -252,10 +252,7 @@ class ClusterSweepView(QWidget):
         snapshot = self.snapshot
         if snapshot is None or not any(p.sweep.trials_run for p in snapshot.parts):
             return None
-        records = [r for s in snapshot.states if s.result is not None for r in s.result.records]
-        crowd, host = most_at_once(snapshot.states)
-        return cluster_review([(p.label, p.sweep) for p in snapshot.parts], records,
-                              f"cluster sweep {snapshot.folder.id}, {summary_line(snapshot.states)}", crowd, host)
+        return folder_review(snapshot.folder, snapshot.states, snapshot.parts)
 
     def _make_room_for_results(self) -> None:
         total = sum(self.parts.sizes())

@@ -17,6 +17,7 @@ from PySide6.QtWidgets import (
     QGroupBox,
     QHBoxLayout,
     QLineEdit,
+    QPlainTextEdit,
     QPushButton,
     QRadioButton,
     QSpinBox,
@@ -24,13 +25,13 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from tflaunch.core.cluster import resources
 from tflaunch.core.cluster.folder import NodeType
 from tflaunch.core.sweep.plan import PlanError
 
 from ..widgets.file_dialogs import open_folder
 
 DEFAULT_SHARED_DIR = "tflaunch-sweeps"  # as the command line's --shared-dir, resolved where the app started
-CHECK_TIMEOUT_S = 600.0  # as the command line's --check-timeout: a busy partition may keep the check job waiting
 NO_SBATCH = ("Unavailable: `sbatch` is not on PATH, so this machine cannot submit to a cluster. Run tflaunch on "
              "a machine that submits jobs (a login node), or load Slurm (`module load slurm`) before starting it.")
 SLURM_TIP = ("Expand the plan into the shared folder, check a node of each GPU type with a tiny job, then submit "
@@ -44,7 +45,6 @@ class ClusterRequest:
     shared_dir: Path
     node_types: list[NodeType]
     options: dict[str, Any] = field(default_factory=dict)  # as the sweep folder keeps them
-    check_timeout: float = CHECK_TIMEOUT_S
 
 
 def gpu_types(text: str) -> list[str]:
@@ -96,6 +96,32 @@ class RunOnBox(QGroupBox):
         self.sbatch_args.setPlaceholderText("--time=00:30:00 --account=…")
         self.sbatch_args.setToolTip("Passed to every sbatch of the sweep, the check job's too (shell quoting)")
 
+        # The resources users ask for, by name (as `tflaunch sweep --on slurm --time ...`).
+        self.resource_fields: dict[str, QLineEdit] = {}
+        labels: dict[str, str] = {}
+        for key, label, hint in (("time", "Time limit", "1:00:00"), ("mem", "Memory", "16G"),
+                                 ("account", "Account", "the default"), ("qos", "QOS", "the default"),
+                                 ("job_name", "Job name", "tflaunch-ID-TYPE"),
+                                 ("container", "Container", "image.sif, docker://…, pyxis:IMAGE"),
+                                 ("shared_group", "Shared group", "none: yours alone")):
+            edit = QLineEdit()
+            edit.setPlaceholderText(hint)
+            edit.setToolTip(resources.HELP[key][:1].upper() + resources.HELP[key][1:])
+            self.resource_fields[key] = edit
+            labels[key] = label
+        self.cpus_per_task = QSpinBox(minimum=0, maximum=1024, value=0)
+        self.cpus_per_task.setSpecialValueText("the default")
+        self.cpus_per_task.setToolTip(resources.HELP["cpus_per_task"][:1].upper()
+                                      + resources.HELP["cpus_per_task"][1:])
+        self.trials_per_task = QSpinBox(minimum=0, maximum=10_000, value=0)
+        self.trials_per_task.setSpecialValueText("1")
+        self.trials_per_task.setToolTip(resources.HELP["trials_per_task"][:1].upper()
+                                        + resources.HELP["trials_per_task"][1:])
+        self.setup = QPlainTextEdit()
+        self.setup.setPlaceholderText("module load cuda\nconda activate tf")
+        self.setup.setToolTip("Lines run on the node before the trials, one per line")
+        self.setup.setFixedHeight(self.setup.fontMetrics().lineSpacing() * 3 + 12)
+
         self.fields = QWidget()  # shown for the cluster only: a local sweep needs none of it
         form = QFormLayout(self.fields)
         form.setContentsMargins(0, 0, 0, 0)
@@ -103,6 +129,13 @@ class RunOnBox(QGroupBox):
         form.addRow("GPU types", self.gpu_types)
         form.addRow("Max parallel", self.max_parallel)
         form.addRow("Shared folder", folder_row)
+        for key in ("time", "mem"):
+            form.addRow(labels[key], self.resource_fields[key])
+        form.addRow("CPUs per trial", self.cpus_per_task)
+        form.addRow("Trials per task", self.trials_per_task)
+        for key in ("account", "qos", "job_name", "container", "shared_group"):
+            form.addRow(labels[key], self.resource_fields[key])
+        form.addRow("Setup lines", self.setup)
         form.addRow("sbatch arguments", self.sbatch_args)
         self.fields.setVisible(False)
         self._choices = QHBoxLayout()
@@ -149,6 +182,13 @@ class RunOnBox(QGroupBox):
             raise PlanError(f"Partition: {partition!r} is not a partition name. Give one `sinfo` lists, or leave it "
                             "empty for the cluster's default.")
         node_types = [NodeType(t, f"gpu:{t}:1") for t in types] or [NodeType("any", None)]
+        try:
+            named = resources.checked({**{k: e.text() for k, e in self.resource_fields.items()},
+                                       "cpus_per_task": self.cpus_per_task.value() or None,
+                                       "trials_per_task": self.trials_per_task.value() or None,
+                                       "setup": self.setup.toPlainText().splitlines()})
+        except ValueError as exc:
+            raise PlanError(str(exc)) from None
         options: dict[str, Any] = {"partition": partition, "max_parallel": self.max_parallel.value() or None,
-                                   "sbatch_args": sbatch_args, "cwd": os.getcwd(), "gres": None}
+                                   "sbatch_args": sbatch_args, "cwd": os.getcwd(), "gres": None, **named}
         return ClusterRequest(Path(text).expanduser().resolve(), node_types, options)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import time
@@ -13,13 +14,19 @@ TFLAUNCH = [sys.executable, "-m", "tflaunch.core.cli.main"]
 SETTLE_TIMEOUT_S = 180.0
 
 
-def tflaunch(*args: str, cwd: Path | None = None, timeout: float = 300) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([*TFLAUNCH, *args], capture_output=True, text=True, timeout=timeout, cwd=cwd)
+def tflaunch(*args: str, cwd: Path | None = None, timeout: float = 300, umask: int | None = None,
+             env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    """`umask`: the shell's (sbatch hands it on to the jobs, as SLURM_UMASK)."""
+    preexec = None if umask is None else (lambda: os.umask(umask))  # noqa: E731
+    return subprocess.run([*TFLAUNCH, *args], capture_output=True, text=True, timeout=timeout, cwd=cwd,
+                          preexec_fn=preexec, env=None if env is None else {**os.environ, **env})
 
 
-def submit(*args: str, cwd: Path) -> Path:
-    """`tflaunch sweep --on slurm ...`; the folder it printed."""
-    done = tflaunch("sweep", "--on", "slurm", *args, cwd=cwd)
+def submit(*args: str, cwd: Path, umask: int | None = None, env: dict[str, str] | None = None,
+           timeout: float = 60) -> Path:
+    """`tflaunch sweep --on slurm ...`; the folder it printed. It returns at once: nothing
+    waits for the cluster (a timeout of a minute says so)."""
+    done = tflaunch("sweep", "--on", "slurm", *args, cwd=cwd, umask=umask, env=env, timeout=timeout)
     assert done.returncode == 0, done.stderr[-3000:]
     folder = Path(done.stdout.strip().splitlines()[-1])
     assert (folder / "sweep.json").is_file()
@@ -54,6 +61,7 @@ def wait_for(folder: Path, state: str, timeout: float = 60.0) -> dict[str, Any]:
 
 
 def merge(folder: Path) -> list[dict[str, Any]]:
+    """Each node type's part of `sweep merge --json` (one JSON document)."""
     done = tflaunch("sweep", "merge", str(folder), "--json")
     assert done.returncode == 0, done.stderr[-3000:]
-    return list(json.loads(done.stdout))
+    return list(json.loads(done.stdout)["parts"])

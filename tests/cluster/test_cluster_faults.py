@@ -17,7 +17,7 @@ from tflaunch.core.cluster.folder import FolderError, load
 from tflaunch.core.cluster.merge import merge
 from tflaunch.core.cluster.preflight import check_script
 from tflaunch.core.cluster.status import trial_states
-from tflaunch.core.cluster.submit import cancel, submit_arrays
+from tflaunch.core.cluster.submit import cancel, submit
 from tflaunch.core.cluster.trial import _write
 from tflaunch.core.store.history import History, HistoryError
 
@@ -53,7 +53,7 @@ def test_a_percent_in_the_folders_path_is_not_read_as_slurms(fake_slurm, tmp_pat
     calls = tmp_path / "sbatch-calls"
     sbatch = Path(os.environ["PATH"].split(os.pathsep)[0]) / "sbatch"
     sbatch.write_text(f'#!/bin/sh\nprintf "%s\\n" "$@" >> "{calls}"\necho 41\n')
-    submit_arrays(folder, [0])
+    submit(folder, indices=[0])
     logs = str(folder.path / "logs").replace("%", "%%")
     assert f"--output={logs}/%A_%a.out" in calls.read_text().splitlines()
 
@@ -120,7 +120,7 @@ def test_a_trial_file_or_a_folder_the_nodes_write_into_that_others_may_write_is_
     job.sh's shell) or results/ another user could put a link where a node writes."""
     folder = _folder(tmp_path, repeat=1)
     os.chmod(folder.path / part, 0o666 if part.endswith(".json") else 0o777)
-    with pytest.raises(FolderError, match=f"{part}: owned by another user or writable by others"):
+    with pytest.raises(FolderError, match=f"{part}: anyone may write it \\(mode (666|777): the o\\+w bit\\)"):
         load(folder.path).trials()
 
 
@@ -174,12 +174,13 @@ def test_a_damaged_jobs_file_is_said_with_what_to_do_not_a_traceback(fake_slurm,
             act(folder)
 
 
-@pytest.mark.parametrize("seconds", ["nan", "inf", "-1", "0", "soon"])
-def test_a_check_timeout_that_never_ends_or_already_has_is_refused(tmp_path, seconds):
-    """nan made the check job be waited for for ever (now - started > nan is never true)."""
+@pytest.mark.parametrize("option", ["--trial-seconds=nan", "--trial-seconds=inf", "--trial-seconds=-1",
+                                    "--time=soon", "--mem=lots", "--account=-x", "--trials-per-task=0"])
+def test_a_resource_sbatch_would_refuse_is_refused_before_anything_is_made(tmp_path, option):
+    """Each named resource is checked where it enters (nan trial seconds would make tasks of no trials)."""
     done = tflaunch("sweep", "--on", "slurm", "--model", "sample:mlp", "--vary", "intra=1,2",
-                    "--shared-dir", str(tmp_path), f"--check-timeout={seconds}")
-    assert done.returncode == 2 and "--check-timeout: expected a number of seconds above 0" in done.stderr
+                    "--shared-dir", str(tmp_path), option)
+    assert done.returncode == 2 and option.split("=")[0] in done.stderr, done.stderr
     assert not list(tmp_path.iterdir()), "nothing made"
 
 
@@ -209,3 +210,12 @@ def test_the_check_script_quotes_the_interpreter_in_every_line(tmp_path, monkeyp
     script = check_script(folder, folder.node_types[0])
     done = subprocess.run(["sh", "-n", "-c", script], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
+
+
+@pytest.mark.parametrize("command", ["bench", "sweep"])
+def test_a_cluster_only_option_for_a_run_here_is_said_not_ignored(tmp_path, command):
+    """`--time 60` was argparse's abbreviation of --timeout; it is Slurm's time limit now,
+    and a local run that gets it (or --mem, --setup ...) says so instead of dropping it."""
+    done = tflaunch(command, "--model", "sample:mlp", "--time", "60", "--setup", "x",
+                    *(["--vary", "intra=2"] if command == "sweep" else []))
+    assert done.returncode == 2 and "--time, --setup are for a Slurm cluster: add --on slurm" in done.stderr

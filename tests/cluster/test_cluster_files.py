@@ -3,18 +3,20 @@ here, fake sbatch/squeue/scancel on PATH for the error paths (unit tests)."""
 
 from __future__ import annotations
 
+import grp
 import json
 import os
+import stat
 from pathlib import Path
 
 import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from tflaunch.core.cluster import slurm
+from tflaunch.core.cluster import resources, slurm
 from tflaunch.core.cluster.folder import FolderError, NodeType, create, load
 from tflaunch.core.cluster.status import trial_states
-from tflaunch.core.cluster.submit import submit_arrays
+from tflaunch.core.cluster.submit import submit
 from tflaunch.core.cluster.trial import RESULT_FORMAT, RESULT_VERSION
 from tflaunch.core.settings.config import LaunchConfig
 from tflaunch.core.sweep.plan import SweepPlan
@@ -56,7 +58,7 @@ def test_the_folder_holds_every_trial_of_every_node_type_and_reads_back(tmp_path
 def test_a_folder_others_can_write_is_refused(tmp_path):
     folder = _folder(tmp_path)
     os.chmod(folder.path / "trials", 0o777)
-    with pytest.raises(FolderError, match="writable by others.*chmod go-w"):
+    with pytest.raises(FolderError, match="trials: anyone may write it \\(mode 777: the o\\+w bit\\).*chmod go-w"):
         load(folder.path)
 
 
@@ -127,20 +129,29 @@ def test_squeue_failing_is_said_by_status(fake_slurm, tmp_path):
         trial_states(folder)
 
 
+def _task_lists(folder, line: str) -> list[list[int]]:
+    """The trials of each task of the array an sbatch line submitted (job.sh's argument names its list)."""
+    text = (folder.path / "tasks" / line.split()[-1]).read_text()
+    return [[int(i) for i in row.split()] for row in text.splitlines()]
+
+
 def test_each_node_types_array_counts_from_zero_and_its_tasks_map_back_to_trials(fake_slurm, tmp_path):
-    """h100's trials are 9-17; its array is 0-8 with the offset 9 as job.sh's argument, so
-    no array outgrows MaxArraySize (1001 by default) because of the node types before it."""
+    """h100's trials are 9-17; its array is 0-8, task N running the trial on line N of its
+    task list, so no array outgrows MaxArraySize (1001 by default) because of the node types
+    before it. Each array waits for its node type's check job (afterok), submitted with it."""
     folder = _folder(tmp_path)
     calls = tmp_path / "sbatch-calls"
     fake_slurm.setenv("FAKE_OUT", "41\n")
     sbatch = Path(os.environ["PATH"].split(os.pathsep)[0]) / "sbatch"
     sbatch.write_text(f'#!/bin/sh\necho "$@" >> {calls}\nprintf "%s" "$FAKE_OUT"\n')
-    submit_arrays(folder)
-    a100, h100 = calls.read_text().splitlines()
-    assert "--array=0-8 " in a100 and a100.endswith("job.sh 0")
-    assert "--array=0-8 " in h100 and h100.endswith("job.sh 9") and "--gres=gpu:h100:1" in h100
+    submit(folder)
+    check_a100, a100, check_h100, h100 = calls.read_text().splitlines()
+    assert check_a100.endswith("check/a100.sh") and check_h100.endswith("check/h100.sh")
+    assert "--array=0-8 " in a100 and _task_lists(folder, a100) == [[i] for i in range(9)]
+    assert "--array=0-8 " in h100 and _task_lists(folder, h100) == [[i] for i in range(9, 18)]
+    assert "--gres=gpu:h100:1" in h100 and "--dependency=afterok:41" in h100
     jobs = folder.jobs()["submitted"]
-    assert [(j["node_type"], j["offset"], j["indices"][0]) for j in jobs] == [("a100", 0, 0), ("h100", 9, 9)]
+    assert [(j["node_type"], j["tasks"][0], j["check"]) for j in jobs] == [("a100", [0], "41"), ("h100", [9], "41")]
     jobs[1]["job_id"] = "42"
     folder.jobs_path.write_text(json.dumps({"submitted": jobs, "cancelled": []}))
     fake_slurm.setenv("FAKE_OUT", "42_3|RUNNING|None\n42_[4-5]|PENDING|JobArrayTaskLimit\n")
@@ -149,23 +160,54 @@ def test_each_node_types_array_counts_from_zero_and_its_tasks_map_back_to_trials
 
 
 def test_an_array_past_the_clusters_max_array_size_is_split(fake_slurm, tmp_path):
-    """MaxArraySize 4 (scontrol says so): each node type's 9 trials go in arrays of 4, 4 and 1,
-    each counting from its own first trial."""
+    """MaxArraySize 4 (scontrol says so): each node type's 9 trials go in arrays of 4, 4 and 1
+    tasks, each counting from 0 with a task list of its own."""
     folder = _folder(tmp_path)
     bin_dir = Path(os.environ["PATH"].split(os.pathsep)[0])
     (bin_dir / "scontrol").write_text('#!/bin/sh\necho "MaxArraySize            = 4"\n')
     (bin_dir / "scontrol").chmod(0o755)
     calls = tmp_path / "sbatch-calls"
     (bin_dir / "sbatch").write_text(f'#!/bin/sh\necho "$@" >> {calls}\necho 7\n')
-    jobs = submit_arrays(folder)
-    lines = calls.read_text().splitlines()
-    assert [(line.split("--array=")[1].split()[0], line.split()[-1]) for line in lines] == [
-        ("0-3", "0"), ("0-3", "4"), ("0", "8"), ("0-3", "9"), ("0-3", "13"), ("0", "17")]
+    jobs = submit(folder)
+    lines = [line for line in calls.read_text().splitlines() if "--array=" in line]
+    assert [(line.split("--array=")[1].split()[0], _task_lists(folder, line)[0][0]) for line in lines] == [
+        ("0-3", 0), ("0-3", 4), ("0", 8), ("0-3", 9), ("0-3", 13), ("0", 17)]
     assert jobs == {"a100": "7, 7, 7", "h100": "7, 7, 7"}
     assert sorted(i for s in folder.jobs()["submitted"] for i in s["indices"]) == list(range(18))
+
+
+def test_trials_per_task_group_each_node_types_trials_in_their_order(fake_slurm, tmp_path):
+    """--trials-per-task 4: 9 trials in tasks of 4, 4 and 1, in the node type's shuffled order
+    (the trial files, so the order and the statistics are a sweep's as ever)."""
+    folder = _folder(tmp_path)
+    folder.options["trials_per_task"] = 4
+    fake_slurm.setenv("FAKE_OUT", "41\n")
+    submit(folder)
+    a100 = next(j for j in folder.jobs()["submitted"] if j["node_type"] == "a100")
+    assert a100["tasks"] == [[0, 1, 2, 3], [4, 5, 6, 7], [8]]
+    assert [folder.trial(i).number for task in a100["tasks"] for i in task] == list(range(1, 10))
 
 
 def test_a_trial_index_the_sweep_does_not_have_is_named(tmp_path):
     folder = _folder(tmp_path)
     with pytest.raises(FolderError, match="this sweep has no trial 99 \\(it has trials 0 to 17\\)"):
         folder.trial(99)
+
+
+def test_a_group_writable_part_is_refused_only_where_the_group_has_others(tmp_path):
+    """Under umask 002 a user's own group (no other members) may write the folder; a group
+    with other members may not, unless the sweep names it (--shared-group), and the refusal
+    says which path and which bit."""
+    folder = _folder(tmp_path)
+    os.chmod(folder.path / "results", 0o775)  # the user's own group: nobody else can write it
+    assert load(folder.path).id == folder.id
+    shared = grp.getgrnam("nogroup")  # members: nobody and the daemons whose own group it is
+    os.chown(folder.path / "results", -1, shared.gr_gid)
+    with pytest.raises(FolderError, match=r"results: group nogroup may write it \(mode 775: the g\+w bit\) and has "
+                                          r"members besides you .*--shared-group nogroup"):
+        load(folder.path)
+    plan = folder.plan
+    team = create(tmp_path / "team", plan, plan.candidates(), folder.node_types,
+                  {"cwd": "/", **resources.checked({"shared_group": "nogroup"})})
+    assert stat.S_IMODE(team.path.stat().st_mode) == 0o2775 and team.path.stat().st_gid == shared.gr_gid
+    assert load(team.path).shared_gid == shared.gr_gid

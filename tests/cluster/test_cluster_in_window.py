@@ -12,6 +12,7 @@ import pytest
 from PySide6.QtCore import QPoint
 from PySide6.QtGui import QPalette
 
+from tflaunch.core.cluster.submit import cancel
 from tflaunch.core.paths import history_path, profiles_dir
 from tflaunch.core.settings.config import LaunchConfig
 from tflaunch.core.store.history import History
@@ -56,9 +57,9 @@ def test_a_sweep_submitted_from_the_tab_is_followed_merged_and_judged_per_node_t
     follow = view.cluster
     view.start_button.click()
     assert view.cancel_button.isEnabled() and not view.start_button.isEnabled(), "submitting, off the GUI thread"
-    qtbot.waitUntil(lambda: "Checking a node of each type" in view.status.text(), timeout=SETTLE_MS)
     qtbot.waitUntil(lambda: follow.snapshot is not None and follow.snapshot.settled, timeout=SETTLE_MS)
     assert view.pages.currentWidget() is follow and view.status.text().startswith("Submitted 12 trials to Slurm")
+    assert all(s.get("check") for s in follow.snapshot.folder.jobs()["submitted"]), "each array waited for a check"
     assert not view.cancel_button.isEnabled() and view.start_button.isEnabled()
     table = follow.trials
     assert table.rowCount() == 12 and {table.state_of(r) for r in range(12)} == {"done"}
@@ -123,8 +124,9 @@ def test_slurm_refusing_the_partition_is_said_in_full_and_the_form_is_kept(qtbot
     assert view.pages.currentIndex() == 0, "nothing to follow"
 
 
-def test_a_shared_folder_that_cannot_be_made_or_seen_is_said_before_anything_runs(qtbot, window,  # noqa: F811
-                                                                                   tmp_path, cluster):
+def test_a_shared_folder_that_cannot_be_made_or_seen_is_said(qtbot, window, tmp_path, cluster):  # noqa: F811
+    """One that cannot be made: before anything is submitted. One the nodes do not see: the
+    check job says so in the followed sweep (nothing waits for it), and no trial runs."""
     blocker = tmp_path / "a-file"
     blocker.write_text("")
     plan(window, tmp_path, blocker / "sweeps", gpu_types="")
@@ -136,22 +138,41 @@ def test_a_shared_folder_that_cannot_be_made_or_seen_is_said_before_anything_run
         pytest.skip("a folder the node does not see needs a mount namespace (root and unshare)")
     view.form.run_on.shared_dir.setText(str(cluster.private / "sweeps"))
     view.start_button.click()
-    qtbot.waitUntil(lambda: view.status.text().startswith("Cannot submit"), timeout=60_000)
-    assert "is not shared with the nodes" in view.status.text() and "--shared-dir" in view.status.text()
+    follow = view.cluster
+    qtbot.waitUntil(lambda: follow.snapshot is not None and follow.snapshot.settled, timeout=SETTLE_MS)
+    details = {s.detail for s in follow.snapshot.states}
+    assert all("is not shared with the nodes" in d and "--shared-dir" in d for d in details), details
+    follow.close_sweep()
 
 
-def test_cancel_while_the_check_job_waits_submits_nothing(qtbot, window, tmp_path, cluster):  # noqa: F811
+def test_the_named_resources_reach_the_sweep_and_a_waiting_check_is_shown(qtbot, window, tmp_path,  # noqa: F811
+                                                                          cluster):
+    """Submitting returns at once though the check job waits (--begin, as on a busy
+    partition); the trials say what they wait for. A resource sbatch would refuse is said
+    before anything is made."""
     plan(window, tmp_path, cluster.shared, gpu_types="")
     view = window.sweep_view
-    view.form.run_on.sbatch_args.setText("--begin=now+600")  # the check job waits, as on a busy partition
+    run_on = view.form.run_on
+    run_on.resource_fields["time"].setText("soon")
     view.start_button.click()
-    qtbot.waitUntil(lambda: "waiting: BeginTime" in view.status.text(), timeout=10_000)
-    view.cancel_button.click()
-    qtbot.waitUntil(lambda: view.status.text().startswith("Cannot submit"), timeout=30_000)
-    assert "cancelled while the check job for any nodes" in view.status.text()
-    assert "nothing was submitted" in view.status.text() and view.start_button.isEnabled()
-    assert cluster.run("squeue", "--noheader").stdout.strip() == "", "the waiting check job was cancelled"
-    assert view.pages.currentIndex() == 0
+    qtbot.waitUntil(lambda: view.status.text().startswith("Cannot submit"), timeout=10_000)
+    assert "--time: 'soon' is not a value sbatch takes" in view.status.text()
+    run_on.resource_fields["time"].setText("10")
+    run_on.resource_fields["mem"].setText("100m")
+    run_on.trials_per_task.setValue(2)
+    run_on.setup.setPlainText("echo set up")
+    run_on.sbatch_args.setText("--begin=now+600")
+    view.start_button.click()
+    follow = view.cluster
+    qtbot.waitUntil(lambda: follow.snapshot is not None and any(
+        "waiting for the check job" in s.detail and "BeginTime" in s.detail for s in follow.snapshot.states),
+        timeout=30_000)
+    options = follow.snapshot.folder.options
+    assert (options["time"], options["mem"], options["trials_per_task"], options["setup"]) == (
+        "10", "100M", 2, ["echo set up"])
+    cancel(follow.snapshot.folder)
+    assert cluster.run("squeue", "--noheader").stdout.strip() == "", "its check job and array were cancelled"
+    follow.close_sweep()
 
 
 def test_without_sbatch_the_cluster_cannot_be_chosen_and_says_why(qtbot, monkeypatch, tmp_path):

@@ -3,7 +3,6 @@ status, merge, resubmit, cancel, and what is refused before anything is submitte
 
 from __future__ import annotations
 
-import json
 import shutil
 import time
 from pathlib import Path
@@ -88,7 +87,7 @@ def test_each_gpu_type_gets_its_own_array_order_and_verdict(cluster, tmp_path, f
     assert f"trials ran at once on {cluster.host}" in text.stderr, "three per array, two arrays, one node"
     refused = tflaunch("sweep", "merge", str(folder), "--save-winner", "fast")
     assert refused.returncode == 2 and "--node-type" in refused.stderr
-    saved = tflaunch("sweep", "merge", str(folder), "--save-winner", "fast", "--node-type", "h100")
+    saved = tflaunch("sweep", "merge", str(folder), "--save-winner", "fast", "--node-type", "h100", "--yes")
     assert saved.returncode == 0, saved.stderr
     profile = ProfileStore(profiles_dir()).load("fast")
     assert profile.config.extra_env["DELAY"] == "0" and profile.evidence["sweep"]["node_type"] == "h100 (no GPU seen)"
@@ -131,7 +130,7 @@ def test_a_failing_trial_is_failed_with_its_reason_and_rerun_by_resubmit(cluster
     assert all(folder.joinpath("exits", f"{t['index']:04d}").read_text().strip() == "1" for t in settled["trials"]), \
         "the array task itself exits 1, so Slurm sees the failure too"
     parts = merge(folder)
-    assert parts[0]["verdict"] == "No setting succeeded."
+    assert parts[0]["verdict"] == "No setting succeeded."  # every trial ended: a verdict
     again = tflaunch("sweep", "resubmit", str(folder))
     assert "resubmitted 2 trials" in again.stderr, again.stderr
     assert len(list(folder.joinpath("results", "replaced").iterdir())) == 2, "the failed results are kept aside"
@@ -166,36 +165,40 @@ def test_cancel_mid_array_ends_the_running_trial_and_its_children(cluster, tmp_p
     assert not leftovers(), "a cancelled trial left processes on the node"
 
 
-def test_a_model_the_nodes_cannot_see_is_refused_before_the_array(cluster, tmp_path, models):
+def test_a_model_the_nodes_cannot_see_fails_its_check_and_no_trial_runs(cluster, tmp_path, models):
+    """The check job and the arrays are submitted together (the arrays wait for it, afterok);
+    a check that finds the model missing cancels them, and status says why, on which node.
+    resubmit checks again before any trial runs (it used to burn every task in a second)."""
     if not cluster.private_works:
         pytest.skip("a folder the node does not see needs a mount namespace (root and unshare)")
-    hidden = cluster.private / "model.keras"
+    hidden = cluster.private / f"model-{tmp_path.name}.keras"
     shutil.copy(models["mlp"]["keras"], hidden)
-    done = tflaunch("sweep", "--on", "slurm", "--model", str(hidden), "--vary", "intra=2", "--repeat", "1",
+    folder = submit("--model", str(hidden), "--vary", "intra=2", "--repeat", "1", "--warmup", "0",
                     "--shared-dir", str(cluster.shared), cwd=tmp_path)
-    assert done.returncode == 1
-    last = done.stderr.strip().splitlines()[-1]
-    assert f"the model: {hidden} does not exist" in last and "Nothing was submitted" in last, last
-    (folder,) = [p for p in cluster.shared.iterdir() if p.joinpath("check", "any").exists()
-                 and str(hidden) in p.joinpath("check", "any").read_text()]
-    assert load(folder).jobs()["submitted"] == []
-    again = tflaunch("sweep", "resubmit", str(folder))  # never submitted: checked again first
-    assert again.returncode == 1 and f"the model: {hidden} does not exist" in again.stderr, again.stderr
-    assert load(folder).jobs()["submitted"] == []
+    settled = settle(folder)
+    assert settled["counts"] == {"failed": 2}, settled
+    for trial in settled["trials"]:
+        assert f"the check on any node {cluster.host} found the model: {hidden} does not exist" in trial["detail"]
+        assert "cancelled before they ran" in trial["detail"]
+    assert not list(folder.joinpath("results").glob("*.json")) and not list(folder.joinpath("exits").iterdir())
+    assert cluster.run("squeue", "--noheader").stdout.strip() == "", "the arrays were cancelled"
+    again = tflaunch("sweep", "resubmit", str(folder))
+    assert again.returncode == 0 and "checked again first" in again.stderr, again.stderr
+    assert settle(folder)["counts"] == {"failed": 2}
+    assert not list(folder.joinpath("exits").iterdir()), "no trial ran after the second check either"
 
 
-def test_a_folder_the_nodes_cannot_see_is_refused_before_the_array(cluster, tmp_path):
+def test_a_folder_the_nodes_cannot_see_fails_its_check_and_says_so(cluster, tmp_path):
     if not cluster.private_works:
         pytest.skip("a folder the node does not see needs a mount namespace (root and unshare)")
     hidden = cluster.private / f"sweeps-{tmp_path.name}"  # the cluster is shared by the session's tests
-    done = tflaunch("sweep", "--on", "slurm", "--model", "sample:mlp", "--vary", "intra=2", "--repeat", "1",
-                    "--shared-dir", str(hidden), cwd=tmp_path)
-    assert done.returncode == 1
-    last = done.stderr.strip().splitlines()[-1]
-    assert "is not shared with the nodes" in last and "--shared-dir" in last, last
-    (folder,) = hidden.iterdir()
-    assert json.loads(folder.joinpath("sweep.json").read_text())["format"] == "tflaunch-cluster-sweep"
-    assert load(folder).jobs()["submitted"] == []
+    folder = submit("--model", "sample:mlp", "--vary", "intra=2", "--repeat", "1", "--shared-dir", str(hidden),
+                    cwd=tmp_path)
+    settled = settle(folder)
+    assert settled["counts"] == {"failed": 4}, settled
+    detail = settled["trials"][0]["detail"]
+    assert "is not shared with the nodes" in detail and "--shared-dir" in detail, detail
+    assert cluster.run("squeue", "--noheader").stdout.strip() == "", "the arrays waiting for it were cancelled"
 
 
 @pytest.mark.slow  # six trials on two node types: 9 s
