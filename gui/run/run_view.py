@@ -144,6 +144,19 @@ class SummaryBar(QFrame):
         _set_style(self.settings, "")
 
 
+    def show_refusal(self, why: str) -> None:
+        """No run started: the reason in the headline, in place of the last run's."""
+        self.ready.setText("–")
+        self.peak.setText("–")
+        color = status_color("failed", self.palette().color(QPalette.ColorRole.Window)).name()
+        self.headline.setText("Not started")
+        _set_style(self.headline, f"color: {color};")
+        self.headline.setToolTip("")
+        self.settings.setText(_wrappable(why))
+        self.settings.setToolTip(why)
+        _set_style(self.settings, f"color: {color};")
+
+
 class RunView(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -203,6 +216,14 @@ class RunView(QWidget):
         self.memory.clear_run()
         self.waterfall.show_record(None)
         self.refresh()
+
+    def show_refusal(self, why: str) -> None:
+        """A run that could not start: its reason in the headline, the last run's figures cleared."""
+        self.record = None
+        self.phases.show_record(None)
+        self.waterfall.show_record(None)
+        self.memory.clear_run()
+        self.summary.show_refusal(why)
 
     def refresh(self) -> None:
         """Cheap redraw of the live parts (called on events and on the tick timer): a

@@ -91,9 +91,11 @@ class SettingsPanel(QWidget):
         label.setObjectName("fieldError")
         label.setWordWrap(True)
         label.setStyleSheet(error_style())
-        label.hide()
         self._errors[setting.name] = label
         form.addRow(label)
+        # Shown and hidden only through its row (_place_errors): a label shown while the form
+        # hides its row is laid out by nobody and lay over the fields as a blank 640x480 pane.
+        form.setRowVisible(label, False)
 
     def _make_editor(self, setting: Setting) -> ed.Editor:
         name = setting.name
@@ -205,7 +207,7 @@ class SettingsPanel(QWidget):
                 return ()
             try:
                 return tuple(shlex.split(self.program.text()))
-            except ValueError:  # an unclosed quote: the launch check says the command is not found
+            except ValueError:  # an unclosed quote: input_problems() says so before any run
                 return (self.program.text(),)
 
         def put(argv: tuple[str, ...]) -> None:
@@ -238,14 +240,39 @@ class SettingsPanel(QWidget):
     def is_program(self) -> bool:
         return self.subject.currentIndex() == 1
 
+    def _shown_for_subject(self, name: str) -> bool:
+        if name in self._MODEL_ONLY:
+            return not self.is_program
+        return name not in (*self._PROGRAM_ONLY, "program") or self.is_program
+
     def _show_subject(self) -> None:
-        program = self.is_program
-        for names, visible in ((self._MODEL_ONLY, not program), (self._PROGRAM_ONLY + ("program",), program)):
-            for name in names:
-                if name in self._forms:
-                    self._forms[name].setRowVisible(self.editors[name].widget, visible)
-                    if not visible:
-                        self._forms[name].setRowVisible(self._errors[name], False)
+        for name in (*self._MODEL_ONLY, *self._PROGRAM_ONLY, "program"):
+            if name in self._forms:
+                self._forms[name].setRowVisible(self.editors[name].widget, self._shown_for_subject(name))
+        self._place_errors()
+
+    def _place_errors(self) -> None:
+        """Each reason in its own row under its field, laid out by the form; none for a
+        field the subject hides."""
+        for name, label in self._errors.items():
+            self._forms[name].setRowVisible(label, bool(label.text()) and self._shown_for_subject(name))
+
+    def input_problems(self) -> list[Problem]:
+        """What the form itself can tell is wrong before a LaunchConfig is made: a Program
+        subject with no command line (it would run the model instead), or an unclosed quote."""
+        if not self.is_program:
+            return []
+        text = self.program.text()
+        if not text.strip():
+            return [Problem("program", "Program is chosen but its command line is empty. Give it, for example "
+                                       "python train.py --epochs 1, or choose Model to measure a model.")]
+        try:
+            shlex.split(text)
+        except ValueError:
+            quote = "'" if text.count("'") % 2 else '"'
+            return [Problem("program", f"The command line has an unclosed quote ({quote}): close it, or "
+                                       "escape it with a backslash.")]
+        return []
 
     def use_program(self, argv: list[str], until: str | None = None) -> None:
         """Measure this command line next (the Launch script dialog's choice), to `until`."""
@@ -390,8 +417,7 @@ class SettingsPanel(QWidget):
             by_field.setdefault(p.field, p.message)
         for field, label in self._errors.items():
             label.setText(by_field.get(field, ""))
-            label.setVisible(field in by_field)
-        self._show_subject()
+        self._place_errors()
 
     # -- browsing ----------------------------------------------------------------------
     def browse_model_file(self) -> None:

@@ -246,7 +246,8 @@ class MainWindow(DropTarget, QMainWindow):  # DropTarget: a model or a script dr
         """The panel's settings, or None with the reasons shown next to the controls and the
         first one handed to `report`."""
         config = self.panel.config()
-        problems = self.runner.check(config, script=script)
+        # The form's own problems first: with them, the config is not what the user asked for.
+        problems = (self.panel.input_problems() if not script else []) or self.runner.check(config, script=script)
         self.panel.show_problems(problems)
         if problems:
             report(problems[0].message)
@@ -264,13 +265,20 @@ class MainWindow(DropTarget, QMainWindow):  # DropTarget: a model or a script dr
     def start_run(self) -> None:
         if self.one_at_a_time.refuse(self.say):
             return
-        config = self.checked_config(lambda why: self.say(f"Cannot run: {why}"))
+        config = self.checked_config(self._refuse_run)
         if config is None:
             return
         if not config.is_program:
             self._remember_model(config.model)
         self.state.save_config(config)
         self._launch(config, None, f"{config.subject}: {config.summary()}")
+
+    def _refuse_run(self, why: str) -> None:
+        """A run that cannot start says why where a run's outcome is read, not only below."""
+        self.say(f"Cannot run: {why}")
+        if not self.running:
+            self.run_view.show_refusal(why)
+            self.tabs.setCurrentWidget(self.run_view)
 
     def ask_script(self) -> None:
         from ..run.script_dialog import ScriptDialog
