@@ -37,7 +37,17 @@ from tflaunch.core.report.compare import (
     time_rows,
 )
 from tflaunch.core.report.review import Review, comparison_review
-from tflaunch.core.report.sides import Difference, Side, differences, measured, side_labels, sides_of, too_few_note
+from tflaunch.core.report.sides import (
+    Difference,
+    Side,
+    block_note,
+    differences,
+    headline,
+    measured,
+    side_labels,
+    sides_of,
+    too_few_note,
+)
 from tflaunch.core.run.record import RunRecord
 from tflaunch.core.stats import MIN_RUNS_TO_COMPARE, summarize
 from tflaunch.core.units import format_bytes
@@ -137,6 +147,11 @@ class CompareView(QWidget):
         # Said plainly where a side has too few runs: no spread, so no difference is claimed.
         self.notice = WrappingLabel()
         self.notice.setVisible(False)
+        # The comparison in a sentence (the review's headline): a winner only where it is one.
+        self.verdict = WrappingLabel()
+        self.verdict.setObjectName("headline")
+        self.verdict.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.verdict.setVisible(False)
         bar = QHBoxLayout()
         bar.addWidget(QLabel("Baseline:"))
         bar.addWidget(self.baseline, 1)
@@ -181,6 +196,7 @@ class CompareView(QWidget):
         layout = QVBoxLayout(self)
         layout.addLayout(bar)
         layout.addWidget(self.hint)
+        layout.addWidget(self.verdict)
         layout.addWidget(self.notice)
         layout.addWidget(self.legend)
         layout.addWidget(self.body, 1)
@@ -204,9 +220,6 @@ class CompareView(QWidget):
         self.hint.setVisible(len(self.runs) < 2)
         self.save_best.setEnabled(len(self.sides) >= 2)
         self.sweep.setEnabled(len(self.sides) >= 2)
-        note = too_few_note(self.sides) if len(self.runs) >= 2 else None
-        self.notice.setVisible(note is not None)
-        self.notice.setText(f"{note} Sweep these settings measures each side again, interleaved." if note else "")
         first = next((i for i, side in enumerate(self.sides) if runs[baseline] in side.runs), 0) if runs else -1
         self.baseline.blockSignals(True)
         self.baseline.clear()
@@ -225,8 +238,22 @@ class CompareView(QWidget):
         self.sweep_requested.emit(self.sides[base].config,
                                   [side.config for i, side in enumerate(self.sides) if i != base])
 
+    def _say_verdict(self, base: int) -> None:
+        """The headline, and why it may not crown anyone: too few runs, or sides measured in
+        separate blocks (then the sweep, which interleaves them, is offered)."""
+        compared = len(self.runs) >= 2 and len(self.sides) >= 2
+        self.verdict.setVisible(compared)
+        self.verdict.setText(headline(self.sides, self.labels, base) if compared else "")
+        notes = [note for note in (too_few_note(self.sides) if compared else None,
+                                   block_note(self.sides, base) if compared else None) if note]
+        if notes and not any("Sweep these settings" in n for n in notes):
+            notes.append("Sweep these settings measures each side again, interleaved.")
+        self.notice.setVisible(bool(notes))
+        self.notice.setText(" ".join(notes))
+
     def _redraw(self) -> None:
         base = self.baseline_side
+        self._say_verdict(base)
         self._draw_bars()
         self._draw_memory()
         self._fill_phases(base)
