@@ -48,7 +48,7 @@ from tflaunch.core.report.sides import (
     sides_of,
     too_few_note,
 )
-from tflaunch.core.run.record import RunRecord
+from tflaunch.core.run.record import RunRecord, RunStatus
 from tflaunch.core.stats import MIN_RUNS_TO_COMPARE, summarize
 from tflaunch.core.units import format_bytes
 
@@ -80,6 +80,15 @@ def _bytes_text(values: list[int | None]) -> str:
     if summary.n == 1:
         return format_bytes(summary.median)
     return f"{format_bytes(summary.median)} ({format_bytes(summary.low)}–{format_bytes(summary.high)}, n={summary.n})"
+
+
+def _absent(side: Side) -> str:
+    """A side's cell without a figure: how its runs ended when none got there (a bare "–"
+    left a failed run unexplained), else that the row was not reported."""
+    ended = {r.status_line for r in side.runs if r.status is not RunStatus.OK}
+    if len(ended) == 1 and all(r.status is not RunStatus.OK for r in side.runs):
+        return f"– ({ended.pop()})"
+    return "– (not reported)"
 
 
 def _why(delta: Difference) -> str:
@@ -334,7 +343,8 @@ class CompareView(QWidget):
         for col, row_deltas in enumerate(differences(self.sides, rows, base)):
             for row, name in enumerate(rows):
                 delta = row_deltas[name]
-                item = QTableWidgetItem(measured(delta.value) if col == base else delta.describe())
+                text = measured(delta.value) if col == base else delta.describe()
+                item = QTableWidgetItem(_absent(self.sides[col]) if delta.value is None else text)
                 item.setTextAlignment(RIGHT)
                 if col != base:
                     item.setToolTip(_why(delta))

@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
 )
 
 from tflaunch.core.phases import normal_until
+from tflaunch.core.report.subjects import own_config
 from tflaunch.core.run.gpus import GpuInventory
 from tflaunch.core.run.interpreter import InterpreterInfo
 from tflaunch.core.settings.config import MAX_THREADS, LaunchConfig, Problem
@@ -344,6 +345,13 @@ class SettingsPanel(QWidget):
 
     # -- reading and writing -----------------------------------------------------------
     def config(self) -> LaunchConfig:
+        """What a run of the chosen subject measures: the other subject's hidden fields (a
+        Working folder typed for a program, while a model is chosen) at their defaults, so
+        they never reach a run, its record, a profile or a comparison."""
+        return own_config(self.form_config())
+
+    def form_config(self) -> LaunchConfig:
+        """Every field as the form holds it, hidden ones too: kept between sessions."""
         values: dict[str, Any] = {f.name: self.editors[f.name].get() for f in fields(LaunchConfig)}
         return LaunchConfig(**values)
 

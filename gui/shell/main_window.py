@@ -442,7 +442,7 @@ class MainWindow(DropTarget, QMainWindow):  # DropTarget: a model or a script dr
     def _discover(self) -> None:
         inventory = self._gpu_inventory()
         self.panel.set_gpus(inventory)
-        self.panel.set_config(self._config_to_restore or self.panel.config())
+        self.panel.set_config(self._config_to_restore or self.panel.form_config())
         if inventory.available:
             self.gpu_sampler = gpus.GpuMemorySampler()
             self.runner.gpu_sampler = self.gpu_sampler
@@ -475,7 +475,7 @@ class MainWindow(DropTarget, QMainWindow):  # DropTarget: a model or a script dr
             self.advisor_view.stop()
         self.checker.stop()
         self.state.save_layout(self)
-        self.state.save_config(self.panel.config())
+        self.state.save_config(self.panel.form_config())
         self.state.sync()
         if self.gpu_sampler is not None:
             self.gpu_sampler.close()

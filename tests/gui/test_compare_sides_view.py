@@ -105,3 +105,16 @@ def test_a_warm_script_and_a_program_never_join_a_model_side(qtbot):
     labels = [view.baseline.itemText(i) for i in range(view.baseline.count())]
     assert labels[2] == "#7 python train.py --name 'two words'", labels
     assert not any("model=" in label or "program=" in label or "workdir=" in label for label in labels), labels
+
+
+def test_a_failed_run_says_how_it_ended_not_a_bare_dash(qtbot):
+    from ..builders import record_through
+
+    failed = record_through(["import", "devices"], launched=1003.0)
+    failed.config = failed.config.replace(intra=2)
+    failed.finish(1)
+    failed.history_id = 4
+    view = CompareView()
+    qtbot.addWidget(view)
+    view.show_runs(side([2.0, 2.01, 2.02]) + [failed])
+    assert cells(view)["Time to ready"][1] == "– (Failed in Load)"

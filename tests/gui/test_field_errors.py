@@ -78,3 +78,19 @@ def test_the_reason_goes_when_the_subject_hides_its_field(qtbot, window):
     assert not label.isVisible()
     panel.subject.setCurrentIndex(1)
     assert label.isVisible() and _lands_on(window, panel.program)
+
+
+def test_a_hidden_field_of_the_other_subject_never_reaches_a_run(qtbot, window, tmp_path):
+    panel = window.panel
+    panel.subject.setCurrentIndex(1)
+    panel.program.setText("python train.py")
+    panel.workdir.setText(str(tmp_path))
+    panel.editors["until"].put("exit")
+    panel.model.setCurrentText("/models/resnet.keras")
+    program = panel.config()
+    assert program.workdir == str(tmp_path) and program.model == "sample:mlp", "no model setting on a program"
+    panel.subject.setCurrentIndex(0)
+    model = panel.config()
+    assert model.model == "/models/resnet.keras"
+    assert (model.program, model.workdir, model.until) == ((), "", "first_step"), "the hidden Working folder"
+    assert panel.form_config().workdir == str(tmp_path), "kept in the form for when Program is chosen again"
