@@ -85,6 +85,9 @@ class HistoryView(QWidget):
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
         self.table.verticalHeader().hide()
         self.table.setWordWrap(False)
+        # Tab leaves the table, as everywhere else: moving between cells made the current
+        # cell's row the whole selection, and the runs chosen to compare were lost.
+        self.table.setTabKeyNavigation(False)
         # A long model path keeps its file name; the settings keep their beginning.
         self.table.setItemDelegateForColumn(MODEL, PathElideDelegate(self.table))
         header = self.table.horizontalHeader()

@@ -10,10 +10,13 @@ from __future__ import annotations
 import shlex
 import sys
 from dataclasses import fields
-from typing import Any
+from itertools import pairwise
+from typing import Any, cast
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QAbstractSpinBox,
     QCheckBox,
     QComboBox,
     QFormLayout,
@@ -70,7 +73,29 @@ class SettingsPanel(QWidget):
         self.set_gpus(GpuInventory((), None, "Looking for GPUs…"))
         self.set_config(LaunchConfig())  # every editor starts at the setting's default
         self.subject.currentIndexChanged.connect(lambda _: self._show_subject())
+        self._order_tabs()
         keep_colours(self, self._recolour)
+
+    def _order_tabs(self) -> None:
+        """Tab follows the screen, top to bottom: the order the widgets were made in put the
+        Subject switch, made with the program's row, 27th."""
+        chain: list[QWidget] = []
+        for form in self._forms_in_order():
+            for row in range(form.rowCount()):
+                for role in (QFormLayout.ItemRole.LabelRole, QFormLayout.ItemRole.FieldRole,
+                             QFormLayout.ItemRole.SpanningRole):
+                    item = form.itemAt(row, role)
+                    widget = item.widget() if item is not None else None
+                    if widget is not None:
+                        chain += _focusable(widget)
+        chain = list(dict.fromkeys(chain))  # a row's widget answers for its field and spanning roles
+        for first, second in pairwise(chain):
+            QWidget.setTabOrder(first, second)
+
+    def _forms_in_order(self) -> list[QFormLayout]:
+        forms = list(dict.fromkeys(self._forms.values()))
+        boxes = [child for child in self.children() if isinstance(child, QGroupBox)]  # in the order added
+        return sorted(forms, key=lambda form: boxes.index(cast(QGroupBox, form.parentWidget())))
 
     def _recolour(self) -> None:
         """The reasons next to settings, in a red readable on the palette's window."""
@@ -382,6 +407,7 @@ class SettingsPanel(QWidget):
             self._gpu_layout.addWidget(box)
             self._gpu_boxes.append(box)
         self.editors["visible_gpus"].put(visible)
+        self._order_tabs()  # the new boxes in their place in the Tab order, not at its end
         has_gpu = inventory.available
         self.gpu_note.setText(f"Driver {inventory.driver}" if has_gpu else f"No GPU: {inventory.reason}")
         # Settings only a GPU reads; NVTX ranges and the XLA cache act without one.
@@ -444,3 +470,17 @@ class SettingsPanel(QWidget):
         if path:
             self.python.setText(path)
             self.python_changed.emit(path)
+
+
+def _focusable(widget: QWidget) -> list[QWidget]:
+    """The widgets Tab stops at inside `widget`, in the order they were made (a row's field
+    before its buttons); not the parts of a combo box, spin box or table."""
+    found: list[QWidget] = []
+    for candidate in [widget, *widget.findChildren(QWidget)]:
+        if not candidate.focusPolicy() & Qt.FocusPolicy.TabFocus or candidate.window() is not widget.window():
+            continue  # not a Tab stop, or a combo box's popup (a window of its own)
+        if any(isinstance(w, (QComboBox, QAbstractSpinBox, QAbstractItemView)) and w.isAncestorOf(candidate)
+               for w in found):
+            continue
+        found.append(candidate)
+    return found

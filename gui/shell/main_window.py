@@ -369,6 +369,30 @@ class MainWindow(DropTarget, QMainWindow):  # DropTarget: a model or a script dr
     def start_sweep(self) -> None:
         self.sweep_actions.start()
 
+    def start_sweep_shown(self) -> None:
+        """Start sweep from the menu or Ctrl+Shift+W: the plan the Sweep tab shows, or why not."""
+        self.tabs.setCurrentWidget(self.sweep_view)
+        button = self.sweep_view.start_button
+        if button.isEnabled():
+            button.click()
+        else:
+            self.say(button.toolTip())
+
+    def examine(self) -> None:
+        """Examine from the menu or Ctrl+Shift+X: the Advisor tab, started (or saying why not)."""
+        self.tabs.setCurrentWidget(self.advisor_view)
+        self.advisor_view.start()
+
+    def compare_selected(self) -> None:
+        """Compare from the menu or Ctrl+M: the runs selected in History, or how to select them."""
+        ids = self.history_view.selected_ids() if self.tabs.is_built("History") else []
+        if len(ids) < 2:
+            self.tabs.setCurrentWidget(self.history_view)
+            self.say("Select two or more runs in History (Ctrl+2; Shift or Ctrl and click, or Shift+arrows), "
+                     "then Compare (Ctrl+M).")
+            return
+        self._compare_stored(ids)
+
     def open_cluster_sweep(self) -> None:
         """Follow a sweep submitted to Slurm, from the folder the user picks."""
         self.tabs.setCurrentWidget(self.sweep_view)
