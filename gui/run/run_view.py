@@ -265,10 +265,16 @@ class RunView(QWidget):
         height = max(self.phases.content_height() + self._phases_area.horizontalScrollBar().sizeHint().height(),
                      self._top.minimumSizeHint().height())
         self._top.setMaximumHeight(height)
-        # A splitter keeps the share it gave before the cap: hand the excess to the graph.
+        # A splitter keeps the share it gave before the cap: hand the excess to the graph;
+        # and take what the table lacks from the graph, down to the graph's least height
+        # (a program's eleven rows hid its Steady row at 1360x860).
         sizes = self._body.sizes()
         if len(sizes) == 2 and sizes[0] > height:
             self._body.setSizes([height, sizes[0] + sizes[1] - height])
+        elif len(sizes) == 2 and 0 < sizes[0] < height:
+            grow = min(height - sizes[0], sizes[1] - self.below.minimumSizeHint().height())
+            if grow > 0:
+                self._body.setSizes([sizes[0] + grow, sizes[1] - grow])
 
     def show_record(self, record: RunRecord) -> None:
         """A finished run, complete."""
