@@ -158,7 +158,9 @@ class CompareView(QWidget):
         self.notice.setVisible(False)
         # The comparison in a sentence (the review's headline): a winner only where it is one.
         self.verdict = WrappingLabel()
-        self.verdict.setObjectName("headline")
+        bold = self.verdict.font()
+        bold.setBold(True)
+        self.verdict.setFont(bold)  # in bold, not the Run tab's large headline: the charts need the height
         self.verdict.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.verdict.setVisible(False)
         bar = QHBoxLayout()
