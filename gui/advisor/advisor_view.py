@@ -165,7 +165,7 @@ class AdvisorView(QWidget):
         header.setSectionResizeMode(len(COLUMNS) - 1, QHeaderView.ResizeMode.Stretch)
         self.table.setWordWrap(True)
         # Every run of the baseline and each arm, numbered as the table's "#" column.
-        self.strips = pg.PlotWidget(background="w")
+        self.strips = pg.PlotWidget(background="w", enableMenu=False)
         self.strips.setMenuEnabled(False)
         self.strips.setMouseEnabled(x=False, y=False)
         self.strips.setMinimumHeight(120)

@@ -8,6 +8,7 @@ overlap. With too few runs the view says so, and offers to sweep the settings co
 from __future__ import annotations
 
 import html
+from typing import TYPE_CHECKING
 
 import pyqtgraph as pg
 from PySide6.QtCore import QEvent, QObject, Qt, Signal
@@ -36,7 +37,6 @@ from tflaunch.core.report.compare import (
     setting_rows,
     time_rows,
 )
-from tflaunch.core.report.review import Review, comparison_review
 from tflaunch.core.report.sides import (
     Difference,
     Side,
@@ -51,6 +51,9 @@ from tflaunch.core.report.sides import (
 from tflaunch.core.run.record import RunRecord, RunStatus
 from tflaunch.core.stats import MIN_RUNS_TO_COMPARE, summarize
 from tflaunch.core.units import format_bytes
+
+if TYPE_CHECKING:  # the review's modules load when a review is asked for, not with the tab
+    from tflaunch.core.report.review import Review
 
 from ..plots.charts import draw_grouped_bars, draw_memory_overlay, run_color, setup_grouped_bars, setup_memory_overlay
 from ..plots.plot_theme import follow_palette
@@ -169,14 +172,14 @@ class CompareView(QWidget):
         bar.addWidget(self.sweep)
         bar.addWidget(self.save_best)
 
-        self.bars = pg.PlotWidget(background="w")
+        self.bars = pg.PlotWidget(background="w", enableMenu=False)
         self.bars.setMenuEnabled(False)
         self.bars.setMouseEnabled(x=False, y=False)
         setup_grouped_bars(self.bars.getPlotItem())
         # The legend sits above the charts: inside, it would cover the tallest bars.
         self.legend = QLabel()
         self.legend.setWordWrap(True)
-        self.memory = pg.PlotWidget(background="w")
+        self.memory = pg.PlotWidget(background="w", enableMenu=False)
         self.memory.setMenuEnabled(False)
         setup_memory_overlay(self.memory.getPlotItem())
         for plot in (self.bars, self.memory):
@@ -221,6 +224,8 @@ class CompareView(QWidget):
     def review(self) -> Review | None:
         if len(self.runs) < 2:
             return None
+        from tflaunch.core.report.review import comparison_review
+
         return comparison_review(self.runs, self.runs.index(self.sides[self.baseline_side].runs[0]))
 
     def show_runs(self, runs: list[RunRecord], baseline: int = 0) -> None:
