@@ -89,3 +89,8 @@ def test_a_side_measured_in_one_block_apart_from_the_baseline_is_not_crowned():
     sides = sides_of(interleaved)
     assert headline(sides, side_labels(sides)).startswith("Fastest to ready:")
     assert block_note(sides) is None
+
+
+def test_a_programs_title_keeps_its_quotes():
+    config = LaunchConfig(program=("python", "train.py", "--name", "two words"))
+    assert config.subject == "python train.py --name 'two words'"
