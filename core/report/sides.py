@@ -214,8 +214,7 @@ def block_note(sides: Sequence[Side], baseline: int = 0) -> str | None:
         return None
     names = ", ".join(side.letter for side in blocks)
     return (f"{names} {'was' if len(blocks) == 1 else 'were'} measured in one block, apart from the baseline "
-            f"{base.letter if base else ''}: a drift between blocks looks like a difference. Re-measure interleaved "
-            "(Sweep these settings) before trusting a winner.")
+            f"{base.letter if base else ''}'s runs: a drift between blocks looks like a difference.")
 
 
 def headline(sides: Sequence[Side], labels: Sequence[str], baseline: int = 0) -> str:

@@ -262,8 +262,8 @@ class CompareView(QWidget):
         self.verdict.setText(headline(self.sides, self.labels, base) if compared else "")
         notes = [note for note in (too_few_note(self.sides) if compared else None,
                                    block_note(self.sides, base) if compared else None) if note]
-        if notes and not any("Sweep these settings" in n for n in notes):
-            notes.append("Sweep these settings measures each side again, interleaved.")
+        if notes and "Sweep these settings" not in self.verdict.text():
+            notes.append("Sweep these settings measures each side again, interleaved, before a winner is named.")
         self.notice.setVisible(bool(notes))
         self.notice.setText(" ".join(notes))
 
