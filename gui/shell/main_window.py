@@ -428,6 +428,9 @@ class MainWindow(DropTarget, QMainWindow):  # DropTarget: a model or a script dr
         if record is None or record.status is not RunStatus.OK:
             self.say("Save as profile needs a finished, successful run.")
             return
+        if self.tabs.currentWidget() is not self.run_view:  # Ctrl+S from another tab: say which run it is
+            ident = f"#{record.history_id}" if record.history_id is not None else "the last run"
+            self.say(f"Saving the Run tab's run ({ident}, {record.subject}) as a profile.")
         self.saver.ask_and_save_runs([record])
 
     def save_profile(self, name: str, runs: list[RunRecord], baseline: Sequence[RunRecord] = ()) -> bool:
