@@ -113,8 +113,21 @@ def measure(tab: str, home: Path, tree: str | None) -> dict[str, float]:
     if tree is not None:
         env["PYTHONPATH"] = os.pathsep.join([tree, str(ROOT)])
     done = subprocess.run([sys.executable, "-c", CHILD, tab, str(home / "settings.ini")], capture_output=True,
-                          text=True, env=env, check=True, timeout=300)
+                          text=True, env=env, timeout=300)
+    if done.returncode:
+        raise SystemExit(f"the {tab} tab's child failed ({done.returncode}):\n{done.stderr[-3000:]}")
     return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def make_history(home: Path, tree: str | None) -> None:
+    """RUNS runs in `home`'s history, written by the tree's own History (a newer schema's
+    file would be refused by an older tree, as it is by an older tflaunch)."""
+    env = {**os.environ, "XDG_DATA_HOME": str(home / "data")}
+    if tree is not None:
+        env["PYTHONPATH"] = os.pathsep.join([tree, str(ROOT)])
+    subprocess.run([sys.executable, "-c", "import sys; from tests.big_history import big_history; "
+                    "from tflaunch.core.paths import history_path; big_history(history_path(), int(sys.argv[1]))",
+                    str(RUNS)], env=env, check=True, cwd=ROOT, timeout=300)
 
 
 def main() -> None:
@@ -123,18 +136,14 @@ def main() -> None:
         trees["baseline"] = os.environ[BASELINE_ENV]
     results: dict[str, dict[str, list[dict[str, float]]]] = {name: {tab: [] for tab in TABS} for name in trees}
     with tempfile.TemporaryDirectory() as tmp:
-        home = Path(tmp)
-        # The file is made by this checkout's History; an older tree's opens it as it would a user's.
-        env = {**os.environ, "XDG_DATA_HOME": str(home / "data")}
-        subprocess.run([sys.executable, "-c", "import sys; from pathlib import Path; "
-                        "from tests.big_history import big_history; "
-                        "from tflaunch.core.paths import history_path; big_history(history_path(), int(sys.argv[1]))",
-                        str(RUNS)], env=env, check=True, cwd=ROOT, timeout=300)
+        homes = {name: Path(tmp) / name for name in trees}
+        for name, home in homes.items():
+            make_history(home, trees[name])
         names = list(trees)
         for round_ in range(ROUNDS + 1):  # the first round unrecorded: page cache, .pyc files
             for tab in TABS if round_ % 2 else reversed(TABS):
                 for name in names if round_ % 2 else reversed(names):
-                    figures = measure(tab, home, trees[name])
+                    figures = measure(tab, homes[name], trees[name])
                     if round_:
                         results[name][tab].append(figures)
                     print(f"round {round_} {name} {tab}: {figures}", file=sys.stderr)
