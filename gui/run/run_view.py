@@ -207,18 +207,26 @@ class RunView(QWidget):
         layout.addWidget(body, 1, 0)
         layout.setRowStretch(1, 1)
         self.record: RunRecord | None = None
+        self._refusal = ""  # why the last run asked for could not start, while no run is shown
         self._fit_table_area()
-        keep_colours(self, lambda: self.summary.show_record(self.record))  # the headline's colour
+        keep_colours(self, self._recolour)  # the headline's colour, a run's or a refusal's
 
     def begin(self, record: RunRecord) -> None:
         """A new live run: clear the graphs, then follow it."""
-        self.record = record
+        self.record, self._refusal = record, ""
         self.memory.clear_run()
         self.waterfall.show_record(None)
         self.refresh()
 
+    def _recolour(self) -> None:
+        if self.record is None and self._refusal:
+            self.summary.show_refusal(self._refusal)
+        else:
+            self.summary.show_record(self.record)
+
     def show_refusal(self, why: str) -> None:
         """A run that could not start: its reason in the headline, the last run's figures cleared."""
+        self._refusal = why
         self.record = None
         self.phases.show_record(None)
         self.waterfall.show_record(None)
@@ -278,7 +286,7 @@ class RunView(QWidget):
 
     def show_record(self, record: RunRecord) -> None:
         """A finished run, complete."""
-        self.record = record
+        self.record, self._refusal = record, ""
         self.refresh()
         self.waterfall.show_record(record)
         self.memory.show_record(record)

@@ -7,6 +7,8 @@ import pytest
 from PySide6.QtCore import QPoint, Qt
 from PySide6.QtWidgets import QPushButton, QWidget
 
+from .test_theme_and_sizes import restore_palette  # noqa: F401 (a fixture)
+
 PROGRAM_ERRORS = [
     ("python nothere.py", "nothere.py was not found"),
     ("python 'train.py --epochs 1", "unclosed quote"),
@@ -94,3 +96,18 @@ def test_a_hidden_field_of_the_other_subject_never_reaches_a_run(qtbot, window, 
     assert model.model == "/models/resnet.keras"
     assert (model.program, model.workdir, model.until) == ((), "", "first_step"), "the hidden Working folder"
     assert panel.form_config().workdir == str(tmp_path), "kept in the form for when Program is chosen again"
+
+
+def test_the_refusal_keeps_a_readable_red_in_the_dark(qtbot, window, restore_palette):  # noqa: F811
+    from PySide6.QtWidgets import QApplication
+
+    from .test_theme_and_sizes import dark_palette
+
+    panel = window.panel
+    panel.subject.setCurrentIndex(1)
+    panel.program.setText("python nothere.py")
+    window.start_run()
+    light = window.run_view.summary.headline.styleSheet()
+    QApplication.instance().setPalette(dark_palette())
+    qtbot.waitUntil(lambda: window.run_view.summary.headline.styleSheet() != light)
+    assert window.run_view.summary.headline.text() == "Not started"
