@@ -10,13 +10,10 @@ from __future__ import annotations
 import shlex
 import sys
 from dataclasses import fields
-from itertools import pairwise
 from typing import Any, cast
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
-    QAbstractItemView,
-    QAbstractSpinBox,
     QCheckBox,
     QComboBox,
     QFormLayout,
@@ -41,6 +38,7 @@ from ..widgets import file_dialogs
 from ..widgets.palette import error_style, keep_colours
 from . import setting_editors as ed
 from .inputs_table import InputsTable
+from .tab_order import order_tabs
 
 
 class SettingsPanel(QWidget):
@@ -79,23 +77,10 @@ class SettingsPanel(QWidget):
     def _order_tabs(self) -> None:
         """Tab follows the screen, top to bottom: the order the widgets were made in put the
         Subject switch, made with the program's row, 27th."""
-        chain: list[QWidget] = []
-        for form in self._forms_in_order():
-            for row in range(form.rowCount()):
-                for role in (QFormLayout.ItemRole.LabelRole, QFormLayout.ItemRole.FieldRole,
-                             QFormLayout.ItemRole.SpanningRole):
-                    item = form.itemAt(row, role)
-                    widget = item.widget() if item is not None else None
-                    if widget is not None:
-                        chain += _focusable(widget)
-        chain = list(dict.fromkeys(chain))  # a row's widget answers for its field and spanning roles
-        for first, second in pairwise(chain):
-            QWidget.setTabOrder(first, second)
-
-    def _forms_in_order(self) -> list[QFormLayout]:
-        forms = list(dict.fromkeys(self._forms.values()))
         boxes = [child for child in self.children() if isinstance(child, QGroupBox)]  # in the order added
-        return sorted(forms, key=lambda form: boxes.index(cast(QGroupBox, form.parentWidget())))
+        forms = sorted(dict.fromkeys(self._forms.values()),
+                       key=lambda form: boxes.index(cast(QGroupBox, form.parentWidget())))
+        order_tabs(forms)
 
     def _recolour(self) -> None:
         """The reasons next to settings, in a red readable on the palette's window."""
@@ -471,16 +456,3 @@ class SettingsPanel(QWidget):
             self.python.setText(path)
             self.python_changed.emit(path)
 
-
-def _focusable(widget: QWidget) -> list[QWidget]:
-    """The widgets Tab stops at inside `widget`, in the order they were made (a row's field
-    before its buttons); not the parts of a combo box, spin box or table."""
-    found: list[QWidget] = []
-    for candidate in [widget, *widget.findChildren(QWidget)]:
-        if not candidate.focusPolicy() & Qt.FocusPolicy.TabFocus or candidate.window() is not widget.window():
-            continue  # not a Tab stop, or a combo box's popup (a window of its own)
-        if any(isinstance(w, (QComboBox, QAbstractSpinBox, QAbstractItemView)) and w.isAncestorOf(candidate)
-               for w in found):
-            continue
-        found.append(candidate)
-    return found
