@@ -11,6 +11,7 @@ from ..settings.config import LaunchConfig
 from ..settings.display import setting_text, short_value
 from ..settings.vocabulary import BY_NAME
 from ..units import format_duration
+from .subjects import measurement_kind, own_config, own_settings_differ, reads, subject_words
 
 # Rows of a comparison: the phases up to ready, the time between them, time to ready;
 # then steady latency per call (a phase total would compare 20 calls with 20 calls of
@@ -172,15 +173,25 @@ def run_ident(record: RunRecord, index: int) -> str:
 
 def run_labels(runs: Sequence[RunRecord], idents: Sequence[str] | None = None,
                leave_out: Collection[str] = ()) -> list[str]:
-    """A short name per run: its id (or `idents`) and the settings that tell it from the
-    others (`#3 intra=1 onednn=off`), less those in `leave_out`; a path names its last
-    part, the whole is in config.summary()."""
-    differing = [name for name in (differing_settings([r.config for r in runs]) if len(runs) > 1 else [])
-                 if name not in leave_out]
-    shown = {name: short_values([r.config for r in runs], name) for name in differing}
+    """A short name per run: its id (or `idents`), its subject where the runs' subjects
+    differ (a model by its file, a program by its command line), and the settings that
+    tell it from the others among the runs that read them (`#3 intra=1 onednn=off`), less
+    those in `leave_out`; a path names its last part, the whole is in config.summary()."""
+    differing = [name for name in (own_settings_differ(runs) if len(runs) > 1 else []) if name not in leave_out]
+    configs = [own_config(r.config) for r in runs]
+    shown = {name: short_values(configs, name) for name in differing}
+    subjects = [subject_words(r) for r in runs]
+    if len(set(subjects)) > 1:
+        # A model by the end of its path that tells it apart; a command line whole, if short.
+        models = [i for i, r in enumerate(runs) if measurement_kind(r) == "model"]
+        tails = dict(zip(models, _tails([subjects[i] for i in models]), strict=True)) if models else {}
+        subjects = [tails.get(i) or _shorten(subjects[i], 20) for i in range(len(runs))]
+    else:
+        subjects = ["" for _ in runs]
     names = idents if idents is not None else [run_ident(record, i) for i, record in enumerate(runs)]
-    return [" ".join([names[i], *(f"{name}={shown[name][i]}" for name in differing)])
-            for i, record in enumerate(runs)]
+    return [" ".join([names[i], *([subjects[i]] if subjects[i] else []),
+                      *(f"{name}={shown[name][i]}" for name in differing if reads(configs[i], name))])
+            for i in range(len(runs))]
 
 
 def short_values(configs: Sequence[LaunchConfig], name: str) -> list[str]:

@@ -31,7 +31,6 @@ from ..units import format_bytes, format_duration
 from .compare import (
     ROW_LABELS,
     bar_values,
-    differing_settings,
     memory_rows,
     row_value,
     rows_for,
@@ -41,6 +40,7 @@ from .compare import (
 )
 from .imports import import_flags, import_line
 from .sides import Side, differences, headline, measured, side_labels, sides_of, spread_text, too_few_note
+from .subjects import measurement_kind, own_settings_differ, subject_words, subjects_title
 
 Cell = float | int | bool | str | None  # a spreadsheet's cell: a number, a yes/no, a word, or nothing
 
@@ -289,12 +289,13 @@ def comparison_review(records: Sequence[RunRecord], baseline: int = 0) -> Review
                       format_bytes(peak.median if peak else None)])
     phases = (["Phase", *sided], [[ROW_LABELS[row], *[measured(side_figures[row].value) for side_figures in figures]]
                                   for row in phase_rows])
-    differing = differing_settings([side.config for side in sides])
+    differing = own_settings_differ([side.runs[0] for side in sides])
     side_of = {id(r): side for side in sides for r in side.runs}
     counted = "; ".join(f"{side.letter}: {side.ident} ({side.n} run{'s' if side.n > 1 else ''}"
                         + (", baseline)" if i == base_side else ")") for i, side in enumerate(sides))
     letters = [side_of[id(r)].letter for r in records]
-    facts = [("Model", _each(records, lambda r: r.subject, letters) or base.subject),
+    kinds = {measurement_kind(r) for r in records}
+    facts = [("Model" if kinds == {"model"} else "Subject", _each(records, subject_words, letters) or base.subject),
              *environment_facts(records, letters), ("Runs compared", counted),
              ("Settings that differ", "; ".join(
                  f"{name}: " + " / ".join(f"{side.letter} {value}" for side, value in zip(sides, _words(name, sides),
@@ -317,12 +318,13 @@ def comparison_review(records: Sequence[RunRecord], baseline: int = 0) -> Review
                                *[row_value(r, row) for row in rows], *[sizes[i] for _, sizes in memory]]
                               for i, (label, r) in enumerate(zip(labels, records, strict=True))]
     bars = time_rows(records)
+    subject = subjects_title(records)  # the runs' own subjects, never the baseline's alone
     if len(sides) == len(records):
-        title = f"{base.subject}: {len(records)} runs compared"
+        title = f"{subject}: {len(records)} runs compared"
     elif len(sides) == 1:
-        title = f"{base.subject}: {len(records)} runs of one setting"
+        title = f"{subject}: {len(records)} runs of one setting"
     else:
-        title = f"{base.subject}: {len(sides)} settings compared, {len(records)} runs"
+        title = f"{subject}: {len(sides)} settings compared, {len(records)} runs"
     return Review("comparison", title, _dates(records), facts,
                   [side_series(side, f"{side.letter}: {name}", bars) for side, name in zip(sides, names, strict=True)],
                   (header, table), headline(sides, short, base_side),

@@ -19,6 +19,7 @@ from ..settings.config import LaunchConfig
 from ..stats import MIN_RUNS_TO_COMPARE, Spread, summarize
 from ..units import format_duration
 from .compare import RATIO_FROM_S, SAME_WITHIN_S, differing_settings, row_value, run_ident, run_labels
+from .subjects import measurement_kind, own_config
 
 TOO_FEW = f"measure {MIN_RUNS_TO_COMPARE}+ to compare"
 
@@ -51,8 +52,11 @@ class Side:
         return timed[(len(timed) - 1) // 2] if timed else self.runs[0]
 
 
-def _identity(config: LaunchConfig) -> str:
-    return json.dumps(config.to_dict(), sort_keys=True)
+def _identity(record: RunRecord) -> str:
+    """What makes runs one measurement repeated: the same kind of measurement (a warm script
+    never joins a model's side), the same script, and the same settings that the subject
+    reads (a hidden field of the other subject tells nothing apart)."""
+    return json.dumps([measurement_kind(record), record.command, own_config(record.config).to_dict()], sort_keys=True)
 
 
 def _letter(index: int) -> str:
@@ -66,11 +70,12 @@ def _ident(runs: Sequence[RunRecord], members: Sequence[int]) -> str:
 
 
 def sides_of(runs: Sequence[RunRecord]) -> list[Side]:
-    """The runs grouped by settings and environment, each group in the order its first run
-    came; a run that never reported its environment joins a group with its settings."""
+    """The runs grouped by subject, kind of measurement, settings and environment, each
+    group in the order its first run came; a run that never reported its environment joins
+    a group with its settings."""
     groups: list[tuple[str, str | None, list[int]]] = []
     for i, record in enumerate(runs):
-        config = _identity(record.config)
+        config = _identity(record)
         env = record.environment_line if record.environment else None
         for g, (c, e, members) in enumerate(groups):
             if c == config and (e is None or env is None or e == env):
@@ -190,6 +195,28 @@ def too_few_note(sides: Sequence[Side]) -> str | None:
     return f"{counts}: {TOO_FEW}."
 
 
+def apart(side: Side, other: Side) -> bool:
+    """The two sides were measured in separate blocks, one after the other (all of one's
+    runs before all of the other's): a drift of the machine between the blocks (a warming
+    cache, other load) looks exactly like a difference of settings."""
+    if side.n < 2 or other.n < 2:
+        return False
+    first, second = sorted((side, other), key=lambda s: min(r.launched_at for r in s.runs))
+    return max(r.launched_at for r in first.runs) < min(r.launched_at for r in second.runs)
+
+
+def block_note(sides: Sequence[Side], baseline: int = 0) -> str | None:
+    """Which sides were measured in one block apart from the baseline's, and what to do;
+    None when every side's runs are interleaved with the baseline's (or too few to judge)."""
+    base = sides[baseline] if sides else None
+    blocks = [side for i, side in enumerate(sides) if base is not None and i != baseline and apart(side, base)]
+    if not blocks:
+        return None
+    names = ", ".join(side.letter for side in blocks)
+    return (f"{names} {'was' if len(blocks) == 1 else 'were'} measured in one block, apart from the baseline "
+            f"{base.letter if base else ''}'s runs: a drift between blocks looks like a difference.")
+
+
 def headline(sides: Sequence[Side], labels: Sequence[str], baseline: int = 0) -> str:
     """The comparison in a sentence: the fastest side to ready only where it beat the
     baseline by more than the noise, with both medians, ranges and counts."""
@@ -207,6 +234,11 @@ def headline(sides: Sequence[Side], labels: Sequence[str], baseline: int = 0) ->
         return "No time to ready to compare: the runs did not get there."
     best, delta = min(judged, key=lambda pair: pair[1].value.median if pair[1].value else float("inf"))
     skipped = " (sides with fewer than 3 runs not judged)" if len(judged) < len(sides) - 1 else ""
+    if delta.real and apart(sides[best], sides[baseline]):
+        way = "faster" if delta.faster else "slower"
+        return (f"No winner yet: {labels[best]}, {measured(delta.value)}, looks {way} than the baseline's "
+                f"{measured(base)}, but the two were measured in separate blocks; re-measure them interleaved "
+                f"(Sweep these settings) before trusting it{skipped}")
     if delta.faster and delta.value is not None and delta.difference is not None:
         timed = min(delta.value.median, base.median) >= RATIO_FROM_S
         ratio = f", {delta.ratio:.2f}× as fast" if delta.ratio and timed else ""

@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 import os
 import re
+import shlex
 import shutil
 import sys
 from dataclasses import asdict, dataclass, field, fields, replace
@@ -108,7 +109,7 @@ class LaunchConfig:
         """What is measured, in a few words: the model, or the program's command line."""
         if not self.program:
             return self.model
-        return " ".join(_short_arg(a) for a in self.program)
+        return shlex.join(_short_arg(a) for a in self.program)  # quotes kept: it reads as it was typed
 
     def replace(self, **changes: Any) -> LaunchConfig:
         return replace(self, **changes)

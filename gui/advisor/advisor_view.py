@@ -16,6 +16,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import QObject, Qt, QThread, Signal
 from PySide6.QtWidgets import (
     QCheckBox,
+    QGridLayout,
     QHBoxLayout,
     QHeaderView,
     QLabel,
@@ -98,6 +99,9 @@ class _Worker(QObject):
 START_TIP = "Run the doctor on the Run tab's model and settings (tflaunch doctor)"
 
 
+REMEDIES_PER_ROW = 5
+
+
 class AdvisorView(QWidget):
     save_requested = Signal(object)  # Diagnosis with a verified combination
     progress_shown = Signal(str)  # the progress line as the status shows it
@@ -117,15 +121,16 @@ class AdvisorView(QWidget):
                               "against your settings, interleaved; recommends only measured savings and verifies "
                               "their combination in a final A/B. It takes a few minutes.")
         self.remedies: dict[str, QCheckBox] = {}
-        choose = QHBoxLayout()
-        choose.addWidget(QLabel("Try"))
-        for name, text in REMEDIES.items():
+        # The remedies in rows of a few: in one row they widened the window to 1149 px.
+        choose = QGridLayout()
+        choose.addWidget(QLabel("Try"), 0, 0, Qt.AlignmentFlag.AlignTop)
+        for i, (name, text) in enumerate(REMEDIES.items()):
             box = QCheckBox(name)
             box.setChecked(True)
             box.setToolTip(text)
             self.remedies[name] = box
-            choose.addWidget(box)
-        choose.addStretch(1)
+            choose.addWidget(box, i // REMEDIES_PER_ROW, 1 + i % REMEDIES_PER_ROW)
+        choose.setColumnStretch(REMEDIES_PER_ROW + 1, 1)
         self.repeat = QSpinBox(minimum=MIN_RUNS, maximum=50, value=5)
         self.repeat.setToolTip(f"Measured runs of each remedy and of your settings (at least {MIN_RUNS} for a "
                                "verdict)")
@@ -160,7 +165,7 @@ class AdvisorView(QWidget):
         header.setSectionResizeMode(len(COLUMNS) - 1, QHeaderView.ResizeMode.Stretch)
         self.table.setWordWrap(True)
         # Every run of the baseline and each arm, numbered as the table's "#" column.
-        self.strips = pg.PlotWidget(background="w")
+        self.strips = pg.PlotWidget(background="w", enableMenu=False)
         self.strips.setMenuEnabled(False)
         self.strips.setMouseEnabled(x=False, y=False)
         self.strips.setMinimumHeight(120)

@@ -8,6 +8,7 @@ overlap. With too few runs the view says so, and offers to sweep the settings co
 from __future__ import annotations
 
 import html
+from typing import TYPE_CHECKING
 
 import pyqtgraph as pg
 from PySide6.QtCore import QEvent, QObject, Qt, Signal
@@ -36,11 +37,23 @@ from tflaunch.core.report.compare import (
     setting_rows,
     time_rows,
 )
-from tflaunch.core.report.review import Review, comparison_review
-from tflaunch.core.report.sides import Difference, Side, differences, measured, side_labels, sides_of, too_few_note
-from tflaunch.core.run.record import RunRecord
+from tflaunch.core.report.sides import (
+    Difference,
+    Side,
+    block_note,
+    differences,
+    headline,
+    measured,
+    side_labels,
+    sides_of,
+    too_few_note,
+)
+from tflaunch.core.run.record import RunRecord, RunStatus
 from tflaunch.core.stats import MIN_RUNS_TO_COMPARE, summarize
 from tflaunch.core.units import format_bytes
+
+if TYPE_CHECKING:  # the review's modules load when a review is asked for, not with the tab
+    from tflaunch.core.report.review import Review
 
 from ..plots.charts import draw_grouped_bars, draw_memory_overlay, run_color, setup_grouped_bars, setup_memory_overlay
 from ..plots.plot_theme import follow_palette
@@ -70,6 +83,15 @@ def _bytes_text(values: list[int | None]) -> str:
     if summary.n == 1:
         return format_bytes(summary.median)
     return f"{format_bytes(summary.median)} ({format_bytes(summary.low)}–{format_bytes(summary.high)}, n={summary.n})"
+
+
+def _absent(side: Side) -> str:
+    """A side's cell without a figure: how its runs ended when none got there (a bare "–"
+    left a failed run unexplained), else that the row was not reported."""
+    ended = {r.status_line for r in side.runs if r.status is not RunStatus.OK}
+    if len(ended) == 1 and all(r.status is not RunStatus.OK for r in side.runs):
+        return f"– ({ended.pop()})"
+    return "– (not reported)"
 
 
 def _why(delta: Difference) -> str:
@@ -137,20 +159,27 @@ class CompareView(QWidget):
         # Said plainly where a side has too few runs: no spread, so no difference is claimed.
         self.notice = WrappingLabel()
         self.notice.setVisible(False)
+        # The comparison in a sentence (the review's headline): a winner only where it is one.
+        self.verdict = WrappingLabel()
+        bold = self.verdict.font()
+        bold.setBold(True)
+        self.verdict.setFont(bold)  # in bold, not the Run tab's large headline: the charts need the height
+        self.verdict.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.verdict.setVisible(False)
         bar = QHBoxLayout()
         bar.addWidget(QLabel("Baseline:"))
         bar.addWidget(self.baseline, 1)
         bar.addWidget(self.sweep)
         bar.addWidget(self.save_best)
 
-        self.bars = pg.PlotWidget(background="w")
+        self.bars = pg.PlotWidget(background="w", enableMenu=False)
         self.bars.setMenuEnabled(False)
         self.bars.setMouseEnabled(x=False, y=False)
         setup_grouped_bars(self.bars.getPlotItem())
         # The legend sits above the charts: inside, it would cover the tallest bars.
         self.legend = QLabel()
         self.legend.setWordWrap(True)
-        self.memory = pg.PlotWidget(background="w")
+        self.memory = pg.PlotWidget(background="w", enableMenu=False)
         self.memory.setMenuEnabled(False)
         setup_memory_overlay(self.memory.getPlotItem())
         for plot in (self.bars, self.memory):
@@ -181,6 +210,7 @@ class CompareView(QWidget):
         layout = QVBoxLayout(self)
         layout.addLayout(bar)
         layout.addWidget(self.hint)
+        layout.addWidget(self.verdict)
         layout.addWidget(self.notice)
         layout.addWidget(self.legend)
         layout.addWidget(self.body, 1)
@@ -194,6 +224,8 @@ class CompareView(QWidget):
     def review(self) -> Review | None:
         if len(self.runs) < 2:
             return None
+        from tflaunch.core.report.review import comparison_review
+
         return comparison_review(self.runs, self.runs.index(self.sides[self.baseline_side].runs[0]))
 
     def show_runs(self, runs: list[RunRecord], baseline: int = 0) -> None:
@@ -204,9 +236,6 @@ class CompareView(QWidget):
         self.hint.setVisible(len(self.runs) < 2)
         self.save_best.setEnabled(len(self.sides) >= 2)
         self.sweep.setEnabled(len(self.sides) >= 2)
-        note = too_few_note(self.sides) if len(self.runs) >= 2 else None
-        self.notice.setVisible(note is not None)
-        self.notice.setText(f"{note} Sweep these settings measures each side again, interleaved." if note else "")
         first = next((i for i, side in enumerate(self.sides) if runs[baseline] in side.runs), 0) if runs else -1
         self.baseline.blockSignals(True)
         self.baseline.clear()
@@ -225,8 +254,22 @@ class CompareView(QWidget):
         self.sweep_requested.emit(self.sides[base].config,
                                   [side.config for i, side in enumerate(self.sides) if i != base])
 
+    def _say_verdict(self, base: int) -> None:
+        """The headline, and why it may not crown anyone: too few runs, or sides measured in
+        separate blocks (then the sweep, which interleaves them, is offered)."""
+        compared = len(self.runs) >= 2 and len(self.sides) >= 2
+        self.verdict.setVisible(compared)
+        self.verdict.setText(headline(self.sides, self.labels, base) if compared else "")
+        notes = [note for note in (too_few_note(self.sides) if compared else None,
+                                   block_note(self.sides, base) if compared else None) if note]
+        if notes and "Sweep these settings" not in self.verdict.text():
+            notes.append("Sweep these settings measures each side again, interleaved, before a winner is named.")
+        self.notice.setVisible(bool(notes))
+        self.notice.setText(" ".join(notes))
+
     def _redraw(self) -> None:
         base = self.baseline_side
+        self._say_verdict(base)
         self._draw_bars()
         self._draw_memory()
         self._fill_phases(base)
@@ -307,7 +350,8 @@ class CompareView(QWidget):
         for col, row_deltas in enumerate(differences(self.sides, rows, base)):
             for row, name in enumerate(rows):
                 delta = row_deltas[name]
-                item = QTableWidgetItem(measured(delta.value) if col == base else delta.describe())
+                text = measured(delta.value) if col == base else delta.describe()
+                item = QTableWidgetItem(_absent(self.sides[col]) if delta.value is None else text)
                 item.setTextAlignment(RIGHT)
                 if col != base:
                     item.setToolTip(_why(delta))

@@ -43,6 +43,7 @@ __all__ = ["COLUMNS", "DAMAGED_COLOR", "MODEL", "SETTINGS", "UNDO_SECONDS", "His
 # (and elides) the model and settings, never the numbers.
 VISUAL_ORDER = (0, 3, 4, 5, 6, MODEL, SETTINGS)
 MODEL_SHARE = 0.45  # at most this part of the width the figures leave goes to the model
+SETTINGS_ROOM = 120  # px the settings keep beside a long model path before it is elided
 MIN_TEXT_WIDTH = 80  # px: the model column is not narrowed below this (the table scrolls)
 UNDO_SECONDS = 60
 FIGURES = tuple(c for c in range(len(COLUMNS)) if c not in (MODEL, SETTINGS))
@@ -85,6 +86,9 @@ class HistoryView(QWidget):
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
         self.table.verticalHeader().hide()
         self.table.setWordWrap(False)
+        # Tab leaves the table, as everywhere else: moving between cells made the current
+        # cell's row the whole selection, and the runs chosen to compare were lost.
+        self.table.setTabKeyNavigation(False)
         # A long model path keeps its file name; the settings keep their beginning.
         self.table.setItemDelegateForColumn(MODEL, PathElideDelegate(self.table))
         header = self.table.horizontalHeader()
@@ -93,6 +97,7 @@ class HistoryView(QWidget):
         # 5 columns, every time rows arrived: 90 ms at a time with 10,000 runs.
         header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         self._widths = [header.sectionSizeFromContents(col).width() for col in range(len(COLUMNS))]
+        self._name_width = 0  # px: the widest model's file name, as the column must show it at least
         self._longest = [0] * len(COLUMNS)  # characters of the longest text measured, by column
         for column in FIGURES:
             header.resizeSection(column, self._widths[column])
@@ -106,6 +111,9 @@ class HistoryView(QWidget):
         self.filter.setPlaceholderText("Filter by model, settings, status… (Ctrl+Shift+F)")
         self.filter.setClearButtonEnabled(True)
         self.filter.textChanged.connect(self.proxy.set_text)
+        self.filter.textChanged.connect(lambda _text: self._show_count())  # the count says what is shown
+        # Room to read what is typed beside six buttons (at 1024 px it had shrunk to "Filter…").
+        self.filter.setMinimumWidth(self.filter.fontMetrics().horizontalAdvance("model, settings, st") + 24)
         QShortcut(QKeySequence("Ctrl+Shift+F"), self, self.filter.setFocus)
         self.show_button = QPushButton("Show")
         self.show_button.setToolTip("Show the run's phases and memory (double-click)")
@@ -154,7 +162,7 @@ class HistoryView(QWidget):
         undo_bar.addWidget(self.undo_button)
 
         bar = QHBoxLayout()
-        bar.addWidget(self.filter, 1)
+        bar.addStretch(1)
         for button in (self.show_button, self.rerun_button, self.compare_button, self.profile_button,
                        self.delete_button, self.reload_button):
             bar.addWidget(button)
@@ -162,7 +170,11 @@ class HistoryView(QWidget):
         layout.addLayout(bar)
         layout.addWidget(self.table)
         layout.addLayout(undo_bar)
-        layout.addWidget(self.count)
+        # The filter beside the count it narrows: above, beside six buttons, it had no room at 1024 px.
+        below = QHBoxLayout()
+        below.addWidget(self.filter)
+        below.addWidget(self.count, 1)
+        layout.addLayout(below)
         self._forget_deleted()
         self._list()
         keep_colours(self, self._recolour)
@@ -225,6 +237,9 @@ class HistoryView(QWidget):
                                f"could not be read: {listing.failure}")
         else:
             runs = f"{listing.listed:,} run{'s' if listing.listed != 1 else ''}"
+            if self.filter.text().strip():
+                shown = self.proxy.rowCount()
+                runs = f"{shown:,} of {runs} shown (filter: {self.filter.text().strip()})"
             self.count.setText(f"{runs}{where}{damaged}")
 
     def _widen(self, _parent: object, first: int, last: int) -> None:
@@ -233,7 +248,8 @@ class HistoryView(QWidget):
         characters than the longest one measured is not measured: it is not wider."""
         metrics, header = self.table.fontMetrics(), self.table.horizontalHeader()
         # As Qt fits a cell: a text margin each side, and the grid line.
-        margin = 2 * (self.table.style().pixelMetric(QStyle.PixelMetric.PM_FocusFrameHMargin, None, self.table) + 1) + 1
+        # Two pixels more than that, as Qt's own size hint has them: the Date column was one short.
+        margin = 2 * (self.table.style().pixelMetric(QStyle.PixelMetric.PM_FocusFrameHMargin, None, self.table) + 1) + 3
         for column in (*FIGURES, MODEL):
             texts = {text for text in self.model.texts(column, first, last)
                      if len(text) >= self._longest[column] - WIDTH_SLACK}
@@ -241,6 +257,9 @@ class HistoryView(QWidget):
                 continue
             self._longest[column] = max(self._longest[column], *map(len, texts))
             widest = max(map(metrics.horizontalAdvance, texts)) + margin
+            if column == MODEL:  # a path elided keeps its file name whole (PathElideDelegate)
+                self._name_width = max(self._name_width, *(metrics.horizontalAdvance(f"…/{t.rsplit('/', 1)[-1]}")
+                                                           + margin + 2 for t in texts))
             if widest > self._widths[column]:
                 self._widths[column] = widest
                 if column != MODEL:
@@ -256,7 +275,10 @@ class HistoryView(QWidget):
         other columns leave; the settings, last, take the rest."""
         header = self.table.horizontalHeader()
         left = self.table.viewport().width() - sum(header.sectionSize(c) for c in FIGURES)
-        self.table.setColumnWidth(MODEL, min(self._widths[MODEL], max(MIN_TEXT_WIDTH, int(left * MODEL_SHARE))))
+        room = max(int(left * MODEL_SHARE), left - SETTINGS_ROOM)  # the subject before the settings
+        # Never narrower than a file name: the table scrolls sideways, its header with it.
+        least = min(self._widths[MODEL], max(MIN_TEXT_WIDTH, self._name_width))
+        self.table.setColumnWidth(MODEL, min(self._widths[MODEL], max(least, room)))
 
     def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 (Qt's name)
         super().resizeEvent(event)

@@ -95,7 +95,7 @@ class MemoryPlot(pg.PlotWidget):
     """Live curves kept cheap: preallocated buffers, one setData per batch, peak downsampling."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
-        super().__init__(parent, background="w")
+        super().__init__(parent, background="w", enableMenu=False)  # no menus: built eagerly, never shown
         self.setMenuEnabled(False)
         plot = self.getPlotItem()
         for side, text in (("bottom", "Time since launch (s)"), ("left", "Memory (MiB)")):

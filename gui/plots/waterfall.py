@@ -46,7 +46,7 @@ class Waterfall(pg.PlotWidget):
     """One row per phase; a script run has a single row of its own."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
-        super().__init__(parent, background="w")
+        super().__init__(parent, background="w", enableMenu=False)  # no menus: built eagerly, never shown
         self.setMenuEnabled(False)
         self.setMouseEnabled(x=False, y=False)
         self.hideButtons()

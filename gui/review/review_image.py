@@ -229,11 +229,11 @@ def _paint(painter: QPainter, review: Review) -> None:
     elif review.kind == "comparison":
         legend_h = _legend(c, QRectF(right.left(), right.top(), right.width(), right.height() / 2),
                            [s.label for s in review.series])
-        bars = pg.PlotWidget(background="w")
+        bars = pg.PlotWidget(background="w", enableMenu=False)
         setup_grouped_bars(bars.getPlotItem())
         draw_grouped_bars(bars.getPlotItem(), [s.bars for s in review.series], [s.ranges for s in review.series])
         c.plot(QRectF(right.left(), right.top() + legend_h + 4, right.width(), right.height() - legend_h - 4), bars)
-        memory = pg.PlotWidget(background="w")
+        memory = pg.PlotWidget(background="w", enableMenu=False)
         setup_memory_overlay(memory.getPlotItem())
         draw_memory_overlay(memory.getPlotItem(), [s.samples for s in review.series])
         titles = [_draw_gpu_overlay(memory.getPlotItem(), review.series)]
@@ -244,7 +244,7 @@ def _paint(painter: QPainter, review: Review) -> None:
         c.plot(QRectF(bottom.left(), bottom.top(), 560, bottom.height()), memory)
         c.table(QRectF(bottom.left() + 590, bottom.top(), bottom.width() - 590, bottom.height()), header, rows, 13)
     else:  # sweep
-        strips = pg.PlotWidget(background="w")
+        strips = pg.PlotWidget(background="w", enableMenu=False)
         draw_strips(strips.getPlotItem(), review.distributions, review.objective)
         c.plot(right, strips)
         if review.instances:  # the counts' figures under the results, each table its rows' height

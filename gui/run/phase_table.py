@@ -11,6 +11,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableWidget, QTableWidgetItem, QWidget
 
 from tflaunch.core.phases import DESCRIPTIONS, LABELS, ONE_TIME, OTHER, PART_DESCRIPTIONS, TIMELINE_ROWS, timeline_rows
+from tflaunch.core.report.nesting import depth, parents
 from tflaunch.core.run.reads import phase_reads
 from tflaunch.core.run.record import PhaseRecord, PhaseState, RunRecord
 from tflaunch.core.units import format_bytes, format_duration
@@ -20,6 +21,11 @@ from ..widgets.palette import PHASE_COLORS, STATE_COLORS, keep_colours, readable
 COLUMNS = ("Phase", "State", "Duration", "RSS at end", "Peak RSS")
 ROWS = TIMELINE_ROWS
 OTHER_TIP = "Time to ready spent between phases (generating inputs, Python between steps)."
+
+
+def nested_label(label: str, level: int) -> str:
+    """A phase's name, indented under the phase it ran inside (level: how many it is in)."""
+    return label if level <= 0 else "\u2002" * (level - 1) + "└ " + label
 
 
 def rows_of(record: RunRecord | None) -> tuple[str, ...]:
@@ -41,7 +47,7 @@ class PhaseTable(QTableWidget):
         # Widths from the widest text each column will ever hold: the table must not
         # shift while a duration ticks, nor squeeze a column out.
         metrics = self.fontMetrics()
-        widest = ("First inference", "not reported", "999.9 µs/call", "9999.9 MiB", "9999.9 MiB")
+        widest = (nested_label("First inference", 1), "not reported", "999.9 µs/call", "9999.9 MiB", "9999.9 MiB")
         header = self.horizontalHeader()
         for col, (title, text) in enumerate(zip(COLUMNS, widest, strict=False)):
             width = max(metrics.horizontalAdvance(text), metrics.horizontalAdvance(title)) + 24
@@ -107,7 +113,12 @@ class PhaseTable(QTableWidget):
                     self._cell(row, col).setText(text)
                 self._cell(row, 1).setForeground(readable(STATE_COLORS["waiting"]))
             return
+        inside = parents(record, now) if record is not None and record.is_program else {}
         for row, name in enumerate(self._rows):
+            if name != OTHER:
+                label = nested_label(LABELS[name], depth(name, inside))
+                if self._cell(row, 0).text() != label:
+                    self._cell(row, 0).setText(label)
             if name == OTHER:
                 other = record.other_time if record else None
                 for col, text in enumerate(("", format_duration(other) if other is not None else "", "", ""), 1):
@@ -136,7 +147,8 @@ class PhaseTable(QTableWidget):
             # What the phase read from storage, in the tooltip of its name: the row stays one
             # line at 1024x700, and a cold start's reads are one hover away.
             reads = f"\nRead from storage: {phase_reads(phase)}" if phase and phase.read_bytes is not None else ""
-            self._cell(row, 0).setToolTip(DESCRIPTIONS[name] + reads)
+            within = f"\nRan inside {LABELS[inside[name]]}." if name in inside else ""
+            self._cell(row, 0).setToolTip(DESCRIPTIONS[name] + within + reads)
             if name in ("devices", record.ready_phase if record else "first") and record is not None:
                 self._show_parts(row, name, record)
 

@@ -144,6 +144,19 @@ class SummaryBar(QFrame):
         _set_style(self.settings, "")
 
 
+    def show_refusal(self, why: str) -> None:
+        """No run started: the reason in the headline, in place of the last run's."""
+        self.ready.setText("–")
+        self.peak.setText("–")
+        color = status_color("failed", self.palette().color(QPalette.ColorRole.Window)).name()
+        self.headline.setText("Not started")
+        _set_style(self.headline, f"color: {color};")
+        self.headline.setToolTip("")
+        self.settings.setText(_wrappable(why))
+        self.settings.setToolTip(why)
+        _set_style(self.settings, f"color: {color};")
+
+
 class RunView(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -194,15 +207,31 @@ class RunView(QWidget):
         layout.addWidget(body, 1, 0)
         layout.setRowStretch(1, 1)
         self.record: RunRecord | None = None
+        self._refusal = ""  # why the last run asked for could not start, while no run is shown
         self._fit_table_area()
-        keep_colours(self, lambda: self.summary.show_record(self.record))  # the headline's colour
+        keep_colours(self, self._recolour)  # the headline's colour, a run's or a refusal's
 
     def begin(self, record: RunRecord) -> None:
         """A new live run: clear the graphs, then follow it."""
-        self.record = record
+        self.record, self._refusal = record, ""
         self.memory.clear_run()
         self.waterfall.show_record(None)
         self.refresh()
+
+    def _recolour(self) -> None:
+        if self.record is None and self._refusal:
+            self.summary.show_refusal(self._refusal)
+        else:
+            self.summary.show_record(self.record)
+
+    def show_refusal(self, why: str) -> None:
+        """A run that could not start: its reason in the headline, the last run's figures cleared."""
+        self._refusal = why
+        self.record = None
+        self.phases.show_record(None)
+        self.waterfall.show_record(None)
+        self.memory.clear_run()
+        self.summary.show_refusal(why)
 
     def refresh(self) -> None:
         """Cheap redraw of the live parts (called on events and on the tick timer): a
@@ -244,14 +273,20 @@ class RunView(QWidget):
         height = max(self.phases.content_height() + self._phases_area.horizontalScrollBar().sizeHint().height(),
                      self._top.minimumSizeHint().height())
         self._top.setMaximumHeight(height)
-        # A splitter keeps the share it gave before the cap: hand the excess to the graph.
+        # A splitter keeps the share it gave before the cap: hand the excess to the graph;
+        # and take what the table lacks from the graph, down to the graph's least height
+        # (a program's eleven rows hid its Steady row at 1360x860).
         sizes = self._body.sizes()
         if len(sizes) == 2 and sizes[0] > height:
             self._body.setSizes([height, sizes[0] + sizes[1] - height])
+        elif len(sizes) == 2 and 0 < sizes[0] < height:
+            grow = min(height - sizes[0], sizes[1] - self.below.minimumSizeHint().height())
+            if grow > 0:
+                self._body.setSizes([sizes[0] + grow, sizes[1] - grow])
 
     def show_record(self, record: RunRecord) -> None:
         """A finished run, complete."""
-        self.record = record
+        self.record, self._refusal = record, ""
         self.refresh()
         self.waterfall.show_record(record)
         self.memory.show_record(record)

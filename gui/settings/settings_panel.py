@@ -10,7 +10,7 @@ from __future__ import annotations
 import shlex
 import sys
 from dataclasses import fields
-from typing import Any
+from typing import Any, cast
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
 )
 
 from tflaunch.core.phases import normal_until
+from tflaunch.core.report.subjects import own_config
 from tflaunch.core.run.gpus import GpuInventory
 from tflaunch.core.run.interpreter import InterpreterInfo
 from tflaunch.core.settings.config import MAX_THREADS, LaunchConfig, Problem
@@ -37,6 +38,7 @@ from ..widgets import file_dialogs
 from ..widgets.palette import error_style, keep_colours
 from . import setting_editors as ed
 from .inputs_table import InputsTable
+from .tab_order import order_tabs
 
 
 class SettingsPanel(QWidget):
@@ -69,7 +71,16 @@ class SettingsPanel(QWidget):
         self.set_gpus(GpuInventory((), None, "Looking for GPUs…"))
         self.set_config(LaunchConfig())  # every editor starts at the setting's default
         self.subject.currentIndexChanged.connect(lambda _: self._show_subject())
+        self._order_tabs()
         keep_colours(self, self._recolour)
+
+    def _order_tabs(self) -> None:
+        """Tab follows the screen, top to bottom: the order the widgets were made in put the
+        Subject switch, made with the program's row, 27th."""
+        boxes = [child for child in self.children() if isinstance(child, QGroupBox)]  # in the order added
+        forms = sorted(dict.fromkeys(self._forms.values()),
+                       key=lambda form: boxes.index(cast(QGroupBox, form.parentWidget())))
+        order_tabs(forms)
 
     def _recolour(self) -> None:
         """The reasons next to settings, in a red readable on the palette's window."""
@@ -91,9 +102,11 @@ class SettingsPanel(QWidget):
         label.setObjectName("fieldError")
         label.setWordWrap(True)
         label.setStyleSheet(error_style())
-        label.hide()
         self._errors[setting.name] = label
         form.addRow(label)
+        # Shown and hidden only through its row (_place_errors): a label shown while the form
+        # hides its row is laid out by nobody and lay over the fields as a blank 640x480 pane.
+        form.setRowVisible(label, False)
 
     def _make_editor(self, setting: Setting) -> ed.Editor:
         name = setting.name
@@ -205,7 +218,7 @@ class SettingsPanel(QWidget):
                 return ()
             try:
                 return tuple(shlex.split(self.program.text()))
-            except ValueError:  # an unclosed quote: the launch check says the command is not found
+            except ValueError:  # an unclosed quote: input_problems() says so before any run
                 return (self.program.text(),)
 
         def put(argv: tuple[str, ...]) -> None:
@@ -238,14 +251,39 @@ class SettingsPanel(QWidget):
     def is_program(self) -> bool:
         return self.subject.currentIndex() == 1
 
+    def _shown_for_subject(self, name: str) -> bool:
+        if name in self._MODEL_ONLY:
+            return not self.is_program
+        return name not in (*self._PROGRAM_ONLY, "program") or self.is_program
+
     def _show_subject(self) -> None:
-        program = self.is_program
-        for names, visible in ((self._MODEL_ONLY, not program), (self._PROGRAM_ONLY + ("program",), program)):
-            for name in names:
-                if name in self._forms:
-                    self._forms[name].setRowVisible(self.editors[name].widget, visible)
-                    if not visible:
-                        self._forms[name].setRowVisible(self._errors[name], False)
+        for name in (*self._MODEL_ONLY, *self._PROGRAM_ONLY, "program"):
+            if name in self._forms:
+                self._forms[name].setRowVisible(self.editors[name].widget, self._shown_for_subject(name))
+        self._place_errors()
+
+    def _place_errors(self) -> None:
+        """Each reason in its own row under its field, laid out by the form; none for a
+        field the subject hides."""
+        for name, label in self._errors.items():
+            self._forms[name].setRowVisible(label, bool(label.text()) and self._shown_for_subject(name))
+
+    def input_problems(self) -> list[Problem]:
+        """What the form itself can tell is wrong before a LaunchConfig is made: a Program
+        subject with no command line (it would run the model instead), or an unclosed quote."""
+        if not self.is_program:
+            return []
+        text = self.program.text()
+        if not text.strip():
+            return [Problem("program", "Program is chosen but its command line is empty. Give it, for example "
+                                       "python train.py --epochs 1, or choose Model to measure a model.")]
+        try:
+            shlex.split(text)
+        except ValueError:
+            quote = "'" if text.count("'") % 2 else '"'
+            return [Problem("program", f"The command line has an unclosed quote ({quote}): close it, or "
+                                       "escape it with a backslash.")]
+        return []
 
     def use_program(self, argv: list[str], until: str | None = None) -> None:
         """Measure this command line next (the Launch script dialog's choice), to `until`."""
@@ -317,6 +355,13 @@ class SettingsPanel(QWidget):
 
     # -- reading and writing -----------------------------------------------------------
     def config(self) -> LaunchConfig:
+        """What a run of the chosen subject measures: the other subject's hidden fields (a
+        Working folder typed for a program, while a model is chosen) at their defaults, so
+        they never reach a run, its record, a profile or a comparison."""
+        return own_config(self.form_config())
+
+    def form_config(self) -> LaunchConfig:
+        """Every field as the form holds it, hidden ones too: kept between sessions."""
         values: dict[str, Any] = {f.name: self.editors[f.name].get() for f in fields(LaunchConfig)}
         return LaunchConfig(**values)
 
@@ -347,6 +392,7 @@ class SettingsPanel(QWidget):
             self._gpu_layout.addWidget(box)
             self._gpu_boxes.append(box)
         self.editors["visible_gpus"].put(visible)
+        self._order_tabs()  # the new boxes in their place in the Tab order, not at its end
         has_gpu = inventory.available
         self.gpu_note.setText(f"Driver {inventory.driver}" if has_gpu else f"No GPU: {inventory.reason}")
         # Settings only a GPU reads; NVTX ranges and the XLA cache act without one.
@@ -390,8 +436,7 @@ class SettingsPanel(QWidget):
             by_field.setdefault(p.field, p.message)
         for field, label in self._errors.items():
             label.setText(by_field.get(field, ""))
-            label.setVisible(field in by_field)
-        self._show_subject()
+        self._place_errors()
 
     # -- browsing ----------------------------------------------------------------------
     def browse_model_file(self) -> None:
@@ -410,3 +455,4 @@ class SettingsPanel(QWidget):
         if path:
             self.python.setText(path)
             self.python_changed.emit(path)
+

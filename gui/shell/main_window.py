@@ -246,7 +246,8 @@ class MainWindow(DropTarget, QMainWindow):  # DropTarget: a model or a script dr
         """The panel's settings, or None with the reasons shown next to the controls and the
         first one handed to `report`."""
         config = self.panel.config()
-        problems = self.runner.check(config, script=script)
+        # The form's own problems first: with them, the config is not what the user asked for.
+        problems = (self.panel.input_problems() if not script else []) or self.runner.check(config, script=script)
         self.panel.show_problems(problems)
         if problems:
             report(problems[0].message)
@@ -264,13 +265,20 @@ class MainWindow(DropTarget, QMainWindow):  # DropTarget: a model or a script dr
     def start_run(self) -> None:
         if self.one_at_a_time.refuse(self.say):
             return
-        config = self.checked_config(lambda why: self.say(f"Cannot run: {why}"))
+        config = self.checked_config(self._refuse_run)
         if config is None:
             return
         if not config.is_program:
             self._remember_model(config.model)
         self.state.save_config(config)
         self._launch(config, None, f"{config.subject}: {config.summary()}")
+
+    def _refuse_run(self, why: str) -> None:
+        """A run that cannot start says why where a run's outcome is read, not only below."""
+        self.say(f"Cannot run: {why}")
+        if not self.running:
+            self.run_view.show_refusal(why)
+            self.tabs.setCurrentWidget(self.run_view)
 
     def ask_script(self) -> None:
         from ..run.script_dialog import ScriptDialog
@@ -361,6 +369,30 @@ class MainWindow(DropTarget, QMainWindow):  # DropTarget: a model or a script dr
     def start_sweep(self) -> None:
         self.sweep_actions.start()
 
+    def start_sweep_shown(self) -> None:
+        """Start sweep from the menu or Ctrl+Shift+W: the plan the Sweep tab shows, or why not."""
+        self.tabs.setCurrentWidget(self.sweep_view)
+        button = self.sweep_view.start_button
+        if button.isEnabled():
+            button.click()
+        else:
+            self.say(button.toolTip())
+
+    def examine(self) -> None:
+        """Examine from the menu or Ctrl+Shift+X: the Advisor tab, started (or saying why not)."""
+        self.tabs.setCurrentWidget(self.advisor_view)
+        self.advisor_view.start()
+
+    def compare_selected(self) -> None:
+        """Compare from the menu or Ctrl+M: the runs selected in History, or how to select them."""
+        ids = self.history_view.selected_ids() if self.tabs.is_built("History") else []
+        if len(ids) < 2:
+            self.tabs.setCurrentWidget(self.history_view)
+            self.say("Select two or more runs in History (Ctrl+2; Shift or Ctrl and click, or Shift+arrows), "
+                     "then Compare (Ctrl+M).")
+            return
+        self._compare_stored(ids)
+
     def open_cluster_sweep(self) -> None:
         """Follow a sweep submitted to Slurm, from the folder the user picks."""
         self.tabs.setCurrentWidget(self.sweep_view)
@@ -396,6 +428,9 @@ class MainWindow(DropTarget, QMainWindow):  # DropTarget: a model or a script dr
         if record is None or record.status is not RunStatus.OK:
             self.say("Save as profile needs a finished, successful run.")
             return
+        if self.tabs.currentWidget() is not self.run_view:  # Ctrl+S from another tab: say which run it is
+            ident = f"#{record.history_id}" if record.history_id is not None else "the last run"
+            self.say(f"Saving the Run tab's run ({ident}, {record.subject}) as a profile.")
         self.saver.ask_and_save_runs([record])
 
     def save_profile(self, name: str, runs: list[RunRecord], baseline: Sequence[RunRecord] = ()) -> bool:
@@ -434,7 +469,7 @@ class MainWindow(DropTarget, QMainWindow):  # DropTarget: a model or a script dr
     def _discover(self) -> None:
         inventory = self._gpu_inventory()
         self.panel.set_gpus(inventory)
-        self.panel.set_config(self._config_to_restore or self.panel.config())
+        self.panel.set_config(self._config_to_restore or self.panel.form_config())
         if inventory.available:
             self.gpu_sampler = gpus.GpuMemorySampler()
             self.runner.gpu_sampler = self.gpu_sampler
@@ -467,7 +502,7 @@ class MainWindow(DropTarget, QMainWindow):  # DropTarget: a model or a script dr
             self.advisor_view.stop()
         self.checker.stop()
         self.state.save_layout(self)
-        self.state.save_config(self.panel.config())
+        self.state.save_config(self.panel.form_config())
         self.state.sync()
         if self.gpu_sampler is not None:
             self.gpu_sampler.close()

@@ -70,6 +70,13 @@ class WindowActions:
         self.script = _action(widget, "&Launch script…", w.ask_script, QKeySequence("Ctrl+Shift+R"),
                               "Start your own script with these settings applied, "
                               "with its memory graph and a record in History (Ctrl+Shift+R)")
+        # The tabs' main buttons, reachable from the keyboard and the menu wherever the focus is.
+        self.compare = _action(widget, "Co&mpare selected runs", w.compare_selected, QKeySequence("Ctrl+M"),
+                               "Compare the runs selected in History, side against side (Ctrl+M)")
+        self.sweep = _action(widget, "Start s&weep", w.start_sweep_shown, QKeySequence("Ctrl+Shift+W"),
+                             "Start the sweep planned in the Sweep tab (Ctrl+Shift+W)")
+        self.examine = _action(widget, "E&xamine with the Advisor", w.examine, QKeySequence("Ctrl+Shift+X"),
+                               "Let the Advisor try its remedies on these settings (Ctrl+Shift+X)")
         tab_actions = [_action(widget, f"{name} view", partial(w.tabs.setCurrentIndex, index),
                                QKeySequence(f"Ctrl+{index + 1}")) for index, name in enumerate(TABS)]
 
@@ -86,6 +93,9 @@ class WindowActions:
         run_menu.addAction(self.run)
         run_menu.addAction(self.cancel)
         run_menu.addAction(self.script)
+        run_menu.addSeparator()
+        for action in (self.compare, self.sweep, self.examine):
+            run_menu.addAction(action)
         run_menu.addSeparator()
         run_menu.addAction(self.save_profile)
         view_menu = menu.addMenu("&View")
@@ -109,7 +119,7 @@ class WindowActions:
         """While a run, sweep or the Advisor goes on, nothing new starts; Cancel ends it.
         `what` says which, and `not_runnable` why the chosen interpreter cannot run (its
         check failed), in the disabled actions' tooltips."""
-        for action in (self.run, self.script):
+        for action in (self.run, self.script, self.sweep, self.examine):
             action.setEnabled(not busy and not not_runnable)
             default = action.property("tflaunch-tip")
             if default is None:

@@ -104,7 +104,7 @@ class SweepView(QWidget):
 
         self.table = ResultsTable()  # the same columns as the terminal and the review images
         self.instance_table = InstancesTable()  # per instance count, for a sweep of several at once
-        self.chart = pg.PlotWidget(background="w")
+        self.chart = pg.PlotWidget(background="w", enableMenu=False)
         self.chart.setMenuEnabled(False)
         self.chart.setMouseEnabled(x=False, y=False)
         follow_palette(self.chart)

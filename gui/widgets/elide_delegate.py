@@ -94,5 +94,6 @@ class PathElideDelegate(QStyledItemDelegate):
         style = widget.style() if widget is not None else QApplication.style()
         # As Qt lays out a cell's text: a margin each side of it.
         margin = style.pixelMetric(QStyle.PixelMetric.PM_FocusFrameHMargin, None, widget) + 1
-        item.text = elided_path(item.text, item.fontMetrics, item.rect.width() - 2 * margin)  # type: ignore[attr-defined]
+        # Less one pixel each side, or Qt cut the fitted text once more at its right end.
+        item.text = elided_path(item.text, item.fontMetrics, item.rect.width() - 2 * margin - 2)  # type: ignore[attr-defined]
         style.drawControl(QStyle.ControlElement.CE_ItemViewItem, item, painter, widget)

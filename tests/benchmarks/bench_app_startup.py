@@ -9,6 +9,7 @@ pays (interpreter, Qt, pyqtgraph, numpy). Target: median ratio at most 1.3.
 from __future__ import annotations
 
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -19,6 +20,10 @@ from tests.benchmarks.common import PRINT_PROCESS_AGE, alternated_pairs, median_
 
 PAIRS = 9
 TARGET = 1.3
+# A folder holding another checkout's tflaunch/ package (as PYTHONPATH takes it): measured too,
+# alternated in the same run, for before-and-after figures.
+BASELINE_ENV = "TFLAUNCH_BENCH_BASELINE"
+BASELINE_PAINTS: list[float] = []
 
 MINIMAL_WINDOW = r"""
 import os, sys, time
@@ -57,34 +62,62 @@ def _first_paint(done: subprocess.CompletedProcess[str]) -> float:
     return float(marked[0] if marked else lines[-1])
 
 
-def app_first_paint(home: Path) -> float:
+# CPU seconds (user and system) of each child, beside its wall time: the machine's other
+# work stretches the wall times more than this. Filled as the children end.
+CPU: dict[str, list[float]] = {}
+
+
+def _run(name: str, argv: list[str], env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    env.pop("PYTHONDONTWRITEBYTECODE", None)  # as installed: modules from their .pyc files
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    done = subprocess.run(argv, capture_output=True, text=True, env=env, check=True, timeout=120)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    CPU.setdefault(name, []).append(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
+    return done
+
+
+def app_first_paint(home: Path, tree: str | None = None, name: str = "app") -> float:
     tflaunch = Path(sys.executable).with_name("tflaunch")
     # A user's own settings, history and profiles stay out of it (and unchanged by it).
     env = {**os.environ, "TFLAUNCH_EXIT_AFTER_PAINT": "1", "QT_QPA_PLATFORM": "offscreen",
            "XDG_CONFIG_HOME": str(home / "config"), "XDG_DATA_HOME": str(home / "data")}
-    done = subprocess.run([str(tflaunch), "gui", "--model", "sample:mlp"], capture_output=True, text=True,
-                          env=env, check=True, timeout=120)
-    return _first_paint(done)
+    if tree is not None:  # another checkout's tflaunch package, ahead of this one's
+        env["PYTHONPATH"] = tree
+    return _first_paint(_run(name, [str(tflaunch), "gui", "--model", "sample:mlp"], env))
 
 
 def minimal_window() -> float:
     env = {**os.environ, "QT_QPA_PLATFORM": "offscreen"}
-    done = subprocess.run([sys.executable, "-c", MINIMAL_WINDOW], capture_output=True, text=True,
-                          env=env, check=True, timeout=120)
-    return _first_paint(done)
+    return _first_paint(_run("minimal", [sys.executable, "-c", MINIMAL_WINDOW], env))
 
 
 def main() -> None:
+    baseline = os.environ.get(BASELINE_ENV)
     with tempfile.TemporaryDirectory() as home:
-        pairs = alternated_pairs(lambda: app_first_paint(Path(home)), minimal_window, PAIRS,
-                                 "app first paint vs minimal PySide6 + pyqtgraph window")
+        if baseline:
+            # Another checkout alternated with this one and the minimal window: before and after, one run.
+            def both() -> float:
+                before = app_first_paint(Path(home), baseline, "baseline")
+                BASELINE_PAINTS.append(before)
+                return app_first_paint(Path(home))
+            pairs = alternated_pairs(both, minimal_window, PAIRS, "app (and baseline) vs minimal window")
+        else:
+            pairs = alternated_pairs(lambda: app_first_paint(Path(home)), minimal_window, PAIRS,
+                                     "app first paint vs minimal PySide6 + pyqtgraph window")
     report_ratio("app_startup", "process start to first painted window: tflaunch vs a minimal "
                  "PySide6 + pyqtgraph window with one plot", pairs,
                  ("app_first_paint_s", "minimal_window_s"), target=TARGET)
     ratio = median_ratio(pairs)
+    cpu = {name: statistics.median(times) for name, times in CPU.items()}
     print(f"app first paint: median {statistics.median(a for a, _ in pairs):.3f} s; minimal window: median "
           f"{statistics.median(b for _, b in pairs):.3f} s; median ratio {ratio:.2f}x "
-          f"({'meets' if ratio <= TARGET else 'misses'} the target of at most {TARGET}x)")
+          f"({'meets' if ratio <= TARGET else 'misses'} the target of at most {TARGET}x); CPU to first paint, "
+          f"median: app {cpu['app']:.3f} s, minimal {cpu['minimal']:.3f} s ({cpu['app'] / cpu['minimal']:.2f}x)")
+    if baseline:
+        minimal = statistics.median(b for _, b in pairs)
+        before = statistics.median(BASELINE_PAINTS)
+        print(f"baseline {baseline}: first paint median {before:.3f} s ({before / minimal:.2f}x the minimal "
+              f"window's median), CPU {cpu['baseline']:.3f} s ({cpu['baseline'] / cpu['minimal']:.2f}x)")
 
 
 if __name__ == "__main__":

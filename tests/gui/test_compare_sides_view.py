@@ -79,3 +79,42 @@ def test_sweep_these_settings_prefills_the_sweep_tab_in_the_window(qtbot, make_w
     assert checked == {"intra": "0,2"} or checked == {"intra": "default,2"}, checked
     assert window.panel.config().intra == 0
     assert "Prefilled from the comparison: intra" in window.sweep_view.status.text()
+
+
+def test_a_side_measured_in_one_block_is_not_crowned_and_the_sweep_is_offered(qtbot):
+    view = CompareView()
+    qtbot.addWidget(view)
+    view.show_runs(side([2.0, 2.01, 2.02]) + side([1.0, 1.01, 1.02], intra=2, first_id=4, at=2000.0))
+    assert view.verdict.text().startswith("No winner yet:") and "as fast" not in view.verdict.text()
+    assert not view.notice.isHidden() and "B was measured in one block" in view.notice.text()
+    assert view.sweep.isEnabled()
+    # Interleaved, the same figures crown B.
+    view.show_runs(side([2.0, 2.01, 2.02]) + side([1.0, 1.01, 1.02], intra=2, first_id=4, at=1000.5))
+    assert view.verdict.text().startswith("Fastest to ready:") and view.notice.isHidden()
+
+
+def test_a_warm_script_and_a_program_never_join_a_model_side(qtbot):
+    from ..test_compare_subjects import program_run, warm_script
+
+    view = CompareView()
+    qtbot.addWidget(view)
+    view.show_runs([warm_script(999.0, 9), *side([1.0, 1.01]), program_run(1003.0, 7)])
+    assert [view.phases.horizontalHeaderItem(c).text() for c in range(3)] == ["#9 (baseline)", "#1, #2", "#7"]
+    peaks = cells(view)["Peak memory"]
+    assert "n=" not in peaks[0] and "n=3" not in peaks[1], peaks
+    labels = [view.baseline.itemText(i) for i in range(view.baseline.count())]
+    assert labels[2] == "#7 python train.py --name 'two words'", labels
+    assert not any("model=" in label or "program=" in label or "workdir=" in label for label in labels), labels
+
+
+def test_a_failed_run_says_how_it_ended_not_a_bare_dash(qtbot):
+    from ..builders import record_through
+
+    failed = record_through(["import", "devices"], launched=1003.0)
+    failed.config = failed.config.replace(intra=2)
+    failed.finish(1)
+    failed.history_id = 4
+    view = CompareView()
+    qtbot.addWidget(view)
+    view.show_runs(side([2.0, 2.01, 2.02]) + [failed])
+    assert cells(view)["Time to ready"][1] == "– (Failed in Load)"

@@ -14,6 +14,7 @@ from PySide6.QtGui import QDropEvent
 from PySide6.QtWidgets import QApplication
 
 from tflaunch.core.paths import history_path, profiles_dir
+from tflaunch.core.report.subjects import own_config
 from tflaunch.core.run.gpus import Gpu, GpuInventory
 from tflaunch.core.run.record import RunStatus
 from tflaunch.core.run.session import ProbeSession
@@ -96,7 +97,9 @@ def test_the_form_has_one_editor_for_every_setting(window):
 def test_every_setting_round_trips_through_the_panel(window, values):
     config = LaunchConfig(**values)
     window.panel.set_config(config)
-    assert window.panel.config() == config
+    assert window.panel.form_config() == config
+    # A run takes the settings its subject reads; the other subject's stay in the form.
+    assert window.panel.config() == own_config(config)
 
 
 def test_window_and_settings_survive_a_restart(make_window, settings_file):
