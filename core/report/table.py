@@ -10,6 +10,7 @@ from ..phases import LABELS, ONE_TIME, OTHER, OTHER_LABEL, phase_rows, timeline_
 from ..probe.input_shapes import DEFAULTS_HELP
 from ..run.reads import median_reads, phase_reads
 from ..run.record import RunRecord, RunStatus
+from ..run.words import warm_notes
 from ..stats import Spread, summarize
 from ..units import format_bytes, format_duration
 
@@ -133,5 +134,9 @@ def repeat_table(records: Sequence[RunRecord]) -> str:
     latency = _latency_line(ok)
     if latency:
         footer.append(latency)
+    # The first run's notes head the table; a warm launch's own start (cold, or paying for its
+    # server) differs from run to run, so each run that differs is named.
+    for i, record in enumerate(records, start=1):
+        footer += [f"run {i}: {note}" for note in warm_notes(record) if record is not (ok[0] if ok else records[0])]
     head = describe_run(ok[0] if ok else records[0])
     return "\n".join([head, "", text, "", *footer])

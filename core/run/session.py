@@ -25,7 +25,7 @@ from .gpus import machine_gpus
 from .process_tree import RUN_MARKER_ENV, run_marker
 from .program import EVENTS_FD_ENV, OBSERVE_ENV, observe_settings, program_argv
 from .record import STDERR_LINE_CHARS, Failure, RunRecord
-from .warm_start import CHILD_LINE, COLD_LINE, client_command
+from .warm_start import CHILD_LINE, COLD_END, COLD_LINE, SERVER_LINE, client_command
 from .words import COLD_MARK, WARM_MARK
 
 SAMPLE_INTERVAL_S = 1 / 15  # the command line's driver; the app samples on a thread of its own, at 25 Hz
@@ -47,6 +47,15 @@ class Output:
         self.events.extend(other.events)
         self.log.extend(other.log)
         self.stop = self.stop or other.stop
+
+
+def _seconds(text: str) -> float | None:
+    """A duration a child wrote; None when it is not one (then only the fact is kept)."""
+    try:
+        value = float(text)
+    except ValueError:
+        return None
+    return value if 0.0 <= value < 1e6 else None
 
 
 class StartedTogether:
@@ -87,6 +96,8 @@ class ProbeSession:
         self._events = LineBuffer()
         self._stop_asked = False
         self.warm = warm and (script is not None or self.observes)
+        if self.warm:
+            self.record.warm_start = {"asked": True}
         self.warm_child: int | None = None  # the warm-started script's pid, once the client says it
         self._parser = EventParser()
         # A script's or a program's stdout is its own output: a log, not events.
@@ -225,6 +236,9 @@ class ProbeSession:
                 self._start_kind(WARM_MARK)
             elif self.warm and line.startswith(COLD_LINE):
                 self._start_kind(COLD_MARK)  # asked warm, started cold: the line says why
+                self.record.warm_start.setdefault("cold_because", line[len(COLD_LINE):].removesuffix(COLD_END))
+            elif self.warm and line.startswith(SERVER_LINE):
+                self.record.warm_start["server_import_s"] = _seconds(line[len(SERVER_LINE):].split(" s ", 1)[0])
             self.record.add_stderr(line)
         return Output(log=lines)
 

@@ -61,12 +61,36 @@ def notes(record: RunRecord) -> list[str]:
     if record.is_program and warm:
         program.append("Started warm: forked from a warm server that had imported TensorFlow and Keras before "
                        "the launch, so there is no import phase (tflaunch bench --warm).")
+    program += warm_notes(record)
     if record.is_program and record.stopped_at_ready:
         unit = "steps" if "first_step" in record.phases else "calls"
         program.append(f"tflaunch stopped the program at its ready point ({record.config.until}) after "
                        f"{record.latency.get('n', 0)} steady {unit}, as --until asked: not a failure.")
     late = [late_events_note(record)] if record.late_count else []
     return [*record.launch_notes, *program, *late, *gpu_notes(record.environment)]
+
+
+def warm_notes(record: RunRecord) -> list[str]:
+    """A launch asked to start warm: why it started cold, and whether its figure includes the
+    warm server's own start (its import), which a later warm launch does not pay."""
+    facts = record.warm_start
+    if not facts.get("asked"):
+        return []
+    out = []
+    kind = start_kind(record)
+    if kind == "cold":
+        why = facts.get("cold_because") or "the warm client did not say why"
+        out.append(f"Asked to start warm, started cold: {why}. Its figures are a cold start's.")
+    elif kind is None and record.finished_at is not None:
+        out.append("Asked to start warm, but the warm client said neither that it forked the program nor why "
+                   "not (it may have failed before it could): its figures may be a cold start's; see the log.")
+    if "server_import_s" in facts:
+        took = facts["server_import_s"]
+        how_long = f" ({format_duration(took)})" if isinstance(took, (int, float)) else ""
+        out.append(f"No warm server was running for this interpreter, so this launch started one and waited for "
+                   f"its import of TensorFlow{how_long}: its time to ready includes the server's own start, which a "
+                   "later warm launch reuses instead of paying.")
+    return out
 
 
 def late_events_note(record: RunRecord) -> str:
