@@ -349,3 +349,42 @@ def test_nvtx_ranges_reach_the_library_once_per_phase(tmp_path):
     assert [x for x in lines if x != "pop"] == [f"tflaunch:{p}" for p in
                                                 ("import", "devices", "load", "trace", "first", "steady")]
     assert lines.count("pop") == 6 and lines[1] == "pop"  # each range closed before the next opens
+
+
+# -- a program on a GPU reads as a model does ---------------------------------------------------
+def gpu_program_record(reported: bool = True) -> RunRecord:
+    """A program run as the observer and NVML give it on an H100: GPU 0's samples, and (when
+    it reached its first step) the GPUs TensorFlow used with the allocator's peak."""
+    record = RunRecord(LaunchConfig(program=("python", "train.py"), visible_gpus=(0,)))
+    record.launch_gpus = launch_facts(GpuInventory(
+        (Gpu(0, "NVIDIA H100 80GB HBM3", 80 << 30, compute_capability=(9, 0), persistence_mode=True),),
+        "570.86", None, "12.8"))
+    for name, seconds in (("import", 9.0), ("devices", 0.5), ("build", 1.1), ("first_step", 4.5)):
+        record.apply(ev.PhaseEnd(record.launched_at + 16, name, seconds, 1, 2, {}, {}))
+    environment = {"tensorflow": "2.21.0", "python": "3.11.9"}
+    if reported:
+        environment.update(cuda_build=True, capabilities=PIP_CAPABILITIES, gpus=[
+            {"name": "/physical_device:GPU:0", "model": "NVIDIA H100 80GB HBM3", "compute_capability": [9, 0],
+             "allocator_peak": 9_600_000}])
+    record.apply(ev.Result(record.launched_at + 16, "first_step", environment, {}))
+    record.add_sample(record.launched_at + 12, 1 << 30, {0: 631 << 20})
+    record.add_sample(record.launched_at + 15, 1 << 30, {0: 500 << 20})
+    return record
+
+
+def test_a_program_on_a_gpu_shows_its_gpus_and_gpu_memory_in_its_summary():
+    """The JSON had the GPU curve while the text said "no GPU": the summary says what a model's does."""
+    record = gpu_program_record()
+    table = run_table(record)
+    assert "Peak GPU memory (process tree): GPU 0: 631.0 MiB (TensorFlow allocator peak 9.2 MiB)" in table, table
+    assert record.environment_line.endswith("NVIDIA H100 80GB HBM3") and "no GPU" not in table
+    data = record.to_dict()
+    assert data["gpu_peaks"] == {"0": 631 << 20} and data["allocator_peaks"] == {"0": 9_600_000}
+
+
+def test_a_program_that_did_not_describe_its_gpus_names_those_nvml_saw_it_hold():
+    record = gpu_program_record(reported=False)
+    assert record.environment_line.endswith("NVIDIA H100 80GB HBM3 (memory held, per NVML)")
+    assert "Peak GPU memory (process tree): GPU 0: 631.0 MiB" in run_table(record)
+    record.gpu_samples.clear()
+    assert record.environment_line.endswith("no GPU")

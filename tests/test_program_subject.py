@@ -89,6 +89,11 @@ def test_a_keras_fit_on_a_tf_data_pipeline_is_seen_phase_by_phase_and_stopped_at
     assert abs(record.ready_at - own) < max(0.01 * (own - record.launched_at), 0.05)
     assert 0 <= record.other_time < record.time_to_ready
     assert record.status_line.startswith("Ready in") and "stopped" in record.status_line
+    # Described as a model's run is, read after its first step: the GPUs TensorFlow used (none
+    # here, said because TensorFlow said so), the CPU, the build.
+    env = record.environment
+    assert env["gpus"] == [] and env["cpu"] and "capabilities" in env and env["tensorflow"], env
+    assert env["cpu"] in record.environment_line and record.environment_line.endswith("no GPU")
     assert nothing_left(record)
 
 

@@ -10,7 +10,7 @@ from ..phases import LABELS, ONE_TIME, OTHER, OTHER_LABEL, phase_rows, timeline_
 from ..probe.input_shapes import DEFAULTS_HELP
 from ..run.reads import median_reads, phase_reads
 from ..run.record import RunRecord, RunStatus
-from ..run.words import warm_notes
+from ..run.words import gpu_memory_line, warm_notes
 from ..stats import Spread, summarize
 from ..units import format_bytes, format_duration
 
@@ -99,6 +99,8 @@ def run_table(record: RunRecord) -> str:
     text = grid(["Phase", "Duration", "RSS at end", "Peak RSS", "Read from storage"], rows)
     footer = [f"Time to ready: {format_duration(record.time_to_ready)}",
               f"Peak memory (process tree): {format_bytes(record.peak_rss)}"]
+    if gpu_line := gpu_memory_line(record):
+        footer.append(f"Peak GPU memory (process tree): {gpu_line}")
     latency = _latency_line([record])
     if latency:
         footer.append(latency)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import time
 
 from ..phases import LABELS
-from ..units import format_duration
+from ..units import format_bytes, format_duration
 from . import events as ev
 from .record import PhaseState, RunRecord, RunStatus
 
@@ -177,12 +177,37 @@ def _script_status_line(record: RunRecord) -> str:
             }.get(record.status, "Script failed")
 
 
+def _gpus_text(record: RunRecord) -> str:
+    """The GPUs TensorFlow used, as the run reported them; for a program that did not report
+    them (it ended before its ready point), the GPUs NVML saw its processes hold memory on."""
+    reported = record.environment.get("gpus")
+    if isinstance(reported, list):
+        return ", ".join(str(g.get("model") or g.get("name", "")) for g in reported if isinstance(g, dict)) or "no GPU"
+    nvml = record.launch_gpus or record.environment.get("nvml") or {}
+    cards = {g.get("index"): g.get("name") for g in nvml.get("gpus") or [] if isinstance(g, dict)}
+    held = [str(cards.get(index) or f"GPU {index}") for index in sorted(record.gpu_peaks)]
+    return ", ".join(held) + " (memory held, per NVML)" if held else "no GPU"
+
+
+def gpu_memory_line(record: RunRecord) -> str | None:
+    """Each GPU's peak held by the process tree, with TensorFlow's allocator peak beside it:
+    "GPU 0: 3.00 GiB (TensorFlow allocator peak 2.50 GiB)"; None without GPU figures."""
+    used, allocator = record.gpu_peaks, record.allocator_peaks
+    parts = []
+    for gpu in sorted(set(used) | set(allocator)):
+        text = f"GPU {gpu}: {format_bytes(used[gpu])}" if gpu in used else f"GPU {gpu}: not sampled"
+        if gpu in allocator:
+            text += f" (TensorFlow allocator peak {format_bytes(allocator[gpu])})"
+        parts.append(text)
+    return "; ".join(parts) or None
+
+
 def environment_line(record: RunRecord) -> str:
     """TensorFlow, Python, CPU, GPUs and driver in one line; what is unknown is left out."""
     env = record.environment
     if not env:
         return "not reported (the run ended before the probe described it)"
-    gpus = ", ".join(g.get("model") or g.get("name", "") for g in env.get("gpus", [])) or "no GPU"
+    gpus = _gpus_text(record)
     parts = [f"{name} {env[key]}" for name, key in (("TensorFlow", "tensorflow"), ("Keras", "keras"),
                                                      ("Python", "python")) if env.get(key)]
     if env.get("cpu"):

@@ -13,6 +13,7 @@ import os
 import subprocess
 import sys
 import textwrap
+from pathlib import Path
 
 import pytest
 
@@ -167,6 +168,29 @@ def test_a_cold_and_warm_cuda_cache_pair_is_measured_and_remembered(gpus, tensor
     assert out.returncode == 0, out.stderr
     assert cost.sentence() in out.stdout and "minutes" not in out.stdout
     print("CUDA cache:", json.dumps(cost.to_dict(), indent=2))
+
+
+def test_a_program_on_the_gpu_shows_its_gpus_and_gpu_memory(gpus, tensorflow_cuda):
+    """A program's text summary said "no GPU" while its JSON had the GPU curve: it names the
+    card and the GPU memory (process peak, allocator peak) as a model's does."""
+    from tflaunch.core.report.table import run_table
+
+    programs = Path(__file__).resolve().parents[1] / "programs"
+    config = LaunchConfig(python=PYTHON, program=(PYTHON, "fit_tfdata.py", "--steps", "400"), workdir=str(programs),
+                          steady=3, memory_growth=True, visible_gpus=(0,), log_level=2, timeout=600)
+    sampler = GpuMemorySampler()
+    try:
+        record = run_sessions([ProbeSession(config)], gpus=sampler)[0]
+    finally:
+        sampler.close()
+    assert record.status.value == "ok" and record.stopped_at_ready, record.headline
+    (gpu,) = record.environment["gpus"]
+    assert gpu["model"] and isinstance(gpu["allocator_peak"], int) and gpu["allocator_peak"] > 0, gpu
+    assert record.gpu_peaks.get(0) and record.allocator_peaks.get(0), (record.gpu_peaks, record.allocator_peaks)
+    table = run_table(record)
+    assert "Peak GPU memory (process tree): GPU 0: " in table and "TensorFlow allocator peak" in table, table
+    assert gpu["model"] in record.environment_line and "no GPU" not in table, table
+    print(table)
 
 
 def test_two_instances_share_one_card(gpus, tensorflow_cuda):
