@@ -159,3 +159,21 @@ def test_the_store_file_is_json_a_user_can_read(h200):
     data = json.loads(Path(CostStore().path).read_text())
     (entry,) = data["costs"].values()
     assert data["schema_version"] == 1 and entry["key"]["card"] == "NVIDIA H200 #0"
+
+
+def test_the_doctor_says_the_verdict_once_with_the_measured_cost(h200):
+    from tflaunch.core.doctor.experiment import Diagnosis, kernel_lines
+    from tflaunch.core.doctor.remedies import examine
+    from tflaunch.core.doctor.report import report_summary
+
+    build, found = h200
+    base = LaunchConfig(python=build.python, model="sample:mlp")
+    (line,) = kernel_lines(base, found)  # GPU 1 (8.0) has native kernels: nothing to say
+    assert line.startswith("GPU 0 (NVIDIA H200 #0): no native kernels for sm_90: kernels are JIT-compiled from PTX")
+    assert "not measured yet: tflaunch devices --measure-cuda-cache measures it" in line and "minutes" not in line
+    measure(build, found, found.gpus[0], run=GpuRuns())
+    (line,) = kernel_lines(base, found)
+    assert "measured here: a cold CUDA cache added 350 ms to time to ready" in line
+    assert kernel_lines(base.replace(visible_gpus=(1,)), found) == [], "only the GPUs the run can see"
+    d = Diagnosis(examine(base, RunRecord(base), has_gpu=True, only={"gpu"}), kernel_notes=[line])
+    assert report_summary(d)[-1] == line

@@ -84,12 +84,16 @@ def start_together(sessions: list[ProbeSession]) -> None:
 class ProbeSession:
     def __init__(self, config: LaunchConfig, *, script: list[str] | None = None,
                  command: list[str] | None = None, base_env: Mapping[str, str] | None = None,
-                 warm: bool = False) -> None:
+                 warm: bool = False, launcher: list[str] | None = None) -> None:
         """`script`: a user's argv, run with the settings applied instead of the probe;
         `warm`: forked from a warm server (cold, saying why, when it cannot be).
-        `command`: replaces the probe's argv (tests stand in a misbehaving child)."""
+        `command`: replaces the probe's argv (tests stand in a misbehaving child).
+        `launcher`: a program's launch as a user types it, a tflaunch command that applies the
+        settings itself (`tflaunch run --warm --profile NAME -- python SCRIPT`, the doctor's
+        advice): it gets our environment and the observation's variables, not the settings."""
         self.record = RunRecord(config, command=script)
         self._script, self._command, self._base_env = script, command, base_env
+        self._launcher = launcher
         # A program subject: its events come on a pipe of their own, which the driver makes
         # (and a warm client hands on to the forked program).
         self.observes = self.record.is_program
@@ -139,11 +143,14 @@ class ProbeSession:
             record.phases["spawn"].started = wall
         self.deadline = monotonic + record.config.timeout
         subject = program_argv(record.config) if self.observes else None
-        argv = self._command or self._script or subject or probe_command(record.config, wall)
-        if self.warm and self._command is None:
+        argv = self._command or self._launcher or self._script or subject or probe_command(record.config, wall)
+        if self.warm and self._command is None and self._launcher is None:
             argv = client_command(record.config.python, self._script or subject or [], os.getpid())
-        env = launch_environment(record.config, self._base_env,
-                                 launch_hook=self._script is not None or self.observes)
+        if self._launcher is not None:  # the launcher applies the settings; the hook would observe it, not the program
+            env = dict(os.environ if self._base_env is None else self._base_env)
+        else:
+            env = launch_environment(record.config, self._base_env,
+                                     launch_hook=self._script is not None or self.observes)
         env[RUN_MARKER_ENV] = self.marker
         if self.observes:
             env[OBSERVE_ENV] = observe_settings(record.config)

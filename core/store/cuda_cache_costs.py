@@ -114,17 +114,17 @@ def _from_dict(data: Any) -> CudaCacheCost:
     if not isinstance(data, dict) or not isinstance(data.get("key"), dict):
         raise ValueError("not a measurement")
     raw = data["key"]
-    key = CostKey(*(None if raw.get(f) is None else str(raw[f]) for f in ("card", "python", "tensorflow",
-                                                                            "cuda_build", "driver")))
-    if not key.card or not key.python:
+    card, python = raw.get("card"), raw.get("python")
+    if not isinstance(card, str) or not card or not isinstance(python, str) or not python:
         raise ValueError("no card or interpreter")
+    key = CostKey(card, python, *(None if raw.get(f) is None else str(raw[f]) for f in ("tensorflow", "cuda_build",
+                                                                                          "driver")))
     index, size, when = data.get("gpu_index"), data.get("cache_bytes"), data.get("measured_at")
     if not isinstance(index, int) or not isinstance(size, int) or size < 0 or not isinstance(when, (int, float)):
         raise ValueError("gpu_index, cache_bytes or measured_at is damaged")
-    firsts = [data.get("cold_first_s") or [], data.get("warm_first_s") or []]
+    cold_first, warm_first = (_floats(data[f], f) if data.get(f) else () for f in ("cold_first_s", "warm_first_s"))
     return CudaCacheCost(key, index, _floats(data.get("cold_s"), "cold_s"), _floats(data.get("warm_s"), "warm_s"),
-                         *(_floats(f, "first_s") if f else () for f in firsts), size, float(when),
-                         str(data.get("model") or "sample:mlp"))
+                         cold_first, warm_first, size, float(when), str(data.get("model") or "sample:mlp"))
 
 
 class CostStore:
