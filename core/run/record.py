@@ -450,6 +450,13 @@ class RunRecord:
         return words.inputs_line(self)
 
     @property
+    def start_kind(self) -> str | None:
+        """A launch asked to start warm: "warm", or "cold" (the notes say why); else None."""
+        from . import words
+
+        return words.start_kind(self)
+
+    @property
     def status_line(self) -> str:
         """A few words on where the run stands, for titles and big type."""
         from . import words

@@ -9,7 +9,6 @@ from __future__ import annotations
 from typing import Any
 
 from .record import RunRecord
-from .words import start_kind
 
 
 def config_dict(record: RunRecord) -> dict[str, Any]:
@@ -54,7 +53,7 @@ def record_dict(record: RunRecord) -> dict[str, Any]:
         "marks": [{"name": name, "at": at} for name, at in record.marks],
         # asked warm: how it started, why not warm, whether it started (and waited for) the server
         "warm_start": None if not record.warm_start else {
-            "started": start_kind(record), "cold_because": record.warm_start.get("cold_because"),
+            "started": record.start_kind, "cold_because": record.warm_start.get("cold_because"),
             "server_started": "server_import_s" in record.warm_start,
             "server_import_s": record.warm_start.get("server_import_s")},
         "settings": record.settings,
