@@ -36,7 +36,6 @@ PROGRAM = ("import tensorflow as tf\n"
            "from tflaunch_mark import mark\n"
            "print('sum', float(tf.reduce_sum(tf.ones((4, 4)))), flush=True)\n"
            "mark('ready')\n")
-VENV_BIN = os.path.dirname(sys.executable)
 
 
 @pytest.fixture
@@ -50,14 +49,18 @@ def runtime(monkeypatch):
 
 def test_the_warm_arm_runs_the_advised_command_and_stores_every_run(tmp_path, runtime, monkeypatch):
     (tmp_path / "train.py").write_text(PROGRAM)
-    # `python` as the user typed it, found on the launch's PATH: the venv's, another one elsewhere.
-    monkeypatch.setenv("PATH", f"{VENV_BIN}{os.pathsep}{os.environ.get('PATH', '')}")
+    # A bare `python` is the chosen interpreter (this venv's); the `python` first on PATH is
+    # another one (pyenv's, the system's), so the advice names the one measured by its path.
+    monkeypatch.setenv("PATH", f"{tmp_path / 'elsewhere'}{os.pathsep}{os.environ.get('PATH', '')}")
+    (tmp_path / "elsewhere").mkdir()
+    (tmp_path / "elsewhere" / "python").write_text("#!/bin/sh\necho 'not the measured python' >&2; exit 3\n")
+    (tmp_path / "elsewhere" / "python").chmod(0o755)
     base = LaunchConfig(python=sys.executable, program=("python", "train.py"), workdir=str(tmp_path),
                         until="mark:ready", steady=0, log_level=2, timeout=120)
     history = History(tmp_path / "history.sqlite3")
     arm = warm_arm.measure(base, 3, print, RunRecorder(history, "doctor"))
     assert arm.note is None, arm.note
-    python = os.path.join(VENV_BIN, "python")
+    python = os.path.abspath(sys.executable)
     assert arm.command[-7:] == ["run", "--warm", "--profile", "doctor-warm-train", "--", python, "train.py"]
     assert os.path.isabs(arm.command[-2]), "the interpreter measured, by its path"
     assert arm.advice.endswith(f"-- {python} train.py (in {tmp_path})")

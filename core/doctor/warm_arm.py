@@ -27,6 +27,7 @@ from ..paths import cache_dir, profiles_dir
 from ..run.driver import Watcher, Watchers, run_sessions
 from ..run.environment import launch_environment
 from ..run.formats import in_formats
+from ..run.program import program_argv
 from ..run.record import RunRecord, RunStatus
 from ..run.session import ProbeSession
 from ..run.words import start_kind, warm_notes
@@ -74,11 +75,12 @@ def profile_name(program: tuple[str, ...]) -> str:
 
 
 def interpreter(config: LaunchConfig) -> str:
-    """The program's interpreter as the measured run found it (the launch's PATH, its working
-    folder), by absolute path; a model subject's is the configured one."""
+    """The program's interpreter as the measured run started it (a bare `python` is the chosen
+    interpreter; another name is found on the launch's PATH, a path from its working folder),
+    by absolute path; a model subject's is the configured one."""
     if not config.is_program:
         return os.path.abspath(config.python)
-    first = config.program[0]
+    first = program_argv(config)[0]
     if os.sep in first:
         return os.path.abspath(os.path.join(os.path.expanduser(config.workdir or os.getcwd()), first))
     found = shutil.which(first, path=launch_environment(config, launch_hook=True).get("PATH"))
