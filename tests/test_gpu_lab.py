@@ -388,3 +388,18 @@ def test_a_program_that_did_not_describe_its_gpus_names_those_nvml_saw_it_hold()
     assert "Peak GPU memory (process tree): GPU 0: 631.0 MiB" in run_table(record)
     record.gpu_samples.clear()
     assert record.environment_line.endswith("no GPU")
+
+
+def test_a_repeat_table_says_which_warm_run_started_the_server():
+    from tflaunch.core.report.table import repeat_table
+
+    first, second = gpu_program_record(), gpu_program_record()
+    for record in (first, second):
+        record.warm_start = {"asked": True}
+        record.marks.append(("warm_start", 0.5))
+        record.finish(0)
+    first.warm_start["server_import_s"] = 9.5
+    table = repeat_table([first, second])
+    assert "run 1: No warm server was running for this interpreter, so this launch started one and waited for " \
+           "its import of TensorFlow (9.50 s)" in table
+    assert "run 2:" not in table and "note: No warm server" not in table, table

@@ -26,10 +26,12 @@ def describe_program(record: RunRecord) -> list[str]:
     return lines
 
 
-def describe_run(record: RunRecord) -> str:
+def describe_run(record: RunRecord, per_run: Sequence[str] = ()) -> str:
+    """The run's subject, settings, notes and environment; `per_run`: notes left out because
+    they are said run by run (a repeat table's warm starts)."""
     if record.is_program:
         lines = describe_program(record) + [f"settings: {record.config.summary()}"]
-        lines += [f"note: {n}" for n in record.notes]
+        lines += [f"note: {n}" for n in record.notes if n not in per_run]
         if record.environment:
             lines.append(record.environment_line)
         return "\n".join(lines)
@@ -136,9 +138,9 @@ def repeat_table(records: Sequence[RunRecord]) -> str:
     latency = _latency_line(ok)
     if latency:
         footer.append(latency)
-    # The first run's notes head the table; a warm launch's own start (cold, or paying for its
-    # server) differs from run to run, so each run that differs is named.
-    for i, record in enumerate(records, start=1):
-        footer += [f"run {i}: {note}" for note in warm_notes(record) if record is not (ok[0] if ok else records[0])]
-    head = describe_run(ok[0] if ok else records[0])
+    # A warm launch's own start (cold and why, or paying for its server) differs from run to
+    # run: said for each run it concerns, never as if it were every run's.
+    per_run = [(i, note) for i, record in enumerate(records, start=1) for note in warm_notes(record)]
+    footer += [f"run {i}: {note}" for i, note in per_run]
+    head = describe_run(ok[0] if ok else records[0], [note for _, note in per_run])
     return "\n".join([head, "", text, "", *footer])
