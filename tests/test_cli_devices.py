@@ -48,8 +48,9 @@ def test_the_prediction_says_what_happens_and_what_to_do():
     assert predict(PIP_WHEEL, (8, 0)).message == "native kernels for sm_80"
     assert predict(PIP_WHEEL, (8, 6)).message == "native kernels for sm_80 (they run on this sm_86 card)"
     assert predict(PIP_WHEEL, (9, 0)).message == (
-        "no native kernels for sm_90: kernels are JIT-compiled from PTX (compute_90) on this card; keep the CUDA "
-        "cache (CUDA_CACHE_MAXSIZE ≥ 2.00 GiB) or expect minutes on first start")
+        "no native kernels for sm_90: kernels are JIT-compiled from PTX (compute_90) on this card at start and kept "
+        "in the CUDA cache (keep it: CUDA_CACHE_MAXSIZE ≥ 2.00 GiB)")
+    assert "minutes" not in predict(PIP_WHEEL, (9, 0)).message, "a cost is said only as measured"
     assert predict(PIP_WHEEL, (5, 2)).message.startswith(
         "no kernels for sm_52: this TensorFlow is built for sm_60, sm_70, sm_80, sm_89, compute_90, none of which "
         "runs on compute capability 5.2")
@@ -116,6 +117,9 @@ def test_devices_predicts_jit_on_an_h100_and_native_on_an_a100(capsys, tmp_path,
     assert (f"  Python {sys.version.split()[0]}, TensorFlow 2.99.0: CUDA build (CUDA 12.5.1, cuDNN 9); native "
             "kernels for sm_60, sm_70, sm_80, sm_89; PTX for compute_90") in out
     assert "  GPU 0: no native kernels for sm_90: kernels are JIT-compiled from PTX (compute_90)" in out
+    assert ("         what a cold CUDA cache costs on this card is not measured yet: tflaunch devices "
+            "--measure-cuda-cache measures it") in out
+    assert "minutes" not in out
     assert "  GPU 1: native kernels for sm_80\n" in out
     assert "CUDA_CACHE_MAXSIZE is not set here" in out
 
@@ -127,6 +131,9 @@ def test_devices_predicts_jit_on_an_h100_and_native_on_an_a100(capsys, tmp_path,
     assert interpreter["tensorflow"] == "2.99.0" and interpreter["build_info"]["cuda_compute_capabilities"] == PIP_WHEEL
     assert [(g["index"], g["verdict"], g["target"]) for g in interpreter["gpus"]] == [
         (0, "jit", "compute_90"), (1, "native", "sm_80")]
+    assert interpreter["gpus"][0]["cuda_cache_cost"] is None and "not measured" in \
+        interpreter["gpus"][0]["cuda_cache_cost_note"]
+    assert "cuda_cache_cost" not in interpreter["gpus"][1], "a native card has no JIT cost to measure"
 
 
 def test_an_older_layout_is_asked_through_get_build_info(tmp_path):

@@ -22,7 +22,7 @@ from tflaunch.core.probe.tf_setup import initialise_devices, read_back
 from tflaunch.core.report.table import run_table
 from tflaunch.core.run import events as ev
 from tflaunch.core.run.driver import run_probe
-from tflaunch.core.run.gpu_notes import JIT_NOTE, gpu_notes, launch_facts, warnings_before_run
+from tflaunch.core.run.gpu_notes import gpu_notes, launch_facts, warnings_before_run
 from tflaunch.core.run.gpus import Gpu, GpuInventory
 from tflaunch.core.run.record import RunRecord
 from tflaunch.core.settings import caches
@@ -205,17 +205,19 @@ def gpu_record() -> RunRecord:
     return record
 
 
-def test_a_card_without_native_kernels_gets_the_line_in_its_result():
+def test_a_jit_card_is_not_said_on_every_run_but_an_unusable_card_is():
+    """The JIT verdict is said where it matters, with its measured cost (devices, doctor):
+    a run's notes say only what changes its figures (the driver reloading, a card not used)."""
     record = gpu_record()
-    assert record.notes[0] == f"GPU:0 (NVIDIA H100 80GB HBM3): {JIT_NOTE}."
-    assert "persistence mode is off on GPU 0".lower() in record.notes[1].lower()
+    assert not any("JIT" in note or "minutes" in note for note in record.notes), record.notes
+    assert "persistence mode is off on GPU 0".lower() in record.notes[0].lower()
     assert record.environment["nvml"]["driver"] == "570.86"
     table = run_table(record)
     assert "driver and device discovery" in table and "contexts and allocators" in table
     record.settings = {"gpus": ["/physical_device:GPU:0", "/physical_device:GPU:1"]}
     assert "contexts and allocators (2 GPUs, one call)" in run_table(record)
     assert f"{ONE_TIME}" in table and "1.49 s" in table  # 1.5 s first call, 10 ms a steady one
-    assert "note: GPU:0" in table
+    assert "JIT" not in table and "minutes" not in table
     assert record.to_dict()["phases"]["devices"]["parts"]["contexts"] == 1.4
 
 
@@ -237,11 +239,13 @@ def test_parts_and_gpu_facts_survive_the_history(tmp_path):
     assert history.load(run_id).phases["devices"].parts == {}  # damaged parts lose the parts, not the run
 
 
-def test_warning_before_the_run_for_each_visible_jit_card():
+def test_a_warning_before_the_run_only_for_a_visible_card_the_build_cannot_use():
     gpus = GpuInventory((Gpu(0, "NVIDIA H100", 80 << 30, compute_capability=(9, 0)),
-                         Gpu(1, "NVIDIA A100", 80 << 30, compute_capability=(8, 0))), "570.86", None)
-    assert warnings_before_run(gpus, PIP_CAPABILITIES, True, None) == [f"GPU 0 (NVIDIA H100): {JIT_NOTE}."]
-    assert warnings_before_run(gpus, PIP_CAPABILITIES, True, (1,)) == []
+                         Gpu(1, "NVIDIA A100", 80 << 30, compute_capability=(8, 0)),
+                         Gpu(2, "Tesla M60", 8 << 30, compute_capability=(5, 2))), "570.86", None)
+    assert warnings_before_run(gpus, PIP_CAPABILITIES, True, (0, 1)) == [], "JIT is no warning on every launch"
+    (warning,) = warnings_before_run(gpus, PIP_CAPABILITIES, True, None)
+    assert warning.startswith("GPU 2 (Tesla M60): no kernels for sm_52")
 
 
 # -- sweeps vary the GPU settings ------------------------------------------------------------
@@ -345,3 +349,57 @@ def test_nvtx_ranges_reach_the_library_once_per_phase(tmp_path):
     assert [x for x in lines if x != "pop"] == [f"tflaunch:{p}" for p in
                                                 ("import", "devices", "load", "trace", "first", "steady")]
     assert lines.count("pop") == 6 and lines[1] == "pop"  # each range closed before the next opens
+
+
+# -- a program on a GPU reads as a model does ---------------------------------------------------
+def gpu_program_record(reported: bool = True) -> RunRecord:
+    """A program run as the observer and NVML give it on an H100: GPU 0's samples, and (when
+    it reached its first step) the GPUs TensorFlow used with the allocator's peak."""
+    record = RunRecord(LaunchConfig(program=("python", "train.py"), visible_gpus=(0,)))
+    record.launch_gpus = launch_facts(GpuInventory(
+        (Gpu(0, "NVIDIA H100 80GB HBM3", 80 << 30, compute_capability=(9, 0), persistence_mode=True),),
+        "570.86", None, "12.8"))
+    for name, seconds in (("import", 9.0), ("devices", 0.5), ("build", 1.1), ("first_step", 4.5)):
+        record.apply(ev.PhaseEnd(record.launched_at + 16, name, seconds, 1, 2, {}, {}))
+    environment = {"tensorflow": "2.21.0", "python": "3.11.9"}
+    if reported:
+        environment.update(cuda_build=True, capabilities=PIP_CAPABILITIES, gpus=[
+            {"name": "/physical_device:GPU:0", "model": "NVIDIA H100 80GB HBM3", "compute_capability": [9, 0],
+             "allocator_peak": 9_600_000}])
+    record.apply(ev.Result(record.launched_at + 16, "first_step", environment, {}))
+    record.add_sample(record.launched_at + 12, 1 << 30, {0: 631 << 20})
+    record.add_sample(record.launched_at + 15, 1 << 30, {0: 500 << 20})
+    return record
+
+
+def test_a_program_on_a_gpu_shows_its_gpus_and_gpu_memory_in_its_summary():
+    """The JSON had the GPU curve while the text said "no GPU": the summary says what a model's does."""
+    record = gpu_program_record()
+    table = run_table(record)
+    assert "Peak GPU memory (process tree): GPU 0: 631.0 MiB (TensorFlow allocator peak 9.2 MiB)" in table, table
+    assert record.environment_line.endswith("NVIDIA H100 80GB HBM3") and "no GPU" not in table
+    data = record.to_dict()
+    assert data["gpu_peaks"] == {"0": 631 << 20} and data["allocator_peaks"] == {"0": 9_600_000}
+
+
+def test_a_program_that_did_not_describe_its_gpus_names_those_nvml_saw_it_hold():
+    record = gpu_program_record(reported=False)
+    assert record.environment_line.endswith("NVIDIA H100 80GB HBM3 (memory held, per NVML)")
+    assert "Peak GPU memory (process tree): GPU 0: 631.0 MiB" in run_table(record)
+    record.gpu_samples.clear()
+    assert record.environment_line.endswith("no GPU")
+
+
+def test_a_repeat_table_says_which_warm_run_started_the_server():
+    from tflaunch.core.report.table import repeat_table
+
+    first, second = gpu_program_record(), gpu_program_record()
+    for record in (first, second):
+        record.warm_start = {"asked": True}
+        record.marks.append(("warm_start", 0.5))
+        record.finish(0)
+    first.warm_start["server_import_s"] = 9.5
+    table = repeat_table([first, second])
+    assert "run 1: No warm server was running for this interpreter, so this launch started one and waited for " \
+           "its import of TensorFlow (9.50 s)" in table
+    assert "run 2:" not in table and "note: No warm server" not in table, table

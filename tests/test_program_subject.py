@@ -89,6 +89,11 @@ def test_a_keras_fit_on_a_tf_data_pipeline_is_seen_phase_by_phase_and_stopped_at
     assert abs(record.ready_at - own) < max(0.01 * (own - record.launched_at), 0.05)
     assert 0 <= record.other_time < record.time_to_ready
     assert record.status_line.startswith("Ready in") and "stopped" in record.status_line
+    # Described as a model's run is, read after its first step: the GPUs TensorFlow used (none
+    # here, said because TensorFlow said so), the CPU, the build.
+    env = record.environment
+    assert env["gpus"] == [] and env["cpu"] and "capabilities" in env and env["tensorflow"], env
+    assert env["cpu"] in record.environment_line and record.environment_line.endswith("no GPU")
     assert nothing_left(record)
 
 
@@ -395,8 +400,35 @@ def test_a_warm_launch_of_a_program_reports_its_phases_without_an_import(tmp_pat
         names = reached(record)
         assert "import" not in names and in_order(names, "spawn", "build", "compile", "first_step", "steady"), names
         assert any("Started warm" in note for note in record.notes)
+    # The first launch started the server and waited for its import: said in its notes and JSON.
+    first, second = (r.to_dict()["warm_start"] for r in records)
+    assert first["started"] == "warm" and first["server_started"] and first["server_import_s"] > 0, first
+    assert not second["server_started"] and second["server_import_s"] is None, second
+    assert any("this launch started one and waited for its import" in n for n in records[0].notes)
+    assert not any("waited for its import" in n for n in records[1].notes)
     cold = measure("fit_tfdata.py", "--steps", "400", steady=3)
     assert records[1].phases["spawn"].duration < cold.phases["import"].duration  # no import paid
+
+
+def test_a_program_asked_warm_that_starts_cold_says_why_in_notes_json_and_history(tmp_path: Path,
+                                                                                  monkeypatch) -> None:
+    """bench --warm ran a program cold and said nothing about why: the reason is the run's."""
+    from tflaunch.core.report.table import run_table
+
+    monkeypatch.setenv("TFLAUNCH_RUNTIME_DIR", str(tmp_path / "rt"))
+    config = LaunchConfig(program=("python", "-X", "dev", "no_tensorflow.py", "--steps", "2"), workdir=str(PROGRAMS),
+                          until="exit", timeout=60)
+    record = run_sessions([ProbeSession(config, warm=True)])[0]
+    assert record.status is RunStatus.OK, record.headline
+    why = "the interpreter option -X changes how Python starts"
+    assert record.warm_start["cold_because"].startswith(why), record.warm_start
+    assert any(n.startswith(f"Asked to start warm, started cold: {why}") for n in record.notes), record.notes
+    warm = record.to_dict()["warm_start"]
+    assert warm["started"] == "cold" and warm["cold_because"].startswith(why) and not warm["server_started"]
+    assert f"note: Asked to start warm, started cold: {why}" in run_table(record)
+    history = History(tmp_path / "h.sqlite3")
+    loaded = history.load(history.record(record, "test"))
+    assert loaded.warm_start == record.warm_start and loaded.notes == record.notes
 
 
 def test_a_refused_program_run_keeps_the_launch_check_s_reason(tmp_path: Path) -> None:

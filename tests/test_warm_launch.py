@@ -190,6 +190,24 @@ def test_a_server_with_threads_refuses_and_the_cli_starts_cold(scripts, tmp_path
         capsys.readouterr().err
 
 
+def test_run_warm_says_when_its_launch_started_the_server(scripts, tmp_path, capsys):
+    """The first warm launch waits for its server's import: said, so its time is not taken for
+    a warm start's; the next launch reuses the server and says nothing of it."""
+    from tflaunch.core.cli.main import main
+    from tflaunch.core.paths import profiles_dir
+    from tflaunch.core.settings.config import LaunchConfig
+    from tflaunch.core.store.profiles import Profile, ProfileStore
+
+    ProfileStore(profiles_dir()).save(Profile("own-server", LaunchConfig(extra_env={"TF_WARM_TEST": "cli"}),
+                                              {"runs": 1}))
+    errs = []
+    for _ in range(2):
+        assert main(["run", "--warm", "--profile", "own-server", "--", sys.executable, "-c", "pass"]) == 0
+        errs.append(capsys.readouterr().err)
+    assert warm_start.SERVER_LINE in errs[0] and "this launch waited for it" in errs[0], errs[0]
+    assert warm_start.SERVER_LINE not in errs[1] and "not possible" not in errs[1], errs[1]
+
+
 def test_the_server_ends_when_idle_and_with_its_parent(scripts, tmp_path):
     env = {**ENV, "TF_WARM_TEST": "idle"}  # a server of its own
     folder = warm_servers.runtime_dir()

@@ -20,7 +20,7 @@ from pathlib import Path
 import psutil
 import pytest
 
-from tflaunch.core.run import warm_servers
+from tflaunch.core.run import warm_servers, warm_start
 from tflaunch.core.run.warm_servers import WarmStartError, private_folder, server_key
 from tflaunch.core.run.warm_start import plan, run
 
@@ -75,7 +75,10 @@ def test_a_server_that_dies_takes_the_script_s_group_and_the_client_says_so(runt
     pids = tmp_path / "pids"
     client = _client(tmp_path, SLEEPER, str(pids))
     _wait_for(client, "sleeping")
-    script = int(client.stderr.readline().rsplit(" ", 1)[-1]) if client.stderr else 0
+    line = client.stderr.readline() if client.stderr else ""
+    if line.startswith(warm_start.SERVER_LINE):  # this launch started the server: said first
+        line = client.stderr.readline() if client.stderr else ""
+    script = int(line.rsplit(" ", 1)[-1])
     grandchild = int(pids.read_text())
     if how == "kill -9":
         server = psutil.Process(script).ppid()

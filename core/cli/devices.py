@@ -1,8 +1,9 @@
 """`tflaunch devices`: the GPUs here, each interpreter's TensorFlow build, and whether its
-kernels run natively on each GPU or are JIT-compiled at start (minutes on a new card).
+kernels run natively on each GPU or are JIT-compiled at start, with what a cold CUDA cache
+costs on that card as measured there (--measure-cuda-cache measures it), never a guess.
 
 The GPUs come from NVML, the builds from a child process of each interpreter: neither
-imports TensorFlow here, and neither touches a GPU.
+imports TensorFlow here, and neither touches a GPU, unless --measure-cuda-cache is given.
 """
 
 from __future__ import annotations
@@ -13,10 +14,13 @@ import os
 import sys
 from typing import Any
 
+from ..doctor.cuda_cache import MeasureError, cost_sentence, jit_cards, measure
 from ..run.build_info import BuildInfo, build_info
 from ..run.gpus import Gpu, GpuInventory, inventory
 from ..run.kernels import Prediction, Verdict, cache_note, driver_note, predict
+from ..store.cuda_cache_costs import CostStore, cost_key
 from ..units import format_bytes
+from .arguments import positive_int
 
 
 def add_arguments(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -27,6 +31,11 @@ def add_arguments(sub: argparse._SubParsersAction) -> None:  # type: ignore[type
     devices.add_argument("--timeout", type=_seconds, default=60.0, metavar="SECONDS",
                          help="how long each interpreter may take to answer (default 60)")
     devices.add_argument("--json", action="store_true", help="print machine-readable results on stdout")
+    devices.add_argument("--measure-cuda-cache", action="store_true",
+                         help="on each GPU model whose kernels are JIT-compiled, measure what a cold CUDA cache costs "
+                              "(runs of sample:mlp with the cache empty and kept) and remember it")
+    devices.add_argument("--pairs", type=positive_int, default=1, metavar="N",
+                         help="cold/warm pairs for --measure-cuda-cache (default 1; 3 or more give medians)")
 
 
 def _seconds(text: str) -> float:
@@ -43,6 +52,8 @@ def run(args: argparse.Namespace) -> int:
     gpus = inventory()
     builds = [build_info(python, args.timeout) for python in args.python or [sys.executable]]
     env = dict(os.environ)
+    if args.measure_cuda_cache and (code := _measure(gpus, builds, args.pairs)):
+        return code
     if args.json:
         print(json.dumps(devices_json(gpus, builds, env), indent=2))
     else:
@@ -51,6 +62,28 @@ def run(args: argparse.Namespace) -> int:
         if not build.ok:
             print(f"tflaunch: {build.message}", file=sys.stderr)
     return 0 if all(b.ok for b in builds) else 1
+
+
+def _measure(gpus: GpuInventory, builds: list[BuildInfo], pairs: int) -> int:
+    """Measure each (interpreter, JIT card model) pair; 0, or 1 when a measurement failed."""
+    if not gpus.available:
+        print(f"tflaunch: no GPU to measure the CUDA cache on: {gpus.reason}", file=sys.stderr)
+        return 1
+    failed = False
+    for build in builds:
+        cards = jit_cards(build, gpus) if build.ok else []
+        if build.ok and not cards:
+            print(f"tflaunch: {build.python}: no GPU here JIT-compiles its kernels; nothing to measure",
+                  file=sys.stderr)
+        for gpu in cards:
+            try:
+                cost = measure(build, gpus, gpu, pairs, say=lambda text: print(f"tflaunch: {text}", file=sys.stderr))
+            except (MeasureError, OSError) as exc:
+                print(f"tflaunch: the CUDA cache was not measured: {exc}", file=sys.stderr)
+                failed = True
+                continue
+            print(f"tflaunch: GPU {gpu.index}: {cost.sentence()}", file=sys.stderr)
+    return 1 if failed else 0
 
 
 def predictions(gpus: GpuInventory, build: BuildInfo) -> list[tuple[Gpu, Prediction, str | None]]:
@@ -111,6 +144,8 @@ def devices_text(gpus: GpuInventory, builds: list[BuildInfo], env: dict[str, str
         jit = False
         for gpu, prediction, note in predictions(gpus, build):
             lines.append(f"  GPU {gpu.index}: {prediction.message}")
+            if prediction.verdict is Verdict.JIT:
+                lines.append(f"         {cost_sentence(build, gpus, gpu)}")
             if note:
                 lines.append(f"         {note}")
             jit = jit or prediction.verdict is Verdict.JIT
@@ -119,12 +154,20 @@ def devices_text(gpus: GpuInventory, builds: list[BuildInfo], env: dict[str, str
     return "\n".join(lines)
 
 
+def _cost_json(build: BuildInfo, gpus: GpuInventory, gpu: Gpu) -> dict[str, Any]:
+    """A JIT card's measured cold-cache cost (None when not measured), and the sentence."""
+    cost = CostStore().get(cost_key(build, gpus, gpu))
+    return {"cuda_cache_cost": None if cost is None else cost.to_dict(),
+            "cuda_cache_cost_note": cost_sentence(build, gpus, gpu)}
+
+
 def devices_json(gpus: GpuInventory, builds: list[BuildInfo], env: dict[str, str]) -> dict[str, Any]:
     interpreters = []
     for build in builds:
         entry = build.to_dict()
         entry["gpus"] = [{"index": gpu.index, "verdict": p.verdict.value, "target": p.target, "message": p.message,
-                          "driver_note": note} for gpu, p, note in (predictions(gpus, build) if build.ok else [])]
+                          "driver_note": note, **(_cost_json(build, gpus, gpu) if p.verdict is Verdict.JIT else {})}
+                         for gpu, p, note in (predictions(gpus, build) if build.ok else [])]
         if any(g["verdict"] == Verdict.JIT.value for g in entry["gpus"]):
             entry["cuda_cache"] = cache_note(env)
         interpreters.append(entry)

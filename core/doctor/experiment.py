@@ -3,26 +3,25 @@ user's model, then the significant ones combined and verified against the baseli
 
 The arms run as one sweep (baseline first, every arm and the baseline interleaved in a
 shuffled order each round, one warm-up round, no racing: every arm gets all its runs), so
-they share the sweeps' engine, storage and review; a warm start is measured apart, as
-launches of a script, cold and warm alternated.
+they share the sweeps' engine, storage and review; a warm start is measured apart, as the
+command the doctor advises against the user's own, alternated (warm_arm.py).
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
-import select
 import subprocess
-import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from pathlib import Path
+from typing import Any
 
 from ..paths import cache_dir
+from ..run.build_info import build_info
 from ..run.driver import Watcher, run_sessions
-from ..run.environment import launch_environment
 from ..run.formats import in_formats
-from ..run.gpus import GpuMemorySampler, machine_gpus
+from ..run.gpus import GpuInventory, GpuMemorySampler, machine_gpus
+from ..run.kernels import predict
 from ..run.record import RunRecord, RunStatus
 from ..run.session import ProbeSession
 from ..settings.config import LaunchConfig
@@ -30,19 +29,13 @@ from ..store.history import History, HistoryError
 from ..store.recorder import RunRecorder
 from ..sweep.plan import ARMS_AXIS, Candidate, Sweep, SweepPlan, Trial
 from ..sweep.session import SweepSession, run_headless
+from .cuda_cache import cost_sentence, jit_cards
 from .remedies import Arm, Examination, combine, examine, pyc_missing
 from .verdict import Saving, saving
+from .warm_arm import WarmArm
+from .warm_arm import measure as measure_warm
 
 Say = Callable[[str], None]
-WARM_SCRIPT = """
-import sys
-import tensorflow as tf
-import keras
-model = keras.models.load_model(sys.argv[1], compile=False)
-inputs = [tf.random.uniform((1,) + tuple(d or 1 for d in i.shape[1:])) for i in model.inputs]
-model(inputs[0] if len(inputs) == 1 else inputs, training=False)
-print("ready", flush=True)
-"""
 
 
 class DoctorError(Exception):
@@ -65,6 +58,8 @@ class Diagnosis:
     results: list[ArmResult] = field(default_factory=list)
     warm: Saving | None = None
     warm_note: str | None = None  # why warm start was not measured
+    warm_arm: WarmArm | None = None  # the command advised for warm start, as measured
+    kernel_notes: list[str] = field(default_factory=list)  # JIT-compiled kernels here, with their measured cost
     combined: LaunchConfig | None = None
     combined_keys: list[str] = field(default_factory=list)
     verification: Saving | None = None
@@ -90,14 +85,16 @@ def diagnose(base: LaunchConfig, *, repeat: int = 5, only: set[str] | None = Non
              say: Say = lambda _: None, on_trial: Callable[[Sweep, Trial, float | None], None] | None = None,
              watcher: Watcher | None = None) -> Diagnosis:
     """Examine `base`, measure each remedy that applies, combine and verify the gains."""
-    say(f"examining {base.model}: one run with your settings")
+    say(f"examining {base.subject}: one run with your settings")
     recorder = RunRecorder(history, "doctor")
     first = _one_run(base, recorder, watcher)
     if first.status is not RunStatus.OK:
         raise DoctorError(f"the model does not run with these settings, so there is nothing to compare: "
                           f"{first.headline}")
-    exam = examine(base, first, machine_gpus().available, only, _pyc_prefix(base, first, say))
-    diagnosis = Diagnosis(exam)
+    gpus = machine_gpus()
+    xray = _import_xray(base, first, only, recorder, watcher, say)
+    exam = examine(base, first, gpus.available, only, _pyc_prefix(base, xray, say), imports=xray)
+    diagnosis = Diagnosis(exam, kernel_notes=kernel_lines(base, gpus) if gpus.available else [])
     arms = _with_model_files(exam.arms, base, say)
     if arms:
         say(f"measuring {len(arms)} arm{'s' if len(arms) > 1 else ''} against the baseline, {repeat} runs each, "
@@ -110,7 +107,8 @@ def diagnose(base: LaunchConfig, *, repeat: int = 5, only: set[str] | None = Non
             diagnosis.results.append(ArmResult(arm, values, sweep.failures[arm.key], sweep.first_failure.get(arm.key),
                                                saving(values, diagnosis.baseline)))
     if only is None or "warm" in only:
-        diagnosis.warm, diagnosis.warm_note = _measure_warm(base, repeat, say)
+        warm = measure_warm(base, repeat, say, recorder, watcher)
+        diagnosis.warm_arm, diagnosis.warm, diagnosis.warm_note = warm, warm.saving, warm.note
     launchable = [r.arm for r in diagnosis.recommended if r.arm.launchable]
     if launchable:
         combined = combine(base, launchable)
@@ -162,10 +160,37 @@ def _with_model_files(arms: list[Arm], base: LaunchConfig, say: Say) -> list[Arm
             if a.remedy == "format" else a for a in arms]
 
 
-def _pyc_prefix(base: LaunchConfig, first: RunRecord, say: Say) -> str | None:
+def _import_xray(base: LaunchConfig, first: RunRecord, only: set[str] | None, recorder: RunRecorder,
+                 watcher: Watcher | None, say: Say) -> dict[str, Any] | None:
+    """The import X-ray the .pyc verdict is judged from: the first run's (a model's probe takes
+    one), else, for a program, one run of the probe with the same interpreter and settings
+    (whether TensorFlow's .pyc files exist is the interpreter's, not the subject's). None when
+    the .pyc remedy is not wanted or the X-ray could not be taken."""
+    if first.imports:
+        return first.imports
+    if only is not None and "pyc" not in only:
+        return None
+    say(f"taking an import X-ray of {base.python} for the .pyc verdict (one run of the probe, sample:mlp)")
+    record = _one_run(base.replace(program=(), workdir="", model="sample:mlp", steady=1), recorder, watcher)
+    return record.imports or None
+
+
+def kernel_lines(base: LaunchConfig, gpus: GpuInventory) -> list[str]:
+    """Each visible GPU whose kernels this TensorFlow JIT-compiles, with what a cold CUDA cache
+    costs there as measured (tflaunch devices --measure-cuda-cache), or that it is not measured."""
+    build = build_info(base.python, timeout=30)
+    if not build.ok:
+        return []
+    visible = set(base.visible_gpus) if base.visible_gpus is not None else None
+    return [f"GPU {gpu.index} ({gpu.name}): {predict(build.capabilities, gpu.compute_capability).message}; "
+            f"{cost_sentence(build, gpus, gpu)}." for gpu in jit_cards(build, gpus)
+            if visible is None or gpu.index in visible]
+
+
+def _pyc_prefix(base: LaunchConfig, imports: dict[str, Any] | None, say: Say) -> str | None:
     """Where TensorFlow's modules are compiled for the .pyc arm, when they are missing;
     compiled into a folder of tflaunch's (PYTHONPYCACHEPREFIX), never into site-packages."""
-    facts = pyc_missing(first.imports)
+    facts = pyc_missing(imports or {})
     folder = (facts or {}).get("folder")
     if not facts or not isinstance(folder, str):
         return None
@@ -175,87 +200,3 @@ def _pyc_prefix(base: LaunchConfig, first: RunRecord, say: Say) -> str | None:
                                                                           str(prefix)},
                    capture_output=True, timeout=1800)
     return str(prefix)
-
-
-def _measure_warm(base: LaunchConfig, repeat: int, say: Say) -> tuple[Saving | None, str | None]:
-    """Launch to ready of a script that loads the model and calls it once, cold and warm;
-    a program itself, to its ready point, cold and warm."""
-    if base.is_program:
-        return _measure_warm_program(base, repeat, say)
-    if base.model.startswith("sample:"):
-        model = in_formats(base.model, ["keras"], base.python)["keras"]
-    elif os.path.exists(base.model) and not base.model.endswith(".py") and ":" not in Path(base.model).name:
-        model = base.model
-    else:
-        return None, "warm start is measured with a saved model; a model your code builds is not one"
-    script = cache_dir() / "doctor" / "load_and_call.py"
-    script.parent.mkdir(parents=True, exist_ok=True)
-    script.write_text(WARM_SCRIPT)
-    env = launch_environment(base, launch_hook=True)
-    from ..run.warm_start import client_command
-
-    cold_cmd = [base.python, str(script), model]
-    warm_cmd = client_command(base.python, cold_cmd, os.getpid(), idle_s=60)
-    say(f"measuring warm start: {repeat} cold and {repeat} warm launches of a script that loads the model")
-    try:
-        _ready(warm_cmd, env)  # starts the warm server: not counted, as a later warm launch does not pay it
-        cold: list[float] = []
-        warm: list[float] = []
-        for i in range(repeat):
-            order = [(cold, cold_cmd), (warm, warm_cmd)]
-            for values, command in order if i % 2 == 0 else reversed(order):
-                values.append(_ready(command, env))
-    except RuntimeError as exc:
-        return None, f"warm start could not be measured: {exc}"
-    return saving(warm, cold), None
-
-
-def _measure_warm_program(base: LaunchConfig, repeat: int, say: Say) -> tuple[Saving | None, str | None]:
-    """The program to its ready point, cold and warm alternated (the same engine as every
-    run: a warm launch is observed through the channel the warm client hands on)."""
-    from ..run.driver import run_sessions
-    from ..run.session import ProbeSession
-
-    def ready(warm: bool) -> float:
-        record = run_sessions([ProbeSession(base, warm=warm)])[0]
-        if record.time_to_ready is None:
-            raise RuntimeError(record.headline)
-        if warm and not any(name == "warm_start" for name, _ in record.marks):
-            raise RuntimeError("the program could not start warm (the log of a warm launch says why)")
-        return record.time_to_ready
-
-    say(f"measuring warm start: {repeat} cold and {repeat} warm launches of the program to its ready point")
-    try:
-        ready(True)  # starts the warm server: not counted, as a later warm launch does not pay it
-        cold: list[float] = []
-        warm: list[float] = []
-        for i in range(repeat):
-            order = [(cold, False), (warm, True)]
-            for values, is_warm in order if i % 2 == 0 else reversed(order):
-                values.append(ready(is_warm))
-    except RuntimeError as exc:
-        return None, f"warm start could not be measured: {exc}"
-    return saving(warm, cold), None
-
-
-def _ready(command: list[str], env: dict[str, str], timeout: float = 600) -> float:
-    """Seconds from starting `command` to its "ready" line."""
-    start = time.perf_counter()
-    proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL,
-                            env=env)
-    assert proc.stdout is not None
-    buffer = b""
-    try:
-        while b"ready\n" not in buffer:
-            if time.perf_counter() - start > timeout:
-                raise RuntimeError(f"{command[1]} was not ready after {timeout:g} s")
-            ready, _, _ = select.select([proc.stdout], [], [], 1.0)
-            if ready:
-                chunk = os.read(proc.stdout.fileno(), 4096)
-                if not chunk:
-                    raise RuntimeError(f"the script ended without being ready (exit {proc.wait()})")
-                buffer += chunk
-        return time.perf_counter() - start
-    finally:
-        proc.stdout.close()
-        proc.wait()

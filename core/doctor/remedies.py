@@ -58,6 +58,8 @@ class Examination:
     cores: int
     arms: list[Arm] = field(default_factory=list)
     skipped: dict[str, str] = field(default_factory=dict)  # remedy: why it does not apply here
+    # The import X-ray the .pyc verdict is judged from (one the doctor took); None: none taken.
+    imports: dict[str, Any] | None = None
 
 
 # What a launch cannot change in a program: its files and its code are its own.
@@ -89,9 +91,11 @@ def pyc_missing(imports: dict[str, Any]) -> dict[str, Any] | None:
 
 
 def examine(base: LaunchConfig, record: RunRecord, has_gpu: bool, only: set[str] | None = None,
-            pyc_prefix: str | None = None, local_root: Path | None = None) -> Examination:
-    """The arms to measure for `base`, from its first run `record`."""
-    exam = Examination(base, record, has_gpu, os.cpu_count() or 1)
+            pyc_prefix: str | None = None, local_root: Path | None = None,
+            imports: dict[str, Any] | None = None) -> Examination:
+    """The arms to measure for `base`, from its first run `record`; `imports`, the import
+    X-ray taken for the .pyc verdict (the first run's own when it has one)."""
+    exam = Examination(base, record, has_gpu, os.cpu_count() or 1, imports=imports or record.imports or None)
     wanted = set(REMEDIES) if only is None else only
     for remedy in REMEDIES:
         if remedy not in wanted:
@@ -143,7 +147,10 @@ def _add_arms(exam: Examination, remedy: str, pyc_prefix: str | None, local_root
                             launchable=False))
         return None
     if remedy == "pyc":
-        facts = pyc_missing(exam.record.imports)
+        if not exam.imports:
+            return ("not judged: no import X-ray was taken (the run that takes one failed), so whether TensorFlow's "
+                    ".pyc files are present is unknown")
+        facts = pyc_missing(exam.imports)
         if facts is None:
             return "TensorFlow's .pyc files are present (the import X-ray found them compiled)"
         if not pyc_prefix:

@@ -3,6 +3,7 @@ tab shows the same rows, --json gives the same figures."""
 
 from __future__ import annotations
 
+import shlex
 from dataclasses import dataclass
 from typing import Any
 
@@ -76,10 +77,19 @@ def gains(d: Diagnosis, cli: bool = True) -> list[Gain]:
             how = f"set {r.arm.key}"
         found.append(Gain(r.arm.key, r.saving, how))
     if d.warm is not None and d.warm.significant:
-        how = ("start it with tflaunch run --warm --profile NAME -- python your_script.py" if cli
-               else "tick Warm launch in Launch script")
+        how = f"start it with {warm_advice(d)}" if cli else "tick Warm launch in Launch script"
         found.append(Gain("warm start", d.warm, how))
     return sorted(found, key=lambda g: -g.saving.seconds)
+
+
+def warm_advice(d: Diagnosis) -> str:
+    """The command the warm arm measured (the doctor's profile, the interpreter by absolute path)."""
+    arm = d.warm_arm
+    if arm is None or not arm.command:
+        return "tflaunch run --warm --profile NAME -- python your_script.py"
+    if d.exam.base.is_program:
+        return arm.advice
+    return shlex.join([*arm.command[:-2], "your_script.py"])  # a model's: the doctor's script stood for yours
 
 
 def headline(d: Diagnosis, cli: bool = True) -> str:
@@ -111,13 +121,19 @@ def report_summary(d: Diagnosis, cli: bool = True) -> list[str]:
                          "Save it as a profile, then start your work with it (Launch script, or tflaunch run "
                          "--profile NAME).")
     if d.warm is not None and d.warm.significant:
-        how = ("tflaunch run --warm --profile NAME -- python your_script.py" if cli
-               else "tick Warm launch in Launch script")
+        how = warm_advice(d) if cli else f"tick Warm launch in Launch script with the profile {_warm_profile(d)}"
         what = ("of the program to its ready point" if d.exam.base.is_program
-                else "of a script that loads the model")
-        lines.append(f"Recommended, and verified in its own A/B of {d.warm.runs} cold and {d.warm.runs} warm launches "
-                     f"{what}: warm start, which {d.warm.describe()[len('measured: '):]} ({how}).")
+                else "of a script that loads the model and calls it once")
+        lines.append(f"Recommended, and verified in its own A/B of {d.warm.runs} cold launches of your command and "
+                     f"{d.warm.runs} warm launches of the advised one {what}, each timed from the command to the "
+                     f"ready point: warm start, which {d.warm.describe()[len('measured: '):]} ({how}; the profile "
+                     f"{_warm_profile(d)} holds the settings measured).")
+    lines += d.kernel_notes
     return lines
+
+
+def _warm_profile(d: Diagnosis) -> str:
+    return (d.warm_arm.profile if d.warm_arm is not None else None) or "NAME"
 
 
 def report_text(d: Diagnosis) -> str:
@@ -139,7 +155,11 @@ def diagnosis_json(d: Diagnosis, saved: str | None = None) -> dict[str, Any]:
         "arms": [{"remedy": r.arm.remedy, "arm": r.arm.key, "values_s": r.values, "failures": r.failures,
                   "launchable": r.arm.launchable, "saving": _saving_json(r.saving),
                   "verdict": verdict_text(r.saving, len(r.values))} for r in d.results],
-        "warm_start": _saving_json(d.warm) if d.warm else {"not_measured": d.warm_note},
+        "warm_start": {**(_saving_json(d.warm) or {}), "command": d.warm_arm.command if d.warm_arm else None,
+                       "profile": d.warm_arm.profile if d.warm_arm else None,
+                       "workdir": d.warm_arm.workdir if d.warm_arm else None}
+        if d.warm else {"not_measured": d.warm_note},
+        "gpu_kernels": d.kernel_notes,
         "does_not_apply": d.exam.skipped,
         "combined": d.combined_keys, "verification": _saving_json(d.verification), "verified": d.verified,
         "profile": saved, "sweeps": d.sweep_ids,

@@ -30,7 +30,13 @@ def install(fd: int, settings: Dict[str, Any], process_age: Optional[float]) -> 
         os.write(fd, data)
 
     obs = Observer(write, str(settings.get("until", "first_step")), int(settings.get("steady", 20)))
-    obs.before_stop = guarded(remove_autograph_files)
+    describe, tidy = guarded(lambda: describe_environment(obs)), guarded(remove_autograph_files)
+
+    def before_stop() -> None:  # tflaunch ends the program after steady: said and tidied first
+        describe()
+        tidy()
+
+    obs.before_stop = before_stop
     set_observer(obs)
     obs.send("hello", "spawn", pid=os.getpid(), process_age=process_age, python=sys.version.split()[0])
     if process_age is not None:
@@ -38,6 +44,21 @@ def install(fd: int, settings: Dict[str, Any], process_age: Optional[float]) -> 
         obs.span("spawn", now - max(process_age, 0.0), now)
     atexit.register(guarded(obs.at_exit))
     return obs
+
+
+def describe_environment(obs: Observer) -> None:
+    """Once, at the ready point and after the program's own first step or call: the environment
+    as the probe describes a model's (the GPUs TensorFlow used, each with its allocator's peak,
+    the build), so a program's summary names its GPUs and GPU memory as a model's does. Read
+    only then, so that it initialises nothing the program had not."""
+    tf = sys.modules.get("tensorflow")
+    if tf is None or obs.reported.get("environment") or not (obs.reported.get("first_step")
+                                                              or obs.reported.get("first")):
+        return
+    obs.reported["environment"] = True
+    from .describe import environment
+
+    obs.send("result", obs.last_phase, environment=environment(tf, sys.modules.get("keras")), model={})
 
 
 def remove_autograph_files() -> None:

@@ -20,6 +20,7 @@ from typing import Any
 from ..phases import AFTER_READY, LABELS, NAME, OTHER, OTHER_LABEL, timeline_rows
 from ..run.reads import reads_line
 from ..run.record import RunRecord
+from ..run.words import gpu_memory_line
 from ..settings.config import LaunchConfig
 from ..settings.display import setting_text
 from ..stats import summarize
@@ -186,19 +187,6 @@ def series(record: RunRecord, label: str, rows: Sequence[str] | None = None) -> 
     return Series(label, record.offsets(), list(record.samples), record.peak_rss,
                   bar_values(record, rows if rows is not None else time_rows([record])), record.gaps(),
                   list(record.gpu_samples), record.allocator_peaks)
-
-
-def gpu_memory_line(record: RunRecord) -> str | None:
-    """Each GPU's peak held by the process tree, with TensorFlow's allocator peak beside it:
-    "GPU 0: 3.00 GiB (TensorFlow allocator peak 2.50 GiB)"; None without GPU figures."""
-    used, allocator = record.gpu_peaks, record.allocator_peaks
-    parts = []
-    for gpu in sorted(set(used) | set(allocator)):
-        text = f"GPU {gpu}: {format_bytes(used[gpu])}" if gpu in used else f"GPU {gpu}: not sampled"
-        if gpu in allocator:
-            text += f" (TensorFlow allocator peak {format_bytes(allocator[gpu])})"
-        parts.append(text)
-    return "; ".join(parts) or None
 
 
 def run_review(record: RunRecord, profile: str | None = None) -> Review:

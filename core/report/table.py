@@ -10,6 +10,7 @@ from ..phases import LABELS, ONE_TIME, OTHER, OTHER_LABEL, phase_rows, timeline_
 from ..probe.input_shapes import DEFAULTS_HELP
 from ..run.reads import median_reads, phase_reads
 from ..run.record import RunRecord, RunStatus
+from ..run.words import gpu_memory_line, warm_notes
 from ..stats import Spread, summarize
 from ..units import format_bytes, format_duration
 
@@ -25,10 +26,12 @@ def describe_program(record: RunRecord) -> list[str]:
     return lines
 
 
-def describe_run(record: RunRecord) -> str:
+def describe_run(record: RunRecord, per_run: Sequence[str] = ()) -> str:
+    """The run's subject, settings, notes and environment; `per_run`: notes left out because
+    they are said run by run (a repeat table's warm starts)."""
     if record.is_program:
         lines = describe_program(record) + [f"settings: {record.config.summary()}"]
-        lines += [f"note: {n}" for n in record.notes]
+        lines += [f"note: {n}" for n in record.notes if n not in per_run]
         if record.environment:
             lines.append(record.environment_line)
         return "\n".join(lines)
@@ -98,6 +101,8 @@ def run_table(record: RunRecord) -> str:
     text = grid(["Phase", "Duration", "RSS at end", "Peak RSS", "Read from storage"], rows)
     footer = [f"Time to ready: {format_duration(record.time_to_ready)}",
               f"Peak memory (process tree): {format_bytes(record.peak_rss)}"]
+    if gpu_line := gpu_memory_line(record):
+        footer.append(f"Peak GPU memory (process tree): {gpu_line}")
     latency = _latency_line([record])
     if latency:
         footer.append(latency)
@@ -133,5 +138,9 @@ def repeat_table(records: Sequence[RunRecord]) -> str:
     latency = _latency_line(ok)
     if latency:
         footer.append(latency)
-    head = describe_run(ok[0] if ok else records[0])
+    # A warm launch's own start (cold and why, or paying for its server) differs from run to
+    # run: said for each run it concerns, never as if it were every run's.
+    per_run = [(i, note) for i, record in enumerate(records, start=1) for note in warm_notes(record)]
+    footer += [f"run {i}: {note}" for i, note in per_run]
+    head = describe_run(ok[0] if ok else records[0], [note for _, note in per_run])
     return "\n".join([head, "", text, "", *footer])

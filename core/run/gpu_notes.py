@@ -1,8 +1,10 @@
-"""What a run's GPUs mean for its start-up, in sentences: kernels JIT-compiled from PTX,
-how long device discovery and contexts took, and the one-time cost inside the first call.
+"""What a run's GPUs mean for its start-up, in sentences: a card TensorFlow cannot use, and
+a driver that loads again for every program.
 
 Read from what the probe reported (TensorFlow's build capabilities, each GPU's compute
-capability) and what NVML said at launch (driver, persistence mode).
+capability) and what NVML said at launch (driver, persistence mode). That kernels are
+JIT-compiled from PTX on a card is said once, where it matters, with its measured cost
+(`tflaunch devices`, the doctor: doctor.cuda_cache), not on every run.
 """
 
 from __future__ import annotations
@@ -12,9 +14,6 @@ from typing import Any
 
 from .gpus import GpuInventory
 from .kernels import Verdict, predict
-
-JIT_NOTE = ("kernels are JIT-compiled from PTX on this card; keep the CUDA cache (CUDA_CACHE_MAXSIZE ≥ 2 GiB) or "
-            "expect minutes on first start")
 
 
 def _card(gpu: Mapping[str, Any]) -> tuple[int, int] | None:
@@ -40,10 +39,9 @@ def kernel_verdicts(environment: Mapping[str, Any]) -> list[tuple[str, Verdict, 
 
 
 def gpu_notes(environment: Mapping[str, Any]) -> list[str]:
-    """A line per GPU whose kernels are not native, and per driver fact that slows start-up."""
-    notes = [f"{label}: {JIT_NOTE}." for label, verdict, _ in kernel_verdicts(environment) if verdict is Verdict.JIT]
-    notes += [f"{label}: {text}." for label, verdict, text in kernel_verdicts(environment)
-              if verdict is Verdict.UNSUPPORTED]
+    """A line per GPU this TensorFlow has no kernels for, and per driver fact that slows start-up."""
+    notes = [f"{label}: {text}." for label, verdict, text in kernel_verdicts(environment)
+             if verdict is Verdict.UNSUPPORTED]
     nvml = environment.get("nvml")
     if isinstance(nvml, Mapping) and nvml.get("persistence_off"):
         notes.append(f"Persistence mode is off on GPU {', '.join(str(i) for i in nvml['persistence_off'])}: the "
@@ -65,14 +63,13 @@ def launch_facts(gpus: GpuInventory) -> dict[str, Any]:
 
 def warnings_before_run(gpus: GpuInventory, capabilities: list[str] | None, is_cuda_build: bool,
                         visible: tuple[int, ...] | None) -> list[str]:
-    """Before anything runs: each visible GPU this TensorFlow has no native kernels for."""
+    """Before anything runs: each visible GPU this TensorFlow has no kernels for (it will not
+    use it). A card whose kernels are JIT-compiled is no warning: its cost is measured apart."""
     out = []
     for gpu in gpus.gpus:
         if visible is not None and gpu.index not in visible:
             continue
         prediction = predict(capabilities, gpu.compute_capability, is_cuda_build)
-        if prediction.verdict is Verdict.JIT:
-            out.append(f"GPU {gpu.index} ({gpu.name}): {JIT_NOTE}.")
-        elif prediction.verdict is Verdict.UNSUPPORTED:
+        if prediction.verdict is Verdict.UNSUPPORTED:
             out.append(f"GPU {gpu.index} ({gpu.name}): {prediction.message}.")
     return out

@@ -1,8 +1,10 @@
 """Will TensorFlow's GPU kernels run natively on a card, or be JIT-compiled at start?
 
 A CUDA build of TensorFlow carries machine code (cubins) for some architectures, `sm_XY`,
-and PTX, `compute_XY`, that the driver compiles for a newer card at start-up: minutes
-on the first start, then nothing while the CUDA cache keeps the result. Which one a card
+and PTX, `compute_XY`, that the driver compiles for a newer card at start-up, then keeps in
+the CUDA cache. What that compilation costs depends on the card, the build, the driver and
+lazy module loading (0.05-0.35 s on an H200, minutes on older stacks): it is said only as
+measured on that card (doctor.cuda_cache), never from the verdict alone. Which one a card
 gets follows from tf.sysconfig.get_build_info()["cuda_compute_capabilities"] and the
 card's compute capability, by CUDA's compatibility rules:
 - a cubin for sm_XY runs on cards of major version X with minor version >= Y;
@@ -25,7 +27,7 @@ _ENTRY = re.compile(r"^(sm|compute)_(\d{2,})([af]?)$")
 
 class Verdict(str, Enum):
     NATIVE = "native"  # machine code for this card: no compilation at start
-    JIT = "jit"  # only PTX fits: the driver compiles it at start (minutes, unless cached)
+    JIT = "jit"  # only PTX fits: the driver compiles it at start, and the CUDA cache keeps it
     UNSUPPORTED = "unsupported"  # nothing in the build runs on this card
     NOT_CUDA = "not_cuda"  # the build has no CUDA: it does not use the card
     UNKNOWN = "unknown"  # the build or the card does not say enough
@@ -92,8 +94,8 @@ def predict(capabilities: list[str] | None, card: tuple[int, int] | None, is_cud
     if ptx:
         best = max(ptx, key=lambda t: (t.major, t.minor))  # the newest PTX the card can take
         return Prediction(Verdict.JIT, f"no native kernels for {sm_name(card)}: kernels are JIT-compiled from PTX "
-                          f"({best.name}) on this card; keep the CUDA cache (CUDA_CACHE_MAXSIZE ≥ "
-                          f"{format_bytes(CACHE_ADVICE_BYTES)}) or expect minutes on first start", best.name)
+                          f"({best.name}) on this card at start and kept in the CUDA cache (keep it: "
+                          f"CUDA_CACHE_MAXSIZE ≥ {format_bytes(CACHE_ADVICE_BYTES)})", best.name)
     built = ", ".join(t.name for t in targets)
     return Prediction(Verdict.UNSUPPORTED, f"no kernels for {sm_name(card)}: this TensorFlow is built for {built}, "
                       f"none of which runs on compute capability {card[0]}.{card[1]}; TensorFlow will not use this "

@@ -105,7 +105,7 @@ def launch_check(config: LaunchConfig, *, script: bool = False,
 
 def launch_warnings(config: LaunchConfig) -> list[str]:
     """What a user should know before this launch, though it can run: each visible GPU the
-    interpreter's TensorFlow has no native kernels for (its first start JIT-compiles them).
+    interpreter's TensorFlow has no kernels for at all (it will run on the CPU).
     Asks the interpreter for its build (about 0.1 s) only on a machine with GPUs."""
     gpus = machine_gpus()
     if not gpus.available:

@@ -96,6 +96,9 @@ class RunRecord:
     launch_gpus: dict[str, Any] = field(default_factory=dict)  # NVML at launch (gpu_notes.launch_facts)
     page_cache: dict[str, Any] = field(default_factory=dict)  # a cold start's eviction (eviction.PageCacheReport)
     marks: list[tuple[str, float]] = field(default_factory=list)  # a program's own points: (name, s since launch)
+    # A launch asked to start warm: {"asked": True}, "cold_because" (the client's reason) when
+    # it started cold, "server_import_s" when it started the warm server itself (and waited).
+    warm_start: dict[str, Any] = field(default_factory=dict)
     stopped_at_ready: bool = False  # tflaunch ended the program at its ready point: not a failure
     steady_ended: bool = False  # a program's steady state is over (measured, or none to measure)
     dropped: int = 0  # phase names and marks over the caps, not kept
@@ -445,6 +448,13 @@ class RunRecord:
         from . import words
 
         return words.inputs_line(self)
+
+    @property
+    def start_kind(self) -> str | None:
+        """A launch asked to start warm: "warm", or "cold" (the notes say why); else None."""
+        from . import words
+
+        return words.start_kind(self)
 
     @property
     def status_line(self) -> str:

@@ -51,6 +51,11 @@ def record_dict(record: RunRecord) -> dict[str, Any]:
             for name, p in record.phases.items()
         },
         "marks": [{"name": name, "at": at} for name, at in record.marks],
+        # asked warm: how it started, why not warm, whether it started (and waited for) the server
+        "warm_start": None if not record.warm_start else {
+            "started": record.start_kind, "cold_because": record.warm_start.get("cold_because"),
+            "server_started": "server_import_s" in record.warm_start,
+            "server_import_s": record.warm_start.get("server_import_s")},
         "settings": record.settings,
         "environment": record.environment,
         "model": record.model,

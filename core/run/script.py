@@ -39,13 +39,14 @@ def run_with_profile(config: LaunchConfig, command: Sequence[str]) -> int:
 def run_warm_with_profile(config: LaunchConfig, command: Sequence[str], idle_s: float) -> int:
     """Run `command` warm (forked from a server that has imported TensorFlow) with the
     profile applied; cold, saying why, when it cannot start warm."""
-    from .warm_start import WarmStartError, plan, run
+    from .warm_start import WarmStartError, cold_line, plan, run, server_line
 
     for note in prepare_caches(config):
         print(f"tflaunch: {note}", file=sys.stderr)
     try:
         launch = plan(command, config.python, launch_environment(config, launch_hook=True))
-        return run(launch, idle_s=idle_s)
+        return run(launch, idle_s=idle_s,
+                   on_server_started=lambda answer: print(server_line(answer), file=sys.stderr, flush=True))
     except WarmStartError as exc:
-        print(f"tflaunch: warm start not possible ({exc}); starting cold", file=sys.stderr)
+        print(cold_line(exc), file=sys.stderr)
     return run_with_profile(config, command)

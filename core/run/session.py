@@ -25,7 +25,7 @@ from .gpus import machine_gpus
 from .process_tree import RUN_MARKER_ENV, run_marker
 from .program import EVENTS_FD_ENV, OBSERVE_ENV, observe_settings, program_argv
 from .record import STDERR_LINE_CHARS, Failure, RunRecord
-from .warm_start import CHILD_LINE, COLD_LINE, client_command
+from .warm_start import CHILD_LINE, COLD_END, COLD_LINE, SERVER_LINE, client_command
 from .words import COLD_MARK, WARM_MARK
 
 SAMPLE_INTERVAL_S = 1 / 15  # the command line's driver; the app samples on a thread of its own, at 25 Hz
@@ -47,6 +47,15 @@ class Output:
         self.events.extend(other.events)
         self.log.extend(other.log)
         self.stop = self.stop or other.stop
+
+
+def _seconds(text: str) -> float | None:
+    """A duration a child wrote; None when it is not one (then only the fact is kept)."""
+    try:
+        value = float(text)
+    except ValueError:
+        return None
+    return value if 0.0 <= value < 1e6 else None
 
 
 class StartedTogether:
@@ -75,18 +84,24 @@ def start_together(sessions: list[ProbeSession]) -> None:
 class ProbeSession:
     def __init__(self, config: LaunchConfig, *, script: list[str] | None = None,
                  command: list[str] | None = None, base_env: Mapping[str, str] | None = None,
-                 warm: bool = False) -> None:
+                 warm: bool = False, launcher: list[str] | None = None) -> None:
         """`script`: a user's argv, run with the settings applied instead of the probe;
         `warm`: forked from a warm server (cold, saying why, when it cannot be).
-        `command`: replaces the probe's argv (tests stand in a misbehaving child)."""
+        `command`: replaces the probe's argv (tests stand in a misbehaving child).
+        `launcher`: a program's launch as a user types it, a tflaunch command that applies the
+        settings itself (`tflaunch run --warm --profile NAME -- python SCRIPT`, the doctor's
+        advice): it gets our environment and the observation's variables, not the settings."""
         self.record = RunRecord(config, command=script)
         self._script, self._command, self._base_env = script, command, base_env
+        self._launcher = launcher
         # A program subject: its events come on a pipe of their own, which the driver makes
         # (and a warm client hands on to the forked program).
         self.observes = self.record.is_program
         self._events = LineBuffer()
         self._stop_asked = False
         self.warm = warm and (script is not None or self.observes)
+        if self.warm:
+            self.record.warm_start = {"asked": True}
         self.warm_child: int | None = None  # the warm-started script's pid, once the client says it
         self._parser = EventParser()
         # A script's or a program's stdout is its own output: a log, not events.
@@ -128,11 +143,14 @@ class ProbeSession:
             record.phases["spawn"].started = wall
         self.deadline = monotonic + record.config.timeout
         subject = program_argv(record.config) if self.observes else None
-        argv = self._command or self._script or subject or probe_command(record.config, wall)
-        if self.warm and self._command is None:
+        argv = self._command or self._launcher or self._script or subject or probe_command(record.config, wall)
+        if self.warm and self._command is None and self._launcher is None:
             argv = client_command(record.config.python, self._script or subject or [], os.getpid())
-        env = launch_environment(record.config, self._base_env,
-                                 launch_hook=self._script is not None or self.observes)
+        if self._launcher is not None:  # the launcher applies the settings; the hook would observe it, not the program
+            env = dict(os.environ if self._base_env is None else self._base_env)
+        else:
+            env = launch_environment(record.config, self._base_env,
+                                     launch_hook=self._script is not None or self.observes)
         env[RUN_MARKER_ENV] = self.marker
         if self.observes:
             env[OBSERVE_ENV] = observe_settings(record.config)
@@ -225,6 +243,9 @@ class ProbeSession:
                 self._start_kind(WARM_MARK)
             elif self.warm and line.startswith(COLD_LINE):
                 self._start_kind(COLD_MARK)  # asked warm, started cold: the line says why
+                self.record.warm_start.setdefault("cold_because", line[len(COLD_LINE):].removesuffix(COLD_END))
+            elif self.warm and line.startswith(SERVER_LINE):
+                self.record.warm_start["server_import_s"] = _seconds(line[len(SERVER_LINE):].split(" s ", 1)[0])
             self.record.add_stderr(line)
         return Output(log=lines)
 

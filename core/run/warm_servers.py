@@ -32,7 +32,7 @@ import stat
 import struct
 import subprocess
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -158,8 +158,10 @@ def _connect(path: Path) -> socket.socket | None:
 
 
 def connect(python: str, env: Mapping[str, str], idle_s: float = DEFAULT_IDLE_S, parent: int = 0,
-            also: Sequence[str] = (), cwd: str | None = None) -> socket.socket:
-    """A connection to this launch's server, starting the server first when there is none."""
+            also: Sequence[str] = (), cwd: str | None = None,
+            on_started: Callable[[dict[str, object]], None] | None = None) -> socket.socket:
+    """A connection to this launch's server, starting the server first when there is none;
+    `on_started` hears the server's ready answer (its import time) when this launch started it."""
     key = server_key(python, env, also, cwd)
     folder = runtime_dir()
     path = folder / f"{key}.sock"
@@ -173,7 +175,9 @@ def connect(python: str, env: Mapping[str, str], idle_s: float = DEFAULT_IDLE_S,
         with contextlib.suppress(FileNotFoundError):
             path.unlink()  # a server that ended without removing it
         make_room()
-        start_server(python, env, path, idle_s, parent, folder / f"{key}.log", start_folder(env, cwd))
+        answer = start_server(python, env, path, idle_s, parent, folder / f"{key}.log", start_folder(env, cwd))
+        if on_started is not None:
+            on_started(answer)
         sock = _connect(path)
     if sock is None:
         raise WarmStartError(f"the warm server did not listen on {path}")

@@ -38,7 +38,7 @@ from .warm_servers import (
 )
 
 __all__ = ["DEFAULT_IDLE_S", "WarmStartError", "WarmLaunch", "plan", "run", "running_servers", "server_key",
-           "stop_servers", "client_command", "CHILD_LINE"]
+           "stop_servers", "client_command", "CHILD_LINE", "COLD_LINE", "SERVER_LINE", "server_line", "cold_line"]
 
 # Signals a terminal or a launcher sends that are the script's: forwarded to its group.
 SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT, signal.SIGUSR1, signal.SIGUSR2,
@@ -48,6 +48,22 @@ STOP_GRACE_S = 2.0  # a script outliving its server gets this long to end on SIG
 # sample that process's memory: the script is the server's child, not the client's.
 CHILD_LINE = "tflaunch: warm start: the script runs as pid "
 COLD_LINE = "tflaunch: warm start not possible ("  # then the reason, and "; starting cold"
+COLD_END = "); starting cold"
+# No server was running: this launch started one and waited for its import, which its time
+# then includes; the seconds of that import follow.
+SERVER_LINE = "tflaunch: warm start: no warm server was running, so this launch started one; its import took "
+ServerStarted = Callable[[dict[str, object]], None]
+
+
+def server_line(answer: dict[str, object]) -> str:
+    """What a launch that started its server says (the client's stderr, `tflaunch run --warm`)."""
+    seconds = answer.get("import_s")
+    took = f"{float(seconds):.3f} s" if isinstance(seconds, (int, float)) else "an unknown time"
+    return f"{SERVER_LINE}{took} (this launch waited for it; later warm launches reuse the server)"
+
+
+def cold_line(reason: object) -> str:
+    return f"{COLD_LINE}{reason}{COLD_END}"
 
 
 @dataclass(frozen=True)
@@ -95,9 +111,11 @@ def _receive(sock: socket.socket, buffer: bytearray) -> dict[str, object] | None
 
 
 def run(launch: WarmLaunch, stdio: tuple[int, int, int] = (0, 1, 2), idle_s: float = DEFAULT_IDLE_S,
-        parent: int = 0, on_started: Callable[[int], None] | None = None) -> int:
+        parent: int = 0, on_started: Callable[[int], None] | None = None,
+        on_server_started: ServerStarted | None = None) -> int:
     """Run the launch warm; its exit status as a shell reports it (128 + N for signal N).
-    WarmStartError when it cannot start warm (nothing has run then)."""
+    WarmStartError when it cannot start warm (nothing has run then). `on_server_started`
+    hears the server's ready answer when no server was running and this launch started one."""
     # Which of the stdio descriptors are closed, decided before any socket of ours can
     # take a free number among 0-2 (Python's own stdio object is None for a closed one).
     closed = [n for n, fd in enumerate(stdio) if not _is_open(fd)
@@ -107,7 +125,7 @@ def run(launch: WarmLaunch, stdio: tuple[int, int, int] = (0, 1, 2), idle_s: flo
     held = {*SIGNALS, signal.SIGTSTP, signal.SIGCONT}
     signal.pthread_sigmask(signal.SIG_BLOCK, held)
     try:
-        sock, pid, buffer = _start(launch, stdio, idle_s, parent, closed)
+        sock, pid, buffer = _start(launch, stdio, idle_s, parent, closed, on_server_started)
     except BaseException:
         signal.pthread_sigmask(signal.SIG_UNBLOCK, held)
         raise
@@ -126,13 +144,13 @@ def run(launch: WarmLaunch, stdio: tuple[int, int, int] = (0, 1, 2), idle_s: flo
 
 
 def _start(launch: WarmLaunch, stdio: tuple[int, int, int], idle_s: float, parent: int,
-           closed: list[int]) -> tuple[socket.socket, int, bytearray]:
+           closed: list[int], on_server_started: ServerStarted | None = None) -> tuple[socket.socket, int, bytearray]:
     """The server's answer to this launch: (connection, the script's pid, what was read
     after the answer). A server whose import read a variable this launch sets otherwise
     refuses with its name; the launch then goes to a server keyed on it as well."""
     also: list[str] = []
     for _ in range(3):
-        sock = connect(launch.python, launch.env, idle_s, parent, also, launch.cwd)
+        sock = connect(launch.python, launch.env, idle_s, parent, also, launch.cwd, on_server_started)
         buffer = bytearray()
         try:
             socket.send_fds(sock, [_request(launch, closed)], _descriptors(launch, stdio, closed))
@@ -323,9 +341,10 @@ def main(argv: Sequence[str] | None = None) -> None:
     try:
         launch = plan(command, args.python, env)
         code = run(launch, idle_s=args.idle, parent=args.parent,
-                   on_started=lambda pid: print(f"{CHILD_LINE}{pid}", file=sys.stderr, flush=True))
+                   on_started=lambda pid: print(f"{CHILD_LINE}{pid}", file=sys.stderr, flush=True),
+                   on_server_started=lambda answer: print(server_line(answer), file=sys.stderr, flush=True))
     except WarmStartError as exc:
-        print(f"{COLD_LINE}{exc}); starting cold", file=sys.stderr, flush=True)
+        print(cold_line(exc), file=sys.stderr, flush=True)
         os.execvpe(command[0], command, env)  # the cold start, in this very process
     sys.stdout.flush()
     if code > 128 and code - 128 in {s.value for s in signal.Signals}:

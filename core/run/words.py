@@ -9,7 +9,7 @@ from __future__ import annotations
 import time
 
 from ..phases import LABELS
-from ..units import format_duration
+from ..units import format_bytes, format_duration
 from . import events as ev
 from .record import PhaseState, RunRecord, RunStatus
 
@@ -61,12 +61,36 @@ def notes(record: RunRecord) -> list[str]:
     if record.is_program and warm:
         program.append("Started warm: forked from a warm server that had imported TensorFlow and Keras before "
                        "the launch, so there is no import phase (tflaunch bench --warm).")
+    program += warm_notes(record)
     if record.is_program and record.stopped_at_ready:
         unit = "steps" if "first_step" in record.phases else "calls"
         program.append(f"tflaunch stopped the program at its ready point ({record.config.until}) after "
                        f"{record.latency.get('n', 0)} steady {unit}, as --until asked: not a failure.")
     late = [late_events_note(record)] if record.late_count else []
     return [*record.launch_notes, *program, *late, *gpu_notes(record.environment)]
+
+
+def warm_notes(record: RunRecord) -> list[str]:
+    """A launch asked to start warm: why it started cold, and whether its figure includes the
+    warm server's own start (its import), which a later warm launch does not pay."""
+    facts = record.warm_start
+    if not facts.get("asked"):
+        return []
+    out = []
+    kind = start_kind(record)
+    if kind == "cold":
+        why = facts.get("cold_because") or "the warm client did not say why"
+        out.append(f"Asked to start warm, started cold: {why}. Its figures are a cold start's.")
+    elif kind is None and record.finished_at is not None:
+        out.append("Asked to start warm, but the warm client said neither that it forked the program nor why "
+                   "not (it may have failed before it could): its figures may be a cold start's; see the log.")
+    if "server_import_s" in facts:
+        took = facts["server_import_s"]
+        how_long = f" ({format_duration(took)})" if isinstance(took, (int, float)) else ""
+        out.append(f"No warm server was running for this interpreter, so this launch started one and waited for "
+                   f"its import of TensorFlow{how_long}: its time to ready includes the server's own start, which a "
+                   "later warm launch reuses instead of paying.")
+    return out
 
 
 def late_events_note(record: RunRecord) -> str:
@@ -153,12 +177,37 @@ def _script_status_line(record: RunRecord) -> str:
             }.get(record.status, "Script failed")
 
 
+def _gpus_text(record: RunRecord) -> str:
+    """The GPUs TensorFlow used, as the run reported them; for a program that did not report
+    them (it ended before its ready point), the GPUs NVML saw its processes hold memory on."""
+    reported = record.environment.get("gpus")
+    if isinstance(reported, list):
+        return ", ".join(str(g.get("model") or g.get("name", "")) for g in reported if isinstance(g, dict)) or "no GPU"
+    nvml = record.launch_gpus or record.environment.get("nvml") or {}
+    cards = {g.get("index"): g.get("name") for g in nvml.get("gpus") or [] if isinstance(g, dict)}
+    held = [str(cards.get(index) or f"GPU {index}") for index in sorted(record.gpu_peaks)]
+    return ", ".join(held) + " (memory held, per NVML)" if held else "no GPU"
+
+
+def gpu_memory_line(record: RunRecord) -> str | None:
+    """Each GPU's peak held by the process tree, with TensorFlow's allocator peak beside it:
+    "GPU 0: 3.00 GiB (TensorFlow allocator peak 2.50 GiB)"; None without GPU figures."""
+    used, allocator = record.gpu_peaks, record.allocator_peaks
+    parts = []
+    for gpu in sorted(set(used) | set(allocator)):
+        text = f"GPU {gpu}: {format_bytes(used[gpu])}" if gpu in used else f"GPU {gpu}: not sampled"
+        if gpu in allocator:
+            text += f" (TensorFlow allocator peak {format_bytes(allocator[gpu])})"
+        parts.append(text)
+    return "; ".join(parts) or None
+
+
 def environment_line(record: RunRecord) -> str:
     """TensorFlow, Python, CPU, GPUs and driver in one line; what is unknown is left out."""
     env = record.environment
     if not env:
         return "not reported (the run ended before the probe described it)"
-    gpus = ", ".join(g.get("model") or g.get("name", "") for g in env.get("gpus", [])) or "no GPU"
+    gpus = _gpus_text(record)
     parts = [f"{name} {env[key]}" for name, key in (("TensorFlow", "tensorflow"), ("Keras", "keras"),
                                                      ("Python", "python")) if env.get(key)]
     if env.get("cpu"):

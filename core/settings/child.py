@@ -73,7 +73,11 @@ def child_environment(config: LaunchConfig, base: Mapping[str, str] | None = Non
             env[name] = value
     if launch_hook:
         env[HOOK_CONFIG_ENV] = json.dumps({k: getattr(config, k) for k in TF_CONFIG_KEYS})
-        env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(HOOK_DIR), env.get("PYTHONPATH", "")]))
+        # Once: a launch inside a launch (the doctor measuring `tflaunch run` under its own
+        # observer) must not grow the path, which keys the warm server the user's launch finds.
+        given = env.get("PYTHONPATH", "")
+        rest = [p for p in (given.split(os.pathsep) if given else []) if p != str(HOOK_DIR)]
+        env["PYTHONPATH"] = os.pathsep.join([str(HOOK_DIR), *rest])
     return env
 
 

@@ -342,16 +342,32 @@ def _extra(text: Any) -> dict[str, Any]:
             if isinstance(extra.get(key), int) and not isinstance(extra[key], bool) and 0 <= extra[key] < high}
 
 
-def _launch(text: Any) -> tuple[dict[str, Any], list[str]]:
-    """What the launcher did first (page cache report, notes); a damaged one loses them, not the run."""
+def _launch(text: Any) -> tuple[dict[str, Any], list[str], dict[str, Any]]:
+    """What the launcher did first (page cache report, notes, a warm start's facts); a damaged
+    one loses them, not the run."""
     try:
         launch = parsed_json(text or "{}", "launch")
     except DamagedRowError:
-        return {}, []
+        return {}, [], {}
     page_cache = launch.get("page_cache")
     notes = launch.get("notes")
     return (page_cache if isinstance(page_cache, dict) else {},
-            [n[:2000] for n in notes[:50] if isinstance(n, str)] if isinstance(notes, list) else [])
+            [n[:2000] for n in notes[:50] if isinstance(n, str)] if isinstance(notes, list) else [],
+            _warm_start(launch.get("warm_start")))
+
+
+def _warm_start(data: Any) -> dict[str, Any]:
+    """A warm start's stored facts, each checked (words.warm_notes reads them)."""
+    if not isinstance(data, dict) or data.get("asked") is not True:
+        return {}
+    out: dict[str, Any] = {"asked": True}
+    if isinstance(data.get("cold_because"), str):
+        out["cold_because"] = data["cold_because"][:2000]
+    if "server_import_s" in data:
+        took = data["server_import_s"]
+        out["server_import_s"] = float(took) if isinstance(took, (int, float)) and not isinstance(took, bool) \
+            and 0 <= took < 1e6 else None
+    return out
 
 
 def _imports(text: Any) -> dict[str, Any]:
@@ -426,7 +442,7 @@ def record_from_rows(data: dict[str, Any], phases: Iterable[Sequence[Any]],
     record.environment = _described(data["environment"], "environment", ENVIRONMENT)
     record.model = _described(data["model_info"], "model_info", MODEL_INFO)
     record.imports = _imports(data["imports"])
-    record.page_cache, record.launch_notes = _launch(data.get("launch"))
+    record.page_cache, record.launch_notes, record.warm_start = _launch(data.get("launch"))
     ready = _seconds(data["time_to_ready"], "time_to_ready")
     if ready is not None:
         record.ready_at = launched_at + ready

@@ -46,9 +46,11 @@ def finished_values(record: RunRecord) -> tuple[Any, ...]:
 
 
 def launch_facts(record: RunRecord) -> dict[str, Any]:
-    """What the launcher did before time zero: the page cache's eviction, the notes it left."""
+    """What the launcher did before time zero: the page cache's eviction, the notes it left,
+    and how a launch asked to start warm started (words.warm_notes)."""
     return {**({"page_cache": record.page_cache} if record.page_cache else {}),
-            **({"notes": record.launch_notes} if record.launch_notes else {})}
+            **({"notes": record.launch_notes} if record.launch_notes else {}),
+            **({"warm_start": record.warm_start} if record.warm_start else {})}
 
 
 def phase_rows(record: RunRecord) -> list[tuple[Any, ...]]:

@@ -137,12 +137,15 @@ class SummaryBar(QFrame):
             detail.append(f"TensorFlow {env.get('tensorflow')} · Python {env.get('python')} · "
                           f"{env.get('cores')} cores")
         notes = record.notes
-        if any("JIT-compiled" in n for n in notes):
-            detail.append("kernels JIT-compiled from PTX")
+        # A warm launch that started cold, or paid for its server's start, says so in the
+        # headline's detail (the whole sentence is in the tooltip and the log).
+        if record.warm_start.get("cold_because"):
+            detail.append(f"started cold: {_elided(str(record.warm_start['cold_because']))}")
+        if "server_import_s" in record.warm_start:
+            detail.append("includes the warm server's start")
         self.settings.setText(_wrappable(" · ".join(detail)))
         self.settings.setToolTip("\n".join([record.config.summary(), *notes]))
         _set_style(self.settings, "")
-
 
     def show_refusal(self, why: str) -> None:
         """No run started: the reason in the headline, in place of the last run's."""
@@ -155,6 +158,10 @@ class SummaryBar(QFrame):
         self.settings.setText(_wrappable(why))
         self.settings.setToolTip(why)
         _set_style(self.settings, f"color: {color};")
+
+
+def _elided(text: str, limit: int = 100) -> str:
+    return text if len(text) <= limit else text[:limit - 1] + "…"
 
 
 class RunView(QWidget):

@@ -313,7 +313,7 @@ class MainWindow(DropTarget, QMainWindow):  # DropTarget: a model or a script dr
         self._set_busy(True)  # after the start: the controls follow what runs
         if record is None:
             return
-        # Said before the first phase: a card without native kernels can take minutes here.
+        # Said before the first phase: a card this TensorFlow has no kernels for is not used.
         self.log.append_lines([f"tflaunch: warning: {w}" for w in launch_warnings(config)]
                               + [f"tflaunch: {n}" for n in record.launch_notes])
         if record.finished_at is None:

@@ -40,12 +40,17 @@ def test_a_warm_launch_runs_the_script_forked_and_samples_it(qtbot, window, tmp_
     script = tmp_path / "train.py"
     script.write_text(SCRIPT)
     window.use_config(LaunchConfig(intra=3))
-    records = []
+    records, details = [], []
     for code in ("0", "4"):  # the first starts the server, the second reuses it
         with qtbot.waitSignal(window.run_finished, timeout=RUN_TIMEOUT_MS) as finished:
             window.start_script([sys.executable, str(script), code], warm=True)
         records.append(finished.args[0])
+        details.append(window.run_view.summary.settings.text())
     first, second = records
+    # The first launch's figure includes the server's start (its import): it says so; the second's does not.
+    assert "includes the warm server's start" in details[0] and "includes the warm server" not in details[1]
+    assert any("this launch started one and waited for its import" in n for n in first.notes), first.notes
+    assert not any("waited for its import" in n for n in second.notes), second.notes
     log = window.log.text.toPlainText()
     assert first.status is RunStatus.OK and first.command == [sys.executable, str(script), "0"]
     assert "intra 3 sum 16777216.0" in log and warm_start.CHILD_LINE in log, log
@@ -64,6 +69,10 @@ def test_a_warm_launch_that_cannot_be_warm_runs_cold_and_says_why(qtbot, window,
         window.start_script([sys.executable, "-X", "importtime", str(script), "0"], warm=True)
     assert finished.args[0].status is RunStatus.OK
     assert start_kind(finished.args[0]) == "cold" and "cold: warm start was not possible" in finished.args[0].headline
+    # Why, in the app's own words (not only in the child's log): the summary and the run's notes.
+    assert "started cold: the interpreter option -X" in window.run_view.summary.settings.text()
+    assert any(n.startswith("Asked to start warm, started cold: the interpreter option -X") for n in
+               finished.args[0].notes), finished.args[0].notes
     log = window.log.text.toPlainText()
     assert "warm start not possible (the interpreter option -X" in log and "starting cold" in log
     assert "sum 16777216.0" in log

@@ -1,0 +1,125 @@
+"""The doctor's cure is what the user gets: its warm arm runs the command it advises (`tflaunch
+run --warm --profile NAME -- /abs/python SCRIPT`, the profile saved by the doctor, the
+interpreter it measured by absolute path), timed from that command to the ready point;
+every run is stored in History like any arm's; and .pyc is judged only from an X-ray it took.
+
+On the public program of the issue (a custom train_step) the doctor said 0.21x and
+`tflaunch run --warm` as told gave 0.48x: the CLI's own start was outside its figure, and
+`python` on PATH was another interpreter, which ran cold.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sys
+import tempfile
+
+import pytest
+
+from tflaunch.core.doctor import warm_arm
+from tflaunch.core.doctor.experiment import Diagnosis
+from tflaunch.core.doctor.remedies import examine
+from tflaunch.core.doctor.report import diagnosis_json, report_summary
+from tflaunch.core.doctor.verdict import saving
+from tflaunch.core.paths import profiles_dir
+from tflaunch.core.run.record import RunRecord
+from tflaunch.core.run.warm_start import stop_servers
+from tflaunch.core.run.words import start_kind
+from tflaunch.core.settings.config import LaunchConfig
+from tflaunch.core.store.history import History
+from tflaunch.core.store.profiles import ProfileStore
+from tflaunch.core.store.recorder import RunRecorder
+
+PROGRAM = ("import tensorflow as tf\n"
+           "from tflaunch_mark import mark\n"
+           "print('sum', float(tf.reduce_sum(tf.ones((4, 4)))), flush=True)\n"
+           "mark('ready')\n")
+
+
+@pytest.fixture
+def runtime(monkeypatch):
+    folder = tempfile.mkdtemp(prefix="tfl-", dir="/tmp")  # short: a socket's path has 107 bytes at most
+    monkeypatch.setenv("TFLAUNCH_RUNTIME_DIR", folder)
+    yield
+    stop_servers()
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+def test_the_warm_arm_runs_the_advised_command_and_stores_every_run(tmp_path, runtime, monkeypatch):
+    (tmp_path / "train.py").write_text(PROGRAM)
+    # A bare `python` is the chosen interpreter (this venv's); the `python` first on PATH is
+    # another one (pyenv's, the system's), so the advice names the one measured by its path.
+    monkeypatch.setenv("PATH", f"{tmp_path / 'elsewhere'}{os.pathsep}{os.environ.get('PATH', '')}")
+    (tmp_path / "elsewhere").mkdir()
+    (tmp_path / "elsewhere" / "python").write_text("#!/bin/sh\necho 'not the measured python' >&2; exit 3\n")
+    (tmp_path / "elsewhere" / "python").chmod(0o755)
+    base = LaunchConfig(python=sys.executable, program=("python", "train.py"), workdir=str(tmp_path),
+                        until="mark:ready", steady=0, log_level=2, timeout=120)
+    history = History(tmp_path / "history.sqlite3")
+    arm = warm_arm.measure(base, 3, print, RunRecorder(history, "doctor"))
+    assert arm.note is None, arm.note
+    python = os.path.abspath(sys.executable)
+    assert arm.command[-7:] == ["run", "--warm", "--profile", "doctor-warm-train", "--", python, "train.py"]
+    assert os.path.isabs(arm.command[-2]), "the interpreter measured, by its path"
+    assert arm.advice.endswith(f"-- {python} train.py (in {tmp_path})")
+    # Every run in History, labelled as an arm's trials are: a warm-up, then cold and warm alternated.
+    runs = [history.load(s.id) for s in history.list_runs()]
+    trials = [json.loads(history._db.execute("SELECT trial FROM runs WHERE id=?", (r.history_id,)).fetchone()[0])
+              for r in runs]
+    assert sorted(t["candidate"] for t in trials) == ["cold start"] * 3 + ["warm start"] * 4
+    assert [t["warmup"] for t in trials].count(True) == 1
+    warm = [r for r, t in zip(runs, trials, strict=True) if t["candidate"] == "warm start"]
+    assert all(start_kind(r) == "warm" and r.warm_start.get("asked") for r in warm)
+    # The first warm launch started the server and said so; it is the uncounted warm-up.
+    first = min(warm, key=lambda r: r.launched_at)
+    assert "server_import_s" in first.warm_start
+    assert arm.saving is not None and arm.saving.runs == 3
+    if arm.saving.significant:  # the profile the advice names, with the runs as its evidence
+        assert ProfileStore(profiles_dir()).load("doctor-warm-train").evidence["runs"] == 3
+    else:
+        assert "doctor-warm-train" not in [e.name for e in ProfileStore(profiles_dir()).entries()]
+
+
+def test_the_advice_is_the_measured_command_with_its_profile():
+    base = LaunchConfig(program=("python", "train.py"), workdir="/work/proj")
+    exam = examine(base, RunRecord(base), has_gpu=False, only={"warm"})
+    d = Diagnosis(exam, baseline=[])
+    d.warm = saving([1.1, 1.0, 1.2, 1.1, 1.0], [9.8, 10.1, 9.9, 10.0, 10.2])
+    d.warm_arm = warm_arm.WarmArm(d.warm, None, ["tflaunch", "run", "--warm", "--profile", "doctor-warm-train", "--",
+                                                 "/home/u/venv/bin/python", "train.py"], "doctor-warm-train",
+                                  "/work/proj")
+    command = "tflaunch run --warm --profile doctor-warm-train -- /home/u/venv/bin/python train.py (in /work/proj)"
+    summary = report_summary(d)
+    assert summary[0].endswith(f"start it with {command}.")
+    assert any(command in line and "each timed from the command to the ready point" in line for line in summary)
+    assert "NAME" not in " ".join(summary) and "your_script.py" not in " ".join(summary)
+    data = diagnosis_json(d)["warm_start"]
+    assert data["command"][-2:] == ["/home/u/venv/bin/python", "train.py"] and data["profile"] == "doctor-warm-train"
+
+
+def test_pyc_is_judged_only_from_an_import_xray_taken():
+    """For a program the doctor said ".pyc files are present" with no X-ray at all."""
+    base = LaunchConfig(program=("python", "train.py"))
+    exam = examine(base, RunRecord(base), has_gpu=False, only={"pyc"})
+    assert exam.skipped["pyc"].startswith("not judged: no import X-ray was taken")
+    xray = {"compiled": {"tensorflow": {"checked": 400, "uncached": 0, "folder": "/site/tensorflow"}}}
+    judged = examine(base, RunRecord(base), has_gpu=False, only={"pyc"}, imports=xray)
+    assert judged.skipped["pyc"] == "TensorFlow's .pyc files are present (the import X-ray found them compiled)"
+
+
+def test_a_profile_name_follows_the_program():
+    assert warm_arm.profile_name(("python", "examples/custom train_step.py", "--epochs", "1")) == \
+        "doctor-warm-custom-train_step"
+    assert warm_arm.profile_name(("python", "-m", "pkg.train")) == "doctor-warm-pkg.train"
+    assert warm_arm.profile_name(("python", "-c", "pass")) == "doctor-warm-program"
+
+
+def test_a_launch_inside_a_launch_keeps_one_hook_on_the_path():
+    from tflaunch.core.settings.child import HOOK_DIR, child_environment
+
+    once = child_environment(LaunchConfig(), {"PYTHONPATH": "/mine"}, launch_hook=True)
+    twice = child_environment(LaunchConfig(), once, launch_hook=True)
+    assert once["PYTHONPATH"] == twice["PYTHONPATH"] == f"{HOOK_DIR}{os.pathsep}/mine"
+    assert child_environment(LaunchConfig(), {}, launch_hook=True)["PYTHONPATH"] == str(HOOK_DIR)
