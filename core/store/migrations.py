@@ -95,4 +95,8 @@ MIGRATIONS: tuple[str, ...] = (
     """
     ALTER TABLE runs ADD COLUMN launch TEXT NOT NULL DEFAULT '{}'
     """,
+    # 7: an extra, profiled run's first step or first call in parts (its anatomy).
+    """
+    ALTER TABLE runs ADD COLUMN anatomy TEXT NOT NULL DEFAULT '{}'
+    """,
 )
