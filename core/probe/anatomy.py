@@ -17,6 +17,7 @@ import glob
 import os
 import re
 import shutil
+import sys
 import tempfile
 from typing import Any, Dict, List, Optional, Tuple
 
@@ -75,6 +76,7 @@ def part_of(name: str, stats: Dict[str, Any]) -> Optional[str]:
 
 # -- the profiler, in the child ------------------------------------------------------------
 _LOGDIR: Optional[str] = None
+_START_ERROR = "it was not started"  # why there is no profile to read, until start() succeeds
 
 
 def start(tf: Any) -> Optional[str]:
@@ -83,7 +85,7 @@ def start(tf: Any) -> Optional[str]:
     host_tracer_level 3 records TensorFlow's own TraceMe events down to the verbose ones
     (graph building, instantiation, kernel execution); the Python tracer stays off: it would
     make every Python call an event, costing more than the parts it would show."""
-    global _LOGDIR
+    global _LOGDIR, _START_ERROR
     try:
         _LOGDIR = tempfile.mkdtemp(prefix="tflaunch-anatomy-")
         options = tf.profiler.experimental.ProfilerOptions(host_tracer_level=3, python_tracer_level=0,
@@ -92,23 +94,25 @@ def start(tf: Any) -> Optional[str]:
         return None
     except Exception as exc:  # the run goes on unprofiled; finish says why
         _LOGDIR = None
-        return "{}: {}".format(type(exc).__name__, exc)
+        _START_ERROR = f"{type(exc).__name__}: {exc}"
+        return _START_ERROR
 
 
 def finish(tf: Any, window_start: float, window_end: float) -> Dict[str, Any]:
     """Stop the profiler and attribute the window (wall clock, time.time()) to parts: the
     fields of an `anatomy` event (an `error` field instead of parts when it cannot)."""
-    logdir = _LOGDIR
+    global _LOGDIR
+    logdir, _LOGDIR = _LOGDIR, None
     window = max(0.0, window_end - window_start)
     if logdir is None:
-        return {"window": window, "error": "the profiler did not start"}
+        return {"window": window, "error": f"the profiler did not start: {_START_ERROR}"}
     try:
         try:
             with tf.profiler.experimental.Trace(MARKER):
                 pass  # an event on this thread: the window's thread is the marker's line
             tf.profiler.experimental.stop()
         except Exception as exc:
-            return {"window": window, "error": "the profiler did not stop: {}: {}".format(type(exc).__name__, exc)}
+            return {"window": window, "error": f"the profiler did not stop: {type(exc).__name__}: {exc}"}
         files = sorted(glob.glob(os.path.join(logdir, "plugins", "profile", "*", "*.xplane.pb")))
         if not files:
             return {"window": window, "error": "the profiler wrote no trace"}
@@ -123,9 +127,24 @@ def finish(tf: Any, window_start: float, window_end: float) -> Dict[str, Any]:
         result["trace_bytes"] = os.path.getsize(files[-1])
         return result
     except Exception as exc:
-        return {"window": window, "error": "the trace could not be read: {}: {}".format(type(exc).__name__, exc)}
+        return {"window": window, "error": f"the trace could not be read: {type(exc).__name__}: {exc}"}
     finally:
         shutil.rmtree(logdir, ignore_errors=True)
+
+
+# -- the program observer's two calls (probe/observe.py, marked "anatomy hook") ---------------
+def after_import(obs: Any) -> None:
+    """`import tensorflow` has finished in a program measured with anatomy: start recording."""
+    if getattr(obs, "anatomy", False) and _LOGDIR is None and "tensorflow" in sys.modules:
+        start(sys.modules["tensorflow"])  # a failure is said by at_ready_point's event
+
+
+def at_ready_point(obs: Any, phase: str, window_start: float, window_end: float) -> None:
+    """The first step (or first inference) has ended: its anatomy, once, on the channel."""
+    if not getattr(obs, "anatomy", False):
+        return
+    obs.anatomy = False
+    obs.send("anatomy", phase, **finish(sys.modules.get("tensorflow"), window_start, window_end))
 
 
 # -- the trace, read ---------------------------------------------------------------------------

@@ -38,6 +38,7 @@ import threading
 import time
 from typing import Any, Dict, List, Optional, Tuple
 
+from . import anatomy  # anatomy hook
 from .hook_tools import guarded
 from .keras_hooks import patch_keras
 from .tf_hooks import patch_tensorflow
@@ -145,6 +146,7 @@ class Observer:
     def step_done(self, start: float, end: float) -> None:
         if not self.reported.get("first_step"):
             self.once("first_step", min(start, self.fit_start or start), end)
+            anatomy.at_ready_point(self, "first_step", min(start, self.fit_start or start), end)  # anatomy hook
             self.at_ready_point("first_step", "step", end)
         elif self.ready_kind in ("step", "any"):
             self.ready_kind = "step"
@@ -155,6 +157,7 @@ class Observer:
             return  # inside fit or train_on_batch (a strategy's replica calls): training, not inference
         if not self.reported.get("first"):
             self.once("first", start, end)
+            anatomy.at_ready_point(self, "first", start, end)  # anatomy hook
             self.at_ready_point("first_inference", "call", end)
         elif self.ready_kind in ("call", "any"):
             self.ready_kind = "call"
@@ -258,6 +261,7 @@ def install(fd: int, settings: Dict[str, Any], process_age: Optional[float]) -> 
     if process_age is not None:
         obs.span("spawn", time.time() - max(process_age, 0.0), time.time())
     atexit.register(guarded(obs.at_exit))
+    obs.anatomy = bool(settings.get("anatomy"))  # type: ignore[attr-defined]  # anatomy hook
     return obs
 
 
@@ -285,6 +289,7 @@ def imported(obs: Observer, name: str, start: float, outermost: bool) -> None:
         obs.once("import", start)
     if name == "tensorflow":
         patch_tensorflow(obs)
+        anatomy.after_import(obs)  # anatomy hook
         if "keras.src.layers.layer" in sys.modules:
             patch_keras(obs)
     elif name == "keras":
