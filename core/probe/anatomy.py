@@ -51,7 +51,7 @@ RULES: Tuple[Tuple[str, Optional[str]], ...] = (
      r"|Optional(HasValue|GetValue)|\w*Dataset\w*)$|^MakeIterator|^Iterator::|IteratorGetNext|^Prefetch", "data"),
     (r"^tf\.function-graph_building$|[Aa]uto[Gg]raph|^tf_function_trace", "tracing"),
     (r"^(EagerKernelExecute|KernelAndDevice\w*::Run|FunctionRun|ExecutorDoneCallback|TFE_DeleteTensorHandle)$"
-     r"|^ExecutorState::|^EagerLocalExecute: |^[\w/.\-]+:[A-Z_]\w*$", "execution"),
+     r"|^ExecutorState::|^ParallelFor|^EagerLocalExecute: |^[\w/.\-]+:[A-Z_]\w*$", "execution"),
     (r"^(convert_to_tensor|tf\.constant|TFE_Py_\w+|EagerExecute|EagerCopyToDevice|ValidateInputTypeAndPlacement"
      r"|ThreadpoolListener::\w+)$", None),
 )
@@ -139,10 +139,13 @@ def after_import(obs: Any) -> None:
         start(sys.modules["tensorflow"])  # a failure is said by at_ready_point's event
 
 
+_READY = {"first_step": "first_step", "first_inference": "first"}  # --until's point -> its phase
+
+
 def at_ready_point(obs: Any, phase: str, window_start: float, window_end: float) -> None:
     """The first step (or first inference) has ended: its anatomy, once, on the channel."""
-    if not getattr(obs, "anatomy", False):
-        return
+    if not getattr(obs, "anatomy", False) or _READY.get(getattr(obs, "until", ""), phase) != phase:
+        return  # a first inference before the first step that --until names is not the window
     obs.anatomy = False
     obs.send("anatomy", phase, **finish(sys.modules.get("tensorflow"), window_start, window_end))
 
