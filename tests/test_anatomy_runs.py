@@ -59,3 +59,15 @@ def test_the_first_call_of_a_model_is_attributed_and_kept_in_history(tmp_path: P
     kept = history.load(run_id)
     assert kept.anatomy == record.anatomy
     assert kept.to_dict()["anatomy"]["run_id"] == run_id
+
+
+@pytest.mark.parametrize("grappler", ["light", "off"])
+def test_the_grappler_setting_is_applied_and_read_back(grappler: str) -> None:
+    """One meaning: tf.config.optimizer.set_experimental_options, by apply_tf_config (the probe's
+    and the launch hook's), read back inside the child."""
+    from tflaunch.core.probe.tf_setup import GRAPPLER_OPTIONS
+
+    record = run_sessions([ProbeSession(LaunchConfig(model="sample:mlp", steady=1, log_level=2, grappler=grappler))])[0]
+    assert record.status is RunStatus.OK, record.headline
+    applied = record.settings["grappler"]
+    assert {k: applied[k] for k in GRAPPLER_OPTIONS[grappler]} == GRAPPLER_OPTIONS[grappler]
