@@ -17,6 +17,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from ..paths import cache_dir
 from ..run.driver import Watcher, run_sessions
@@ -96,7 +97,8 @@ def diagnose(base: LaunchConfig, *, repeat: int = 5, only: set[str] | None = Non
     if first.status is not RunStatus.OK:
         raise DoctorError(f"the model does not run with these settings, so there is nothing to compare: "
                           f"{first.headline}")
-    exam = examine(base, first, machine_gpus().available, only, _pyc_prefix(base, first, say))
+    anatomy = _anatomy(base, recorder, watcher, say) if only is None or "anatomy" in only else None
+    exam = examine(base, first, machine_gpus().available, only, _pyc_prefix(base, first, say), anatomy=anatomy)
     diagnosis = Diagnosis(exam)
     arms = _with_model_files(exam.arms, base, say)
     if arms:
@@ -122,13 +124,23 @@ def diagnose(base: LaunchConfig, *, repeat: int = 5, only: set[str] | None = Non
     return diagnosis
 
 
-def _one_run(config: LaunchConfig, recorder: RunRecorder, watcher: Watcher | None) -> RunRecord:
+def _anatomy(base: LaunchConfig, recorder: RunRecorder, watcher: Watcher | None, say: Say) -> dict[str, Any]:
+    """The first step's (or first call's) parts, from one extra run with TensorFlow's profiler
+    on: it chooses the anatomy's arms, and measures none of them."""
+    what = "first step" if base.is_program else "first call"
+    say(f"one extra run with TensorFlow's profiler on: the anatomy of the {what}")
+    record = _one_run(base, recorder, watcher, anatomy=True)
+    return {**record.anatomy, "run_id": record.history_id} if record.anatomy else {}
+
+
+def _one_run(config: LaunchConfig, recorder: RunRecorder, watcher: Watcher | None,
+             anatomy: bool = False) -> RunRecord:
     from ..run.driver import Watchers
 
     gpus = GpuMemorySampler()
     try:
         watchers = Watchers(recorder, watcher) if watcher is not None else recorder
-        return run_sessions([ProbeSession(config)], watchers, gpus)[0]
+        return run_sessions([ProbeSession(config, anatomy=anatomy)], watchers, gpus)[0]
     finally:
         gpus.close()
 

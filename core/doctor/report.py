@@ -8,6 +8,8 @@ from typing import Any
 
 from ..grid import grid
 from ..report.review import Cell, Review, _date, _stamp, environment_facts, slug
+from ..report.table import anatomy_lines
+from ..run.anatomy import part_label
 from ..units import format_duration
 from .experiment import Diagnosis
 from .verdict import Saving, interval_text, verdict_text
@@ -38,6 +40,9 @@ def report_rows(d: Diagnosis) -> list[list[str]]:
             verdict = f"failed: {r.failure or 'every run failed'}"
         if not r.arm.launchable and r.saving is not None and r.saving.significant:
             verdict += f" ({r.arm.how or 'change your code'}: a launch cannot apply it)"
+        if r.arm.part:  # the anatomy chose it: which part it acts on, the saving being the measured one
+            verdict = (f"for {part_label(r.arm.part)} ({format_duration(r.arm.part_seconds)} in the anatomy): "
+                       + verdict)
         rows.append([str(next(number)) if r.values else "", r.arm.remedy, r.arm.key, format_duration(median),
                      str(len(r.values)), verdict])
     if d.warm is not None or d.warm_note:
@@ -120,8 +125,21 @@ def report_summary(d: Diagnosis, cli: bool = True) -> list[str]:
     return lines
 
 
+def anatomy_report(d: Diagnosis) -> list[str]:
+    """The anatomy the doctor chose its anatomy arms by, and the parts that chose none."""
+    anatomy = d.exam.anatomy
+    if not anatomy:
+        return []
+    phase = d.exam.record.phase(str(anatomy.get("phase")))
+    lines = anatomy_lines(anatomy, phase.duration if phase is not None else None)
+    lines += [f"  ({note})" for note in d.exam.anatomy_notes]
+    return ["", *lines, "  Each arm's saving below is measured (time to ready, interleaved runs), never the part's "
+            "size."]
+
+
 def report_text(d: Diagnosis) -> str:
-    return "\n".join([f"tflaunch doctor: {d.exam.base.subject}, time to ready (median of each arm)", "",
+    return "\n".join([f"tflaunch doctor: {d.exam.base.subject}, time to ready (median of each arm)",
+                      *anatomy_report(d), "",
                       grid(list(COLUMNS), report_rows(d), text=(1, 2, 5)), "", *report_summary(d)])
 
 
@@ -136,7 +154,9 @@ def diagnosis_json(d: Diagnosis, saved: str | None = None) -> dict[str, Any]:
     return {
         "model": d.exam.base.subject,
         "baseline_s": d.baseline,
-        "arms": [{"remedy": r.arm.remedy, "arm": r.arm.key, "values_s": r.values, "failures": r.failures,
+        "anatomy": d.exam.anatomy or None, "anatomy_notes": d.exam.anatomy_notes,
+        "arms": [{"remedy": r.arm.remedy, "arm": r.arm.key, "part": r.arm.part or None,
+                  "part_s": r.arm.part_seconds, "values_s": r.values, "failures": r.failures,
                   "launchable": r.arm.launchable, "saving": _saving_json(r.saving),
                   "verdict": verdict_text(r.saving, len(r.values))} for r in d.results],
         "warm_start": _saving_json(d.warm) if d.warm else {"not_measured": d.warm_note},

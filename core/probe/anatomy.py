@@ -14,6 +14,7 @@ Standard library and TensorFlow only; Python 3.8 syntax, like the rest of the pr
 """
 
 import glob
+import importlib
 import os
 import re
 import shutil
@@ -116,11 +117,7 @@ def finish(tf: Any, window_start: float, window_end: float) -> Dict[str, Any]:
         files = sorted(glob.glob(os.path.join(logdir, "plugins", "profile", "*", "*.xplane.pb")))
         if not files:
             return {"window": window, "error": "the profiler wrote no trace"}
-        try:
-            from tensorflow.tsl.profiler.protobuf import xplane_pb2  # type: ignore
-        except ImportError:
-            from tsl.profiler.protobuf import xplane_pb2  # type: ignore
-        space = xplane_pb2.XSpace()
+        space = _xplane_pb2().XSpace()
         with open(files[-1], "rb") as f:
             space.ParseFromString(f.read())
         result = attribute(space, window_start, window_end)
@@ -148,6 +145,16 @@ def at_ready_point(obs: Any, phase: str, window_start: float, window_end: float)
         return  # a first inference before the first step that --until names is not the window
     obs.anatomy = False
     obs.send("anatomy", phase, **finish(sys.modules.get("tensorflow"), window_start, window_end))
+
+
+def _xplane_pb2() -> Any:
+    """The XPlane protobuf module TensorFlow ships (tsl's; its own package in newer wheels)."""
+    for name in ("tensorflow.tsl.profiler.protobuf.xplane_pb2", "tsl.profiler.protobuf.xplane_pb2"):
+        try:
+            return importlib.import_module(name)
+        except ImportError:
+            continue
+    raise ImportError("TensorFlow ships no xplane_pb2 here")
 
 
 # -- the trace, read ---------------------------------------------------------------------------

@@ -58,9 +58,9 @@ def checked_anatomy(obj: dict[str, Any]) -> dict[str, Any]:
     if not isinstance(obj, dict):
         raise ValueError("anatomy: not an object")
     out: dict[str, Any] = {"window": _seconds(obj, "window")}
-    for key in ("phase", "error", "thread"):
-        if isinstance(obj.get(key), str):
-            out[key] = obj[key][:500]
+    for text_key in ("phase", "error", "thread"):
+        if isinstance(obj.get(text_key), str):
+            out[text_key] = obj[text_key][:500]
     if isinstance(obj.get("run_id"), int) and not isinstance(obj["run_id"], bool):
         out["run_id"] = obj["run_id"]
     if "error" in out:
@@ -68,9 +68,9 @@ def checked_anatomy(obj: dict[str, Any]) -> dict[str, Any]:
     raw = obj.get("parts")
     if not isinstance(raw, list) or len(raw) > MAX_PARTS:
         raise ValueError("anatomy: parts is not a short list")
-    parts = []
+    parts: list[dict[str, Any]] = []
     for item in raw:
-        key = item.get("part") if isinstance(item, dict) else None
+        key: Any = item.get("part") if isinstance(item, dict) else None
         if not isinstance(key, str) or not key or len(key) > 40 or not set(key) <= _KEY_CHARS:
             raise ValueError("anatomy: a part has no well-formed name")
         parts.append({"part": key, "seconds": _seconds(item, "seconds"), "names": _names(item.get("names", []))})
@@ -95,7 +95,8 @@ def attributed_share(anatomy: dict[str, Any]) -> float | None:
     window = anatomy.get("window") or 0.0
     if "parts" not in anatomy or window <= 0:
         return None
-    return min(1.0, sum(p["seconds"] for p in anatomy["parts"]) / window)
+    named = math.fsum(float(p["seconds"]) for p in anatomy["parts"])
+    return min(1.0, named / float(window))
 
 
 def anatomy_rows(anatomy: dict[str, Any]) -> list[tuple[str, float, str]]:
