@@ -91,7 +91,7 @@ def diagnose(base: LaunchConfig, *, repeat: int = 5, only: set[str] | None = Non
              say: Say = lambda _: None, on_trial: Callable[[Sweep, Trial, float | None], None] | None = None,
              watcher: Watcher | None = None) -> Diagnosis:
     """Examine `base`, measure each remedy that applies, combine and verify the gains."""
-    say(f"examining {base.model}: one run with your settings")
+    say(f"examining {base.subject}: one run with your settings")
     recorder = RunRecorder(history, "doctor")
     first = _one_run(base, recorder, watcher)
     if first.status is not RunStatus.OK:

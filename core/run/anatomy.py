@@ -30,6 +30,13 @@ PART_LABELS: dict[str, str] = {
     "gpu_copies": "host-device copies",
 }
 NOT_ATTRIBUTED_LABEL = "not attributed"
+# Each part's colour in the waterfall and the review image (grey: not attributed, or a newer probe's part).
+PART_COLORS: dict[str, str] = {
+    "tracing": "#e8710a", "instantiation": "#f9ab00", "xla": "#a142f4", "variables": "#12b5cb",
+    "data": "#1e8e3e", "execution": "#1a73e8", "gpu_handles": "#c5221f", "gpu_autotune": "#e52592",
+    "gpu_modules": "#9334e6", "gpu_allocator": "#795548", "gpu_copies": "#5f6368",
+}
+OTHER_COLOR = "#bdc1c6"
 MAX_PARTS = 24
 MAX_NAMES = 8
 MAX_SECONDS = 1e6
@@ -90,6 +97,11 @@ def part_label(key: str) -> str:
     return PART_LABELS.get(key, key.replace("_", " "))
 
 
+def short_label(label: str) -> str:
+    """A part's label without its explanation, for a narrow column: "tracing", "GPU autotuning"."""
+    return label.split(" (")[0].replace(" and graph optimisation", "")
+
+
 def attributed_share(anatomy: dict[str, Any]) -> float | None:
     """How much of the window the parts name (0-1); None for an anatomy that failed."""
     window = anatomy.get("window") or 0.0
@@ -109,6 +121,15 @@ def anatomy_rows(anatomy: dict[str, Any]) -> list[tuple[str, float, str]]:
                      ", ".join(n["name"] for n in anatomy.get("unattributed_names", [])[:3])
                      or "Python between TensorFlow's calls"))
     return rows
+
+
+def segments(anatomy: dict[str, Any]) -> list[tuple[str, float, str]]:
+    """(label, seconds, colour) of each part then not attributed, for a bar split in parts."""
+    out = [(part_label(p["part"]), p["seconds"], PART_COLORS.get(p["part"], OTHER_COLOR))
+           for p in anatomy.get("parts", [])]
+    if "parts" in anatomy:
+        out.append((NOT_ATTRIBUTED_LABEL, anatomy.get("not_attributed", 0.0), OTHER_COLOR))
+    return out
 
 
 def source_line(anatomy: dict[str, Any], unprofiled: float | None = None) -> str:
