@@ -57,12 +57,14 @@ class ArmResult:
     failures: int = 0
     failure: str | None = None
     saving: Saving | None = None
+    objective: str = "ready"  # what its values measure: time to ready, or phase:NAME (an anatomy arm)
 
 
 @dataclass
 class Diagnosis:
     exam: Examination
     baseline: list[float] = field(default_factory=list)
+    part_baseline: list[float] = field(default_factory=list)  # the baseline's anatomy phase, beside the anatomy arms
     results: list[ArmResult] = field(default_factory=list)
     warm: Saving | None = None
     warm_note: str | None = None  # why warm start was not measured
@@ -101,16 +103,26 @@ def diagnose(base: LaunchConfig, *, repeat: int = 5, only: set[str] | None = Non
     exam = examine(base, first, machine_gpus().available, only, _pyc_prefix(base, first, say), anatomy=anatomy)
     diagnosis = Diagnosis(exam)
     arms = _with_model_files(exam.arms, base, say)
-    if arms:
-        say(f"measuring {len(arms)} arm{'s' if len(arms) > 1 else ''} against the baseline, {repeat} runs each, "
-            "interleaved")
-        sweep, sweep_id = _sweep(base, [(a.key, a.config) for a in arms], repeat, history, on_trial)
+    # An arm the anatomy chose is measured on the phase its part is in (the first step, or the
+    # first call), where its saving is not lost in the import's run-to-run spread.
+    part_phase = f"phase:{exam.anatomy['phase']}" if exam.anatomy.get("phase") else "ready"
+    for group, objective in (([a for a in arms if not a.part], "ready"), ([a for a in arms if a.part], part_phase)):
+        if not group:
+            continue
+        what = "time to ready" if objective == "ready" else f"the {exam.anatomy['phase'].replace('_', ' ')} phase"
+        say(f"measuring {len(group)} arm{'s' if len(group) > 1 else ''} against the baseline on {what}, {repeat} "
+            "runs each, interleaved")
+        sweep, sweep_id = _sweep(base, [(a.key, a.config) for a in group], repeat, history, on_trial, objective)
         diagnosis.sweep_ids += [sweep_id] if sweep_id is not None else []
-        diagnosis.baseline = list(sweep.values["baseline"])
-        for arm in arms:
+        baseline = list(sweep.values["baseline"])
+        if objective == "ready":
+            diagnosis.baseline = baseline
+        else:
+            diagnosis.part_baseline = baseline
+        for arm in group:
             values = list(sweep.values[arm.key])
             diagnosis.results.append(ArmResult(arm, values, sweep.failures[arm.key], sweep.first_failure.get(arm.key),
-                                               saving(values, diagnosis.baseline)))
+                                               saving(values, baseline), objective))
     if only is None or "warm" in only:
         diagnosis.warm, diagnosis.warm_note = _measure_warm(base, repeat, say)
     launchable = [r.arm for r in diagnosis.recommended if r.arm.launchable]
@@ -146,8 +158,10 @@ def _one_run(config: LaunchConfig, recorder: RunRecorder, watcher: Watcher | Non
 
 
 def _sweep(base: LaunchConfig, arms: list[tuple[str, LaunchConfig]], repeat: int, history: History | None,
-           on_trial: Callable[[Sweep, Trial, float | None], None] | None) -> tuple[Sweep, int | None]:
-    plan = SweepPlan(base, {ARMS_AXIS: [key for key, _ in arms]}, repeat=repeat, warmup=1, racing=False)
+           on_trial: Callable[[Sweep, Trial, float | None], None] | None,
+           objective: str = "ready") -> tuple[Sweep, int | None]:
+    plan = SweepPlan(base, {ARMS_AXIS: [key for key, _ in arms]}, repeat=repeat, warmup=1, racing=False,
+                     objective=objective)
     candidates = [Candidate("baseline", base, baseline=True), *(Candidate(key, config) for key, config in arms)]
     try:
         session = SweepSession(plan, candidates, history)

@@ -41,9 +41,11 @@ def report_rows(d: Diagnosis) -> list[list[str]]:
         if not r.arm.launchable and r.saving is not None and r.saving.significant:
             verdict += f" ({r.arm.how or 'change your code'}: a launch cannot apply it)"
         if r.arm.part:  # the anatomy chose it: which part it acts on, the saving being the measured one
-            verdict = (f"for {part_label(r.arm.part)} ({format_duration(r.arm.part_seconds)} in the anatomy): "
-                       + verdict)
-        rows.append([str(next(number)) if r.values else "", r.arm.remedy, r.arm.key, format_duration(median),
+            phase = r.objective.removeprefix("phase:").replace("_", " ")
+            verdict = (f"for {part_label(r.arm.part)} ({format_duration(r.arm.part_seconds)} in the anatomy), "
+                       f"measured on the {phase} (baseline {format_duration(_median(d.part_baseline))}): " + verdict)
+        rows.append([str(next(number)) if r.values else "", r.arm.remedy, r.arm.key,
+                     format_duration(median) + ("" if r.objective == "ready" else " *"),
                      str(len(r.values)), verdict])
     if d.warm is not None or d.warm_note:
         warm_median = format_duration(d.warm.baseline - d.warm.seconds) if d.warm else ""
@@ -133,8 +135,8 @@ def anatomy_report(d: Diagnosis) -> list[str]:
     phase = d.exam.record.phase(str(anatomy.get("phase")))
     lines = anatomy_lines(anatomy, phase.duration if phase is not None else None)
     lines += [f"  ({note})" for note in d.exam.anatomy_notes]
-    return ["", *lines, "  Each arm's saving below is measured (time to ready, interleaved runs), never the part's "
-            "size."]
+    return ["", *lines, "  Each arm's saving below is measured (interleaved runs; * = on the phase itself, not time "
+            "to ready), never the part's size."]
 
 
 def report_text(d: Diagnosis) -> str:
@@ -156,7 +158,8 @@ def diagnosis_json(d: Diagnosis, saved: str | None = None) -> dict[str, Any]:
         "baseline_s": d.baseline,
         "anatomy": d.exam.anatomy or None, "anatomy_notes": d.exam.anatomy_notes,
         "arms": [{"remedy": r.arm.remedy, "arm": r.arm.key, "part": r.arm.part or None,
-                  "part_s": r.arm.part_seconds, "values_s": r.values, "failures": r.failures,
+                  "part_s": r.arm.part_seconds, "objective": r.objective, "values_s": r.values,
+                  "failures": r.failures,
                   "launchable": r.arm.launchable, "saving": _saving_json(r.saving),
                   "verdict": verdict_text(r.saving, len(r.values))} for r in d.results],
         "warm_start": _saving_json(d.warm) if d.warm else {"not_measured": d.warm_note},
@@ -195,6 +198,10 @@ def doctor_review(d: Diagnosis) -> Review:
                   objective="ready",
                   data=(["#", "Remedy", "Arm", "Ready (s)", "Runs", "Verdict"], data),
                   file_stem=f"tflaunch-doctor-{slug(d.exam.base.subject)}-{_stamp(record.launched_at)}")
+
+
+def _median(values: list[float]) -> float | None:
+    return sorted(values)[len(values) // 2] if values else None
 
 
 def _seconds(text: str) -> float | None:
