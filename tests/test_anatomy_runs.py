@@ -9,7 +9,9 @@ way, with the first call as its window. History keeps the anatomy.
 
 from __future__ import annotations
 
+import json
 import math
+import os
 from pathlib import Path
 
 import pytest
@@ -71,3 +73,26 @@ def test_the_grappler_setting_is_applied_and_read_back(grappler: str) -> None:
     assert record.status is RunStatus.OK, record.headline
     applied = record.settings["grappler"]
     assert {k: applied[k] for k in GRAPPLER_OPTIONS[grappler]} == GRAPPLER_OPTIONS[grappler]
+
+
+def test_bench_anatomy_prints_the_parts_under_the_first_step_beside_the_unprofiled_one(tmp_path: Path) -> None:
+    """`tflaunch bench --anatomy --until first_step -- python train.py`, as a user types it: the
+    measured run without the profiler, then the extra run; its parts under First step, its JSON."""
+    from tests.builders import tflaunch
+
+    argv = ("bench", "--anatomy", "--until", "first_step", "--steady", "0", "--log-level", "2", "--cwd",
+            str(PROGRAMS))
+    program = ("--", "python", "custom_train_step.py", "--steps", "4")
+    done = tflaunch(*argv, *program, env={**os.environ, "TFLAUNCH_DATA_DIR": str(tmp_path)})
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    step = next(i for i, line in enumerate(lines) if line.startswith("First step"))
+    assert any(line.startswith("  · tracing") for line in lines[step:step + 12]), done.stdout
+    assert any(line.startswith("  · not attributed") for line in lines[step:step + 12]), done.stdout
+    source = next(line for line in lines if line.startswith("Anatomy of first_step from run #2"))
+    assert "without the profiler" in source and "% attributed" in source
+    done = tflaunch(*argv, "--json", "--no-history", *program)
+    data = json.loads(done.stdout)
+    assert data["anatomy"]["phase"] == "first_step" and data["anatomy_problem"] is None
+    assert data["runs"][0].get("anatomy") is None  # the measured run never had the profiler on
+    assert data["anatomy_run"]["anatomy"]["window"] == data["anatomy"]["window"]
