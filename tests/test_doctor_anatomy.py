@@ -55,3 +55,23 @@ def test_the_remedy_joins_an_arm_another_remedy_chose_and_names_its_part() -> No
     assert "anatomy" not in exam.skipped
     exam = examine(BASE, record, False, only={"anatomy"}, anatomy=anatomy(tracing=1.0))
     assert "no launch setting acts on it" in exam.skipped["anatomy"]
+
+
+def test_the_report_names_each_arms_part_and_its_measured_saving() -> None:
+    from tflaunch.core.doctor.experiment import ArmResult, Diagnosis
+    from tflaunch.core.doctor.report import diagnosis_json, report_text
+    from tflaunch.core.doctor.verdict import saving
+
+    record = RunRecord(BASE)
+    exam = examine(BASE, record, False, only={"anatomy"}, anatomy=anatomy(tracing=1.0, instantiation=0.5))
+    d = Diagnosis(exam, part_baseline=[2.0, 2.1, 2.2, 2.05])
+    for arm in exam.arms:
+        values = [1.6, 1.7, 1.65, 1.62]
+        d.results.append(ArmResult(arm, values, saving=saving(values, d.part_baseline), objective="phase:first_step"))
+    text = report_text(d)
+    assert "Anatomy of first_step from run #3" in text
+    assert "for instantiation and graph optimisation (500 ms in the anatomy), measured on the first step" in text
+    assert "measured: saves" in text and "of its first step" in text
+    assert "2.10 s *" in text  # the baseline's first step, marked as the arms' are
+    arms = diagnosis_json(d)["arms"]
+    assert {a["part"] for a in arms} == {"instantiation"} and {a["objective"] for a in arms} == {"phase:first_step"}

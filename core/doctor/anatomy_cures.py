@@ -69,7 +69,7 @@ def choose(base: LaunchConfig, anatomy: dict[str, Any], has_gpu: bool) -> tuple[
         name, size = part["part"], part["seconds"]
         cures = CURES.get(name, ())
         if not cures:
-            notes.append(f"{part_label(name)} ({format_duration(size)}): no launch setting acts on it")
+            notes.append(f"{part_label(name)}, {format_duration(size)}: no launch setting acts on it")
             continue
         for cure in cures:
             if cure.gpu and not has_gpu:

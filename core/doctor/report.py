@@ -21,8 +21,8 @@ COLUMNS = ("#", "Remedy", "Arm", "Ready", "Runs", "Verdict")
 def strips(d: Diagnosis) -> list[tuple[str, list[float], bool]]:
     """The runs a strip plot draws, numbered 1, 2, ... as the table's "#" numbers them: the
     baseline's, then each arm's that has any."""
-    return [("baseline", list(d.baseline), False), *((r.arm.key, list(r.values), False) for r in d.results
-                                                      if r.values)]
+    return [("baseline", list(d.baseline or d.part_baseline), False),
+            *((r.arm.key, list(r.values), False) for r in d.results if r.values)]
 
 
 def report_rows(d: Diagnosis) -> list[list[str]]:
@@ -30,9 +30,12 @@ def report_rows(d: Diagnosis) -> list[list[str]]:
     each remedy that does not apply (with why)."""
     rows = []
     number = iter(range(1, len(d.results) + 2))
-    base_median = sorted(d.baseline)[len(d.baseline) // 2] if d.baseline else None
-    rows.append([str(next(number)), "baseline", "your settings", format_duration(base_median), str(len(d.baseline)),
-                 "–"])
+    if d.baseline or not d.part_baseline:
+        rows.append([str(next(number)), "baseline", "your settings", format_duration(_median(d.baseline)),
+                     str(len(d.baseline)), "–"])
+    if d.part_baseline:  # the anatomy arms' baseline: the same settings, their phase measured
+        rows.append(["" if d.baseline else str(next(number)), "baseline", "your settings",
+                     format_duration(_median(d.part_baseline)) + " *", str(len(d.part_baseline)), "–"])
     for r in d.results:
         median = sorted(r.values)[len(r.values) // 2] if r.values else None
         verdict = verdict_text(r.saving, len(r.values))
@@ -42,6 +45,8 @@ def report_rows(d: Diagnosis) -> list[list[str]]:
             verdict += f" ({r.arm.how or 'change your code'}: a launch cannot apply it)"
         if r.arm.part:  # the anatomy chose it: which part it acts on, the saving being the measured one
             phase = r.objective.removeprefix("phase:").replace("_", " ")
+            if r.saving is not None:
+                verdict = r.saving.describe(of=phase)
             verdict = (f"for {part_label(r.arm.part)} ({format_duration(r.arm.part_seconds)} in the anatomy), "
                        f"measured on the {phase} (baseline {format_duration(_median(d.part_baseline))}): " + verdict)
         rows.append([str(next(number)) if r.values else "", r.arm.remedy, r.arm.key,
@@ -64,6 +69,7 @@ class Gain:
     name: str
     saving: Saving
     how: str
+    of: str = "time to ready"  # what the saving is a share of: an anatomy arm's is of its phase
 
 
 def gains(d: Diagnosis, cli: bool = True) -> list[Gain]:
@@ -81,7 +87,8 @@ def gains(d: Diagnosis, cli: bool = True) -> list[Gain]:
             how = f"set {r.arm.key} (its combination with the others did not verify: measure it again)"
         else:
             how = f"set {r.arm.key}"
-        found.append(Gain(r.arm.key, r.saving, how))
+        of = "time to ready" if r.objective == "ready" else r.objective.removeprefix("phase:").replace("_", " ")
+        found.append(Gain(r.arm.key, r.saving, how, of))
     if d.warm is not None and d.warm.significant:
         how = ("start it with tflaunch run --warm --profile NAME -- python your_script.py" if cli
                else "tick Warm launch in Launch script")
@@ -96,7 +103,7 @@ def headline(d: Diagnosis, cli: bool = True) -> str:
     if not found:
         return "No setting measurably saved time here: keep your settings."
     best = found[0]
-    share = f", {best.saving.seconds / best.saving.baseline:.0%} of its time to ready" if best.saving.baseline else ""
+    share = f", {best.saving.seconds / best.saving.baseline:.0%} of its {best.of}" if best.saving.baseline else ""
     more = f" ({len(found) - 1} more below)" if len(found) > 1 else ""
     return (f"Largest measured saving: {best.name}, {format_duration(best.saving.seconds)}{share} "
             f"(95 % CI {interval_text(best.saving.low, best.saving.high)}): {best.how}{more}.")
