@@ -183,3 +183,23 @@ def test_an_anatomy_that_failed_keeps_its_reason() -> None:
     kept = checked_anatomy({"window": 0.5, "error": "the profiler wrote no trace"})
     assert anatomy_rows(kept) == []
     assert "no parts: the profiler wrote no trace" in source_line({**kept, "phase": "first"})
+
+
+def test_the_csv_export_has_the_anatomy_runs_parts_and_empty_cells_elsewhere() -> None:
+    import csv
+    import io
+
+    from tests.builders import record_through
+    from tflaunch.core.report.run_export import ExportedRun, to_csv
+    from tflaunch.core.store.rows import RunSummary
+
+    profiled = record_through(["import", "devices", "load", "trace", "first"])
+    parts = [{"part": "tracing", "seconds": 0.6}, {"part": "execution", "seconds": 0.3}]
+    profiled.anatomy = checked_anatomy({"phase": "first", "window": 1.0, "not_attributed": 0.1, "parts": parts})
+    plain = record_through(["import", "devices", "load", "trace", "first"])
+    rows = list(csv.DictReader(io.StringIO(to_csv([
+        ExportedRun(RunSummary(1, 100.0, "cli", "sample:mlp", "ok", None, 1.0, 400, ""), profiled),
+        ExportedRun(RunSummary(2, 200.0, "cli", "sample:mlp", "ok", None, 1.0, 400, ""), plain)]))))
+    assert rows[0]["anatomy_phase"] == "first" and float(rows[0]["anatomy_tracing_s"]) == 0.6
+    assert float(rows[0]["anatomy_not_attributed_s"]) == pytest.approx(0.1)
+    assert rows[1]["anatomy_phase"] == "" and rows[1]["anatomy_tracing_s"] == ""

@@ -101,7 +101,9 @@ def anatomy_lines(anatomy: dict[str, object] | None, unprofiled: float | None) -
 
 def run_table(record: RunRecord, anatomy: dict[str, object] | None = None) -> str:
     """A run's phases; `anatomy` (another run's, profiled) adds its parts under its phase."""
-    anatomy = anatomy if anatomy is not None else record.anatomy or None
+    own = anatomy is None  # the run's own anatomy (an anatomy run shown alone): no unprofiled figure beside it
+    if own and record.anatomy:
+        anatomy = {**record.anatomy, "run_id": record.history_id}
     rows = []
     for name in timeline_rows(record.phase_order):
         if name == OTHER:
@@ -124,7 +126,7 @@ def run_table(record: RunRecord, anatomy: dict[str, object] | None = None) -> st
     if latency:
         footer.append(latency)
     phase = record.phase(str(anatomy.get("phase"))) if anatomy else None
-    unprofiled = phase.duration if phase is not None and anatomy is not record.anatomy else None
+    unprofiled = phase.duration if phase is not None and not own else None
     footer += anatomy_lines(anatomy, unprofiled)
     return "\n".join([describe_run(record), "", text, "", *footer])
 
