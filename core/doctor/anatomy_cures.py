@@ -4,9 +4,9 @@ The anatomy (an extra, profiled run, run/anatomy.py) only chooses what to measur
 is then A/B-measured on the user's own program or model like every other arm (interleaved
 runs, a saving with its interval), never credited with a part's size. A part too small to
 matter chooses nothing: under MIN_SHARE of the window or MIN_SECONDS, a cure could save at
-most that much, which is within a first step's run-to-run spread (on a shared 2-core machine
-the first step of tests/programs/fit_tfdata.py ranged over ±15 % in five runs), so 3-5 runs
-a side could not tell it from noise.
+most that much, which is well within a first step's run-to-run spread (on a shared 2-core
+machine the doctor's five baseline runs of tests/programs/fit_tfdata.py's first step ranged
+1.75-2.33 s, -18 % to +9 % of their median), so 3-5 runs a side could not tell it from noise.
 """
 
 from __future__ import annotations
