@@ -203,3 +203,13 @@ def test_the_csv_export_has_the_anatomy_runs_parts_and_empty_cells_elsewhere() -
     assert rows[0]["anatomy_phase"] == "first" and float(rows[0]["anatomy_tracing_s"]) == 0.6
     assert float(rows[0]["anatomy_not_attributed_s"]) == pytest.approx(0.1)
     assert rows[1]["anatomy_phase"] == "" and rows[1]["anatomy_tracing_s"] == ""
+
+
+def test_a_wait_for_one_time_work_on_another_thread_is_that_work() -> None:
+    """XLA compiles on the executor's pool while the window's thread waits in the function's
+    run: the overlap is XLA's; work beside an op the thread runs itself stays execution."""
+    xs = space([("KernelAndDeviceFunc::Run", 0, 100), ("EagerLocalExecute: MatMul", 100, 50)],
+               [("CpuCompiler::RunBackend", 20, 50), ("JitCompiler::Compile", 30, 10), ("cuModuleLoadData", 110, 20)])
+    result = anatomy.attribute(xs, at(0), at(150))
+    assert parts(result) == {"xla": 50, "execution": 100}
+    assert result["not_attributed"] == pytest.approx(0.0, abs=1e-6)

@@ -34,7 +34,8 @@ NAMES_PER_PART = 5  # the largest event names kept per part, to say what the par
 # nothing encloses it, it is TensorFlow's eager dispatch, hence execution.
 # Names from TensorFlow 2.21's host tracer (level 3) and CUPTI's driver API names on a GPU.
 RULES: Tuple[Tuple[str, Optional[str]], ...] = (
-    (r"XlaCompil|_XlaCompile|DeviceCompiler|RunHloPasses|RunBackend|HloPass|xla::.*Compile|XlaAutoJit", "xla"),
+    (r"XlaCompil|_XlaCompile|DeviceCompiler|RunHloPasses|RunBackend|HloPass|xla::.*Compile|XlaAutoJit"
+     r"|^(Cpu|Gpu|Jit|Fusion)Compiler::", "xla"),
     (r"cublas\w*Create|cudnnCreate|cuCtxCreate|cuDevicePrimaryCtxRetain|cusolver\w*Create|cufftPlan"
      r"|CudnnSupport::Init|BlasLt.*Init", "gpu_handles"),
     (r"(?i)autotun|cudnnFind|AlgorithmPicker|cudnnGetConvolution\w*Algorithm", "gpu_autotune"),
@@ -59,6 +60,11 @@ RULES: Tuple[Tuple[str, Optional[str]], ...] = (
 _COMPILED = [(re.compile(pattern), part) for pattern, part in RULES]
 _UNKNOWN = "?"  # no rule names it: its own time is not attributed
 _OWN_KERNELS = ("data", "variables")  # parts whose kernels' run is theirs, not execution's
+# One-time work TensorFlow does on a thread of its own while the window's thread waits for a
+# function to run (XLA compiles on the executor's pool, autotuning and module loading where
+# the kernel first runs): the wait's time goes to that work where the two overlap.
+SIDE_PARTS = ("xla", "gpu_handles", "gpu_autotune", "gpu_modules", "gpu_allocator", "gpu_copies")
+_WAITS = re.compile(r"^(EagerKernelExecute|KernelAndDevice\w*::Run|FunctionRun|TFE_DeleteTensorHandle)$")
 
 
 def part_of(name: str, stats: Dict[str, Any]) -> Optional[str]:
@@ -185,15 +191,17 @@ def _window_thread(space: Any) -> Optional[Tuple[Any, Any]]:
     return None
 
 
-def _events(space: Any, thread_id: int, base_ns: int) -> List[Tuple[int, int, str, Dict[str, Any]]]:
-    """(start, end in ns since the epoch, name, stats) of every event of the thread, on every
-    host plane (CUPTI's driver calls are on a plane of their own, a line per thread)."""
+def _events(space: Any, thread_id: int, base_ns: int,
+            others: bool = False) -> List[Tuple[int, int, str, Dict[str, Any]]]:
+    """(start, end in ns since the epoch, name, stats) of every event of the thread (or, with
+    `others`, of every other thread), on every host plane (CUPTI's driver calls are on a
+    plane of their own, a line per thread)."""
     out = []
     for plane in space.planes:
         if not plane.name.startswith("/host:"):
             continue
         for line in plane.lines:
-            if line.id != thread_id:
+            if (line.id != thread_id) != others:
                 continue
             # An event's time is its line's timestamp_ns plus its own offset_ps, both
             # relative to the profile's start (base_ns) once TensorFlow has normalised them.
@@ -206,6 +214,22 @@ def _events(space: Any, thread_id: int, base_ns: int) -> List[Tuple[int, int, st
                 out.append((begin, begin + e.duration_ps // 1000, name, _stats(plane, e)))
     out.sort(key=lambda ev: (ev[0], -ev[1]))
     return out
+
+
+def _side_work(space: Any, thread_id: int, base_ns: int) -> List[Tuple[int, int, str, str]]:
+    """(start, end, part, name) of the other threads' one-time work (SIDE_PARTS), merged into
+    spans that do not overlap (where two overlap, the earlier one's part keeps the union)."""
+    spans: List[Tuple[int, int, str, str]] = []
+    for begin, end, name, stats in _events(space, thread_id, base_ns, others=True):
+        part = part_of(name, stats)
+        if part not in SIDE_PARTS:
+            continue
+        if spans and begin < spans[-1][1]:
+            last = spans[-1]
+            spans[-1] = (last[0], max(last[1], end), last[2], last[3])
+        else:
+            spans.append((begin, end, str(part), name))
+    return spans
 
 
 def attribute(space: Any, window_start: float, window_end: float) -> Dict[str, Any]:
@@ -228,7 +252,7 @@ def attribute(space: Any, window_start: float, window_end: float) -> Dict[str, A
     names: Dict[str, Dict[str, float]] = {}
 
     def give(part: str, name: str, ns: int) -> None:
-        if ns > 0:
+        if ns != 0:
             seconds[part] = seconds.get(part, 0.0) + ns / 1e9
             by_name = names.setdefault(part, {})
             by_name[name] = by_name.get(name, 0.0) + ns / 1e9
@@ -240,12 +264,20 @@ def attribute(space: Any, window_start: float, window_end: float) -> Dict[str, A
     open_: List[Tuple[int, str, str]] = []
     cursor = low
 
+    side = _side_work(space, line.id, base)
+
     def advance(to: int) -> None:
         nonlocal cursor
         to = min(max(to, low), high)
         if to > cursor:
             if open_:
                 end, part, name = open_[-1]
+                if part == "execution" and _WAITS.match(name):
+                    for s_begin, s_end, s_part, s_name in side:  # what the wait waited for
+                        overlap = min(to, s_end) - max(cursor, s_begin)
+                        if overlap > 0:
+                            give(s_part, s_name, overlap)
+                            give(part, name, -overlap)
                 give(part, name, to - cursor)
             cursor = to
 
