@@ -97,9 +97,14 @@ def part_label(key: str) -> str:
     return PART_LABELS.get(key, key.replace("_", " "))
 
 
+_SHORT = {"variable initialisation": "variables", "GPU module loading and JIT": "GPU modules",
+          "GPU allocator growth": "GPU allocator"}
+
+
 def short_label(label: str) -> str:
-    """A part's label without its explanation, for a narrow column: "tracing", "GPU autotuning"."""
-    return label.split(" (")[0].replace(" and graph optimisation", "")
+    """A part's label without its explanation, for a narrow column: "tracing", "variables"."""
+    head = label.split(" (")[0].replace(" and graph optimisation", "")
+    return _SHORT.get(head, head)
 
 
 def attributed_share(anatomy: dict[str, Any]) -> float | None:

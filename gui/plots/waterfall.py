@@ -101,11 +101,13 @@ class Waterfall(pg.PlotWidget):
         row = self._order.index(phase) + 0.42
         self._parts.setOpts(x0=x0, y=[row] * len(x0), width=widths, brushes=brushes)
         self._parts.show()
-        biggest = sorted(anatomy["parts"], key=lambda p: -p["seconds"])[:2]
+        biggest = max(anatomy["parts"], key=lambda p: p["seconds"], default=None)
         for label in self.labels:
-            if label.isVisible() and abs(label.pos().y() - self._order.index(phase)) < 0.01:
-                label.setText(label.toPlainText() + " · " + ", ".join(
-                    f"{short_label(part_label(p['part']))} {format_duration(p['seconds'])}" for p in biggest))
+            if biggest and label.isVisible() and abs(label.pos().y() - self._order.index(phase)) < 0.01:
+                label.setText(f"{label.toPlainText()} · {short_label(part_label(biggest['part']))} "
+                              f"{format_duration(biggest['seconds'])}")
+        end = max(s + d for s, d in spans.values())  # room for the longer label, as show_spans makes
+        self.getPlotItem().setXRange(0, max(end * LABEL_ROOM, self._labels_end()), padding=0)
 
     def show_live(self, record: RunRecord, now: float) -> None:
         """A running run at wall-clock time `now`: the running phase's bar grows."""

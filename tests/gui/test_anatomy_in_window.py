@@ -43,6 +43,9 @@ def test_the_anatomy_of_a_programs_first_step_in_the_window(qtbot, window, scree
     waterfall = window.run_view.waterfall
     assert waterfall.part_names == [label for label, _, _ in parts]
     screenshot(window, "anatomy-finished")
+    table.setMinimumHeight(table.content_height())  # every sub-row in view, for the README's picture
+    table.resize(table.width(), table.content_height())
+    screenshot(table, "anatomy-phase-table")
     review = run_review(record)
     assert review.table is not None and any(row[0].startswith("  · tracing") for row in review.table[1])
     assert any(label == "Anatomy" and f"run #{record.history_id}" in text for label, text in review.facts)
