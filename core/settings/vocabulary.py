@@ -132,7 +132,7 @@ SETTINGS: tuple[Setting, ...] = (
             "tflaunch:devices, ...) so a run under Nsight Systems (nsys profile) shows tflaunch's phases. Needs "
             "libnvToolsExt in the child's environment (the nvidia-nvtx-cu12 wheel or a CUDA toolkit); the run "
             "says when it is missing.", Reach.MEASUREMENT, "GPUs", "--nvtx"),
-    Setting("grappler", "Graph optimisation (Grappler)", "How much TensorFlow optimises each function's graph "
+    Setting("grappler", "Graph optimiser", "How much TensorFlow optimises each function's graph "
             "before its first run: tf.config.optimizer.set_experimental_options() right after import (the launch "
             "hook makes the call in your program). light: " + GRAPPLER["light"] + "; off: " + GRAPPLER["off"]
             + ". Either can cut instantiation at the first step and slow every later one; default leaves "

@@ -49,6 +49,7 @@ class WindowActions:
         self.anatomy = _action(widget, "&Anatomy of the first step", w.start_anatomy, QKeySequence("Ctrl+Shift+A"),
                                "One extra run with TensorFlow's profiler on: the first step (or first call) in "
                                "parts — tracing, graph optimisation, XLA, variables, data, execution (Ctrl+Shift+A)")
+        self.anatomy.setIconText("Anatomy")  # the toolbar's word: the window must fit 1024 px
         self.cancel = _action(widget, "&Cancel", w.cancel_run, QKeySequence(Qt.Key.Key_Escape),
                               "Stop the run and everything it started (Esc)")
         self.cancel.setEnabled(False)
