@@ -125,6 +125,7 @@ class FakeConfig:
                                          get_inter_op_parallelism_threads=lambda: 0)
         self.experimental = SimpleNamespace(set_memory_growth=self._set_growth,
                                             get_memory_growth=lambda g: self.growth.get(g.name, False))
+        self.optimizer = SimpleNamespace(get_experimental_options=lambda: {})  # Grappler as TensorFlow's default
 
     def _set_growth(self, gpu, on):
         self.calls.append(f"growth {gpu.name}")

@@ -17,6 +17,7 @@ from ..settings.vocabulary import (
     BY_NAME,
     CACHE_STATES,
     CALLS,
+    GRAPPLER,
     MODULE_LOADING,
     PAGE_CACHE_STATES,
     parse_tristate,
@@ -124,6 +125,8 @@ def add_config_arguments(parser: argparse.ArgumentParser, *, model_required: boo
                         metavar="default|" + "|".join(ALLOCATORS), help=help_of("allocator"))
     parser.add_argument("--cudnn-autotune", type=_tristate, default=None, metavar="default|on|off",
                         help=help_of("cudnn_autotune"))
+    parser.add_argument("--grappler", type=_word(GRAPPLER), metavar="default|" + "|".join(GRAPPLER),
+                        help=help_of("grappler"))
     parser.add_argument("--module-loading", type=_word(MODULE_LOADING),
                         metavar="default|" + "|".join(MODULE_LOADING), help=help_of("module_loading"))
     parser.add_argument("--cuda-cache", type=_word(CACHE_STATES),
@@ -225,6 +228,7 @@ def _flag_config(args: argparse.Namespace) -> LaunchConfig:
         xla_auto=args.xla_auto, jit_compile=args.jit_compile, onednn=args.onednn, log_level=args.log_level,
         visible_gpus=args.gpus, memory_growth=args.memory_growth, memory_limit_mb=args.memory_limit,
         allocator=args.allocator, cudnn_autotune=args.cudnn_autotune, module_loading=args.module_loading,
+        grappler=args.grappler,
         cuda_cache=args.cuda_cache, xla_cache=args.xla_cache, page_cache=args.page_cache, nvtx=args.nvtx,
         extra_env=dict(args.env), batch=args.batch, inputs=dict(args.inputs), signature=args.signature,
         imports=tuple(args.imports), unsafe_deserialization=args.unsafe_deserialization, steady=args.steady,

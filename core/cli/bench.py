@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from dataclasses import dataclass
 from typing import Any
 
 from .. import phases
@@ -17,6 +18,7 @@ from ..run.gpus import GpuMemorySampler
 from ..run.launch_check import launch_check, launch_warnings
 from ..run.record import RunRecord, RunStatus
 from ..run.session import ProbeSession
+from ..settings.config import LaunchConfig
 from ..stats import summarize
 from ..store.profiles import Profile, ProfileError, ProfileStore, evidence_from_runs
 from ..store.recorder import RunRecorder
@@ -49,6 +51,10 @@ def add_arguments(sub: argparse._SubParsersAction) -> None:  # type: ignore[type
     # Not --import (which names code to import): dest keeps the two apart.
     bench.add_argument("--imports", action="store_true", dest="import_xray",
                        help="print the import X-ray after the phase table: the modules import spent most on")
+    bench.add_argument("--anatomy", action="store_true",
+                       help="after the measured runs, one extra run with TensorFlow's profiler on: its first step "
+                            "(a program) or first call (a model) in parts: tracing, instantiation and graph "
+                            "optimisation, XLA, variables, data, execution, the GPU's one-time work")
     add_sweep_options(bench)  # --on slurm: the --repeat runs as a job array per node type
 
 
@@ -94,6 +100,9 @@ def run(args: argparse.Namespace) -> int:
             records.append(record)
             if record.status is RunStatus.CANCELLED:
                 break
+        anatomy = None
+        if args.anatomy and not any(r.status is RunStatus.CANCELLED for r in records):
+            anatomy = anatomy_run(config, recorder, gpus)
     finally:
         gpus.close()
     failed = [r for r in records if r.status is not RunStatus.OK]
@@ -106,11 +115,13 @@ def run(args: argparse.Namespace) -> int:
             print(f"tflaunch: profile not saved: {exc}", file=sys.stderr)
             return 1
     if args.json:
-        print(json.dumps(json_result(records), indent=2))
+        print(json.dumps(json_result(records, anatomy), indent=2))
     elif len(records) == 1:
-        print(run_table(records[0]))
+        print(run_table(records[0], anatomy.anatomy_dict if anatomy else None))
     else:
-        print(repeat_table(records))
+        print(repeat_table(records, anatomy.anatomy_dict if anatomy else None))
+    if anatomy is not None and anatomy.problem:
+        say(anatomy.problem)
     if args.import_xray and not args.json:
         x_rayed = [r for r in records if r.imports]
         print(f"\n{import_table(x_rayed[-1].imports if x_rayed else {}, config.python)}")
@@ -131,7 +142,39 @@ def run(args: argparse.Namespace) -> int:
     return 1 if failed else 0
 
 
-def json_result(records: list[RunRecord]) -> dict[str, Any]:
+@dataclass
+class AnatomyRun:
+    """The extra, profiled run of --anatomy, and its anatomy with the run it came from."""
+
+    record: RunRecord
+
+    @property
+    def anatomy_dict(self) -> dict[str, Any] | None:
+        anatomy = self.record.anatomy
+        return {**anatomy, "run_id": self.record.history_id} if anatomy else None
+
+    @property
+    def problem(self) -> str | None:
+        """Why there are no parts, in words; None when there are."""
+        anatomy = self.record.anatomy
+        if anatomy and "error" not in anatomy:
+            return None
+        if anatomy:
+            return f"no anatomy: {anatomy['error']}"
+        if self.record.status is not RunStatus.OK:
+            return f"no anatomy: the profiled run did not succeed ({self.record.headline})"
+        return ("no anatomy: the profiled run ended without one (a program that never reached its first step or "
+                "first inference)")
+
+
+def anatomy_run(config: LaunchConfig, recorder: RunRecorder, gpus: GpuMemorySampler) -> AnatomyRun:
+    """One extra run, cold, with TensorFlow's profiler on from the end of the import to the
+    first step's (or call's) end; stored in the history like every run, its note saying so."""
+    session = ProbeSession(config, anatomy=True)
+    return AnatomyRun(run_sessions([session], Watchers(recorder, Progress(prefix="[anatomy] ")), gpus)[0])
+
+
+def json_result(records: list[RunRecord], anatomy: AnatomyRun | None = None) -> dict[str, Any]:
     ok = [r for r in records if r.status is RunStatus.OK]
     by_phase = {}
     for name in phases.phase_rows(ok or records):
@@ -144,4 +187,6 @@ def json_result(records: list[RunRecord]) -> dict[str, Any]:
         "runs": [r.to_dict() for r in records],
         "summary": {"ok": len(ok), "runs": len(records), "phases": by_phase,
                     "time_to_ready": ready.to_dict() if ready else None},
+        **({"anatomy": anatomy.anatomy_dict, "anatomy_run": anatomy.record.to_dict(),
+            "anatomy_problem": anatomy.problem} if anatomy is not None else {}),
     }

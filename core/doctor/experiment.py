@@ -49,12 +49,14 @@ class ArmResult:
     failures: int = 0
     failure: str | None = None
     saving: Saving | None = None
+    objective: str = "ready"  # what its values measure: time to ready, or phase:NAME (an anatomy arm)
 
 
 @dataclass
 class Diagnosis:
     exam: Examination
     baseline: list[float] = field(default_factory=list)
+    part_baseline: list[float] = field(default_factory=list)  # the baseline's anatomy phase, beside the anatomy arms
     results: list[ArmResult] = field(default_factory=list)
     warm: Saving | None = None
     warm_note: str | None = None  # why warm start was not measured
@@ -93,19 +95,30 @@ def diagnose(base: LaunchConfig, *, repeat: int = 5, only: set[str] | None = Non
                           f"{first.headline}")
     gpus = machine_gpus()
     xray = _import_xray(base, first, only, recorder, watcher, say)
-    exam = examine(base, first, gpus.available, only, _pyc_prefix(base, xray, say), imports=xray)
+    anatomy = _anatomy(base, recorder, watcher, say) if only is None or "anatomy" in only else None
+    exam = examine(base, first, gpus.available, only, _pyc_prefix(base, xray, say), imports=xray, anatomy=anatomy)
     diagnosis = Diagnosis(exam, kernel_notes=kernel_lines(base, gpus) if gpus.available else [])
     arms = _with_model_files(exam.arms, base, say)
-    if arms:
-        say(f"measuring {len(arms)} arm{'s' if len(arms) > 1 else ''} against the baseline, {repeat} runs each, "
-            "interleaved")
-        sweep, sweep_id = _sweep(base, [(a.key, a.config) for a in arms], repeat, history, on_trial)
+    # An arm the anatomy chose is measured on the phase its part is in (the first step, or the
+    # first call), where its saving is not lost in the import's run-to-run spread.
+    part_phase = f"phase:{exam.anatomy['phase']}" if exam.anatomy.get("phase") else "ready"
+    for group, objective in (([a for a in arms if not a.part], "ready"), ([a for a in arms if a.part], part_phase)):
+        if not group:
+            continue
+        what = "time to ready" if objective == "ready" else f"the {exam.anatomy['phase'].replace('_', ' ')} phase"
+        say(f"measuring {len(group)} arm{'s' if len(group) > 1 else ''} against the baseline on {what}, {repeat} "
+            "runs each, interleaved")
+        sweep, sweep_id = _sweep(base, [(a.key, a.config) for a in group], repeat, history, on_trial, objective)
         diagnosis.sweep_ids += [sweep_id] if sweep_id is not None else []
-        diagnosis.baseline = list(sweep.values["baseline"])
-        for arm in arms:
+        baseline = list(sweep.values["baseline"])
+        if objective == "ready":
+            diagnosis.baseline = baseline
+        else:
+            diagnosis.part_baseline = baseline
+        for arm in group:
             values = list(sweep.values[arm.key])
             diagnosis.results.append(ArmResult(arm, values, sweep.failures[arm.key], sweep.first_failure.get(arm.key),
-                                               saving(values, diagnosis.baseline)))
+                                               saving(values, baseline), objective))
     if only is None or "warm" in only:
         warm = measure_warm(base, repeat, say, recorder, watcher)
         diagnosis.warm_arm, diagnosis.warm, diagnosis.warm_note = warm, warm.saving, warm.note
@@ -120,20 +133,32 @@ def diagnose(base: LaunchConfig, *, repeat: int = 5, only: set[str] | None = Non
     return diagnosis
 
 
-def _one_run(config: LaunchConfig, recorder: RunRecorder, watcher: Watcher | None) -> RunRecord:
+def _anatomy(base: LaunchConfig, recorder: RunRecorder, watcher: Watcher | None, say: Say) -> dict[str, Any]:
+    """The first step's (or first call's) parts, from one extra run with TensorFlow's profiler
+    on: it chooses the anatomy's arms, and measures none of them."""
+    what = "first step" if base.is_program else "first call"
+    say(f"one extra run with TensorFlow's profiler on: the anatomy of the {what}")
+    record = _one_run(base, recorder, watcher, anatomy=True)
+    return {**record.anatomy, "run_id": record.history_id} if record.anatomy else {}
+
+
+def _one_run(config: LaunchConfig, recorder: RunRecorder, watcher: Watcher | None,
+             anatomy: bool = False) -> RunRecord:
     from ..run.driver import Watchers
 
     gpus = GpuMemorySampler()
     try:
         watchers = Watchers(recorder, watcher) if watcher is not None else recorder
-        return run_sessions([ProbeSession(config)], watchers, gpus)[0]
+        return run_sessions([ProbeSession(config, anatomy=anatomy)], watchers, gpus)[0]
     finally:
         gpus.close()
 
 
 def _sweep(base: LaunchConfig, arms: list[tuple[str, LaunchConfig]], repeat: int, history: History | None,
-           on_trial: Callable[[Sweep, Trial, float | None], None] | None) -> tuple[Sweep, int | None]:
-    plan = SweepPlan(base, {ARMS_AXIS: [key for key, _ in arms]}, repeat=repeat, warmup=1, racing=False)
+           on_trial: Callable[[Sweep, Trial, float | None], None] | None,
+           objective: str = "ready") -> tuple[Sweep, int | None]:
+    plan = SweepPlan(base, {ARMS_AXIS: [key for key, _ in arms]}, repeat=repeat, warmup=1, racing=False,
+                     objective=objective)
     candidates = [Candidate("baseline", base, baseline=True), *(Candidate(key, config) for key, config in arms)]
     try:
         session = SweepSession(plan, candidates, history)

@@ -8,7 +8,7 @@ no other format), so the report lists every remedy a user may have heard of.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +19,7 @@ from ..run.local_copy import local_copy
 from ..run.mounts import mount_of
 from ..run.record import RunRecord
 from ..settings.config import LaunchConfig
+from .anatomy_cures import choose
 
 REMEDIES: dict[str, str] = {
     "format": "model format (SavedModel, .keras, .h5)",
@@ -31,6 +32,9 @@ REMEDIES: dict[str, str] = {
     "gpu": "GPU caches and allocator",
     "preload": "preload the model's files into the page cache before the start (vmtouch -t)",
     "local_copy": "copy the model to a local disk first (a model on a network file system)",
+    # Last: its arms join the ones above (one arm per key), each naming the part it acts on.
+    "anatomy": "the first step's or first call's parts (one extra run with TensorFlow's profiler) and the "
+               "launch settings that act on them",
 }
 # The cures of a cold start: measured only against a cold baseline (--page-cache cold).
 STORAGE_REMEDIES = ("preload", "local_copy")
@@ -46,6 +50,8 @@ class Arm:
     # a script is started: recommended, not combined.
     launchable: bool = True
     how: str = ""  # what it takes, for an arm a launch cannot apply ("" = a change to your code)
+    part: str = ""  # the anatomy's part it acts on ("" = not chosen by the anatomy)
+    part_seconds: float | None = None  # that part's size in the anatomy run
 
 
 @dataclass
@@ -60,6 +66,8 @@ class Examination:
     skipped: dict[str, str] = field(default_factory=dict)  # remedy: why it does not apply here
     # The import X-ray the .pyc verdict is judged from (one the doctor took); None: none taken.
     imports: dict[str, Any] | None = None
+    anatomy: dict[str, Any] = field(default_factory=dict)  # the profiled run's parts (run/anatomy.py)
+    anatomy_notes: list[str] = field(default_factory=list)  # parts that chose no arm, and why
 
 
 # What a launch cannot change in a program: its files and its code are its own.
@@ -92,10 +100,12 @@ def pyc_missing(imports: dict[str, Any]) -> dict[str, Any] | None:
 
 def examine(base: LaunchConfig, record: RunRecord, has_gpu: bool, only: set[str] | None = None,
             pyc_prefix: str | None = None, local_root: Path | None = None,
-            imports: dict[str, Any] | None = None) -> Examination:
+            imports: dict[str, Any] | None = None, anatomy: dict[str, Any] | None = None) -> Examination:
     """The arms to measure for `base`, from its first run `record`; `imports`, the import
-    X-ray taken for the .pyc verdict (the first run's own when it has one)."""
-    exam = Examination(base, record, has_gpu, os.cpu_count() or 1, imports=imports or record.imports or None)
+    X-ray taken for the .pyc verdict (the first run's own when it has one); `anatomy`, an extra
+    profiled run's parts, for the anatomy remedy."""
+    exam = Examination(base, record, has_gpu, os.cpu_count() or 1, imports=imports or record.imports or None,
+                       anatomy=dict(anatomy or {}))
     wanted = set(REMEDIES) if only is None else only
     for remedy in REMEDIES:
         if remedy not in wanted:
@@ -162,6 +172,8 @@ def _add_arms(exam: Examination, remedy: str, pyc_prefix: str | None, local_root
         return None  # measured apart: it changes how a script starts, not the probe's settings
     if remedy in STORAGE_REMEDIES:
         return _storage_arms(exam, remedy, local_root)
+    if remedy == "anatomy":
+        return _anatomy_arms(exam)
     if remedy == "gpu":
         if not exam.has_gpu:
             return "no GPU here (NVML found none)"
@@ -173,6 +185,21 @@ def _add_arms(exam: Examination, remedy: str, pyc_prefix: str | None, local_root
             arms.append(Arm("cudnn_autotune=off", remedy, base.replace(cudnn_autotune=False)))
         return None
     return f"unknown remedy {remedy}"
+
+
+def _anatomy_arms(exam: Examination) -> str | None:
+    """The arms the anatomy's large parts call for; an arm another remedy chose already is
+    the same arm, now naming its part."""
+    chosen, exam.anatomy_notes = choose(exam.base, exam.anatomy, exam.has_gpu)
+    if not chosen:
+        return "; ".join(exam.anatomy_notes) or "no part of the first step calls for a launch setting"
+    for c in chosen:
+        at = next((i for i, a in enumerate(exam.arms) if a.key == c.key), None)
+        if at is None:
+            exam.arms.append(Arm(c.key, "anatomy", c.config, part=c.part, part_seconds=c.part_seconds))
+        else:
+            exam.arms[at] = replace(exam.arms[at], part=c.part, part_seconds=c.part_seconds)
+    return None
 
 
 def _storage_arms(exam: Examination, remedy: str, local_root: Path | None) -> str | None:

@@ -9,6 +9,8 @@ from typing import Any
 
 from ..grid import grid
 from ..report.review import Cell, Review, _date, _stamp, environment_facts, slug
+from ..report.table import anatomy_lines
+from ..run.anatomy import part_label
 from ..units import format_duration
 from .experiment import Diagnosis
 from .verdict import Saving, interval_text, verdict_text
@@ -20,8 +22,8 @@ COLUMNS = ("#", "Remedy", "Arm", "Ready", "Runs", "Verdict")
 def strips(d: Diagnosis) -> list[tuple[str, list[float], bool]]:
     """The runs a strip plot draws, numbered 1, 2, ... as the table's "#" numbers them: the
     baseline's, then each arm's that has any."""
-    return [("baseline", list(d.baseline), False), *((r.arm.key, list(r.values), False) for r in d.results
-                                                      if r.values)]
+    return [("baseline", list(d.baseline or d.part_baseline), False),
+            *((r.arm.key, list(r.values), False) for r in d.results if r.values)]
 
 
 def report_rows(d: Diagnosis) -> list[list[str]]:
@@ -29,9 +31,12 @@ def report_rows(d: Diagnosis) -> list[list[str]]:
     each remedy that does not apply (with why)."""
     rows = []
     number = iter(range(1, len(d.results) + 2))
-    base_median = sorted(d.baseline)[len(d.baseline) // 2] if d.baseline else None
-    rows.append([str(next(number)), "baseline", "your settings", format_duration(base_median), str(len(d.baseline)),
-                 "–"])
+    if d.baseline or not d.part_baseline:
+        rows.append([str(next(number)), "baseline", "your settings", format_duration(_median(d.baseline)),
+                     str(len(d.baseline)), "–"])
+    if d.part_baseline:  # the anatomy arms' baseline: the same settings, their phase measured
+        rows.append(["" if d.baseline else str(next(number)), "baseline", "your settings",
+                     format_duration(_median(d.part_baseline)) + " *", str(len(d.part_baseline)), "–"])
     for r in d.results:
         median = sorted(r.values)[len(r.values) // 2] if r.values else None
         verdict = verdict_text(r.saving, len(r.values))
@@ -39,7 +44,14 @@ def report_rows(d: Diagnosis) -> list[list[str]]:
             verdict = f"failed: {r.failure or 'every run failed'}"
         if not r.arm.launchable and r.saving is not None and r.saving.significant:
             verdict += f" ({r.arm.how or 'change your code'}: a launch cannot apply it)"
-        rows.append([str(next(number)) if r.values else "", r.arm.remedy, r.arm.key, format_duration(median),
+        if r.arm.part:  # the anatomy chose it: which part it acts on, the saving being the measured one
+            phase = r.objective.removeprefix("phase:").replace("_", " ")
+            if r.saving is not None:
+                verdict = r.saving.describe(of=phase)
+            verdict = (f"for {part_label(r.arm.part)} ({format_duration(r.arm.part_seconds)} in the anatomy), "
+                       f"measured on the {phase} (baseline {format_duration(_median(d.part_baseline))}): " + verdict)
+        rows.append([str(next(number)) if r.values else "", r.arm.remedy, r.arm.key,
+                     format_duration(median) + ("" if r.objective == "ready" else " *"),
                      str(len(r.values)), verdict])
     if d.warm is not None or d.warm_note:
         warm_median = format_duration(d.warm.baseline - d.warm.seconds) if d.warm else ""
@@ -58,6 +70,7 @@ class Gain:
     name: str
     saving: Saving
     how: str
+    of: str = "time to ready"  # what the saving is a share of: an anatomy arm's is of its phase
 
 
 def gains(d: Diagnosis, cli: bool = True) -> list[Gain]:
@@ -75,7 +88,8 @@ def gains(d: Diagnosis, cli: bool = True) -> list[Gain]:
             how = f"set {r.arm.key} (its combination with the others did not verify: measure it again)"
         else:
             how = f"set {r.arm.key}"
-        found.append(Gain(r.arm.key, r.saving, how))
+        of = "time to ready" if r.objective == "ready" else r.objective.removeprefix("phase:").replace("_", " ")
+        found.append(Gain(r.arm.key, r.saving, how, of))
     if d.warm is not None and d.warm.significant:
         how = f"start it with {warm_advice(d)}" if cli else "tick Warm launch in Launch script"
         found.append(Gain("warm start", d.warm, how))
@@ -99,7 +113,7 @@ def headline(d: Diagnosis, cli: bool = True) -> str:
     if not found:
         return "No setting measurably saved time here: keep your settings."
     best = found[0]
-    share = f", {best.saving.seconds / best.saving.baseline:.0%} of its time to ready" if best.saving.baseline else ""
+    share = f", {best.saving.seconds / best.saving.baseline:.0%} of its {best.of}" if best.saving.baseline else ""
     more = f" ({len(found) - 1} more below)" if len(found) > 1 else ""
     return (f"Largest measured saving: {best.name}, {format_duration(best.saving.seconds)}{share} "
             f"(95 % CI {interval_text(best.saving.low, best.saving.high)}): {best.how}{more}.")
@@ -134,10 +148,21 @@ def report_summary(d: Diagnosis, cli: bool = True) -> list[str]:
 
 def _warm_profile(d: Diagnosis) -> str:
     return (d.warm_arm.profile if d.warm_arm is not None else None) or "NAME"
+def anatomy_report(d: Diagnosis) -> list[str]:
+    """The anatomy the doctor chose its anatomy arms by, and the parts that chose none."""
+    anatomy = d.exam.anatomy
+    if not anatomy:
+        return []
+    phase = d.exam.record.phase(str(anatomy.get("phase")))
+    lines = anatomy_lines(anatomy, phase.duration if phase is not None else None)
+    lines += [f"  ({note})" for note in d.exam.anatomy_notes]
+    return ["", *lines, "  Each arm's saving below is measured (interleaved runs; * = on the phase itself, not time "
+            "to ready), never the part's size."]
 
 
 def report_text(d: Diagnosis) -> str:
-    return "\n".join([f"tflaunch doctor: {d.exam.base.subject}, time to ready (median of each arm)", "",
+    return "\n".join([f"tflaunch doctor: {d.exam.base.subject}, time to ready (median of each arm)",
+                      *anatomy_report(d), "",
                       grid(list(COLUMNS), report_rows(d), text=(1, 2, 5)), "", *report_summary(d)])
 
 
@@ -152,7 +177,10 @@ def diagnosis_json(d: Diagnosis, saved: str | None = None) -> dict[str, Any]:
     return {
         "model": d.exam.base.subject,
         "baseline_s": d.baseline,
-        "arms": [{"remedy": r.arm.remedy, "arm": r.arm.key, "values_s": r.values, "failures": r.failures,
+        "anatomy": d.exam.anatomy or None, "anatomy_notes": d.exam.anatomy_notes,
+        "arms": [{"remedy": r.arm.remedy, "arm": r.arm.key, "part": r.arm.part or None,
+                  "part_s": r.arm.part_seconds, "objective": r.objective, "values_s": r.values,
+                  "failures": r.failures,
                   "launchable": r.arm.launchable, "saving": _saving_json(r.saving),
                   "verdict": verdict_text(r.saving, len(r.values))} for r in d.results],
         "warm_start": {**(_saving_json(d.warm) or {}), "command": d.warm_arm.command if d.warm_arm else None,
@@ -195,6 +223,10 @@ def doctor_review(d: Diagnosis) -> Review:
                   objective="ready",
                   data=(["#", "Remedy", "Arm", "Ready (s)", "Runs", "Verdict"], data),
                   file_stem=f"tflaunch-doctor-{slug(d.exam.base.subject)}-{_stamp(record.launched_at)}")
+
+
+def _median(values: list[float]) -> float | None:
+    return sorted(values)[len(values) // 2] if values else None
 
 
 def _seconds(text: str) -> float | None:

@@ -41,20 +41,20 @@ class Saving:
         busy machine's jitter between identical arms is not called a cost either."""
         return self.high < -max(MIN_SAVING * self.baseline, MIN_SAVING_S)
 
-    def describe(self) -> str:
+    def describe(self, of: str = "time to ready") -> str:
         """The verdict in words: a saving as a saving, a cost as a cost ("72 ms slower"),
-        never a negative saving."""
+        never a negative saving; `of`: what the figures are of (an anatomy arm's: its phase)."""
         interval = f"95 % CI {interval_text(self.low, self.high)}"
         if self.significant:
             return (f"measured: saves {format_duration(self.seconds)} ({interval}) here, "
-                    f"{self.seconds / self.baseline:.0%} of its time to ready")
+                    f"{self.seconds / self.baseline:.0%} of its {of}")
         if self.costly:
             return f"measured: costs {format_duration(-self.seconds)} ({interval}) here"
         if self.low > 0:  # surely faster, by too little to be worth a setting
-            return (f"no gain worth a setting: {way(self.seconds)}, under {MIN_SAVING:.0%} of its time to ready "
+            return (f"no gain worth a setting: {way(self.seconds)}, under {MIN_SAVING:.0%} of its {of} "
                     f"or {format_duration(MIN_SAVING_S)} ({interval})")
         if self.high < 0:  # surely slower, by less than a saving would have to be
-            return (f"no gain: {way(self.seconds)}, a cost under {MIN_SAVING:.0%} of its time to ready "
+            return (f"no gain: {way(self.seconds)}, a cost under {MIN_SAVING:.0%} of its {of} "
                     f"or {format_duration(MIN_SAVING_S)} ({interval})")
         return f"no gain: {way(self.seconds)}, within the noise ({interval})"
 

@@ -83,6 +83,8 @@ class Observer:
         self.reported: Dict[str, bool] = {}
         self.last_phase = "spawn"
         self.before_stop: Callable[[], None] = lambda: None  # tflaunch ends the program after steady
+        # The first step or first inference has ended (phase, start, end): its anatomy is taken here.
+        self.first_done: Callable[[str, float, float], None] = lambda phase, start, end: None
         self.training = 0  # inside fit or train_on_batch, in any thread
         self.apply_traced = False  # an optimizer apply was traced in the current outermost call
         self.training_fns: Set[int] = set()
@@ -300,7 +302,9 @@ class Observer:
     def step_done(self, start: float, end: float) -> None:
         with self.lock:
             if not self.reported.get("first_step"):
-                self.once("first_step", min(start, self.fit_start or start), end)
+                start = min(start, self.fit_start or start)
+                self.once("first_step", start, end)
+                self.first_done("first_step", start, end)
                 self.at_ready_point("first_step", "step", end)
             elif self.ready_kind in ("step", "any"):
                 self.ready_kind = "step"
@@ -312,6 +316,7 @@ class Observer:
                 return  # inside fit or train_on_batch (a strategy's replica calls): training
             if not self.reported.get("first"):
                 self.once("first", start, end)
+                self.first_done("first", start, end)
                 self.at_ready_point("first_inference", "call", end)
             elif self.ready_kind in ("call", "any"):
                 self.ready_kind = "call"

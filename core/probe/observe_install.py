@@ -10,6 +10,7 @@ import tempfile
 import time
 from typing import Any, Dict, Optional
 
+from . import anatomy
 from .hook_tools import guarded
 from .keras_hooks import patch_keras
 from .observe import Observer, observer, set_observer
@@ -37,6 +38,10 @@ def install(fd: int, settings: Dict[str, Any], process_age: Optional[float]) -> 
         tidy()
 
     obs.before_stop = before_stop
+    # An extra run measured with its anatomy: the profiler starts once TensorFlow is imported
+    # and its trace is read at the end of the first step (or first inference).
+    obs.anatomy = bool(settings.get("anatomy"))  # type: ignore[attr-defined]
+    obs.first_done = guarded(lambda phase, start, end: anatomy.at_ready_point(obs, phase, start, end))
     set_observer(obs)
     obs.send("hello", "spawn", pid=os.getpid(), process_age=process_age, python=sys.version.split()[0])
     if process_age is not None:
@@ -87,6 +92,7 @@ def warm_start(obs: Observer) -> None:
     obs.send("mark", "spawn", name="warm_start")
     if "tensorflow" in sys.modules:
         patch_tensorflow(obs)
+        guarded(anatomy.after_import)(obs)
     if "keras.src.layers.layer" in sys.modules:
         patch_keras(obs)
     _send_versions(obs)
@@ -101,6 +107,7 @@ def imported(obs: Optional[Observer], name: str, start: float, outermost: bool) 
         obs.imported(start)
     if name == "tensorflow":
         patch_tensorflow(obs)
+        guarded(anatomy.after_import)(obs)
         if "keras.src.layers.layer" in sys.modules:
             patch_keras(obs)
     elif name == "keras":

@@ -8,6 +8,7 @@ import sys
 import time
 from typing import Any, Dict, Iterator, List, Optional, Tuple
 
+from . import anatomy
 from .channel import Channel
 from .describe import describe, environment, model_variables
 from .entry_point import entry_point
@@ -41,6 +42,7 @@ class Probe:
         self.current = "spawn"
         self.fed: List[Fed] = []
         self.ranges = Ranges(bool(config.get("nvtx")))
+        self.walls: Dict[str, Tuple[float, float]] = {}  # each phase's start and end by the wall clock
 
     @contextlib.contextmanager
     def phase(self, name: str) -> Iterator[dict[str, Any]]:
@@ -49,9 +51,11 @@ class Probe:
         extra: dict[str, Any] = {}
         self.ranges.push(name)
         io_before = io_counters()
+        wall = time.time()
         start = time.perf_counter()
         yield extra
         duration = time.perf_counter() - start
+        self.walls[name] = (wall, wall + duration)
         io_after = io_counters()
         self.ranges.pop()
         rss, peak = memory()
@@ -72,6 +76,8 @@ class Probe:
             tf, keras = import_tensorflow()
         # Folded after the phase ends (about 20 ms), so the import's own figure stays pure.
         self.channel.emit("imports", "import", **xray.report())
+        if cfg.get("anatomy"):  # an extra, profiled run: from here on, TensorFlow's profiler records
+            anatomy.start(tf)
         with self.phase("devices") as extra:
             applied, parts = initialise_devices(tf, cfg)
             if parts:
@@ -102,6 +108,8 @@ class Probe:
             fn = _packed_call(fn)
         with self.phase("first"):
             outputs = infer(tf, fn, packed)
+        if cfg.get("anatomy"):  # the first call in parts; steady runs with the profiler stopped
+            self.channel.emit("anatomy", "first", **anatomy.finish(tf, *self.walls["first"]))
         finite = all_finite(tf, outputs)
         with self.phase("steady") as extra:
             extra["latency"] = steady_latency(

@@ -16,7 +16,13 @@ from typing import Any, Dict, Tuple
 from .failure import ProbeFailure
 
 # The tf.config part of a configuration: the keys the launch hook receives.
-TF_CONFIG_KEYS = ("intra", "inter", "memory_growth", "memory_limit_mb")
+TF_CONFIG_KEYS = ("intra", "inter", "memory_growth", "memory_limit_mb", "grappler")
+# What each word of the grappler setting asks of tf.config.optimizer.set_experimental_options.
+GRAPPLER_OPTIONS: Dict[str, Dict[str, bool]] = {
+    "light": {"constant_folding": False, "arithmetic_optimization": False, "remapping": False,
+              "layout_optimizer": False, "loop_optimization": False, "dependency_optimization": False},
+    "off": {"disable_meta_optimizer": True},
+}
 
 
 def import_tensorflow() -> tuple[Any, Any]:
@@ -48,6 +54,8 @@ def apply_tf_config(tf: Any, cfg: dict[str, Any]) -> None:
         tf.config.threading.set_intra_op_parallelism_threads(int(cfg["intra"]))
     if cfg.get("inter"):
         tf.config.threading.set_inter_op_parallelism_threads(int(cfg["inter"]))
+    if cfg.get("grappler") in GRAPPLER_OPTIONS:
+        tf.config.optimizer.set_experimental_options(GRAPPLER_OPTIONS[cfg["grappler"]])
     if not cfg.get("memory_growth") and not cfg.get("memory_limit_mb"):
         return  # listing the GPUs initialises the driver: not for nothing, and not before the program does
     for gpu in tf.config.list_physical_devices("GPU"):
@@ -88,6 +96,8 @@ def read_back(tf: Any, cfg: dict[str, Any]) -> dict[str, Any]:
         "intra_op_threads": tf.config.threading.get_intra_op_parallelism_threads(),
         "inter_op_threads": tf.config.threading.get_inter_op_parallelism_threads(),
         "xla_flags": env.get("TF_XLA_FLAGS", "") or "none",
+        "grappler": {k: v for k, v in tf.config.optimizer.get_experimental_options().items()
+                     if k in GRAPPLER_OPTIONS["light"] or k == "disable_meta_optimizer"} or "default",
         "jit_compile": bool(cfg.get("jit_compile")),
         "onednn": env.get("TF_ENABLE_ONEDNN_OPTS", "default"),
         "log_level": env.get("TF_CPP_MIN_LOG_LEVEL", "default"),

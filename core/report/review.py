@@ -18,6 +18,7 @@ from pathlib import PurePath
 from typing import Any
 
 from ..phases import AFTER_READY, LABELS, NAME, OTHER, OTHER_LABEL, timeline_rows
+from ..run.anatomy import anatomy_rows, source_line
 from ..run.reads import reads_line
 from ..run.record import RunRecord
 from ..run.words import gpu_memory_line
@@ -243,6 +244,12 @@ def run_review(record: RunRecord, profile: str | None = None) -> Review:
             shown = f"{format_duration(per_call)}/{unit}"
         rows.append([label, shown, format_bytes(p.rss), format_bytes(p.peak_rss)])
         data.append([label, p.duration, per_call if name == "steady" else None, p.rss, p.peak_rss])
+        if record.anatomy.get("phase") == name:  # the profiled run's parts, as sub-rows of their phase
+            for part, seconds, _ in anatomy_rows(record.anatomy):
+                rows.append([f"  · {part}", format_duration(seconds), "", ""])
+                data.append([f"{LABELS[name]}: {part}", seconds, None, None, None])
+    if record.anatomy:
+        facts.append(("Anatomy", source_line({**record.anatomy, "run_id": record.history_id})))
     return Review("run", title, f"{ident}, {_date(record.launched_at)}", facts, [series(record, ident)],
                   (["Phase", "Duration", "RSS at end", "Peak RSS"], rows),
                   data=(["Phase", "Duration (s)", "Per call (s)", "RSS at end (bytes)", "Peak RSS (bytes)"], data),

@@ -132,15 +132,36 @@ def phase_columns(runs: Iterable[ExportedRun]) -> list[str]:
     return [name for name in phase_rows(records) if name not in PHASES]
 
 
+def anatomy_columns(runs: Iterable[ExportedRun]) -> list[str]:
+    """The anatomy parts any run has (an anatomy run's first step or call), in one order."""
+    keys = [p["part"] for run in runs if run.record is not None for p in run.record.anatomy.get("parts", [])]
+    return [*dict.fromkeys(keys), "not_attributed"] if keys else []
+
+
+def _anatomy_cells(record: RunRecord | None, columns: list[str]) -> list[Any]:
+    """The anatomy's phase, then each part's seconds (empty where the run has none)."""
+    if not columns:
+        return []
+    anatomy = record.anatomy if record is not None else {}
+    seconds = {p["part"]: p["seconds"] for p in anatomy.get("parts", [])}
+    if "parts" in anatomy:
+        seconds["not_attributed"] = anatomy.get("not_attributed")
+    return [anatomy.get("phase"), *(_seconds(seconds.get(key)) for key in columns)]
+
+
 def to_csv(runs: Iterable[ExportedRun]) -> str:
-    """CSV_COLUMNS, then a peak column per GPU (gpu_columns) where any run used a GPU."""
+    """CSV_COLUMNS, then a peak column per GPU (gpu_columns) where any run used a GPU, the
+    phases beyond the probe's, and an anatomy run's parts (anatomy_phase, anatomy_PART_s)."""
     runs = list(runs)
     gpus = gpu_columns(runs)
     extra = phase_columns(runs)
+    parts = anatomy_columns(runs)
     out = io.StringIO()
     writer = csv.writer(out)
-    writer.writerow([*CSV_COLUMNS, *(name for name, _, _ in gpus), *(f"{name}_s" for name in extra)])
+    writer.writerow([*CSV_COLUMNS, *(name for name, _, _ in gpus), *(f"{name}_s" for name in extra),
+                     *(["anatomy_phase", *(f"anatomy_{key}_s" for key in parts)] if parts else [])])
     for run in runs:  # the reviews' cells: true/false, empty
         writer.writerow([csv_cell(cell) for cell in (*csv_row(run), *_gpu_cells(run.record, gpus),
-                                                      *(_seconds(_duration(run.record, n)) for n in extra))])
+                                                      *(_seconds(_duration(run.record, n)) for n in extra),
+                                                      *_anatomy_cells(run.record, parts))])
     return out.getvalue()

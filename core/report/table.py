@@ -8,6 +8,7 @@ from statistics import median
 from ..grid import grid
 from ..phases import LABELS, ONE_TIME, OTHER, OTHER_LABEL, phase_rows, timeline_rows
 from ..probe.input_shapes import DEFAULTS_HELP
+from ..run.anatomy import anatomy_rows, source_line
 from ..run.reads import median_reads, phase_reads
 from ..run.record import RunRecord, RunStatus
 from ..run.words import gpu_memory_line, warm_notes
@@ -83,7 +84,29 @@ def _label(record: RunRecord, name: str) -> str:
     return LABELS[name] + count
 
 
-def run_table(record: RunRecord) -> str:
+def _anatomy_rows(anatomy: dict[str, object] | None, name: str, width: int) -> list[list[str]]:
+    """The sub-rows of phase `name`: the anatomy's parts, from the profiled run it names."""
+    if not anatomy or anatomy.get("phase") != name:
+        return []
+    return [[f"  · {label}", format_duration(seconds), *([""] * (width - 2))]
+            for label, seconds, _ in anatomy_rows(anatomy)]
+
+
+def anatomy_lines(anatomy: dict[str, object] | None, unprofiled: float | None) -> list[str]:
+    """The anatomy's source and, per part, what made it (the largest event names)."""
+    if not anatomy:
+        return []
+    lines = [source_line(anatomy, unprofiled)]
+    lines += [f"  {label}: {format_duration(seconds)}" + (f" ({what})" if what else "")
+              for label, seconds, what in anatomy_rows(anatomy)]
+    return lines
+
+
+def run_table(record: RunRecord, anatomy: dict[str, object] | None = None) -> str:
+    """A run's phases; `anatomy` (another run's, profiled) adds its parts under its phase."""
+    own = anatomy is None  # the run's own anatomy (an anatomy run shown alone): no unprofiled figure beside it
+    if own and record.anatomy:
+        anatomy = {**record.anatomy, "run_id": record.history_id}
     rows = []
     for name in timeline_rows(record.phase_order):
         if name == OTHER:
@@ -98,6 +121,7 @@ def run_table(record: RunRecord) -> str:
                  for part, seconds in p.parts.items()]
         if name == record.ready_phase and record.first_call_overhead is not None:
             rows.append([f"  {ONE_TIME}", format_duration(record.first_call_overhead), "", "", ""])
+        rows += _anatomy_rows(anatomy, name, 5)
     text = grid(["Phase", "Duration", "RSS at end", "Peak RSS", "Read from storage"], rows)
     footer = [f"Time to ready: {format_duration(record.time_to_ready)}",
               f"Peak memory (process tree): {format_bytes(record.peak_rss)}"]
@@ -106,10 +130,14 @@ def run_table(record: RunRecord) -> str:
     latency = _latency_line([record])
     if latency:
         footer.append(latency)
+    phase = record.phase(str(anatomy.get("phase"))) if anatomy else None
+    unprofiled = phase.duration if phase is not None and not own else None
+    footer += anatomy_lines(anatomy, unprofiled)
     return "\n".join([describe_run(record), "", text, "", *footer])
 
 
-def repeat_table(records: Sequence[RunRecord]) -> str:
+def repeat_table(records: Sequence[RunRecord], anatomy: dict[str, object] | None = None) -> str:
+    """Runs' medians per phase; `anatomy` (an extra, profiled run's) adds its parts under its phase."""
     ok = [r for r in records if r.status is RunStatus.OK]
     rows = []
     for name in timeline_rows(phase_rows(ok or records)):
@@ -129,6 +157,7 @@ def repeat_table(records: Sequence[RunRecord]) -> str:
             format_bytes(peak.median if peak else None),
             median_reads(ok, name),
         ])
+        rows += _anatomy_rows(anatomy, name, 6)
     ready = summarize(r.time_to_ready for r in ok)
     text = grid(["Phase", "Median", "Min – max", "RSS at end", "Peak RSS", "Read (median)"], rows)
     footer = [f"Runs: {len(ok)} of {len(records)} succeeded"]
@@ -138,6 +167,9 @@ def repeat_table(records: Sequence[RunRecord]) -> str:
     latency = _latency_line(ok)
     if latency:
         footer.append(latency)
+    if anatomy:
+        measured = summarize(p.duration for p in (r.phase(str(anatomy.get("phase"))) for r in ok) if p is not None)
+        footer += anatomy_lines(anatomy, measured.median if measured else None)
     # A warm launch's own start (cold and why, or paying for its server) differs from run to
     # run: said for each run it concerns, never as if it were every run's.
     per_run = [(i, note) for i, record in enumerate(records, start=1) for note in warm_notes(record)]

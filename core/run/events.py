@@ -44,6 +44,9 @@ Kinds and their extra fields:
   ``written``, ``uncached``, ``folder``), ``read_bytes`` (from storage, or null),
   ``onednn`` (TF_ENABLE_ONEDNN_OPTS or null), ``keras`` (``keras``, ``tf_keras`` versions).
 - ``mark``: a program's own point in time (``tflaunch_mark.mark(NAME)``): ``name``.
+- ``anatomy``: an extra, profiled run's first step or first call cut into parts
+  (run/anatomy.py checks it): ``window`` (s), ``parts`` (``part``, ``seconds``, ``names``),
+  ``not_attributed`` (s), or ``error`` when the trace could not be read.
 - ``progress``: during a phase that repeats work (``steady``): ``done`` of ``total`` calls
   (counts, ``done`` at most ``total``), a few times a second at most.
 
@@ -63,6 +66,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..phases import NAME
+from .anatomy import checked_anatomy
 
 PROTOCOL_VERSION = 1
 
@@ -160,8 +164,15 @@ class ImportsMeasured:
     imports: dict[str, Any]  # the import X-ray, as checked_imports keeps it
 
 
+@dataclass(frozen=True)
+class AnatomyMeasured:
+    ts: float
+    phase: str
+    anatomy: dict[str, Any]  # as run.anatomy.checked_anatomy keeps it
+
+
 Event = (Hello | PhaseStart | PhaseEnd | SettingsApplied | InputsListed | Result | ProbeError | Saved | Progress
-         | ImportsMeasured | Mark)
+         | ImportsMeasured | Mark | AnatomyMeasured)
 
 
 class _Malformed(Exception):  # noqa: N818 (private; a protocol violation, not a bug)
@@ -343,6 +354,7 @@ _BUILDERS: dict[str, Callable[[dict[str, Any], float, str], Event]] = {
     "saved": lambda o, ts, ph: Saved(ts, ph, _text(o, "path"), _text(o, "format")),
     "progress": lambda o, ts, ph: _progress(ts, ph, _count(o, "done"), _count(o, "total")),
     "imports": lambda o, ts, ph: ImportsMeasured(ts, ph, checked_imports(o)),
+    "anatomy": lambda o, ts, ph: AnatomyMeasured(ts, ph, {**checked_anatomy(o), "phase": ph}),
 }
 
 

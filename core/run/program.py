@@ -31,9 +31,10 @@ def program_argv(config: LaunchConfig) -> list[str]:
     return argv
 
 
-def observe_settings(config: LaunchConfig) -> str:
-    """What the launch hook needs to know of the measurement (TFLAUNCH_OBSERVE)."""
-    return json.dumps({"until": config.until, "steady": config.steady})
+def observe_settings(config: LaunchConfig, anatomy: bool = False) -> str:
+    """What the launch hook needs to know of the measurement (TFLAUNCH_OBSERVE); `anatomy`:
+    profile the first step (an extra run's, never a measured one)."""
+    return json.dumps({"until": config.until, "steady": config.steady, **({"anatomy": True} if anatomy else {})})
 
 
 def program_problems(config: LaunchConfig) -> list[Problem]:

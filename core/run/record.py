@@ -77,6 +77,7 @@ class RunRecord:
     environment: dict[str, Any] = field(default_factory=dict)
     model: dict[str, Any] = field(default_factory=dict)
     imports: dict[str, Any] = field(default_factory=dict)  # the import X-ray (events.checked_imports)
+    anatomy: dict[str, Any] = field(default_factory=dict)  # a profiled run's first step in parts (run/anatomy.py)
     failure: Failure | None = None
     failed_phase: str | None = None
     exit_code: int | None = None
@@ -233,6 +234,8 @@ class RunRecord:
             self.failed_phase = event.phase
         elif isinstance(event, ev.ImportsMeasured):
             self.imports = dict(event.imports)
+        elif isinstance(event, ev.AnatomyMeasured):
+            self.anatomy = dict(event.anatomy)
         elif isinstance(event, ev.Progress):
             running = self.phases.get(event.phase)
             if running is not None:

@@ -60,6 +60,7 @@ def record_dict(record: RunRecord) -> dict[str, Any]:
         "environment": record.environment,
         "model": record.model,
         "imports": record.imports,
+        "anatomy": ({**record.anatomy, "run_id": record.history_id} if record.anatomy else None),
         "failure": None if record.failure is None else {
             "kind": record.failure.kind, "phase": record.failed_phase,
             "message": record.failure.message, "detail": record.failure.detail},

@@ -81,12 +81,18 @@ def start_together(sessions: list[ProbeSession]) -> None:
         StartedTogether(sessions)
 
 
+ANATOMY_NOTE = ("TensorFlow's profiler was on (an anatomy run): its phases are slower than a measured run's "
+                "and are shown only beside them")
+
+
 class ProbeSession:
     def __init__(self, config: LaunchConfig, *, script: list[str] | None = None,
                  command: list[str] | None = None, base_env: Mapping[str, str] | None = None,
-                 warm: bool = False, launcher: list[str] | None = None) -> None:
+                 warm: bool = False, launcher: list[str] | None = None, anatomy: bool = False) -> None:
         """`script`: a user's argv, run with the settings applied instead of the probe;
-        `warm`: forked from a warm server (cold, saying why, when it cannot be).
+        `warm`: forked from a warm server (cold, saying why, when it cannot be);
+        `anatomy`: an extra run with TensorFlow's profiler on, whose first step or first
+        call comes back in parts (probe/anatomy.py); never a measured run.
         `command`: replaces the probe's argv (tests stand in a misbehaving child).
         `launcher`: a program's launch as a user types it, a tflaunch command that applies the
         settings itself (`tflaunch run --warm --profile NAME -- python SCRIPT`, the doctor's
@@ -102,6 +108,7 @@ class ProbeSession:
         self.warm = warm and (script is not None or self.observes)
         if self.warm:
             self.record.warm_start = {"asked": True}
+        self.anatomy = anatomy and script is None
         self.warm_child: int | None = None  # the warm-started script's pid, once the client says it
         self._parser = EventParser()
         # A script's or a program's stdout is its own output: a log, not events.
@@ -130,7 +137,7 @@ class ProbeSession:
         before = time.monotonic()
         # Cache folders are made ready (a cold one emptied, which can take seconds for
         # gigabytes of kernels) before time zero: that is tflaunch's work, not the run's.
-        record.launch_notes = prepare_caches(record.config)
+        record.launch_notes = [*([ANATOMY_NOTE] if self.anatomy else []), *prepare_caches(record.config)]
         record.launch_gpus = launch_facts(machine_gpus())
         # A cold page cache is made here, the one place every launcher shares, after the
         # other preparations so that nothing read after it warms the files again.
@@ -143,7 +150,8 @@ class ProbeSession:
             record.phases["spawn"].started = wall
         self.deadline = monotonic + record.config.timeout
         subject = program_argv(record.config) if self.observes else None
-        argv = self._command or self._launcher or self._script or subject or probe_command(record.config, wall)
+        argv = (self._command or self._launcher or self._script or subject
+                or probe_command(record.config, wall, anatomy=self.anatomy))
         if self.warm and self._command is None and self._launcher is None:
             argv = client_command(record.config.python, self._script or subject or [], os.getpid())
         if self._launcher is not None:  # the launcher applies the settings; the hook would observe it, not the program
@@ -153,7 +161,7 @@ class ProbeSession:
                                      launch_hook=self._script is not None or self.observes)
         env[RUN_MARKER_ENV] = self.marker
         if self.observes:
-            env[OBSERVE_ENV] = observe_settings(record.config)
+            env[OBSERVE_ENV] = observe_settings(record.config, anatomy=self.anatomy)
         return argv, env
 
     def _prepare_page_cache(self) -> None:
@@ -194,6 +202,8 @@ class ProbeSession:
         # The observer says when steady state is over: measured, or nothing to measure.
         if config.steady > 0 and not record.steady_ended:
             return False
+        if self.anatomy and not record.anatomy:
+            return False  # the observer reads its trace at the ready point: stopped then, it would lose it
         self._stop_asked = True
         return True
 

@@ -116,7 +116,8 @@ def _event_words(event: ev.Event) -> str:
 
 _EVENT_NOUNS: dict[type, str] = {ev.Result: "a second result", ev.Hello: "a hello", ev.Mark: "a mark",
                                  ev.SettingsApplied: "settings", ev.InputsListed: "inputs", ev.Progress: "progress",
-                                 ev.ImportsMeasured: "an import X-ray", ev.Saved: "a saved file"}
+                                 ev.ImportsMeasured: "an import X-ray", ev.AnatomyMeasured: "an anatomy",
+                                 ev.Saved: "a saved file"}
 
 
 def inputs_line(record: RunRecord) -> str:

@@ -81,17 +81,20 @@ def child_environment(config: LaunchConfig, base: Mapping[str, str] | None = Non
     return env
 
 
-def probe_config(config: LaunchConfig, launched_at: float | None = None) -> dict[str, Any]:
-    """What the probe reads: how to measure, and the settings it applies or reads back."""
+def probe_config(config: LaunchConfig, launched_at: float | None = None, anatomy: bool = False) -> dict[str, Any]:
+    """What the probe reads: how to measure, and the settings it applies or reads back;
+    `anatomy`: profile the first call (an extra run's, never a measured one)."""
     cfg = {k: v for k, v in config.to_dict().items() if k not in ("python", "timeout")}
+    if anatomy:
+        cfg["anatomy"] = True
     cfg["launched_at"] = time.time() if launched_at is None else launched_at
     cfg["launcher_pid"] = os.getpid()  # the probe dies with it, even if it died during start-up
     return cfg
 
 
-def probe_command(config: LaunchConfig, launched_at: float | None = None) -> list[str]:
+def probe_command(config: LaunchConfig, launched_at: float | None = None, anatomy: bool = False) -> list[str]:
     """argv of a measuring child: the probe package run by path."""
-    return [config.python, str(PROBE_MAIN), json.dumps(probe_config(config, launched_at))]
+    return [config.python, str(PROBE_MAIN), json.dumps(probe_config(config, launched_at, anatomy))]
 
 
 def convert_command(python: str, source: str, formats: list[str], out: Path) -> list[str]:

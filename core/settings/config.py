@@ -28,6 +28,7 @@ from .vocabulary import (
     BY_NAME,
     CACHE_STATES,
     CALLS,
+    GRAPPLER,
     LOG_LEVELS,
     MODULE_LOADING,
     PAGE_CACHE_STATES,
@@ -76,6 +77,7 @@ class LaunchConfig:
     allocator: str | None = None  # None = the environment's; "bfc" or "cuda_malloc_async"
     cudnn_autotune: bool | None = None
     module_loading: str | None = None  # None = the driver's; "lazy" or "eager"
+    grappler: str | None = None  # None = TensorFlow's graph optimisation; "light" or "off"
     cuda_cache: str | None = None  # None = the driver's own folder; "cold" or "warm"
     xla_cache: bool = False
     page_cache: str = "warm"  # warm (nothing done), cold (evicted before the start) or preloaded
@@ -139,7 +141,7 @@ class LaunchConfig:
                 "memory_limit_mb",
                 "TensorFlow cannot combine memory growth with a memory limit; choose one.",
             ))
-        for name, choices in (("allocator", ALLOCATORS), ("module_loading", MODULE_LOADING),
+        for name, choices in (("allocator", ALLOCATORS), ("module_loading", MODULE_LOADING), ("grappler", GRAPPLER),
                               ("cuda_cache", CACHE_STATES)):
             value = getattr(self, name)
             if value is not None and value not in choices:

@@ -31,6 +31,7 @@ _UNSET: dict[str, tuple[Any, str, str]] = {
     "extra_env": ({}, "none", "none"),
     "allocator": (None, "default (the environment's TF_GPU_ALLOCATOR, else BFC)", "default"),
     "cudnn_autotune": (None, TF_DECIDES, "default"),
+    "grappler": (None, TF_DECIDES, "default"),
     "module_loading": (None, "default (the driver decides: lazy since CUDA 12.2)", "default"),
     "cuda_cache": (None, "default (the driver's own folder)", "default"),
     "program": ((), "none (a model is the subject)", "none"),

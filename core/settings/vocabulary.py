@@ -27,6 +27,13 @@ AUTO_JIT_FLAGS = ("--tf_xla_auto_jit=2", "--tf_xla_cpu_global_jit")
 # The values of the GPU settings that take a word, each with what it means.
 ALLOCATORS: dict[str, str] = {"bfc": "TensorFlow's BFC allocator", "cuda_malloc_async": "CUDA's async allocator"}
 MODULE_LOADING: dict[str, str] = {"lazy": "LAZY", "eager": "EAGER"}
+# Grappler, TensorFlow's graph optimiser, as tf.config.optimizer.set_experimental_options
+# sets it (probe/tf_setup.GRAPPLER_OPTIONS holds the options each word sets).
+GRAPPLER: dict[str, str] = {
+    "light": "the optimizers that cost most at a first call off (constant folding, arithmetic, remapping, layout, "
+             "loop and dependency optimisation)",
+    "off": "no graph optimisation at all (disable_meta_optimizer)",
+}
 CACHE_STATES: dict[str, str] = {"cold": "an empty folder per run", "warm": "kept between runs"}
 PAGE_CACHE_STATES: dict[str, str] = {
     "warm": "as the files are (nothing done)",
@@ -125,6 +132,11 @@ SETTINGS: tuple[Setting, ...] = (
             "tflaunch:devices, ...) so a run under Nsight Systems (nsys profile) shows tflaunch's phases. Needs "
             "libnvToolsExt in the child's environment (the nvidia-nvtx-cu12 wheel or a CUDA toolkit); the run "
             "says when it is missing.", Reach.MEASUREMENT, "GPUs", "--nvtx"),
+    Setting("grappler", "Graph optimiser", "How much TensorFlow optimises each function's graph "
+            "before its first run: tf.config.optimizer.set_experimental_options() right after import (the launch "
+            "hook makes the call in your program). light: " + GRAPPLER["light"] + "; off: " + GRAPPLER["off"]
+            + ". Either can cut instantiation at the first step and slow every later one; default leaves "
+            "TensorFlow's.", Reach.TF_CONFIG, "TensorFlow", "--grappler"),
     Setting("intra", "Intra-op threads", "Threads inside one op: tf.config.threading."
             "set_intra_op_parallelism_threads(); 0 leaves TensorFlow's default (all cores).", Reach.TF_CONFIG,
             "TensorFlow", "--intra"),

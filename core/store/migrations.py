@@ -100,4 +100,8 @@ MIGRATIONS: tuple[str, ...] = (
     """
     CREATE INDEX runs_by_launch ON runs(launched_at DESC, id DESC)
     """,
+    # 8: an extra, profiled run's first step or first call in parts (its anatomy).
+    """
+    ALTER TABLE runs ADD COLUMN anatomy TEXT NOT NULL DEFAULT '{}'
+    """,
 )

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..phases import NAME
+from ..run.anatomy import checked_anatomy
 from ..run.events import EPOCH_RANGE, checked_imports
 from ..run.record import Failure, PhaseRecord, PhaseState, RunRecord, RunStatus
 from ..run.words import COLD_MARK, WARM_MARK
@@ -379,6 +380,14 @@ def _imports(text: Any) -> dict[str, Any]:
         return {}
 
 
+def _anatomy(text: Any) -> dict[str, Any]:
+    """A run's anatomy, checked as the child's event is; a damaged one loses the anatomy, not the run."""
+    try:
+        return checked_anatomy(parsed_json(text, "anatomy")) if text and text != "{}" else {}
+    except (DamagedRowError, ValueError, ArithmeticError):
+        return {}
+
+
 def _stored_marks(text: Any) -> list[tuple[str, float]]:
     """A program's marks, (name, s since launch); damaged entries are skipped, not the run."""
     if not text:
@@ -442,6 +451,7 @@ def record_from_rows(data: dict[str, Any], phases: Iterable[Sequence[Any]],
     record.environment = _described(data["environment"], "environment", ENVIRONMENT)
     record.model = _described(data["model_info"], "model_info", MODEL_INFO)
     record.imports = _imports(data["imports"])
+    record.anatomy = _anatomy(data.get("anatomy"))
     record.page_cache, record.launch_notes, record.warm_start = _launch(data.get("launch"))
     ready = _seconds(data["time_to_ready"], "time_to_ready")
     if ready is not None:

@@ -25,7 +25,7 @@ from .storable import (
 # The columns a run's end sets, in the order History.finish writes them.
 FINISHED_COLUMNS = ("finished_at", "status", "failed_phase", "time_to_ready", "peak_rss", "config", "settings",
                     "environment", "model_info", "failure", "exit_code", "exit_signal", "stderr_tail", "imports",
-                    "marks", "stopped_at_ready", "launch")
+                    "marks", "stopped_at_ready", "launch", "anatomy")
 
 
 def finished_values(record: RunRecord) -> tuple[Any, ...]:
@@ -42,7 +42,7 @@ def finished_values(record: RunRecord) -> tuple[Any, ...]:
             storable_int(record.exit_signal), storable_text("\n".join(record.stderr_tail)),
             storable_json(record.imports),
             storable_json([[name, storable_real(at)] for name, at in record.marks], "[]"),
-            int(record.stopped_at_ready), storable_json(launch_facts(record)))
+            int(record.stopped_at_ready), storable_json(launch_facts(record)), storable_json(record.anatomy))
 
 
 def launch_facts(record: RunRecord) -> dict[str, Any]:
@@ -81,6 +81,7 @@ def record_from_data(data: Any) -> tuple[RunRecord, dict[str, Any] | None]:
     row = {column: data["run"].get(column) for column in (*FINISHED_COLUMNS, "launched_at", "source", "model",
                                                            "command", "trial")}
     row["launch"] = row["launch"] or "{}"  # a result written before launch facts were kept
+    row["anatomy"] = row["anatomy"] or "{}"  # or before anatomies were
     row.update(writer_pid=None, writer_started=None, sweep_id=None)
     parts = {}
     for name, width in (("phases", len(PHASE_COLUMNS.split(","))), ("samples", 2), ("gpu_samples", 3)):

@@ -34,7 +34,7 @@ from .model_code import model_code
 # neither until it is put in one of the two (tests/faults/test_profile_trust.py checks).
 DATA_SETTINGS = frozenset({
     "intra", "inter", "jit_compile", "xla_auto", "onednn", "log_level", "visible_gpus", "memory_growth",
-    "memory_limit_mb", "allocator", "cudnn_autotune", "module_loading", "cuda_cache", "xla_cache", "nvtx",
+    "memory_limit_mb", "allocator", "cudnn_autotune", "module_loading", "grappler", "cuda_cache", "xla_cache", "nvtx",
     "page_cache", "batch", "inputs", "signature", "steady", "call", "until", "timeout",
 })
 JUDGED_SETTINGS = frozenset({"model", "python", "imports", "unsafe_deserialization", "extra_env", "program",

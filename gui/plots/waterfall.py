@@ -13,6 +13,7 @@ import pyqtgraph as pg
 from PySide6.QtWidgets import QWidget
 
 from tflaunch.core.phases import LABELS, OTHER, TIMELINE_ROWS, timeline_rows
+from tflaunch.core.run.anatomy import part_label, segments, short_label
 from tflaunch.core.run.record import PhaseState, RunRecord
 from tflaunch.core.units import format_duration
 
@@ -63,6 +64,11 @@ class Waterfall(pg.PlotWidget):
         self._bars = pg.BarGraphItem(x0=[0], y=[0], width=[1], height=0.6, pen=pg.mkPen(None))
         self._bars.hide()
         plot.addItem(self._bars)
+        # An anatomy run's phase in its parts: a thin bar under the phase's, split end to end.
+        self._parts = pg.BarGraphItem(x0=[0], y=[0], width=[1], height=0.22, pen=pg.mkPen(None))
+        self._parts.hide()
+        plot.addItem(self._parts)
+        self.part_names: list[str] = []  # the parts drawn, in order
         self.bar_names: list[str] = []  # the rows drawn, in the bars' order
         self.labels: list[pg.TextItem] = []  # reused from draw to draw; the unused are hidden
         self._live_x = LIVE_MIN_S
@@ -73,10 +79,40 @@ class Waterfall(pg.PlotWidget):
         self._live_x = LIVE_MIN_S
         self.show_spans(record.offsets() if record else {}, script=record is not None and record.is_script,
                         gaps=record.gaps() if record else ())
+        self._show_anatomy(record)
+
+    def _show_anatomy(self, record: RunRecord | None) -> None:
+        """The anatomy's parts under their phase's bar, and the largest named after its duration."""
+        anatomy = record.anatomy if record is not None else {}
+        phase = str(anatomy.get("phase", ""))
+        spans = record.offsets() if record is not None else {}
+        self.part_names = []
+        if phase not in spans or phase not in self._order or "parts" not in anatomy:
+            self._parts.hide()
+            return
+        start, _ = spans[phase]
+        x0, widths, brushes = [], [], []
+        for label, seconds, colour in segments(anatomy):
+            x0.append(start)
+            widths.append(max(seconds, 1e-5))
+            brushes.append(pg.mkBrush(colour))
+            self.part_names.append(label)
+            start += seconds
+        row = self._order.index(phase) + 0.42
+        self._parts.setOpts(x0=x0, y=[row] * len(x0), width=widths, brushes=brushes)
+        self._parts.show()
+        biggest = max(anatomy["parts"], key=lambda p: p["seconds"], default=None)
+        for label in self.labels:
+            if biggest and label.isVisible() and abs(label.pos().y() - self._order.index(phase)) < 0.01:
+                label.setText(f"{label.toPlainText()} · {short_label(part_label(biggest['part']))} "
+                              f"{format_duration(biggest['seconds'])}")
+        end = max(s + d for s, d in spans.values())  # room for the longer label, as show_spans makes
+        self.getPlotItem().setXRange(0, max(end * LABEL_ROOM, self._labels_end()), padding=0)
 
     def show_live(self, record: RunRecord, now: float) -> None:
         """A running run at wall-clock time `now`: the running phase's bar grows."""
         spans = live_spans(record, now)
+        self._parts.hide()
         end = self._draw(spans, record.is_script, (), progress_note(record))
         live_x = max(self._live_x, nice_ceiling(max(end * LABEL_ROOM, self._labels_end())))
         if live_x != self._live_x or not spans:

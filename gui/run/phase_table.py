@@ -12,6 +12,7 @@ from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableWidget, QTab
 
 from tflaunch.core.phases import DESCRIPTIONS, LABELS, ONE_TIME, OTHER, PART_DESCRIPTIONS, TIMELINE_ROWS, timeline_rows
 from tflaunch.core.report.nesting import depth, parents
+from tflaunch.core.run.anatomy import anatomy_rows, short_label, source_line
 from tflaunch.core.run.reads import phase_reads
 from tflaunch.core.run.record import PhaseRecord, PhaseState, RunRecord
 from tflaunch.core.units import format_bytes, format_duration
@@ -28,11 +29,19 @@ def nested_label(label: str, level: int) -> str:
     return label if level <= 0 else "\u2002" * (level - 1) + "└ " + label
 
 
+ANATOMY = "anatomy:"  # a sub-row's prefix: no phase name has a colon (phases.NAME)
+
+
 def rows_of(record: RunRecord | None) -> tuple[str, ...]:
-    """The rows a record is shown in: the probe's timeline, or what a program reported."""
-    if record is None or not record.is_program:
-        return ROWS
-    return tuple(timeline_rows(record.phase_order))
+    """The rows a record is shown in: the probe's timeline, or what a program reported, with
+    an anatomy run's parts under their phase."""
+    rows = ROWS if record is None or not record.is_program else tuple(timeline_rows(record.phase_order))
+    anatomy = record.anatomy if record is not None else {}
+    if not anatomy or anatomy.get("phase") not in rows:
+        return rows
+    at = rows.index(str(anatomy["phase"])) + 1
+    subs = tuple(f"{ANATOMY}{i}" for i in range(len(anatomy_rows(anatomy))))
+    return rows[:at] + subs + rows[at:]
 
 
 class PhaseTable(QTableWidget):
@@ -70,11 +79,12 @@ class PhaseTable(QTableWidget):
         for row, name in enumerate(rows):
             for col in range(len(COLUMNS)):
                 item = QTableWidgetItem()
-                item.setToolTip(DESCRIPTIONS[name] if name != OTHER else OTHER_TIP)
+                item.setToolTip(OTHER_TIP if name == OTHER else "" if name.startswith(ANATOMY) else DESCRIPTIONS[name])
                 if col >= 2:
                     item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
                 self.setItem(row, col, item)
-            self._cell(row, 0).setText(LABELS[name] if name != OTHER else "Other")
+            if not name.startswith(ANATOMY):
+                self._cell(row, 0).setText(LABELS[name] if name != OTHER else "Other")
         self.resizeRowsToContents()
         self.setMinimumHeight(min(self.content_height(), self._height_of(len(ROWS) + 1)))
         self.updateGeometry()
@@ -115,6 +125,9 @@ class PhaseTable(QTableWidget):
             return
         inside = parents(record, now) if record is not None and record.is_program else {}
         for row, name in enumerate(self._rows):
+            if name.startswith(ANATOMY) and record is not None:
+                self._show_anatomy_row(row, int(name[len(ANATOMY):]), record)
+                continue
             if name != OTHER:
                 label = nested_label(LABELS[name], depth(name, inside))
                 if self._cell(row, 0).text() != label:
@@ -166,6 +179,19 @@ class PhaseTable(QTableWidget):
                  if k in PART_DESCRIPTIONS else "") for k, v in parts.items()]
         cell.setText(cell.text() + " +")
         cell.setToolTip(f"{LABELS[name]} in parts:\n" + "\n".join(lines))
+
+    def _show_anatomy_row(self, row: int, index: int, record: RunRecord) -> None:
+        """A part of the anatomy run's first step (or call): its time and share of the window;
+        which run it came from and what made it in the tooltip."""
+        label, seconds, what = anatomy_rows(record.anatomy)[index]
+        window = record.anatomy.get("window") or 0.0
+        run = {**record.anatomy, "run_id": record.history_id}
+        tip = f"{source_line(run)}\n{label}: {format_duration(seconds)}" + (f" ({what})" if what else "")
+        for col, text in enumerate((f"  · {short_label(label)}", f"{seconds / window:.0%}" if window else "",
+                                    format_duration(seconds), "", "")):
+            self._cell(row, col).setText(text)
+            self._cell(row, col).setToolTip(tip)
+        self._cell(row, 0).setForeground(readable(STATE_COLORS["waiting"]))
 
     def _state_text(self, phase: PhaseRecord) -> str:
         """The state; for a running phase that counts its calls, how far it is ("37/100 calls")."""

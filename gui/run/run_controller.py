@@ -48,13 +48,16 @@ class RunController(QObject):
         for the interpreter (learning scans TensorFlow for seconds: never here)."""
         return launch_check(config, script=script, known=cached_known_flags)
 
-    def start(self, config: LaunchConfig, script: list[str] | None = None, warm: bool = False) -> RunRecord | None:
+    def start(self, config: LaunchConfig, script: list[str] | None = None, warm: bool = False,
+              anatomy: bool = False) -> RunRecord | None:
         """Start a run of the model, or of `script` with the settings applied (`warm`:
-        forked from a warm server that has imported TensorFlow, or cold saying why)."""
+        forked from a warm server that has imported TensorFlow, or cold saying why;
+        `anatomy`: an extra run with TensorFlow's profiler on, its first step or call in parts)."""
         if self.running:
             return None
         self.not_stored = None
-        process = ProbeProcess(ProbeSession(config, script=script, warm=warm), self, self.gpu_sampler, self._recorder)
+        session = ProbeSession(config, script=script, warm=warm, anatomy=anatomy)
+        process = ProbeProcess(session, self, self.gpu_sampler, self._recorder)
         process.event_applied.connect(self.phase_changed)
         process.sampled.connect(self.sampled)
         process.log_lines.connect(self.log_lines)

@@ -135,6 +135,8 @@ class SettingsPanel(QWidget):
         elif name == "allocator":
             editor = ed.choice_editor({"default (environment's)": None, "BFC (TensorFlow's)": "bfc",
                                        "cuda_malloc_async": "cuda_malloc_async"})
+        elif name == "grappler":
+            editor = ed.choice_editor({"default (TensorFlow's)": None, "light": "light", "off": "off"})
         elif name == "module_loading":
             editor = ed.choice_editor({"default (driver's)": None, "lazy": "lazy", "eager": "eager"})
         elif name == "cuda_cache":

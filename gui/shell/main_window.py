@@ -279,6 +279,16 @@ class MainWindow(DropTarget, QMainWindow):  # DropTarget: a model or a script dr
         if not self.running:
             self.run_view.show_refusal(why)
             self.tabs.setCurrentWidget(self.run_view)
+    def start_anatomy(self) -> None:
+        """One extra run with TensorFlow's profiler on: the first step (a program) or first
+        call (a model) in parts, shown as sub-rows of its phase; never a measured run."""
+        if self.one_at_a_time.refuse(self.say):
+            return
+        config = self.checked_config(self._refuse_run)
+        if config is None:
+            return
+        what = "first step" if config.is_program else "first call"
+        self._launch(config, None, f"anatomy of the {what} of {config.subject} (profiler on)", anatomy=True)
 
     def ask_script(self) -> None:
         from ..run.script_dialog import ScriptDialog
@@ -305,11 +315,12 @@ class MainWindow(DropTarget, QMainWindow):  # DropTarget: a model or a script dr
             how = "warm, " if warm else ""
             self._launch(config, argv, " ".join(argv[1:]) + f" ({how}with {config.summary()})", warm)
 
-    def _launch(self, config: LaunchConfig, script: list[str] | None, title: str, warm: bool = False) -> None:
+    def _launch(self, config: LaunchConfig, script: list[str] | None, title: str, warm: bool = False,
+                anatomy: bool = False) -> None:
         self.tabs.setCurrentWidget(self.run_view)
         self.log.begin(title)
         self.say(f"Running {title}…")
-        record = self.runner.start(config, script, warm)
+        record = self.runner.start(config, script, warm, anatomy)
         self._set_busy(True)  # after the start: the controls follow what runs
         if record is None:
             return

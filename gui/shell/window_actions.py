@@ -46,6 +46,10 @@ class WindowActions:
         self.about_dialog: AboutDialog | None = None
         self.run = _action(widget, "&Run", w.start_run, QKeySequence("Ctrl+R"),
                            "Start the probe with these settings (Ctrl+R)")
+        self.anatomy = _action(widget, "&Anatomy of the first step", w.start_anatomy, QKeySequence("Ctrl+Shift+A"),
+                               "One extra run with TensorFlow's profiler on: the first step (or first call) in "
+                               "parts — tracing, graph optimisation, XLA, variables, data, execution (Ctrl+Shift+A)")
+        self.anatomy.setIconText("Anatomy")  # the toolbar's word: the window must fit 1024 px
         self.cancel = _action(widget, "&Cancel", w.cancel_run, QKeySequence(Qt.Key.Key_Escape),
                               "Stop the run and everything it started (Esc)")
         self.cancel.setEnabled(False)
@@ -91,6 +95,7 @@ class WindowActions:
         file_menu.addAction(quit_action)
         run_menu = menu.addMenu("&Run")
         run_menu.addAction(self.run)
+        run_menu.addAction(self.anatomy)
         run_menu.addAction(self.cancel)
         run_menu.addAction(self.script)
         run_menu.addSeparator()
@@ -109,6 +114,7 @@ class WindowActions:
         self.toolbar.setObjectName("run_toolbar")
         self.toolbar.setMovable(False)
         self.toolbar.addAction(self.run)
+        self.toolbar.addAction(self.anatomy)
         self.toolbar.addAction(self.cancel)
         self.toolbar.addAction(self.script)
         self.toolbar.addAction(self.save_profile)
@@ -119,7 +125,7 @@ class WindowActions:
         """While a run, sweep or the Advisor goes on, nothing new starts; Cancel ends it.
         `what` says which, and `not_runnable` why the chosen interpreter cannot run (its
         check failed), in the disabled actions' tooltips."""
-        for action in (self.run, self.script, self.sweep, self.examine):
+        for action in (self.run, self.anatomy, self.script, self.sweep, self.examine):
             action.setEnabled(not busy and not not_runnable)
             default = action.property("tflaunch-tip")
             if default is None:

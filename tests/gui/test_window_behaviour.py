@@ -71,6 +71,7 @@ FIELD_VALUES = {
     "allocator": st.sampled_from([None, "bfc", "cuda_malloc_async"]),
     "cudnn_autotune": st.sampled_from([None, True, False]),
     "module_loading": st.sampled_from([None, "lazy", "eager"]),
+    "grappler": st.sampled_from([None, "light", "off"]),
     "cuda_cache": st.sampled_from([None, "cold", "warm"]),
     "xla_cache": st.booleans(), "nvtx": st.booleans(), "page_cache": st.sampled_from(["warm", "cold", "preloaded"]),
     "call": st.sampled_from(["function", "eager", "predict"]),

@@ -1,0 +1,98 @@
+"""The anatomy of real first steps and a real first call: TensorFlow's profiler in a real
+child (an extra run: ProbeSession(anatomy=True)), its trace read there, the parts here.
+
+What must hold on this CPU: the parts name at least 90 % of the first step of a fit on
+tf.data, a GradientTape loop (in a tf.function) and a custom train_step, and the parts plus
+"not attributed" add up to the anatomy run's own first step. A model subject goes the same
+way, with the first call as its window. History keeps the anatomy.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from pathlib import Path
+
+import pytest
+
+from tflaunch.core.run.anatomy import attributed_share
+from tflaunch.core.run.driver import run_sessions
+from tflaunch.core.run.record import RunRecord, RunStatus
+from tflaunch.core.run.session import ANATOMY_NOTE, ProbeSession
+from tflaunch.core.settings.config import LaunchConfig
+from tflaunch.core.store.history import History
+
+PROGRAMS = Path(__file__).parent / "programs"
+
+
+def anatomy_of(config: LaunchConfig) -> RunRecord:
+    return run_sessions([ProbeSession(config, anatomy=True)])[0]
+
+
+def adds_up(record: RunRecord, phase: str) -> None:
+    anatomy = record.anatomy
+    assert record.status is RunStatus.OK, record.headline
+    assert "error" not in anatomy, anatomy.get("error")
+    assert anatomy["phase"] == phase
+    parts = math.fsum(p["seconds"] for p in anatomy["parts"]) + anatomy["not_attributed"]
+    assert parts == pytest.approx(anatomy["window"], abs=1e-6)
+    # The window is the phase as the run reported it (one clock, the child's wall clock).
+    assert anatomy["window"] == pytest.approx(record.phases[phase].duration, abs=2e-3)
+    assert ANATOMY_NOTE in record.notes
+
+
+@pytest.mark.parametrize("program", ["fit_tfdata.py", "gradient_tape_function.py", "custom_train_step.py"])
+def test_the_first_step_of_a_program_is_attributed(program: str) -> None:
+    config = LaunchConfig(program=("python", program, "--steps", "4"), workdir=str(PROGRAMS), until="first_step",
+                          steady=0, log_level=2, timeout=180)
+    record = anatomy_of(config)
+    adds_up(record, "first_step")
+    share = attributed_share(record.anatomy)
+    assert share is not None and share >= 0.9, record.anatomy
+    assert {"tracing", "instantiation", "execution"} <= {p["part"] for p in record.anatomy["parts"]}
+
+
+def test_the_first_call_of_a_model_is_attributed_and_kept_in_history(tmp_path: Path) -> None:
+    record = anatomy_of(LaunchConfig(model="sample:mlp", steady=2, log_level=2, timeout=180))
+    adds_up(record, "first")
+    history = History(tmp_path / "runs.sqlite")
+    run_id = history.record(record, "cli")
+    kept = history.load(run_id)
+    assert kept.anatomy == record.anatomy
+    assert kept.to_dict()["anatomy"]["run_id"] == run_id
+
+
+@pytest.mark.parametrize("grappler", ["light", "off"])
+def test_the_grappler_setting_is_applied_and_read_back(grappler: str) -> None:
+    """One meaning: tf.config.optimizer.set_experimental_options, by apply_tf_config (the probe's
+    and the launch hook's), read back inside the child."""
+    from tflaunch.core.probe.tf_setup import GRAPPLER_OPTIONS
+
+    record = run_sessions([ProbeSession(LaunchConfig(model="sample:mlp", steady=1, log_level=2, grappler=grappler))])[0]
+    assert record.status is RunStatus.OK, record.headline
+    applied = record.settings["grappler"]
+    assert {k: applied[k] for k in GRAPPLER_OPTIONS[grappler]} == GRAPPLER_OPTIONS[grappler]
+
+
+def test_bench_anatomy_prints_the_parts_under_the_first_step_beside_the_unprofiled_one(tmp_path: Path) -> None:
+    """`tflaunch bench --anatomy --until first_step -- python train.py`, as a user types it: the
+    measured run without the profiler, then the extra run; its parts under First step, its JSON."""
+    from tests.builders import tflaunch
+
+    argv = ("bench", "--anatomy", "--until", "first_step", "--steady", "0", "--log-level", "2", "--cwd",
+            str(PROGRAMS))
+    program = ("--", "python", "custom_train_step.py", "--steps", "4")
+    done = tflaunch(*argv, *program, env={**os.environ, "TFLAUNCH_DATA_DIR": str(tmp_path)})
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    step = next(i for i, line in enumerate(lines) if line.startswith("First step"))
+    assert any(line.startswith("  · tracing") for line in lines[step:step + 12]), done.stdout
+    assert any(line.startswith("  · not attributed") for line in lines[step:step + 12]), done.stdout
+    source = next(line for line in lines if line.startswith("Anatomy of first_step from run #2"))
+    assert "without the profiler" in source and "% attributed" in source
+    done = tflaunch(*argv, "--json", "--no-history", *program)
+    data = json.loads(done.stdout)
+    assert data["anatomy"]["phase"] == "first_step" and data["anatomy_problem"] is None
+    assert data["runs"][0].get("anatomy") is None  # the measured run never had the profiler on
+    assert data["anatomy_run"]["anatomy"]["window"] == data["anatomy"]["window"]
