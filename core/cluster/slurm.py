@@ -8,6 +8,7 @@ then comes from the files its task left (status.py).
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import subprocess
@@ -58,6 +59,11 @@ def _run(command: list[str], what: str, advice: str = ASK_ADVICE, nothing_if: st
                          "that submits to the cluster (a login node), or load Slurm first (`module load slurm`); "
                          "with no cluster at all, `tflaunch cluster sandbox up` starts one on this machine once "
                          "Slurm is installed.")
+    conf = os.environ.get("SLURM_CONF")
+    if conf and not os.path.isfile(conf):
+        # Slurm's own commands retry a missing slurm.conf for a minute before they say so.
+        raise SlurmError(f"SLURM_CONF names {conf}, which is not a file, so tflaunch cannot {what}. "
+                         + NO_CLUSTER_ADVICE)
     try:
         done = subprocess.run(command, capture_output=True, text=True, timeout=TIMEOUT_S, errors="replace",
                               check=False)

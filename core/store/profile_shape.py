@@ -61,8 +61,10 @@ EVIDENCE_SHAPES: dict[str, tuple[str, Any]] = {
     "steady_per_call": ("a table of numbers", lambda v: _numbers(v)),
     "peak_rss_bytes_median": ("a number", lambda v: isinstance(v, _NUMBER) and not isinstance(v, bool)),
     "phases": ("a table of tables of numbers", lambda v: isinstance(v, dict) and all(_numbers(p) for p in v.values())),
-    "baseline": ("a table", lambda v: isinstance(v, dict) and _numbers(
-        {k: x for k, x in v.items() if k != "settings"}) and isinstance(v.get("settings", ""), str)),
+    # What describe_evidence reads of it: a table missing one is as damaged as a list.
+    "baseline": ("a table of speedup, time_to_ready_median (numbers) and settings (text)", lambda v: isinstance(
+        v, dict) and _numbers({k: x for k, x in v.items() if k != "settings"}) and isinstance(v.get("settings"), str)
+        and {"speedup", "time_to_ready_median"} <= v.keys()),
     "environment": ("a table of text and numbers", lambda v: isinstance(v, dict) and all(
         isinstance(x, _SCALAR) for x in v.values())),
     "gpus": ("a list of text", lambda v: isinstance(v, list) and all(isinstance(x, str) for x in v)),

@@ -96,15 +96,29 @@ def test_a_busy_partition_or_a_dependency_holds_the_check_not_the_submission(clu
         later = submit(*fake, "--env", f"{CHILD_ENV}=ok", "--vary", "intra=2", "--repeat", "1", "--warmup", "0",
                        f"--sbatch-arg=--dependency=afterok:{held}", "--sbatch-arg=--begin=now",
                        "--shared-dir", str(cluster.shared), cwd=tmp_path)
-        waiting = wait_for(busy, "pending")["trials"][0]
-        assert waiting["detail"].startswith("waiting for the check job") and "(Resources)" in waiting["detail"]
-        assert "(Dependency)" in wait_for(later, "pending")["trials"][0]["detail"]
+        # Slurm gives a pending job its reason at its next scheduling pass: until then squeue
+        # says none, and so does status ('' detail). Asked again until the reason is there.
+        waiting = _detail_once_known(busy)
+        assert waiting.startswith("waiting for the check job") and "(Resources)" in waiting, waiting
+        assert "(Dependency)" in _detail_once_known(later)
     finally:
         cluster.run("scancel", blocker)
-    assert settle(busy)["counts"] == {"done": 2}
-    assert status(later)["counts"] == {"pending": 2}, "still waiting for the user's own dependency"
-    cluster.run("scontrol", "release", held)
-    assert settle(later)["counts"] == {"done": 2}
+    try:
+        assert settle(busy)["counts"] == {"done": 2}
+        assert status(later)["counts"] == {"pending": 2}, "still waiting for the user's own dependency"
+        cluster.run("scontrol", "release", held)
+        assert settle(later)["counts"] == {"done": 2}
+    finally:  # a job left held would sit in the queue of the tests that share this cluster
+        cluster.run("scancel", held)
+
+
+def _detail_once_known(folder, timeout: float = 30.0) -> str:
+    deadline = time.monotonic() + timeout
+    while True:
+        detail = str(wait_for(folder, "pending")["trials"][0]["detail"])
+        if detail or time.monotonic() > deadline:
+            return detail
+        time.sleep(0.3)
 
 
 def test_a_cancel_from_outside_and_a_killed_batch_shell_are_said_and_leave_nothing(cluster, tmp_path, fake):
