@@ -12,6 +12,7 @@ from PySide6.QtWidgets import QInputDialog, QWidget
 from tflaunch.core.run.record import RunRecord, RunStatus
 from tflaunch.core.store.history import HistoryError
 from tflaunch.core.store.profiles import Profile, ProfileError, ProfileStore, evidence_from_runs, evidence_weakness
+from tflaunch.core.store.trust import code_it_runs
 
 if TYPE_CHECKING:
     from tflaunch.core.doctor.experiment import Diagnosis
@@ -57,16 +58,21 @@ class ProfileSaver(QObject):
         """Store runs' settings as a profile, with them as evidence."""
         return self.save(lambda: Profile(name, runs[-1].config, evidence_from_runs(runs, baseline)))
 
-    def save(self, make_profile: Callable[[], Profile]) -> bool:
-        """Build and save a profile; a problem is said, never raised."""
+    def save(self, make_profile: Callable[[], Profile], *, trusted: bool = True) -> bool:
+        """Build and save a profile; a problem is said, never raised. `trusted`: the user's own
+        (a run or sweep of theirs); False for settings that came from a shared folder, which
+        are saved as an import: used only once the user has seen what they run and said yes."""
         try:
             profile = make_profile()
-            path = self.store.save(profile)
+            path = self.store.save(profile, trusted=trusted)
         except (ProfileError, OSError, ValueError, HistoryError) as exc:  # a sweep's runs are read back
             self.message.emit(f"Profile not saved: {exc}")
             return False
         self.saved.emit(profile.name)
         weakness = evidence_weakness(profile.evidence)
         weak = f" — weak evidence: {weakness}" if weakness else ""
-        self.message.emit(f"Saved profile {profile.name} to {path}{weak}")
+        runs = code_it_runs(profile.config) if not trusted else []
+        untrusted = (f" — it runs code ({len(runs)} item{'s' if len(runs) != 1 else ''}): trust it in the Profiles "
+                     "tab after reading what it runs" if runs else "")
+        self.message.emit(f"Saved profile {profile.name} to {path}{weak}{untrusted}")
         return True

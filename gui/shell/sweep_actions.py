@@ -89,7 +89,9 @@ class SweepActions:
 
         part.history_id = history_id  # the History sweep the view merged it into
         history = w.history
-        w.saver.save(lambda: node_type_winner(name, part, history))
+        # The folder's settings came from files on a shared disk: an import, not the user's own
+        # save (as `sweep merge --save-winner` does), so code in them waits for a yes.
+        w.saver.save(lambda: node_type_winner(name, part, history), trusted=False)
 
     def sweep_compared(self, base: LaunchConfig, others: list[LaunchConfig]) -> None:
         """The Compare tab's "Sweep these settings": the baseline's settings in the panel,
