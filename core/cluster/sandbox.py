@@ -21,6 +21,8 @@ import subprocess
 import time
 from pathlib import Path
 
+import psutil
+
 from ..paths import data_dir
 
 DAEMONS = ("slurmctld", "slurmd")
@@ -172,17 +174,7 @@ PartitionName=debug Nodes=ALL Default=YES MaxTime=INFINITE State=UP
         except OSError:
             return []
         pids = [int(p) for p in text.split() if p.isascii() and p.isdigit()]
-        return [p for p in pids if _alive(p)]
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
+        return [p for p in pids if psutil.pid_exists(p)]
 
 
 def _end_group(pid: int) -> None:
@@ -191,9 +183,9 @@ def _end_group(pid: int) -> None:
     except (ProcessLookupError, PermissionError):
         return
     deadline = time.monotonic() + 10
-    while _alive(pid) and time.monotonic() < deadline:
+    while psutil.pid_exists(pid) and time.monotonic() < deadline:
         time.sleep(0.1)
-    if _alive(pid):
+    if psutil.pid_exists(pid):
         try:
             os.killpg(pid, 9)
         except ProcessLookupError:
