@@ -42,7 +42,10 @@ def adds_up(record: RunRecord, phase: str) -> None:
     assert ANATOMY_NOTE in record.notes
 
 
-@pytest.mark.parametrize("program", ["fit_tfdata.py", "gradient_tape_function.py", "custom_train_step.py"])
+# fit on tf.data in every tier; the custom loop and train_step (the same attribution on other
+# programs, 10 s each) in the slow one.
+@pytest.mark.parametrize("program", ["fit_tfdata.py", pytest.param("gradient_tape_function.py", marks=pytest.mark.slow),
+                                     pytest.param("custom_train_step.py", marks=pytest.mark.slow)])
 def test_the_first_step_of_a_program_is_attributed(program: str) -> None:
     config = LaunchConfig(program=("python", program, "--steps", "4"), workdir=str(PROGRAMS), until="first_step",
                           steady=0, log_level=2, timeout=180)

@@ -63,7 +63,7 @@ def test_one_damaged_profile_loses_itself_not_the_list():
     for name in DAMAGED:
         assert f"{name}  BROKEN: " in listed.stdout, name
     assert "settings.model must be text, not int" in listed.stdout
-    assert "evidence.baseline must be a table, not list" in listed.stdout
+    assert "evidence.baseline must be a table of speedup" in listed.stdout
 
 
 def test_the_app_s_profiles_tab_lists_the_damaged_and_the_good(window):
