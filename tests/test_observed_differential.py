@@ -11,8 +11,8 @@ mark is removed); a difference no fix can remove would be refused with its reaso
 table has none. Beside the table, one test runs two of the programs under `--until
 first_inference`: a symbolic call while a model is built is not its first inference.
 tests/observed_cases/README.md says what each program stands for and what it checks. `make
-test` runs three programs chosen for coverage and the symbolic-call test; the slow tier runs the rest (each program is two
-TensorFlow processes of a few seconds, run side by side)."""
+test` runs three programs chosen for coverage and the symbolic-call test; the slow tier runs the
+rest (each program is two TensorFlow processes of a few seconds, run side by side)."""
 
 from __future__ import annotations
 
