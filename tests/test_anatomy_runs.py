@@ -66,7 +66,7 @@ def test_the_first_call_of_a_model_is_attributed_and_kept_in_history(tmp_path: P
     assert kept.to_dict()["anatomy"]["run_id"] == run_id
 
 
-@pytest.mark.parametrize("grappler", ["light", "off"])
+@pytest.mark.parametrize("grappler", [pytest.param("light", marks=pytest.mark.slow), "off"])  # one read back a tier
 def test_the_grappler_setting_is_applied_and_read_back(grappler: str) -> None:
     """One meaning: tf.config.optimizer.set_experimental_options, by apply_tf_config (the probe's
     and the launch hook's), read back inside the child."""

@@ -11,7 +11,7 @@ mark is removed); a difference no fix can remove would be refused with its reaso
 table has none. Beside the table, one test runs two of the programs under `--until
 first_inference`: a symbolic call while a model is built is not its first inference.
 tests/observed_cases/README.md says what each program stands for and what it checks. `make
-test` runs three programs chosen for coverage and the symbolic-call test; the slow tier runs the
+test` runs two programs chosen for coverage and the symbolic-call test; the slow tier runs the
 rest (each program is two TensorFlow processes of a few seconds, run side by side)."""
 
 from __future__ import annotations
@@ -23,9 +23,9 @@ import pytest
 
 from .observed_harness import CASES, Case, both, copy_of_cases, differences, observed_record, user_environment
 
-# `make test`: the serving crash (load_model compiling, Keras' own identity check), pickling,
-# a program's own identity and introspection checks; the slow tier runs every program.
-EVERY_TIER = frozenset({"serve_loaded_model", "pickle_model", "method_identity"})
+# `make test`: the serving crash (load_model compiling, Keras' own identity check) and a
+# program's own identity and introspection checks; the slow tier runs every program.
+EVERY_TIER = frozenset({"serve_loaded_model", "method_identity"})
 
 
 def bug(reason: str) -> pytest.MarkDecorator:

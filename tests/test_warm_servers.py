@@ -174,9 +174,14 @@ def test_status_shows_memory_and_idle_time_and_the_cap_stops_the_oldest_idle(run
     assert servers and all(s.memory > 50 * 2 ** 20 and s.idle_s is not None and s.running == 0 for s in servers)
     status = tflaunch("warm", "status", timeout=60)
     assert status.returncode == 0 and "MiB" in status.stdout and "idle" in status.stdout, status
-    oldest = max(servers, key=lambda s: s.idle_s or 0.0)
+    # Servers report idle time to a tenth of a second and make_room reads it again a moment
+    # later: two servers idle within that of each other are equally the oldest (a clean clone
+    # once stopped the other of two such).
+    most = max(s.idle_s or 0.0 for s in servers)
+    oldest_ones = {s.pid for s in servers if (s.idle_s or 0.0) >= most - 0.25}
     stopped = warm_servers.make_room(max_servers=len(servers))
-    assert [s.pid for s in stopped] == [oldest.pid]
+    assert len(stopped) == 1 and stopped[0].pid in oldest_ones, (stopped, servers)
+    oldest = stopped[0]
     psutil.Process(oldest.pid).wait(30) if psutil.pid_exists(oldest.pid) else None
     assert oldest.pid not in {s.pid for s in warm_servers.running_servers()}
 

@@ -253,6 +253,7 @@ def test_no_cluster_reachable_points_at_the_sandbox(tmp_path):
     assert "tflaunch cluster sandbox up" in done.stderr
 
 
+@pytest.mark.slow  # 9 s: a second Slurm beside the tests' own, which every cluster test starts with the same code
 def test_the_sandbox_starts_a_slurm_that_runs_jobs_and_stops(cluster, tmp_path, fake):
     deep = tmp_path / ("d" * 60)  # Slurm's job sockets live in its spool: a path past 108 bytes ends every job
     refused = tflaunch("cluster", "sandbox", "up", env={"TFLAUNCH_DATA_DIR": str(deep)}, timeout=60)
