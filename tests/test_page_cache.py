@@ -257,7 +257,10 @@ def test_a_cold_start_reads_the_model_from_storage_and_a_warm_one_after_it_is_fa
     assert warm["phases"]["load"]["duration"] < cold["phases"]["load"]["duration"]
     preloaded = bench("preloaded")
     assert preloaded["page_cache"]["preloaded"] == size
-    assert preloaded["phases"]["load"]["read_bytes"] < 0.05 * size
+    # The preload spared the load the model's reads. What else it reads is TensorFlow's own
+    # files, which these runs evict too: in a fresh checkout nothing else maps them, and the
+    # load reads back the code it needs (60 MB here), which a warm machine has in memory.
+    assert preloaded["phases"]["load"]["read_bytes"] <= cold["phases"]["load"]["read_bytes"] - 0.9 * size
     assert preloaded["page_cache"]["preload_seconds"] > 0  # the read happened, before time zero
     assert any(n.startswith("Reading the model back in took") and "not in this run's figures" in n
                for n in preloaded["notes"]), preloaded["notes"]
@@ -271,7 +274,9 @@ def test_a_sweep_over_the_page_cache_shows_reads_per_phase(big_keras):
     assert "Read from storage per phase" in result.stdout
     table = result.stdout.split("Read from storage per phase")[1].splitlines()
     header = table[1].split()
-    assert header[:3] == ["Setting", "Import", "Load"]
+    # Each phase that read from storage, in order (Devices too, where the cold start evicted
+    # the libraries it loads: in a fresh checkout no other process keeps them mapped).
+    assert header[0] == "Setting" and header.index("Import") < header.index("Load"), header
 
     def mib_read(row: str) -> list[float]:
         return [float(size) for size in re.findall(r"([\d.]+) MiB read", row)]

@@ -21,11 +21,15 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from tflaunch.core.run.warm_start import SERVER_LINE
+
 PY = sys.executable
 CASES = Path(__file__).with_name("warm_cases")
 CLIENT = [PY, "-I", "-m", "tflaunch.core.run.warm_start", "--python", PY, "--idle", "120", "--"]
 ANNOUNCED = re.compile(r"tflaunch: warm start: the script runs as pid (\d+)\r?\n")
 REFUSED = re.compile(r"tflaunch: warm start not possible \((.*)\); starting cold\r?\n")
+# The client's line when it had to start the server first (its import was this launch's wait).
+SERVER_STARTED = re.compile(re.escape(SERVER_LINE) + r"[^\n]*\r?\n")
 ADDRESS = re.compile(r"0x[0-9a-f]{6,}")
 # The lines TensorFlow's native libraries print while `import tensorflow` loads them (CPU and
 # GPU builds): a warm child's TensorFlow was loaded by the server, whose log has them.
@@ -304,6 +308,7 @@ def settle(c: Case, status: int | str, out: str, err: str, files: dict[str, str]
     if found := REFUSED.search(text):
         refusal = found.group(1)
         text = text[:found.start()] + text[found.end():]
+    text = SERVER_STARTED.sub("", text, count=1)
     out, err = (text, err) if stream == "stdout" else (out, text)
     out, err = ADDRESS.sub("0x…", out), ADDRESS.sub("0x…", err)
     if c.repeats:  # the terminal's echo of Ctrl+Z lands among them, even inside a line
