@@ -33,7 +33,7 @@ CSV_COLUMNS = [
     "id", "launched", "launched_unix_s", "source", "model", "status", "failed_phase", "settings",
     "assumed_input_shape", "time_to_ready_s", "other_s", *[f"{p}_s" for p in PHASES],
     "steady_median_per_call_s", "steady_p90_per_call_s", "steady_calls", "batch", "peak_rss_bytes",
-    "tensorflow", "python", "failure", "damage",
+    "tensorflow", "python", "node_type", "host", "failure", "damage",
 ]
 
 
@@ -116,7 +116,8 @@ def csv_row(run: ExportedRun) -> list[Any]:
         *[_seconds(_duration(record, p)) for p in PHASES],
         _seconds(latency.get("median")), _seconds(latency.get("p90")), latency.get("n"),
         record.fed_batch if latency else None, record.peak_rss,
-        record.environment.get("tensorflow"), record.environment.get("python"), failure, None,
+        record.environment.get("tensorflow"), record.environment.get("python"),
+        record.node.get("node_type"), record.node.get("host"), failure, None,
     ]
 
 

@@ -93,6 +93,9 @@ class RunRecord:
     finished_at: float | None = None
     history_id: int | None = None  # row in the run history, once stored
     command: list[str] | None = None  # set for a user's script launched with these settings
+    # The cluster node a sweep's trial ran on (its node type and host, from its result file);
+    # empty off a cluster.
+    node: dict[str, str] = field(default_factory=dict)
     launch_notes: list[str] = field(default_factory=list)  # what the launcher did first (a cache emptied, and why)
     launch_gpus: dict[str, Any] = field(default_factory=dict)  # NVML at launch (gpu_notes.launch_facts)
     page_cache: dict[str, Any] = field(default_factory=dict)  # a cold start's eviction (eviction.PageCacheReport)

@@ -439,9 +439,10 @@ def record_from_rows(data: dict[str, Any], phases: Iterable[Sequence[Any]],
     _text(data["source"], "source"), _text(data["model"], "model"), _bytes(data["peak_rss"], "peak_rss")
     _int(data["writer_pid"], "writer_pid"), _time(data["writer_started"], "writer_started")
     _int(data["sweep_id"], "sweep_id")
-    if data["trial"] is not None:
-        stored_trial(data["trial"])
+    trial = stored_trial(data["trial"]) if data["trial"] is not None else {}
     record = RunRecord(stored_config(data["config"]), launched_at=launched_at, command=_command(data["command"]))
+    if "node" in trial:  # a cluster trial: checked by stored_trial
+        record.node = {"node_type": str(trial.get("node_type")), "host": str(trial["node"].get("host") or "")}
     record.status = RunStatus(_choice(data["status"], "status", (s.value for s in RunStatus)))
     record.finished_at = _time(data["finished_at"], "finished_at")
     record.failed_phase = None if data["failed_phase"] is None else _phase_name(data["failed_phase"], "failed_phase")

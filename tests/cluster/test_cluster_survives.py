@@ -5,6 +5,8 @@ cannot answer, one JSON document per --json, and the sandbox command."""
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 import os
 import shutil
@@ -299,3 +301,8 @@ def test_merged_runs_keep_their_node_hosts_and_sharing_in_the_history_and_its_re
     assert review.returncode == 0, review.stderr
     text = (tmp_path / "review.md").read_text()
     assert "any (no GPU seen)" in text and cluster.host in text and "runs on " + cluster.host in text, text
+    exported = tflaunch("history", "export", "--format", "csv")  # each run: the node type and host it ran on
+    assert exported.returncode == 0, exported.stderr
+    rows = list(csv.DictReader(io.StringIO(exported.stdout)))
+    merged = [row for row in rows if row["host"]]
+    assert len(merged) == 4 and {(r["node_type"], r["host"]) for r in merged} == {("any", cluster.host)}, rows
