@@ -94,6 +94,57 @@ def test_a_server_that_dies_takes_the_script_s_group_and_the_client_says_so(runt
             f"{pid} outlived its server"
 
 
+COUNTER = textwrap.dedent("""
+    import signal, subprocess, sys, time
+    child = subprocess.Popen(["sleep", "300"])
+    open(sys.argv[1], "w").write(str(child.pid))
+    got = []
+    signal.signal(signal.SIGTERM, lambda number, frame: got.append(number))
+    print("sleeping", flush=True)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and not got:
+        time.sleep(0.05)
+    time.sleep(1)  # a second signal, were one forwarded twice, arrives in this second
+    open(sys.argv[1] + ".seen", "w").write(str(len(got)))
+    child.kill()
+""")
+
+
+@pytest.mark.parametrize("signal_number", [signal.SIGTERM, signal.SIGKILL])
+def test_a_signal_to_tflaunch_s_group_reaches_a_warm_script_once_as_a_cold_one(runtime, tmp_path, signal_number):
+    """The warm script leads a group in the server's session (no process can join a group of
+    another session), so what reaches it from the launcher's group is what matters: `kill
+    -TERM -PGID` (a job manager, a shell ending a job) reaches it once, as it reaches a cold
+    script that is in the group; SIGKILL, which no launcher can forward, ends it too (its
+    client's connection closes, and the server ends the script's group with it)."""
+    pids = tmp_path / "pids"
+    (tmp_path / "script.py").write_text(COUNTER)
+    client = subprocess.Popen([sys.executable, "-m", "tflaunch.core.run.warm_start", "--python", sys.executable,
+                               "--", sys.executable, "script.py", str(pids)], cwd=tmp_path,
+                              env={**ENV, "TFLAUNCH_RUNTIME_DIR": os.environ["TFLAUNCH_RUNTIME_DIR"]},
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, process_group=0)
+    _wait_for(client, "sleeping")
+    script = next(int(line.rsplit(" ", 1)[-1]) for line in iter(client.stderr.readline, "")  # type: ignore[union-attr]
+                  if line.startswith(warm_start.CHILD_LINE))
+    grandchild = int(pids.read_text())
+    os.killpg(client.pid, signal_number)
+    client.communicate(timeout=30)
+    if signal_number == signal.SIGTERM:
+        assert (tmp_path / "pids.seen").read_text() == "1", "the script got SIGTERM more or less than once"
+        assert client.returncode == 0  # the script handled it and ended normally; so does its launcher
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and any(_running(pid) for pid in (script, grandchild)):
+        time.sleep(0.1)
+    assert not [pid for pid in (script, grandchild) if _running(pid)], "the warm script or its child outlived it"
+
+
+def _running(pid: int) -> bool:
+    try:
+        return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
+    except psutil.NoSuchProcess:
+        return False
+
+
 def test_only_this_user_may_connect_even_when_the_folder_is_opened(runtime, tmp_path):
     if os.geteuid() != 0:
         pytest.skip("another uid is needed to connect as someone else: run as root (CI does)")
