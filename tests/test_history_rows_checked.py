@@ -197,3 +197,17 @@ def test_the_history_tab_lists_any_row_and_greys_the_damaged_one(qtbot, tmp_path
         loaded = view.load([bad])  # what Show and Compare do
         assert loaded or problems[0].startswith(f"Run {bad} in the run history {history_path()} is damaged (")
         view.close()
+
+
+def test_a_run_too_large_to_be_a_run_is_refused_before_it_is_read_and_deletes(capsys, tmp_path, two_runs):
+    """40 MB in one column (another program's write, a planted file): `history show` says the
+    run is damaged without reading it into memory, the list still shows both, delete works."""
+    template, good, bad = two_runs
+    assert damaged_copy(template, bad, (("runs", "stderr_tail"), "x" * (40 << 20)), tmp_path)
+    code, _, err = run_cli(capsys, "history", "show", str(bad))
+    assert code == 1 and "more than the 32 MiB a run can" in err and f"tflaunch history delete {bad}" in err
+    code, out, _ = run_cli(capsys, "history", "list", "--json")
+    assert code == 0 and {run["id"] for run in json.loads(out)["runs"]} == {good, bad}
+    assert run_cli(capsys, "history", "delete", str(bad), "--yes")[0] == 0
+    with closing(History(history_path())) as history:
+        assert [run.id for run in history.list_runs()] == [good]

@@ -50,6 +50,9 @@ __all__ = ["BUSY_TIMEOUT_S", "MIGRATIONS", "SCHEMA_VERSION", "DeletedRuns", "His
            "default_history"]
 
 SCHEMA_VERSION = len(MIGRATIONS)
+# Bytes of one run's own columns that load() reads: a run is kilobytes (its log is capped when
+# it is stored), so more is a file someone else wrote, refused before it is read into memory.
+RUN_ROW_MOST = 32 << 20
 
 
 @dataclass(frozen=True)
@@ -417,6 +420,10 @@ class History:
     def load(self, run_id: int) -> RunRecord:
         """The stored run; KeyError if there is none, HistoryError if it cannot be read."""
         with self._reading():
+            size = self._db.execute(f"SELECT {self._row_bytes()} FROM runs WHERE id=?", (run_id,)).fetchone()
+            if size is not None and (size[0] or 0) > RUN_ROW_MOST:
+                raise self._damaged_row(f"run {run_id}", DamagedRowError(
+                    f"its columns hold {size[0]:,} bytes, more than the {RUN_ROW_MOST >> 20} MiB a run can"), run_id)
             with closing(self._db.execute("SELECT * FROM runs WHERE id=?", (run_id,))) as cursor:
                 row = cursor.fetchone()
                 if row is None:
@@ -434,6 +441,11 @@ class History:
         record.gpu_samples = gpu_samples_from_rows(gpu_rows)
         record.history_id = run_id
         return record
+
+    def _row_bytes(self) -> str:
+        """SQL for the bytes of a run's columns, counted by SQLite without reading them out."""
+        columns = [row[1] for row in self._db.execute("PRAGMA table_info(runs)").fetchall()]
+        return " + ".join(f'coalesce(length(CAST("{c}" AS BLOB)), 0)' for c in columns) or "0"
 
     def _damaged_row(self, what: str, exc: DamagedRowError, run_id: int | None = None) -> HistoryError:
         delete = "" if run_id is None else (f" Delete it with `tflaunch history delete {run_id}` or in the app's "
