@@ -264,3 +264,40 @@ def test_a_read_only_or_locked_history_is_listed_and_deleting_says_why_not(capsy
         "for more than 0.3 s); nothing was deleted. Let the other tflaunch finish, or close the program that holds "
         "it, then try again.\n")
     assert runs["ok"] in remaining()
+
+
+def test_ctrl_c_at_a_question_ends_with_tflaunch_s_line_not_a_traceback(runs):
+    """The top-level catch: Ctrl+C while `history delete` asks y/N on a terminal (a pty)
+    ends with 130 and tflaunch's own last line; nothing is deleted."""
+    import pty
+    import signal
+    import subprocess
+    import time
+
+    from .builders import TFLAUNCH
+
+    leader, follower = pty.openpty()
+    cli = subprocess.Popen([*TFLAUNCH, "history", "delete", str(runs["ok"])], stdin=follower,
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                           preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    os.close(follower)
+    try:
+        deadline = time.monotonic() + 60  # input() writes its question to stdout, a pipe here
+        asked = b""
+        while b"[y/N]" not in asked and time.monotonic() < deadline:
+            asked += os.read(cli.stdout.fileno(), 1024) if _readable(cli.stdout.fileno()) else b""  # type: ignore[union-attr]
+        cli.send_signal(signal.SIGINT)
+        _out, err = cli.communicate(timeout=30)
+    finally:
+        cli.kill()
+        os.close(leader)
+    assert b"[y/N]" in asked, "it never asked"
+    assert cli.returncode == 130 and "Traceback" not in err, err
+    assert err.strip().splitlines()[-1] == "tflaunch: history interrupted (Ctrl+C); nothing further was started."
+    assert runs["ok"] in [run.id for run in History(history_path()).list_runs()]
+
+
+def _readable(fd: int) -> bool:
+    import select
+
+    return bool(select.select([fd], [], [], 0.2)[0])
