@@ -23,7 +23,7 @@ from tflaunch.core.probe.failure import ProbeFailure
 from tflaunch.core.probe.prediction_log import OTHER_LOGS, PREDICT_LOG, PredictionLogs
 from tflaunch.core.probe.warmup_file import check_target, put_in_place, read_records, serving_name, warmup_path
 from tflaunch.core.probe.warmup_replay import replay
-from tflaunch.core.run.serving_warmup import WarmupError, parse_report
+from tflaunch.core.run.warmup_report import WarmupError, parse_report
 
 from .builders import tflaunch
 from .forked import with_tensorflow
@@ -298,3 +298,41 @@ def test_a_warmup_file_that_is_a_fifo_is_refused_not_waited_on(saved_model, tmp_
     os.mkfifo(fifo)
     checked = tflaunch("serving-warmup", "--check", "--model", str(saved_model), "--file", str(fifo), timeout=180)
     assert checked.returncode != 0 and "is a FIFO (named pipe), not a regular file" in checked.stderr
+
+
+def test_the_warm_up_child_is_one_engine_s_child_a_timeout_ends_its_whole_group(tmp_path):
+    """The serving warm-up writer is started, timed out and ended by the driver, as every
+    run's child: a writer that hangs with a helper process (a data loader's worker) is
+    ended with its group at --timeout, and says so as a WarmupError."""
+    import uuid
+
+    from tflaunch.core.run.serving_warmup import run_warmup
+    from tflaunch.core.settings.config import LaunchConfig
+
+    from .builders import fake_python
+    from .fake_child import CHILD_ENV, MARKER_ENV
+    from .faults.children import assert_nothing_left
+
+    marker = uuid.uuid4().hex
+    config = LaunchConfig(model=str(tmp_path), python=fake_python(tmp_path), timeout=3,
+                          extra_env={CHILD_ENV: "hang", MARKER_ENV: marker})
+    with pytest.raises(WarmupError) as raised:
+        run_warmup(config, "write", {})
+    assert raised.value.kind == "timeout" and "--timeout" in raised.value.message
+    assert_nothing_left(marker)
+
+
+def test_a_malformed_or_missing_answer_is_a_warmup_error_naming_the_cause(tmp_path):
+    from tflaunch.core.run.serving_warmup import run_warmup
+    from tflaunch.core.settings.config import LaunchConfig
+
+    from .faults.children import fake_python
+
+    answers = {"malformed": 'emit("serving_warmup", "first", records="many")', "silent": "print('hi')",
+               "error": 'emit("error", "load", kind="model_not_found", message="No model at /x.", detail="")'}
+    for name, body in answers.items():
+        config = LaunchConfig(model=str(tmp_path), python=fake_python(tmp_path / name, f"hello()\n{body}"), timeout=30)
+        with pytest.raises(WarmupError) as raised:
+            run_warmup(config, "write", {})
+        kind = {"malformed": "malformed_answer", "silent": "probe_failed", "error": "model_not_found"}[name]
+        assert raised.value.kind == kind, (name, raised.value.message)

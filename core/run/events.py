@@ -47,6 +47,9 @@ Kinds and their extra fields:
 - ``anatomy``: an extra, profiled run's first step or first call cut into parts
   (run/anatomy.py checks it): ``window`` (s), ``parts`` (``part``, ``seconds``, ``names``),
   ``not_attributed`` (s), or ``error`` when the trace could not be read.
+- ``serving_warmup``: the probe's serving warm-up mode's answer (its only word besides an
+  ``error``): the report of the TF Serving warm-up file written or checked, as
+  warmup_report.parse_report checks it (``action``, ``path``, ``records``, ``outcomes``, ...).
 - ``progress``: during a phase that repeats work (``steady``): ``done`` of ``total`` calls
   (counts, ``done`` at most ``total``), a few times a second at most.
 
@@ -67,6 +70,7 @@ from typing import Any
 
 from ..phases import NAME
 from .anatomy import checked_anatomy
+from .warmup_report import WarmupError, WarmupReport, parse_report
 
 PROTOCOL_VERSION = 1
 
@@ -171,8 +175,15 @@ class AnatomyMeasured:
     anatomy: dict[str, Any]  # as run.anatomy.checked_anatomy keeps it
 
 
+@dataclass(frozen=True)
+class ServingWarmupAnswered:
+    ts: float
+    phase: str
+    report: WarmupReport
+
+
 Event = (Hello | PhaseStart | PhaseEnd | SettingsApplied | InputsListed | Result | ProbeError | Saved | Progress
-         | ImportsMeasured | Mark | AnatomyMeasured)
+         | ImportsMeasured | Mark | AnatomyMeasured | ServingWarmupAnswered)
 
 
 class _Malformed(Exception):  # noqa: N818 (private; a protocol violation, not a bug)
@@ -355,7 +366,15 @@ _BUILDERS: dict[str, Callable[[dict[str, Any], float, str], Event]] = {
     "progress": lambda o, ts, ph: _progress(ts, ph, _count(o, "done"), _count(o, "total")),
     "imports": lambda o, ts, ph: ImportsMeasured(ts, ph, checked_imports(o)),
     "anatomy": lambda o, ts, ph: AnatomyMeasured(ts, ph, {**checked_anatomy(o), "phase": ph}),
+    "serving_warmup": lambda o, ts, ph: ServingWarmupAnswered(ts, ph, _warmup_report(o)),
 }
+
+
+def _warmup_report(obj: dict[str, Any]) -> WarmupReport:
+    try:
+        return parse_report(obj)
+    except WarmupError:
+        raise _Malformed("serving_warmup") from None
 
 
 MAX_IMPORT_ROWS = 64  # groups or packages in an import X-ray

@@ -26,6 +26,7 @@ from .process_tree import RUN_MARKER_ENV, run_marker
 from .program import EVENTS_FD_ENV, OBSERVE_ENV, observe_settings, program_argv
 from .record import STDERR_LINE_CHARS, Failure, RunRecord
 from .warm_start import CHILD_LINE, COLD_END, COLD_LINE, SERVER_LINE, client_command
+from .warmup_report import WarmupReport
 from .words import COLD_MARK, WARM_MARK
 
 SAMPLE_INTERVAL_S = 1 / 15  # the command line's driver; the app samples on a thread of its own, at 25 Hz
@@ -88,18 +89,26 @@ ANATOMY_NOTE = ("TensorFlow's profiler was on (an anatomy run): its phases are s
 class ProbeSession:
     def __init__(self, config: LaunchConfig, *, script: list[str] | None = None,
                  command: list[str] | None = None, base_env: Mapping[str, str] | None = None,
-                 warm: bool = False, launcher: list[str] | None = None, anatomy: bool = False) -> None:
+                 warm: bool = False, launcher: list[str] | None = None, anatomy: bool = False,
+                 child: list[str] | None = None) -> None:
         """`script`: a user's argv, run with the settings applied instead of the probe;
         `warm`: forked from a warm server (cold, saying why, when it cannot be);
         `anatomy`: an extra run with TensorFlow's profiler on, whose first step or first
         call comes back in parts (probe/anatomy.py); never a measured run.
         `command`: replaces the probe's argv (tests stand in a misbehaving child).
+        `child`: the argv of one of the probe's other modes, which measures nothing (the
+        serving warm-up file's writer): started, timed out, cancelled and read as a run's
+        child, with no page-cache preparation; its answer is kept, not applied.
         `launcher`: a program's launch as a user types it, a tflaunch command that applies the
         settings itself (`tflaunch run --warm --profile NAME -- python SCRIPT`, the doctor's
         advice): it gets our environment and the observation's variables, not the settings."""
         self.record = RunRecord(config, command=script)
         self._script, self._command, self._base_env = script, command, base_env
         self._launcher = launcher
+        self._child = child
+        self.warmup_answer: WarmupReport | None = None  # a serving warm-up child's answer
+        self.probe_error: ev.ProbeError | None = None  # the child's own first word of failure
+        self._bad_answer = False
         # A program subject: its events come on a pipe of their own, which the driver makes
         # (and a warm client hands on to the forked program).
         self.observes = self.record.is_program
@@ -118,6 +127,11 @@ class ProbeSession:
         self.cancelled = self.timed_out = False
         self.marker = run_marker()  # in the child's environment: finds what it leaves behind
         self.shared: StartedTogether | None = None  # instances started together: one eviction for all
+
+    @property
+    def malformed_answer(self) -> bool:
+        """The child's answer came, but did not pass its checks."""
+        return self._bad_answer
 
     @property
     def done(self) -> bool:
@@ -141,7 +155,7 @@ class ProbeSession:
         record.launch_gpus = launch_facts(machine_gpus())
         # A cold page cache is made here, the one place every launcher shares, after the
         # other preparations so that nothing read after it warms the files again.
-        if not record.is_script:
+        if not record.is_script and self._child is None:
             self._prepare_page_cache()
         spent = time.monotonic() - before
         wall, monotonic = wall + spent, monotonic + spent
@@ -150,7 +164,7 @@ class ProbeSession:
             record.phases["spawn"].started = wall
         self.deadline = monotonic + record.config.timeout
         subject = program_argv(record.config) if self.observes else None
-        argv = (self._command or self._launcher or self._script or subject
+        argv = (self._command or self._child or self._launcher or self._script or subject
                 or probe_command(record.config, wall, anatomy=self.anatomy))
         if self.warm and self._command is None and self._launcher is None:
             argv = client_command(record.config.python, self._script or subject or [], os.getpid())
@@ -234,6 +248,7 @@ class ProbeSession:
         for line in lines:
             event = self._parser.parse(line)
             if event is None:
+                self._bad_answer = self._bad_answer or (self._child is not None and '"serving_warmup"' in line)
                 continue
             if self.record.described:
                 # The probe's result is its last word (it exits right after), so whatever
@@ -242,6 +257,11 @@ class ProbeSession:
                 # the event came.
                 self.record.ignore_late(event)
                 continue
+            if isinstance(event, ev.ServingWarmupAnswered):
+                self.warmup_answer = event.report
+                continue
+            if isinstance(event, ev.ProbeError) and self.probe_error is None:
+                self.probe_error = event
             self.record.apply(event)
             out.events.append(event)
         return out
