@@ -40,7 +40,7 @@ class Output:
     """What one chunk of the child's output meant."""
 
     events: list[ev.Event] = field(default_factory=list)
-    log: list[str] = field(default_factory=list)  # stderr lines (a script's stdout too)
+    log: list[str] = field(default_factory=list)  # stderr lines (a program's stdout too)
     stop: bool = False  # a program reached its ready point: the driver ends it (stop_program)
 
     def extend(self, other: Output) -> None:
@@ -87,12 +87,10 @@ ANATOMY_NOTE = ("TensorFlow's profiler was on (an anatomy run): its phases are s
 
 
 class ProbeSession:
-    def __init__(self, config: LaunchConfig, *, script: list[str] | None = None,
-                 command: list[str] | None = None, base_env: Mapping[str, str] | None = None,
-                 warm: bool = False, launcher: list[str] | None = None, anatomy: bool = False,
-                 child: list[str] | None = None) -> None:
-        """`script`: a user's argv, run with the settings applied instead of the probe;
-        `warm`: forked from a warm server (cold, saying why, when it cannot be);
+    def __init__(self, config: LaunchConfig, *, command: list[str] | None = None,
+                 base_env: Mapping[str, str] | None = None, warm: bool = False, launcher: list[str] | None = None,
+                 anatomy: bool = False, child: list[str] | None = None) -> None:
+        """`warm` (a program): forked from a warm server (cold, saying why, when it cannot be);
         `anatomy`: an extra run with TensorFlow's profiler on, whose first step or first
         call comes back in parts (probe/anatomy.py); never a measured run.
         `command`: replaces the probe's argv (tests stand in a misbehaving child).
@@ -102,8 +100,8 @@ class ProbeSession:
         `launcher`: a program's launch as a user types it, a tflaunch command that applies the
         settings itself (`tflaunch run --warm --profile NAME -- python SCRIPT`, the doctor's
         advice): it gets our environment and the observation's variables, not the settings."""
-        self.record = RunRecord(config, command=script)
-        self._script, self._command, self._base_env = script, command, base_env
+        self.record = RunRecord(config)
+        self._command, self._base_env = command, base_env
         self._launcher = launcher
         self._child = child
         self.warmup_answer: WarmupReport | None = None  # a serving warm-up child's answer
@@ -114,14 +112,14 @@ class ProbeSession:
         self.observes = self.record.is_program
         self._events = LineBuffer()
         self._stop_asked = False
-        self.warm = warm and (script is not None or self.observes)
+        self.warm = warm and self.observes
         if self.warm:
             self.record.warm_start = {"asked": True}
-        self.anatomy = anatomy and script is None
+        self.anatomy = anatomy
         self.warm_child: int | None = None  # the warm-started script's pid, once the client says it
         self._parser = EventParser()
-        # A script's or a program's stdout is its own output: a log, not events.
-        self._stdout = LineBuffer(max_line=STDERR_LINE_CAP) if script or self.observes else LineBuffer()
+        # A program's stdout is its own output: a log, not events.
+        self._stdout = LineBuffer(max_line=STDERR_LINE_CAP) if self.observes else LineBuffer()
         self._stderr = LineBuffer(max_line=STDERR_LINE_CAP)
         self.deadline: float | None = None  # monotonic
         self.cancelled = self.timed_out = False
@@ -139,7 +137,7 @@ class ProbeSession:
 
     def refuse(self, field_name: str, message: str) -> RunRecord:
         """End the run before it starts: a setting the launch check refused."""
-        phase = "spawn" if field_name in ("python", "program") or self.record.is_script or self.observes else "load"
+        phase = "spawn" if field_name in ("python", "program") or self.observes else "load"
         self.record.failure = Failure(f"invalid_{field_name}", message)
         self.record.failed_phase = phase
         self.record.finish(None)
@@ -155,24 +153,23 @@ class ProbeSession:
         record.launch_gpus = launch_facts(machine_gpus())
         # A cold page cache is made here, the one place every launcher shares, after the
         # other preparations so that nothing read after it warms the files again.
-        if not record.is_script and self._child is None:
+        if self._child is None:
             self._prepare_page_cache()
         spent = time.monotonic() - before
         wall, monotonic = wall + spent, monotonic + spent
         record.launched_at = wall
-        if not record.is_script:
-            record.phases["spawn"].started = wall
+        record.phases["spawn"].started = wall
         self.deadline = monotonic + record.config.timeout
         subject = program_argv(record.config) if self.observes else None
-        argv = (self._command or self._child or self._launcher or self._script or subject
+        argv = (self._command or self._child or self._launcher or subject
                 or probe_command(record.config, wall, anatomy=self.anatomy))
         if self.warm and self._command is None and self._launcher is None:
-            argv = client_command(record.config.python, self._script or subject or [], os.getpid())
+            argv = client_command(record.config.python, subject or [], os.getpid())
         if self._launcher is not None:  # the launcher applies the settings; the hook would observe it, not the program
             env = dict(os.environ if self._base_env is None else self._base_env)
         else:
             env = launch_environment(record.config, self._base_env,
-                                     launch_hook=self._script is not None or self.observes)
+                                     launch_hook=self.observes)
         env[RUN_MARKER_ENV] = self.marker
         if self.observes:
             env[OBSERVE_ENV] = observe_settings(record.config, anatomy=self.anatomy)
@@ -242,7 +239,7 @@ class ProbeSession:
         return self._stderr_lines(self._stderr.feed(data))
 
     def _stdout_lines(self, lines: list[str]) -> Output:
-        if self.record.is_script or self.observes:  # a script's stdout is its own output, not events
+        if self.observes:  # a program's stdout is its own output, not events
             return self._stderr_lines(lines)
         out = Output()
         for line in lines:

@@ -43,20 +43,19 @@ class RunController(QObject):
         return self.process.record if self.process is not None else None
 
     @staticmethod
-    def check(config: LaunchConfig, script: bool = False) -> list[Problem]:
+    def check(config: LaunchConfig) -> list[Problem]:
         """The launch check, with TF_XLA_FLAGS checked against the flags already learned
         for the interpreter (learning scans TensorFlow for seconds: never here)."""
-        return launch_check(config, script=script, known=cached_known_flags)
+        return launch_check(config, known=cached_known_flags)
 
-    def start(self, config: LaunchConfig, script: list[str] | None = None, warm: bool = False,
-              anatomy: bool = False) -> RunRecord | None:
-        """Start a run of the model, or of `script` with the settings applied (`warm`:
-        forked from a warm server that has imported TensorFlow, or cold saying why;
+    def start(self, config: LaunchConfig, warm: bool = False, anatomy: bool = False) -> RunRecord | None:
+        """Start a run of the model or the program (`warm`, a program: forked from a warm
+        server that has imported TensorFlow, or cold saying why;
         `anatomy`: an extra run with TensorFlow's profiler on, its first step or call in parts)."""
         if self.running:
             return None
         self.not_stored = None
-        session = ProbeSession(config, script=script, warm=warm, anatomy=anatomy)
+        session = ProbeSession(config, warm=warm, anatomy=anatomy)
         process = ProbeProcess(session, self, self.gpu_sampler, self._recorder)
         process.event_applied.connect(self.phase_changed)
         process.sampled.connect(self.sampled)

@@ -242,12 +242,12 @@ class MainWindow(DropTarget, QMainWindow):  # DropTarget: a model or a script dr
     def running(self) -> bool:
         return self.one_at_a_time.busy_with() is not None
 
-    def checked_config(self, report: Callable[[str], None], script: bool = False) -> LaunchConfig | None:
+    def checked_config(self, report: Callable[[str], None]) -> LaunchConfig | None:
         """The panel's settings, or None with the reasons shown next to the controls and the
         first one handed to `report`."""
         config = self.panel.config()
         # The form's own problems first: with them, the config is not what the user asked for.
-        problems = (self.panel.input_problems() if not script else []) or self.runner.check(config, script=script)
+        problems = self.panel.input_problems() or self.runner.check(config)
         self.panel.show_problems(problems)
         if problems:
             report(problems[0].message)
@@ -262,7 +262,9 @@ class MainWindow(DropTarget, QMainWindow):  # DropTarget: a model or a script dr
             return None
         return config
 
-    def start_run(self) -> None:
+    def start_run(self, warm: bool = False) -> None:
+        """Run the panel's subject; `warm` (a program): forked from a warm server that has
+        already imported TensorFlow, or cold saying why."""
         if self.one_at_a_time.refuse(self.say):
             return
         config = self.checked_config(self._refuse_run)
@@ -271,7 +273,7 @@ class MainWindow(DropTarget, QMainWindow):  # DropTarget: a model or a script dr
         if not config.is_program:
             self._remember_model(config.model)
         self.state.save_config(config)
-        self._launch(config, None, f"{config.subject}: {config.summary()}")
+        self._launch(config, f"{config.subject}: {config.summary()}" + (" (warm)" if warm else ""), warm)
 
     def _refuse_run(self, why: str) -> None:
         """A run that cannot start says why where a run's outcome is read, not only below."""
@@ -288,7 +290,7 @@ class MainWindow(DropTarget, QMainWindow):  # DropTarget: a model or a script dr
         if config is None:
             return
         what = "first step" if config.is_program else "first call"
-        self._launch(config, None, f"anatomy of the {what} of {config.subject} (profiler on)", anatomy=True)
+        self._launch(config, f"anatomy of the {what} of {config.subject} (profiler on)", anatomy=True)
 
     def ask_script(self) -> None:
         from ..run.script_dialog import ScriptDialog
@@ -297,30 +299,21 @@ class MainWindow(DropTarget, QMainWindow):  # DropTarget: a model or a script dr
         if dialog.exec() == ScriptDialog.DialogCode.Accepted:
             self.state.save_script(*dialog.remembered())
             argv = dialog.argv()
-            if argv and dialog.warm.isChecked():
-                self.start_script(argv, warm=True)  # forked after import: no phases of its own to observe
-            elif argv:
-                # Measured as the Run tab's program subject: phase by phase, to its ready point.
-                # A script launched runs to its end unless the Run tab already measures a program.
-                self.panel.use_program(["python", *argv[1:]], None if self.panel.is_program else "exit")
-                self.start_run()
+            if argv:
+                self.start_script(argv, warm=dialog.warm.isChecked())
 
     def start_script(self, argv: list[str], warm: bool = False) -> None:
-        """Run a user's script with the panel's settings applied, recorded as one span;
-        `warm`: forked from a warm server that has already imported TensorFlow."""
-        if self.one_at_a_time.refuse(self.say):
-            return
-        config = self.checked_config(lambda why: self.say(f"Cannot launch: {why}"), script=True)
-        if config is not None:
-            how = "warm, " if warm else ""
-            self._launch(config, argv, " ".join(argv[1:]) + f" ({how}with {config.summary()})", warm)
+        """Launch a user's script as the Run tab's program subject (one engine: observed phase
+        by phase, as launched); `warm`: forked from a warm server that has already imported
+        TensorFlow. A script launched runs to its end unless the Run tab already measures a program."""
+        self.panel.use_program(["python", *argv[1:]], None if self.panel.is_program else "exit")
+        self.start_run(warm=warm)
 
-    def _launch(self, config: LaunchConfig, script: list[str] | None, title: str, warm: bool = False,
-                anatomy: bool = False) -> None:
+    def _launch(self, config: LaunchConfig, title: str, warm: bool = False, anatomy: bool = False) -> None:
         self.tabs.setCurrentWidget(self.run_view)
         self.log.begin(title)
         self.say(f"Running {title}…")
-        record = self.runner.start(config, script, warm, anatomy)
+        record = self.runner.start(config, warm, anatomy)
         self._set_busy(True)  # after the start: the controls follow what runs
         if record is None:
             return

@@ -111,8 +111,8 @@ def test_per_process_gpu_curve_follows_what_a_script_allocates(gpus, tmp_path):
     script.write_text(ALLOCATE_IN_STEPS)
     sampler = GpuMemorySampler()
     try:
-        session = ProbeSession(LaunchConfig(python=PYTHON, visible_gpus=(0,), timeout=120),
-                               script=[PYTHON, str(script)])
+        session = ProbeSession(LaunchConfig(python=PYTHON, visible_gpus=(0,), timeout=120,
+                                            program=(PYTHON, str(script)), until="exit"))
         record = run_sessions([session], gpus=sampler)[0]
     finally:
         sampler.close()

@@ -172,19 +172,20 @@ sys.exit(int(sys.argv[1]))
 """
 
 
-def test_launch_script_applies_the_settings_and_records_one_span(qtbot, window, tmp_path, screenshot):
+def test_launch_script_applies_the_settings_and_observes_it_as_a_program(qtbot, window, tmp_path, screenshot):
+    """One engine: a launched script is the Run tab's program subject, observed phase by phase
+    to its exit (it was a separate `script` subject of one opaque span)."""
     script = tmp_path / "train.py"
     script.write_text(SCRIPT)
     window.use_config(LaunchConfig(intra=3))
     with qtbot.waitSignal(window.run_finished, timeout=RUN_TIMEOUT_MS) as finished:
         window.start_script([sys.executable, str(script), "0"])
     record = finished.args[0]
-    assert record.status is RunStatus.OK and record.is_script
+    assert record.status is RunStatus.OK and record.is_program and record.config.until == "exit"
     assert "intra 3" in window.log.text.toPlainText()
-    assert record.samples and window.run_view.memory.band_names == ["script"]
-    assert window.run_view.summary.headline.text().startswith("Script finished in")
-    assert window.run_view.phases.item(0, 1).text() == "not reported"
-    assert window.history_view.model.item(0, 1).text() == "script: " + str(script)
+    assert {"spawn", "import"} <= set(record.phases) and "import" in window.run_view.memory.band_names
+    assert window.run_view.summary.headline.text().startswith("Ready in"), window.run_view.summary.headline.text()
+    assert window.history_view.model.item(0, 1).text().endswith("train.py 0")  # the command line, shortened
     screenshot(window, "script")
 
     with qtbot.waitSignal(window.run_finished, timeout=RUN_TIMEOUT_MS) as failed:

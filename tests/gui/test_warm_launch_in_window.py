@@ -52,13 +52,15 @@ def test_a_warm_launch_runs_the_script_forked_and_samples_it(qtbot, window, tmp_
     assert any("this launch started one and waited for its import" in n for n in first.notes), first.notes
     assert not any("waited for its import" in n for n in second.notes), second.notes
     log = window.log.text.toPlainText()
-    assert first.status is RunStatus.OK and first.command == [sys.executable, str(script), "0"]
+    # One engine: the script is the Run tab's program subject, observed to its exit.
+    assert first.status is RunStatus.OK and first.config.program == ("python", str(script), "0")
+    assert first.config.until == "exit", list(first.phases)
     assert "intra 3 sum 16777216.0" in log and warm_start.CHILD_LINE in log, log
     assert second.status is RunStatus.FAILED and "exited with code 4" in window.run_view.summary.settings.text()
     # The launcher alone holds tens of MiB; TensorFlow's process hundreds: the graph follows the script.
     assert max(rss for _, rss in second.samples) > 200 * MIB
     assert len(warm_start.running_servers()) == 1
-    assert first.headline.endswith(", warm"), first.headline  # the headline, and History, say how it started
+    assert first.headline.endswith(", warm)"), first.headline  # the headline, and History, say how it started
     assert start_kind(first) == "warm"
 
 
