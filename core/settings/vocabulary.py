@@ -84,7 +84,7 @@ SETTINGS: tuple[Setting, ...] = (
             "memory back, so more processes fit on one card); bfc removes the variable (TensorFlow's own BFC "
             "allocator); default leaves the environment's.", Reach.ENVIRONMENT, "GPUs", "--allocator",
             kind=Kind.CHOICE, choices=ALLOCATORS,
-            unset=("default (the environment's TF_GPU_ALLOCATOR, else BFC)", DEFAULT), sweep="bfc,cuda_malloc_async"),
+            unset=("default (the environment's, else BFC)", DEFAULT), sweep="bfc,cuda_malloc_async"),
     Setting("cudnn_autotune", "cuDNN autotuning", "TF_CUDNN_USE_AUTOTUNE=1 or 0 before start. Off skips timing "
             "cuDNN's algorithms in the first calls: a faster first call, perhaps a slower steady state; default "
             "leaves TensorFlow's (on).", Reach.ENVIRONMENT, "GPUs", "--cudnn-autotune",
@@ -94,7 +94,7 @@ SETTINGS: tuple[Setting, ...] = (
             "call; eager loads them all when the context is created; default leaves the driver's.",
             Reach.ENVIRONMENT, "GPUs", "--module-loading",
             kind=Kind.CHOICE, choices={"lazy": "each kernel when used", "eager": "all at start"},
-            unset=("default (the driver decides: lazy since CUDA 12.2)", DEFAULT), sweep="lazy,eager"),
+            unset=("default (the driver's: lazy since CUDA 12.2)", DEFAULT), sweep="lazy,eager"),
     Setting("cuda_cache", "CUDA kernel cache", "Where the driver keeps the kernels it JIT-compiles from PTX (a "
             "card TensorFlow has no native kernels for): CUDA_CACHE_PATH, with CUDA_CACHE_MAXSIZE=4 GiB, before "
             "start. cold: an empty folder for each run, what a first start on a new machine costs; warm: a folder "
