@@ -193,11 +193,9 @@ class LaunchConfig:
         if "program" in values:
             program = values["program"]
             values["program"] = (program,) if isinstance(program, str) else tuple(str(a) for a in program or ())
-        for name in ("workdir", "until", "call", "page_cache"):
-            if name in values:
-                values[name] = str(values[name])
-        if "signature" in values:
-            values["signature"] = str(values["signature"])
+        for setting in SETTINGS:  # a word or a path, whatever the file holds
+            if isinstance(setting.default, str) and values.get(setting.name) is not None:
+                values[setting.name] = str(values[setting.name])
         return cls(**values)
 
 
