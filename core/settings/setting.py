@@ -55,7 +55,7 @@ class Kind(str, Enum):
     INDICES = "indices"  # whole numbers from 0 (GPUs), or None for all
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # one declaration per setting: the same by identity (and hashable so)
 class Setting:
     name: str  # the LaunchConfig field (and the profile's TOML key)
     label: str
