@@ -24,12 +24,14 @@ typecheck-tree:
 	@for dir in core gui resources; do ln -sfn ../../../$$dir $(TYPECHECK)/tflaunch/$$dir; done
 
 # The gate: style and imports (ruff), strict types in core, the GUI's mypy ratchet
-# (.ci/mypy_ratchet.py, .ci/mypy-gui-baseline), and the import contracts of core.
+# (.ci/mypy_ratchet.py, .ci/mypy-gui-baseline), the import contracts of core, and Python 3.8
+# for what runs in the user's interpreter (the probe and the launch hook: vermin).
 lint: $(STAMP) typecheck-tree
 	$(BIN)/ruff check core gui tests .ci
 	$(BIN)/mypy -p tflaunch.core
 	$(BIN)/python .ci/mypy_ratchet.py
 	PYTHONPATH=$(TYPECHECK) $(BIN)/lint-imports
+	$(BIN)/vermin -q --no-tips --violations -t=3.8- core/probe core/settings/launch_hook
 
 # Debian tools the tests need: the packaging validators (desktop-file-validate, appstreamcli)
 # and Slurm (slurm-wlm), whose slurmctld and slurmd the cluster tests start (tests/cluster):

@@ -11,17 +11,10 @@ from ..phases import normal_until
 from ..probe.input_shapes import InputSpecError, spec_text
 from ..probe.input_shapes import parse as parse_input
 from ..run.events import PROTOCOL_VERSION
-from ..settings.config import DEFAULT_TIMEOUT_S, LaunchConfig, valid_until
-from ..settings.vocabulary import (
-    ALLOCATORS,
-    BY_NAME,
-    CACHE_STATES,
-    CALLS,
-    GRAPPLER,
-    MODULE_LOADING,
-    PAGE_CACHE_STATES,
-    parse_tristate,
-)
+from ..settings.config import LaunchConfig, valid_until
+from ..settings.display import setting_text
+from ..settings.setting import Kind, Setting
+from ..settings.vocabulary import BY_NAME, SETTINGS
 from ..store.profiles import ProfileError, ProfileStore, UntrustedProfileError
 
 
@@ -56,40 +49,23 @@ def _input_spec(text: str) -> tuple[str, str]:
     return name, spec_text(dims, dtype)
 
 
-def _tristate(text: str) -> bool | None:
-    try:
-        return parse_tristate(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected default, on or off, not {text!r}") from None
-
-
-def _word(choices: dict[str, str]) -> Any:
-    """A word setting as typed; `default` leaves it to the environment (None)."""
-    def parse(text: str) -> str | None:
-        if text.lower() == "default":
-            return None
-        if text.lower() not in choices:
-            raise argparse.ArgumentTypeError(f"use default or one of {', '.join(choices)}, not {text!r}")
-        return text.lower()
+def _typed(setting: Setting) -> Any:
+    """The setting's own reading of a value typed after its flag, as argparse wants it."""
+    def parse(text: str) -> Any:
+        try:
+            return setting.parse(text)
+        except ValueError as exc:
+            raise argparse.ArgumentTypeError(f"{exc}, not {text!r}") from None
 
     return parse
-
-
-def _seconds(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number of seconds, not {text!r}") from None
-    if not 0 < value < float("inf"):
-        raise argparse.ArgumentTypeError(f"must be a positive, finite number of seconds, not {text}")
-    return value
 
 
 def _until(text: str) -> str:
     until = normal_until(text)
     if not valid_until(until):
-        raise argparse.ArgumentTypeError(f"use first_step, first_inference, exit or mark:NAME (NAME as your "
-                                         f"program passes it to mark()), not {text!r}")
+        words = ", ".join(BY_NAME["until"].words())
+        raise argparse.ArgumentTypeError(f"use {words} or mark:NAME (NAME as your program passes it to mark()), "
+                                         f"not {text!r}")
     return until
 
 
@@ -100,57 +76,61 @@ class _XlaSplit(argparse.Action):
                      "measurement only).")
 
 
-def add_config_arguments(parser: argparse.ArgumentParser, *, model_required: bool) -> None:
-    def help_of(name: str) -> str:
-        return BY_NAME[name].help.replace("%", "%%")
+# What a value looks like after its flag, where the setting's kind does not say it.
+_METAVARS = {"model": "PATH", "python": "PYTHON", "visible_gpus": "0,1|none", "memory_limit_mb": "MIB",
+             "extra_env": "NAME=VALUE", "inputs": "NAME=D1xD2[:DTYPE]", "signature": "NAME",
+             "imports": "MODULE_OR_FILE", "workdir": "FOLDER", "timeout": "SECONDS", "intra": "N", "inter": "N",
+             "batch": "N", "steady": "N", "until": "|".join([*BY_NAME["until"].words(), "mark:NAME"])}
+# Readers for the values whose text is more than one word, by setting.
+_READERS = {"visible_gpus": _gpu_list, "extra_env": _env_pair, "inputs": _input_spec, "until": _until}
+# Said after a setting's help on the command line only.
+_CLI_NOTES = {"visible_gpus": " E.g. 0,1 or none.", "python": " Default: this one."}
 
+
+def add_config_arguments(parser: argparse.ArgumentParser, *, model_required: bool) -> None:
+    """A flag for every setting (the program is the positional after --: add_program_argument),
+    each as its SETTINGS entry declares it: kind, choices, default and help."""
     parser.add_argument("--profile", metavar="NAME", help="start from a saved launch profile's settings; other "
                         "flags given as well change them. A profile that runs code needs `profiles trust` first.")
-    model_help = help_of("model") + (" Required unless --profile names one." if model_required else "")
-    parser.add_argument("--model", default=None, help=model_help)
-    parser.add_argument("--python", default=sys.executable, help=help_of("python") + " Default: this one.")
-    parser.add_argument("--intra", type=int, default=0, help=help_of("intra"))
-    parser.add_argument("--inter", type=int, default=0, help=help_of("inter"))
-    parser.add_argument("--xla-auto", action="store_true", help=help_of("xla_auto"))
-    parser.add_argument("--jit-compile", action="store_true", help=help_of("jit_compile"))
-    parser.add_argument("--xla", nargs=0, action=_XlaSplit, help=argparse.SUPPRESS)
-    parser.add_argument("--onednn", type=_tristate, default=None, metavar="default|on|off", help=help_of("onednn"))
+    for setting in SETTINGS:
+        if setting.name != "program":
+            _add_flag(parser, setting, model_required=model_required)
     parser.add_argument("--no-onednn", dest="onednn", action="store_const", const=False,
                         help="the same as --onednn off")
-    parser.add_argument("--log-level", type=int, choices=range(4), help=help_of("log_level"))
-    parser.add_argument("--gpus", type=_gpu_list, help=help_of("visible_gpus") + " E.g. 0,1 or none.")
-    parser.add_argument("--memory-growth", action="store_true", help=help_of("memory_growth"))
-    parser.add_argument("--memory-limit", type=int, metavar="MIB", help=help_of("memory_limit_mb"))
-    parser.add_argument("--allocator", type=_word(ALLOCATORS),
-                        metavar="default|" + "|".join(ALLOCATORS), help=help_of("allocator"))
-    parser.add_argument("--cudnn-autotune", type=_tristate, default=None, metavar="default|on|off",
-                        help=help_of("cudnn_autotune"))
-    parser.add_argument("--grappler", type=_word(GRAPPLER), metavar="default|" + "|".join(GRAPPLER),
-                        help=help_of("grappler"))
-    parser.add_argument("--module-loading", type=_word(MODULE_LOADING),
-                        metavar="default|" + "|".join(MODULE_LOADING), help=help_of("module_loading"))
-    parser.add_argument("--cuda-cache", type=_word(CACHE_STATES),
-                        metavar="default|" + "|".join(CACHE_STATES), help=help_of("cuda_cache"))
-    parser.add_argument("--xla-cache", action="store_true", help=help_of("xla_cache"))
-    parser.add_argument("--page-cache", choices=tuple(PAGE_CACHE_STATES), default="warm",
-                        help=help_of("page_cache") + " Default: warm.")
-    parser.add_argument("--nvtx", action="store_true", help=help_of("nvtx"))
-    parser.add_argument("--env", type=_env_pair, action="append", default=[], metavar="NAME=VALUE",
-                        help=help_of("extra_env") + " Repeatable.")
-    parser.add_argument("--batch", type=positive_int, default=1, help=help_of("batch"))
-    parser.add_argument("--input", dest="inputs", type=_input_spec, action="append", default=[],
-                        metavar="NAME=D1xD2[:DTYPE]", help=help_of("inputs") + " Repeatable.")
-    parser.add_argument("--signature", default="", metavar="NAME", help=help_of("signature"))
-    parser.add_argument("--import", dest="imports", action="append", default=[], metavar="MODULE_OR_FILE",
-                        help=help_of("imports") + " Repeatable.")
-    parser.add_argument("--unsafe-deserialization", action="store_true", help=help_of("unsafe_deserialization"))
-    parser.add_argument("--steady", type=int, default=20, help=help_of("steady"))
-    parser.add_argument("--call", choices=tuple(CALLS), default="function", help=help_of("call"))
-    parser.add_argument("--until", type=_until, default="first_step", metavar="first_step|first_inference|exit|"
-                        "mark:NAME", help=help_of("until") + " Default: first_step.")
-    parser.add_argument("--cwd", dest="workdir", default="", metavar="FOLDER", help=help_of("workdir"))
-    parser.add_argument("--timeout", type=_seconds, default=DEFAULT_TIMEOUT_S, metavar="SECONDS",
-                        help=help_of("timeout") + f" Default {DEFAULT_TIMEOUT_S:.0f}.")
+    parser.add_argument("--xla", nargs=0, action=_XlaSplit, help=argparse.SUPPRESS)
+
+
+def _add_flag(parser: argparse.ArgumentParser, setting: Setting, *, model_required: bool) -> None:
+    name, kind = setting.name, setting.kind
+    text = (setting.help + _CLI_NOTES.get(name, "") + _default_note(setting)).replace("%", "%%")
+    if name == "model" and model_required:
+        text += " Required unless --profile names one."
+    if kind is Kind.SWITCH:
+        parser.add_argument(setting.cli, dest=name, action="store_true", help=text)
+        return
+    options: dict[str, Any] = {"dest": name, "help": text, "metavar": _METAVARS.get(name)}
+    if kind in (Kind.LIST, Kind.PAIRS):
+        options.update(action="append", default=[], help=text + " Repeatable.")
+    else:
+        # The model's flag stays None when not typed, so a --profile's model is kept.
+        options["default"] = None if name == "model" else setting.fresh_default()
+    if name in _READERS:
+        options["type"] = _READERS[name]
+    elif kind in (Kind.CHOICE, Kind.TRISTATE, Kind.MIB, Kind.SECONDS):
+        options["type"] = _typed(setting)
+    elif kind is Kind.COUNT:
+        options["type"] = int  # out of bounds, the launch check names the flag in the app's words
+    if options["metavar"] is None and kind in (Kind.CHOICE, Kind.TRISTATE):
+        options["metavar"] = "|".join(setting.words())
+    parser.add_argument(setting.cli, **options)
+
+
+def _default_note(setting: Setting) -> str:
+    """" Default: warm." for a setting whose default is a value to name (not TensorFlow's own)."""
+    if setting.kind in (Kind.SWITCH, Kind.LIST, Kind.PAIRS, Kind.TEXT) or setting.default is None \
+            or setting.is_unset(setting.default):
+        return ""
+    return f" Default: {setting_text(setting.name, setting.default)}."
 
 
 class SettingsError(Exception):
@@ -159,10 +139,6 @@ class SettingsError(Exception):
     def __init__(self, kind: str, message: str) -> None:
         super().__init__(message)
         self.kind, self.message = kind, message
-
-
-# Argument destination -> the LaunchConfig field it sets, where the names differ.
-_FIELD_OF = {"gpus": "visible_gpus", "memory_limit": "memory_limit_mb", "env": "extra_env"}
 
 
 def _given(args: argparse.Namespace) -> list[str]:
@@ -209,8 +185,7 @@ def config_from_args(args: argparse.Namespace, *, model_required: bool = False) 
     except ProfileError as exc:
         raise SettingsError("invalid_profile", str(exc)) from None
     base, changes = profile.config, {}
-    for dest in _given(args):
-        key = _FIELD_OF.get(dest, dest)
+    for key in _given(args):
         value = getattr(flags, key)
         if key in ("extra_env", "inputs"):  # added to the profile's own
             value = {**getattr(base, key), **value}
@@ -223,17 +198,16 @@ def config_from_args(args: argparse.Namespace, *, model_required: bool = False) 
 
 
 def _flag_config(args: argparse.Namespace) -> LaunchConfig:
-    return LaunchConfig(
-        model=args.model or LaunchConfig.model, python=args.python, intra=args.intra, inter=args.inter,
-        xla_auto=args.xla_auto, jit_compile=args.jit_compile, onednn=args.onednn, log_level=args.log_level,
-        visible_gpus=args.gpus, memory_growth=args.memory_growth, memory_limit_mb=args.memory_limit,
-        allocator=args.allocator, cudnn_autotune=args.cudnn_autotune, module_loading=args.module_loading,
-        grappler=args.grappler,
-        cuda_cache=args.cuda_cache, xla_cache=args.xla_cache, page_cache=args.page_cache, nvtx=args.nvtx,
-        extra_env=dict(args.env), batch=args.batch, inputs=dict(args.inputs), signature=args.signature,
-        imports=tuple(args.imports), unsafe_deserialization=args.unsafe_deserialization, steady=args.steady,
-        timeout=args.timeout, call=args.call, until=args.until, workdir=args.workdir, program=program_of(args),
-    )
+    values: dict[str, Any] = {}
+    for setting in SETTINGS:
+        value: Any = program_of(args) if setting.name == "program" else getattr(args, setting.name)
+        if isinstance(setting.default, dict):
+            value = dict(value)
+        elif isinstance(value, list):
+            value = tuple(value)
+        values[setting.name] = value
+    values["model"] = args.model or LaunchConfig.model
+    return LaunchConfig(**values)
 
 
 def failure_json(kind: str, message: str, field: str | None = None) -> dict[str, Any]:

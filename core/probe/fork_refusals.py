@@ -81,7 +81,7 @@ def shadowed_modules(request: Dict[str, Any], loaded: Set[str]) -> List[str]:
     or the working folder for -m and -c) named as a module the server imported: cold, the
     script would import its own; here it would get the server's."""
     argv, cwd = request["argv"], str(request.get("cwd") or "/")
-    if sys.flags.safe_path:
+    if getattr(sys.flags, "safe_path", False):  # -P (Python 3.11+); 3.8 has no such flag
         return []
     if argv[0] in ("-m", "-c"):
         folder = cwd

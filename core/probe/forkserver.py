@@ -24,6 +24,7 @@ Standard library only: it runs where tflaunch is not installed.
 from __future__ import annotations
 
 import argparse
+import array
 import json
 import os
 import selectors
@@ -31,11 +32,24 @@ import signal
 import socket
 import sys
 import time
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Optional, Tuple
 
 MAX_REQUEST = 4 << 20  # an environment and an argv: a few hundred kB at most
 TICK_S = 0.2
 STOP_GRACE_S = 2.0  # a stopped server's scripts get this long to end on SIGTERM
+
+
+def receive_fds(sock: socket.socket, size: int, most: int) -> Tuple[bytes, List[int]]:
+    """Up to `size` bytes and up to `most` descriptors passed with them (SCM_RIGHTS).
+
+    socket.recv_fds does this from Python 3.9; the server runs in the user's interpreter,
+    which may be 3.8, so this is the standard library's own recv_fds, written out."""
+    fds = array.array("i")
+    data, ancillary, _flags, _addr = sock.recvmsg(size, socket.CMSG_LEN(most * fds.itemsize))
+    for level, kind, payload in ancillary:
+        if level == socket.SOL_SOCKET and kind == socket.SCM_RIGHTS:
+            fds.frombytes(payload[:len(payload) - len(payload) % fds.itemsize])
+    return data, list(fds)
 
 
 class Launch:
@@ -141,7 +155,7 @@ class Server:
     def _read(self, conn: socket.socket) -> None:
         launch = self.launches[conn]
         try:
-            data, fds, _flags, _addr = socket.recv_fds(conn, 1 << 16, 8)
+            data, fds = receive_fds(conn, 1 << 16, 8)
         except OSError:
             data, fds = b"", []
         launch.fds += fds

@@ -101,7 +101,7 @@ def _become_the_launch(request: Dict[str, Any], fds: List[int], imported: Any) -
     sys.addaudithook(_say_what_differs)
     orig = request.get("orig_argv")
     if isinstance(orig, list) and all(isinstance(a, str) for a in orig):
-        sys.orig_argv = list(orig)
+        sys.orig_argv = list(orig)  # novermin: set, not read (3.8 has none to replace)
 
 
 _IMPORT_READ: FrozenSet[str] = frozenset()

@@ -9,9 +9,7 @@ names the last phase the program reached, so the user knows how far it got.
 from __future__ import annotations
 
 from ..phases import LABELS
-
-UNTIL_WORDS = {"first_step": "its first training step", "first_inference": "its first inference",
-               "exit": "its exit"}
+from ..settings.vocabulary import UNTIL_WORDS
 
 
 def until_words(until: str) -> str:

@@ -11,7 +11,6 @@ import os
 import re
 import shlex
 import shutil
-import sys
 from dataclasses import asdict, dataclass, field, fields, replace
 from typing import Any
 
@@ -23,20 +22,11 @@ from ..probe.model_files import check_model_path
 from ..probe.user_code import is_file
 from ..safe_text import shown
 from .display import short_value
-from .vocabulary import (
-    ALLOCATORS,
-    BY_NAME,
-    CACHE_STATES,
-    CALLS,
-    GRAPPLER,
-    LOG_LEVELS,
-    MODULE_LOADING,
-    PAGE_CACHE_STATES,
-    SAMPLE_MODELS,
-)
+from .vocabulary import BY_NAME, MAX_THREADS, SAMPLE_MODELS, SETTINGS, TF_DECIDES, Kind
 
-DEFAULT_TIMEOUT_S = 600.0
-MAX_THREADS = 1024  # per pool: more is a typo, and TensorFlow would try to start them all
+__all__ = ["DEFAULT_TIMEOUT_S", "MAX_THREADS", "LaunchConfig", "Problem"]
+
+DEFAULT_TIMEOUT_S: float = BY_NAME["timeout"].default
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")  # \Z: `$` would take a trailing newline
 # Variables that settings own: setting them again through extra_env would give one
 # setting two values.
@@ -61,41 +51,51 @@ class Problem:
     message: str
 
 
+def _declared(name: str) -> Any:
+    """A LaunchConfig field with the default SETTINGS declares (a new dict for each config)."""
+    setting = BY_NAME[name]
+    if isinstance(setting.default, dict):
+        return field(default_factory=setting.fresh_default)
+    return field(default=setting.default)
+
+
 @dataclass(frozen=True)
 class LaunchConfig:
-    model: str = "sample:mlp"
-    python: str = sys.executable
-    intra: int = 0  # 0 = TensorFlow's default
-    inter: int = 0
-    xla_auto: bool = False
-    jit_compile: bool = False
-    onednn: bool | None = None  # None = TensorFlow's default
-    log_level: int | None = None
-    visible_gpus: tuple[int, ...] | None = None  # None = all
-    memory_growth: bool = False
-    memory_limit_mb: int | None = None
-    allocator: str | None = None  # None = the environment's; "bfc" or "cuda_malloc_async"
-    cudnn_autotune: bool | None = None
-    module_loading: str | None = None  # None = the driver's; "lazy" or "eager"
-    grappler: str | None = None  # None = TensorFlow's graph optimisation; "light" or "off"
-    cuda_cache: str | None = None  # None = the driver's own folder; "cold" or "warm"
-    xla_cache: bool = False
-    page_cache: str = "warm"  # warm (nothing done), cold (evicted before the start) or preloaded
-    nvtx: bool = False
-    batch: int = 1
-    inputs: dict[str, str] = field(default_factory=dict)  # input name -> "D1xD2[:dtype]", no batch
-    signature: str = ""  # a SavedModel's signature; "" = serving_default or the only one
-    imports: tuple[str, ...] = ()  # modules or .py files imported before load (runs their code)
-    unsafe_deserialization: bool = False  # Keras safe mode off: Lambda layers run code from the file
-    steady: int = 20
-    call: str = "function"  # how the probe calls the model: function, eager or predict
+    """Every setting of one run; each field's default is the one SETTINGS declares."""
+
+    model: str = _declared("model")
+    python: str = _declared("python")
+    intra: int = _declared("intra")  # 0 = TensorFlow's default
+    inter: int = _declared("inter")
+    xla_auto: bool = _declared("xla_auto")
+    jit_compile: bool = _declared("jit_compile")
+    onednn: bool | None = _declared("onednn")  # None = TensorFlow's default
+    log_level: int | None = _declared("log_level")
+    visible_gpus: tuple[int, ...] | None = _declared("visible_gpus")  # None = all
+    memory_growth: bool = _declared("memory_growth")
+    memory_limit_mb: int | None = _declared("memory_limit_mb")
+    allocator: str | None = _declared("allocator")  # None = the environment's
+    cudnn_autotune: bool | None = _declared("cudnn_autotune")
+    module_loading: str | None = _declared("module_loading")  # None = the driver's
+    grappler: str | None = _declared("grappler")  # None = TensorFlow's graph optimisation
+    cuda_cache: str | None = _declared("cuda_cache")  # None = the driver's own folder
+    xla_cache: bool = _declared("xla_cache")
+    page_cache: str = _declared("page_cache")
+    nvtx: bool = _declared("nvtx")
+    batch: int = _declared("batch")
+    inputs: dict[str, str] = _declared("inputs")  # input name -> "D1xD2[:dtype]", no batch
+    signature: str = _declared("signature")  # a SavedModel's signature; "" = serving_default or the only one
+    imports: tuple[str, ...] = _declared("imports")  # modules or .py files imported before load (runs their code)
+    unsafe_deserialization: bool = _declared("unsafe_deserialization")  # Keras safe mode off: Lambda layers run code
+    steady: int = _declared("steady")
+    call: str = _declared("call")  # how the probe calls the model
     # The subject is a model unless a program is given: the user's own argv, observed by
     # the launch hook, in its working folder, measured to its `until` point.
-    program: tuple[str, ...] = ()
-    workdir: str = ""
-    until: str = "first_step"
-    extra_env: dict[str, str] = field(default_factory=dict)
-    timeout: float = DEFAULT_TIMEOUT_S
+    program: tuple[str, ...] = _declared("program")
+    workdir: str = _declared("workdir")
+    until: str = _declared("until")
+    extra_env: dict[str, str] = _declared("extra_env")
+    timeout: float = _declared("timeout")
 
     def __post_init__(self) -> None:
         # --until mark:NAME means the mark as the program's mark() spells it, wherever it is set.
@@ -125,14 +125,7 @@ class LaunchConfig:
         problems = _model_problems(self.model) if check_model and not self.program else []
         problems += _program_problems(self)
         problems += _python_problems(self.python)
-        for name, low, high in (("intra", 0, MAX_THREADS), ("inter", 0, MAX_THREADS), ("batch", 1, 1 << 20),
-                                ("steady", 0, 1_000_000)):
-            value = getattr(self, name)
-            if not isinstance(value, int) or isinstance(value, bool) or not low <= value <= high:
-                setting = BY_NAME[name]
-                default = " (0 leaves TensorFlow's default)" if low == 0 and name in ("intra", "inter") else ""
-                problems.append(Problem(name, f"{setting.label} must be a whole number from {low} "
-                                              f"to {high}{default}, not {value!r}."))
+        problems += _count_problems(self)
         if self.memory_limit_mb is not None and (not isinstance(self.memory_limit_mb, int)
                                                  or self.memory_limit_mb <= 0):
             problems.append(Problem("memory_limit_mb", "The GPU memory limit must be a positive number of MiB."))
@@ -141,17 +134,7 @@ class LaunchConfig:
                 "memory_limit_mb",
                 "TensorFlow cannot combine memory growth with a memory limit; choose one.",
             ))
-        for name, choices in (("allocator", ALLOCATORS), ("module_loading", MODULE_LOADING), ("grappler", GRAPPLER),
-                              ("cuda_cache", CACHE_STATES)):
-            value = getattr(self, name)
-            if value is not None and value not in choices:
-                problems.append(Problem(name, f"{BY_NAME[name].label} is one of {', '.join(choices)} (or default), "
-                                              f"not {value!r}."))
-        if self.page_cache not in PAGE_CACHE_STATES:
-            problems.append(Problem("page_cache", f"Page cache is one of {', '.join(PAGE_CACHE_STATES)}, not "
-                                                  f"{self.page_cache!r}."))
-        if self.log_level is not None and self.log_level not in LOG_LEVELS:
-            problems.append(Problem("log_level", "The log level must be 0, 1, 2 or 3."))
+        problems += _choice_problems(self)
         if self.visible_gpus is not None and any(not isinstance(i, int) or i < 0 for i in self.visible_gpus):
             problems.append(Problem("visible_gpus", "GPU indices are whole numbers from 0."))
         problems += _env_problems(self.extra_env)
@@ -210,12 +193,36 @@ class LaunchConfig:
         if "program" in values:
             program = values["program"]
             values["program"] = (program,) if isinstance(program, str) else tuple(str(a) for a in program or ())
-        for name in ("workdir", "until", "call", "page_cache"):
-            if name in values:
-                values[name] = str(values[name])
-        if "signature" in values:
-            values["signature"] = str(values["signature"])
+        for setting in SETTINGS:  # a word or a path, whatever the file holds
+            if isinstance(setting.default, str) and values.get(setting.name) is not None:
+                values[setting.name] = str(values[setting.name])
         return cls(**values)
+
+
+def _count_problems(config: LaunchConfig) -> list[Problem]:
+    problems = []
+    for setting in SETTINGS:
+        if setting.kind is Kind.COUNT and setting.bounds is not None:
+            value, (low, high) = getattr(config, setting.name), setting.bounds
+            if not isinstance(value, int) or isinstance(value, bool) or not low <= value <= high:
+                hint = f" ({low} leaves TensorFlow's default)" if setting.unset and setting.unset[0] == TF_DECIDES \
+                    else ""
+                problems.append(Problem(setting.name, f"{setting.label} must be a whole number from {low} to {high}"
+                                                      f"{hint}, not {value!r}."))
+    return problems
+
+
+def _choice_problems(config: LaunchConfig) -> list[Problem]:
+    """Each word setting's value is one of its choices (or None where that is the default);
+    `until` takes mark:NAME too, which _program_problems judges."""
+    problems = []
+    for setting in SETTINGS:
+        if setting.kind is Kind.CHOICE and setting.name != "until":
+            value = getattr(config, setting.name)
+            if not (value is None and setting.default is None) and value not in list(setting.choices):
+                problems.append(Problem(setting.name, f"{setting.label} is one of {', '.join(setting.words())}, "
+                                                      f"not {value!r}."))
+    return problems
 
 
 def _undecodable_problems(config: LaunchConfig) -> list[Problem]:
@@ -252,8 +259,6 @@ def valid_until(until: str) -> bool:
 
 def _program_problems(config: LaunchConfig) -> list[Problem]:
     problems = []
-    if config.call not in CALLS:
-        problems.append(Problem("call", f"Call is one of {', '.join(CALLS)}, not {config.call!r}."))
     if not isinstance(config.until, str) or not valid_until(config.until):
         problems.append(Problem("until", f"Until is one of {', '.join(UNTIL_POINTS)} or mark:NAME (a name of "
                                          f"lowercase letters, digits and _), not {config.until!r}."))

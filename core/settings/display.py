@@ -11,38 +11,18 @@ from __future__ import annotations
 import shlex
 from typing import Any
 
-from .vocabulary import LOG_LEVELS
+from .setting import Kind, Setting
+from .vocabulary import BY_NAME, TF_DECIDES
 
-TF_DECIDES = "default (TensorFlow decides)"
+__all__ = ["TF_DECIDES", "setting_text", "short_value", "switch"]
+
 ON, OFF = "on", "off"
 
-# What each setting's "not set" value means, in a table and in a one-line summary; a
-# setting not listed has no such value.
-_UNSET: dict[str, tuple[Any, str, str]] = {
-    "intra": (0, TF_DECIDES, "default"),
-    "inter": (0, TF_DECIDES, "default"),
-    "onednn": (None, TF_DECIDES, "default"),
-    "log_level": (None, TF_DECIDES, "default"),
-    "visible_gpus": (None, "all", "all"),
-    "memory_limit_mb": (None, "no limit", "none"),
-    "signature": ("", "default (serving_default, or the only one)", "default"),
-    "inputs": ({}, "as the model declares them", "default"),
-    "imports": ((), "none", "none"),
-    "extra_env": ({}, "none", "none"),
-    "allocator": (None, "default (the environment's TF_GPU_ALLOCATOR, else BFC)", "default"),
-    "cudnn_autotune": (None, TF_DECIDES, "default"),
-    "grappler": (None, TF_DECIDES, "default"),
-    "module_loading": (None, "default (the driver decides: lazy since CUDA 12.2)", "default"),
-    "cuda_cache": (None, "default (the driver's own folder)", "default"),
-    "program": ((), "none (a model is the subject)", "none"),
-    "workdir": ("", "the current folder", "default"),
-}
 
-
-def _unset(name: str, value: Any) -> tuple[Any, str, str] | None:
-    """The setting's "not set" entry when `value` is it (0 is unset, False is not)."""
-    unset = _UNSET.get(name)
-    return unset if unset is not None and value == unset[0] and type(value) is type(unset[0]) else None
+def _unset(name: str | None, value: Any) -> tuple[str, str] | None:
+    """The words for the setting's "not set" value when `value` is it (SETTINGS declares them)."""
+    setting = BY_NAME.get(name) if name is not None else None
+    return setting.unset if setting is not None and setting.is_unset(value) else None
 
 
 def switch(value: bool) -> str:
@@ -54,15 +34,10 @@ def setting_text(name: str, value: Any) -> str:
     None, or a 0 that stands for "TensorFlow's own choice"."""
     unset = _unset(name, value)
     if unset is not None:
-        return unset[1]
-    if name == "log_level" and value in LOG_LEVELS:
-        return f"{value} ({LOG_LEVELS[value]})"
-    if name == "memory_limit_mb":
-        return f"{value} MiB"
-    if name == "timeout" and isinstance(value, (int, float)):
-        return f"{value:g} s"
-    if name == "steady" and isinstance(value, int) and not isinstance(value, bool):
-        return f"{value} calls"
+        return unset[0]
+    setting = BY_NAME.get(name)
+    if setting is not None and _is_number(value):
+        return _number_text(setting, value)
     if name == "program" and isinstance(value, (tuple, list)):
         return shlex.join(str(part) for part in value)
     if name == "visible_gpus" and isinstance(value, (tuple, list)) and not value:
@@ -74,7 +49,19 @@ def short_value(value: Any, name: str | None = None) -> str:
     """A value in a one-line summary (`intra=2 onednn=off gpus=0,1`): no spaces in lists,
     and with `name`, a "not set" value as what it means (`intra=default`)."""
     unset = _unset(name, value) if name is not None else None
-    return unset[2] if unset is not None else _words(value, ",")
+    return unset[1] if unset is not None else _words(value, ",")
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _number_text(setting: Setting, value: int | float) -> str:
+    """A number with its unit (600 s, 4096 MiB), or a level with its words (2 (hide INFO and WARNING))."""
+    if setting.kind is Kind.CHOICE and value in setting.choices:
+        return f"{value} ({setting.choices[value]})"
+    number = f"{value:g}" if isinstance(value, float) else str(value)
+    return f"{number} {setting.unit}" if setting.unit else number
 
 
 def _words(value: Any, sep: str) -> str:

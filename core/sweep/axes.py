@@ -9,41 +9,34 @@ from collections.abc import Callable
 
 from ..probe.input_shapes import parse_shape, spec_text
 from ..run.formats import FORMATS
-from ..settings.config import MAX_THREADS, LaunchConfig
-from ..settings.vocabulary import (
-    ALLOCATORS,
-    CACHE_STATES,
-    MODULE_LOADING,
-    PAGE_CACHE_STATES,
-    parse_switch,
-    parse_tristate,
-)
+from ..settings.config import LaunchConfig
+from ..settings.setting import Kind, Setting
+from ..settings.vocabulary import SETTINGS
 from .instances import INSTANCES_HELP
 
-MAX_BATCH = 1 << 20  # as LaunchConfig.validate allows
-WORD_AXES: dict[str, tuple[str, ...]] = {"allocator": tuple(ALLOCATORS), "cuda_cache": tuple(CACHE_STATES),
-                                         "module_loading": tuple(MODULE_LOADING)}
+# The settings a sweep can vary (those SETTINGS offers values for), by their axis name.
+SETTING_AXES: dict[str, Setting] = {s.axis: s for s in SETTINGS if s.sweep is not None}
 
-# The settings a sweep can vary: what each takes, as a user types it, and the values the
-# app offers first.
+
+def _values_text(setting: Setting) -> str:
+    """What an axis takes, from its declaration: its words, or the shape of its numbers."""
+    if setting.kind is Kind.SWITCH:
+        return "on, off"
+    if setting.kind in (Kind.CHOICE, Kind.TRISTATE):
+        return ", ".join(setting.words())
+    if setting.kind is Kind.COUNT:
+        low = setting.bounds[0] if setting.bounds else 0
+        unset = " (default)" if setting.is_unset(low) else ""
+        return f"{low}{unset}, {low + 1}, {low + 2}, ..."
+    if setting.kind is Kind.MIB:
+        return "a number of MiB, or none"
+    return "all, none, 0, 0+1, ..."  # the GPUs
+
+
+# What each axis takes, as a user types it, and the values the app offers first.
 AXES: dict[str, tuple[str, str]] = {
-    "intra": ("intra-op threads: 0 (default), 1, 2, ...", "1,2"),
-    "inter": ("inter-op threads: 0 (default), 1, 2, ...", "1,2"),
-    "xla_auto": ("XLA auto-clustering: on, off", "off,on"),
-    "jit_compile": ("compile the model with XLA (measurement only): on, off", "off,on"),
-    "onednn": ("oneDNN: default, on, off", "default,off"),
-    "memory_growth": ("GPU memory growth: on, off (TF_FORCE_GPU_ALLOW_GROWTH)", "off,on"),
-    "memory_limit": ("per-GPU memory limit in MiB, or none (tf.config LogicalDeviceConfiguration)", "none,4096"),
-    "allocator": ("GPU allocator: bfc, cuda_malloc_async, default (TF_GPU_ALLOCATOR)", "bfc,cuda_malloc_async"),
-    "cuda_cache": ("CUDA kernel cache: cold, warm, default (CUDA_CACHE_PATH, CUDA_CACHE_MAXSIZE)", "cold,warm"),
-    "page_cache": ("page cache at the start: " + ", ".join(PAGE_CACHE_STATES) + " (cold evicts the model and "
-                   "TensorFlow's files before each trial)", "warm,cold"),
-    "xla_cache": ("XLA program cache: off, on (TF_XLA_FLAGS=--tf_xla_persistent_cache_directory)", "off,on"),
-    "cudnn_autotune": ("cuDNN autotuning: on, off, default (TF_CUDNN_USE_AUTOTUNE)", "on,off"),
-    "module_loading": ("CUDA module loading: lazy, eager, default (CUDA_MODULE_LOADING)", "lazy,eager"),
-    "gpus": ("visible GPUs: all, none, 0, 0+1, ...", "all"),
+    **{axis: (f"{s.label}: {_values_text(s)}", s.sweep or "") for axis, s in SETTING_AXES.items()},
     "instances": (INSTANCES_HELP, "1,2,4"),
-    "batch": ("batch size: 1, 2, ...", "1,8"),
     "format": ("model format: " + ", ".join(FORMATS) + " (converted once, cached)", ",".join(FORMATS)),
     "env.NAME": ("an extra environment variable NAME: any values", ""),
     "input.NAME": ("the shape fed to input NAME, without the batch: 224x224x3, 320x320x3, ...", ""),
@@ -60,31 +53,9 @@ class PlanError(ValueError):
 
 def apply_value(config: LaunchConfig, axis: str, text: str, model_for_format: Callable[[str], str]) -> LaunchConfig:
     """The config with one axis set to one value, given as the user typed it."""
-    if axis in ("intra", "inter", "batch"):
-        # The launch check's own bounds, said here in the plan's words before it would say them in its own.
-        low, high = (1, MAX_BATCH) if axis == "batch" else (0, MAX_THREADS)
-        if not text.isdigit() or not low <= int(text) <= high:
-            raise ValueError(f"use a whole number from {low} to {high}")
-        return config.replace(**{axis: int(text)})
-    if axis in ("xla_auto", "jit_compile", "memory_growth", "xla_cache"):
-        return config.replace(**{axis: parse_switch(text)})
-    if axis in ("onednn", "cudnn_autotune"):
-        return config.replace(**{axis: parse_tristate(text)})
-    if axis == "page_cache":
-        if text.lower() not in PAGE_CACHE_STATES:
-            raise ValueError(f"use one of {', '.join(PAGE_CACHE_STATES)}")
-        return config.replace(page_cache=text.lower())
-    if axis in WORD_AXES:
-        choices = WORD_AXES[axis]
-        if text.lower() not in (*choices, "default"):
-            raise ValueError(f"use one of {', '.join(choices)} or default")
-        return config.replace(**{axis: None if text.lower() == "default" else text.lower()})
-    if axis == "memory_limit":
-        if text.lower() == "none":
-            return config.replace(memory_limit_mb=None)
-        if not text.isdigit() or int(text) <= 0:
-            raise ValueError("use a whole number of MiB above 0, or none")
-        return config.replace(memory_limit_mb=int(text))
+    setting = SETTING_AXES.get(axis)
+    if setting is not None and setting.kind is not Kind.INDICES:
+        return config.replace(**{setting.name: setting.parse(text)})  # its ValueError says what to type
     if axis == "gpus":
         if text in ("all", "none"):
             return config.replace(visible_gpus=None if text == "all" else ())

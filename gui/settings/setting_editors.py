@@ -1,7 +1,9 @@
 """One editor per kind of setting: a widget with a get and a set of the config's value.
 
 The settings form (settings_panel.py) builds one editor for every field that
-vocabulary.SETTINGS declares, so a new setting cannot be left out of the app.
+vocabulary.SETTINGS declares, so a new setting cannot be left out of the app; editor_for()
+makes it from the setting's kind, choices, words, bounds and unit, and the form makes the
+few that need more (the model picker, the GPU list, the inputs table) by name.
 """
 
 from __future__ import annotations
@@ -9,9 +11,18 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from PySide6.QtWidgets import QCheckBox, QComboBox, QDoubleSpinBox, QLineEdit, QPlainTextEdit, QSpinBox, QWidget
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QDoubleSpinBox,
+    QLineEdit,
+    QPlainTextEdit,
+    QSizePolicy,
+    QSpinBox,
+    QWidget,
+)
 
-from tflaunch.core.settings.vocabulary import LOG_LEVELS
+from tflaunch.core.settings.setting import Kind, Setting
 
 
 class Editor:
@@ -36,9 +47,9 @@ def count_editor(low: int, high: int, special: str | None = None) -> Editor:
     return Editor(box, box.value, box.setValue)
 
 
-def optional_mib_editor() -> Editor:
-    """A positive number of MiB, or none (0 shows as 'no limit')."""
-    box = spin(0, 1 << 20, special="no limit", suffix=" MiB", step=512)
+def optional_mib_editor(special: str = "no limit") -> Editor:
+    """A positive number of MiB, or none (0 shows as `special`)."""
+    box = spin(0, 1 << 20, special=special, suffix=" MiB", step=512)
     return Editor(box, lambda: box.value() or None, lambda v: box.setValue(v or 0))
 
 
@@ -56,19 +67,16 @@ def bool_editor(text: str) -> Editor:
 
 
 def choice_editor(choices: dict[str, Any]) -> Editor:
-    """A combo of labelled values; `choices` maps the label to the value."""
+    """A combo of labelled values; `choices` maps the label to the value. Its width is not its
+    longest label's (the form must fit 1024 px); the list, open, shows each label whole."""
     box = QComboBox()
     for label, value in choices.items():
         box.addItem(label, value)
+    box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+    box.setMinimumContentsLength(16)
+    box.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)  # the form's width, not less
+    box.view().setMinimumWidth(box.view().sizeHintForColumn(0) + 24)
     return Editor(box, box.currentData, lambda v: box.setCurrentIndex(max(0, box.findData(v))))
-
-
-def tristate_editor() -> Editor:
-    return choice_editor({"TensorFlow default": None, "on": True, "off": False})
-
-
-def log_level_editor() -> Editor:
-    return choice_editor({"TensorFlow default": None, **{f"{k}: {v}": k for k, v in LOG_LEVELS.items()}})
 
 
 def environment_editor() -> Editor:
@@ -120,3 +128,29 @@ def lines_editor(placeholder: str) -> Editor:
         return tuple(line.strip() for line in box.toPlainText().splitlines() if line.strip())
 
     return Editor(box, get, lambda v: box.setPlainText("\n".join(v or ())))
+
+
+def editor_for(setting: Setting, placeholder: str = "") -> Editor:
+    """The editor the setting's kind calls for, its values in the words SETTINGS gives them."""
+    kind, unset = setting.kind, setting.unset[0] if setting.unset else None
+    if kind is Kind.SWITCH:
+        return bool_editor(setting.label)
+    if kind is Kind.TRISTATE:
+        return choice_editor({unset or "default": None, "on": True, "off": False})
+    if kind is Kind.CHOICE:
+        default = {unset or "default": None} if setting.default is None else {}
+        return choice_editor({**default, **{f"{value} ({words})": value for value, words in setting.choices.items()}})
+    if kind is Kind.COUNT:
+        low, high = setting.bounds or (0, 1 << 30)
+        return count_editor(low, high, unset if setting.is_unset(low) else None)
+    if kind is Kind.MIB:
+        return optional_mib_editor(unset or "none")
+    if kind is Kind.SECONDS:
+        return seconds_editor()
+    if kind is Kind.LIST:
+        return lines_editor(placeholder)
+    if kind is Kind.PAIRS:
+        return environment_editor()
+    if kind is Kind.TEXT:
+        return text_editor(placeholder or (unset or ""))
+    raise TypeError(f"no editor for a setting of kind {kind.value} ({setting.name}): make it by name")

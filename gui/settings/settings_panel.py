@@ -30,8 +30,8 @@ from tflaunch.core.phases import normal_until
 from tflaunch.core.report.subjects import own_config
 from tflaunch.core.run.gpus import GpuInventory
 from tflaunch.core.run.interpreter import InterpreterInfo
-from tflaunch.core.settings.config import MAX_THREADS, LaunchConfig, Problem
-from tflaunch.core.settings.vocabulary import BY_NAME, PAGE_CACHE_STATES, SAMPLE_MODELS, SETTINGS, Setting
+from tflaunch.core.settings.config import LaunchConfig, Problem
+from tflaunch.core.settings.vocabulary import BY_NAME, SAMPLE_MODELS, SETTINGS, Setting
 from tflaunch.core.units import format_bytes
 
 from ..widgets import file_dialogs
@@ -39,6 +39,9 @@ from ..widgets.palette import error_style, keep_colours
 from . import setting_editors as ed
 from .inputs_table import InputsTable
 from .tab_order import order_tabs
+
+# What an empty text field stands for, where the setting's words do not say it.
+_PLACEHOLDERS = {"signature": "serving_default", "imports": "my_layers  or  /path/to/layers.py, one per line"}
 
 
 class SettingsPanel(QWidget):
@@ -109,66 +112,28 @@ class SettingsPanel(QWidget):
         form.setRowVisible(label, False)
 
     def _make_editor(self, setting: Setting) -> ed.Editor:
+        """The setting's editor: made from its kind and words (setting_editors.editor_for), or
+        by name for the few that need more than a value (a picker, a list of GPUs, a table)."""
         name = setting.name
-        if name == "model":
-            return self._model_editor()
-        if name == "program":
-            return self._program_editor()
-        if name == "workdir":
-            return self._workdir_editor()
-        if name == "python":
-            return self._python_editor()
-        if name == "visible_gpus":
-            return self._gpu_editor()
-        if name == "until":
-            words = ed.words_editor(["first_step", "first_inference", "exit", "mark:NAME"])
-            editor = ed.Editor(words.widget, lambda: normal_until(str(words.get())), words.put)
-        elif name == "call":
-            editor = ed.choice_editor({"function: traced, then called (default)": "function",
-                                       "eager: model(x) as written": "eager", "predict: predict_on_batch": "predict"})
-        elif name in ("intra", "inter"):
-            editor = ed.count_editor(0, MAX_THREADS, "TensorFlow default")
-        elif name == "memory_limit_mb":
-            editor = ed.optional_mib_editor()
-        elif name in ("onednn", "cudnn_autotune"):
-            editor = ed.tristate_editor()
-        elif name == "allocator":
-            editor = ed.choice_editor({"default (environment's)": None, "BFC (TensorFlow's)": "bfc",
-                                       "cuda_malloc_async": "cuda_malloc_async"})
-        elif name == "grappler":
-            editor = ed.choice_editor({"default (TensorFlow's)": None, "light": "light", "off": "off"})
-        elif name == "module_loading":
-            editor = ed.choice_editor({"default (driver's)": None, "lazy": "lazy", "eager": "eager"})
-        elif name == "cuda_cache":
-            editor = ed.choice_editor({"default (driver's folder)": None, "cold (empty per run)": "cold",
-                                       "warm (kept)": "warm"})
-        elif name == "page_cache":
-            # Short words in the box (the panel must fit 1024 px); the setting's tooltip says what each does.
-            short = {"warm": "as it is", "cold": "evicted first", "preloaded": "model read back in"}
-            editor = ed.choice_editor({f"{word} ({short.get(word, '')})": word for word in PAGE_CACHE_STATES})
-        elif name == "log_level":
-            editor = ed.log_level_editor()
-        elif name == "extra_env":
-            editor = ed.environment_editor()
-        elif name == "batch":
-            editor = ed.count_editor(1, 65536)
-        elif name == "inputs":
-            self.inputs_table = InputsTable()
-            editor = ed.Editor(self.inputs_table, self.inputs_table.shapes, self.inputs_table.set_shapes)
-        elif name == "signature":
-            editor = ed.text_editor("serving_default")
-        elif name == "imports":
-            editor = ed.lines_editor("my_layers  or  /path/to/layers.py, one per line")
-        elif name == "steady":
-            editor = ed.count_editor(0, 100000)
-        elif name == "timeout":
-            editor = ed.seconds_editor()
-        elif isinstance(getattr(LaunchConfig(), name), bool):
-            editor = ed.bool_editor(setting.label)
-        else:
-            raise TypeError(f"no editor for the setting {name!r}")
+        special = {"model": self._model_editor, "program": self._program_editor, "workdir": self._workdir_editor,
+                   "python": self._python_editor, "visible_gpus": self._gpu_editor, "until": self._until_editor,
+                   "inputs": self._inputs_editor}
+        if name in special:
+            return special[name]()
+        editor = ed.editor_for(setting, _PLACEHOLDERS.get(name, ""))
         setattr(self, name, editor.widget)  # the widget by its setting's name, for focus and tests
         return editor
+
+    def _until_editor(self) -> ed.Editor:
+        """The points a run can be measured to, and mark:NAME for a mark of the program's own."""
+        words = ed.words_editor([*BY_NAME["until"].choices, "mark:NAME"])
+        self.until = words.widget
+        return ed.Editor(words.widget, lambda: normal_until(str(words.get())), words.put)
+
+    def _inputs_editor(self) -> ed.Editor:
+        self.inputs_table = InputsTable()
+        self.inputs = self.inputs_table
+        return ed.Editor(self.inputs_table, self.inputs_table.shapes, self.inputs_table.set_shapes)
 
     def _model_editor(self) -> ed.Editor:
         self.model = QComboBox()

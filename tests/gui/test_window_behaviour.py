@@ -167,7 +167,7 @@ def test_every_control_says_what_it_maps_to(window):
                         (panel.log_level, "TF_CPP_MIN_LOG_LEVEL"), (panel.memory_growth, "TF_FORCE_GPU_ALLOW_GROWTH"),
                         (panel.memory_limit_mb, "memory_limit")):
         assert api in widget.toolTip()
-    assert panel.intra.text() == "TensorFlow default"
+    assert panel.intra.text() == "default (TensorFlow decides)"
 
 
 def test_a_child_flooding_stderr_is_bounded_and_its_events_still_arrive(qtbot, window, quick_config):
