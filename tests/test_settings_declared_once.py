@@ -107,3 +107,11 @@ def test_display_text_comes_from_the_table():
     for setting in SETTINGS:
         if setting.unset is not None:
             assert setting_text(setting.name, setting.default) == setting.unset[0], setting.name
+
+
+@pytest.mark.parametrize("text", ["٣", "³", "1_000", " 2x", "-1", ""])
+def test_a_count_or_mib_is_ascii_digits_only(text):
+    """A Unicode digit passes str.isdigit (and some of them int()): never a count a child reads."""
+    for setting in (s for s in SETTINGS if s.kind in (Kind.COUNT, Kind.MIB)):
+        with pytest.raises(ValueError):
+            setting.parse(text)

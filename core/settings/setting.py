@@ -106,13 +106,13 @@ class Setting:
             raise ValueError(f"use one of {', '.join(self.words())}")
         if self.kind is Kind.COUNT:
             low, high = self.bounds or (0, 1 << 62)
-            if not word.isdigit() or not low <= int(word) <= high:
+            if not (word.isascii() and word.isdigit()) or not low <= int(word) <= high:
                 raise ValueError(f"use a whole number from {low} to {high}")
             return int(word)
         if self.kind is Kind.MIB:
             if word == "none":
                 return None
-            if not word.isdigit() or int(word) <= 0:
+            if not (word.isascii() and word.isdigit()) or int(word) <= 0:
                 raise ValueError("use a whole number of MiB above 0, or none")
             return int(word)
         if self.kind is Kind.SECONDS:
