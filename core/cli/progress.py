@@ -6,7 +6,7 @@ import sys
 import time
 from typing import TextIO
 
-from ..phases import LABELS
+from ..phases import label
 from ..run.driver import Watcher
 from ..run.record import PhaseState, RunRecord, RunStatus
 from ..run.session import Output
@@ -26,7 +26,7 @@ class Progress(Watcher):
         for name, phase in record.phases.items():
             if phase.duration is not None and phase.state is PhaseState.DONE and name not in self._reported:
                 self._reported.add(name)
-                self._write(f"{self.prefix}{LABELS[name]:<16} {format_duration(phase.duration):>9}"
+                self._write(f"{self.prefix}{label(name):<16} {format_duration(phase.duration):>9}"
                             f"   RSS {format_bytes(phase.rss)}", final=True)
         now = time.monotonic()
         if self.live and record.status is RunStatus.RUNNING and now - self._last_draw > 0.1:
@@ -36,7 +36,7 @@ class Progress(Watcher):
             rss = record.samples[-1][1] if record.samples else None
             progress = record.phases[current].progress
             count = f"   {progress[0]}/{progress[1]} calls" if progress else ""
-            self._write(f"{self.prefix}{LABELS[current]:<16} {format_duration(time.time() - started):>9}"
+            self._write(f"{self.prefix}{label(current):<16} {format_duration(time.time() - started):>9}"
                         f"   RSS {format_bytes(rss)}{count} …", final=False)
 
     def ended(self, record: RunRecord) -> None:

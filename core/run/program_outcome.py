@@ -8,7 +8,7 @@ names the last phase the program reached, so the user knows how far it got.
 
 from __future__ import annotations
 
-from ..phases import LABELS
+from ..phases import label
 
 UNTIL_WORDS = {"first_step": "its first training step", "first_inference": "its first inference",
                "exit": "its exit"}
@@ -23,7 +23,7 @@ def reached_words(last: str | None, imported: bool) -> str:
     """What a program reached before it stopped short, for the failure's sentence."""
     if not imported:
         return "it never imported TensorFlow (tflaunch observes TensorFlow and Keras; marks still count)"
-    return f"the last phase it reached was {LABELS[last]}" if last else "it reported no phase"
+    return f"the last phase it reached was {label(last)}" if last else "it reported no phase"
 
 
 def until_hint(until: str, reached: set[str], marks: list[str]) -> str:

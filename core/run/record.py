@@ -8,10 +8,10 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
 
-from ..phases import AFTER_READY, PART_LABELS, PHASES, UNTIL_PHASE
+from ..phases import PART_LABELS, model_phases
 from ..settings.config import LaunchConfig
 from . import events as ev
-from .intervals import uncovered
+from . import fold
 
 # What a run keeps of its child's stderr (for the history and the failure's excerpt): the
 # last lines, and never more than STDERR_TAIL_BYTES together, however much was written.
@@ -70,8 +70,8 @@ class RunRecord:
     config: LaunchConfig
     launched_at: float = field(default_factory=time.time)
     status: RunStatus = RunStatus.RUNNING
-    # The phases the subject reported, in the order they started. A model run lists the
-    # probe's seven from the start (waiting until reached); a program's appear as observed.
+    # The phases the subject reported, in the order they started: a model's and a program's
+    # alike appear as reached (expected_phases says what a running model has still to come).
     phases: dict[str, PhaseRecord] = field(default_factory=dict)
     settings: dict[str, Any] = field(default_factory=dict)
     environment: dict[str, Any] = field(default_factory=dict)
@@ -111,12 +111,8 @@ class RunRecord:
     _stderr_bytes: int = field(default=0, init=False, repr=False, compare=False)  # of stderr_tail, UTF-8
 
     def __post_init__(self) -> None:
-        if not self.phases:
-            names = ("spawn",) if self.is_program else self.model_phases
-            self.phases = {p: PhaseRecord(p) for p in names}
-        if self.command is None:
-            self.phases["spawn"].state = PhaseState.RUNNING
-            self.phases["spawn"].started = self.launched_at
+        if not self.phases and self.command is None:  # a script reports no phases
+            self.phases = {"spawn": PhaseRecord("spawn", PhaseState.RUNNING, self.launched_at)}
 
     @property
     def is_program(self) -> bool:
@@ -124,28 +120,27 @@ class RunRecord:
         return self.config.is_program and self.command is None
 
     @property
-    def model_phases(self) -> tuple[str, ...]:
-        """The probe's phases for this run: no trace when the model is called eagerly or
-        through predict (--call), since the probe traces nothing then."""
-        return PHASES if self.config.call == "function" else tuple(p for p in PHASES if p != "trace")
-
-    @property
-    def _ready_phases(self) -> tuple[str, ...]:
-        return self.model_phases[:-1]
-
-    @property
     def phase_order(self) -> list[str]:
+        """The phases reached, in the order they started."""
         return list(self.phases)
 
+    @property
+    def expected_phases(self) -> tuple[str, ...]:
+        """What a running model will still report, shown as waiting (the probe's phases for
+        its --call); nothing for a program, whose phases are known only as it reports them,
+        nor for a finished run: it has what it reached."""
+        if self.is_program or self.is_script or self.status is not RunStatus.RUNNING:
+            return ()
+        return tuple(p for p in model_phases(self.config.call) if p not in self.phases)
+
     def phase(self, name: str) -> PhaseRecord | None:
-        """The phase, if the subject reported it (or, for a model, will)."""
+        """The phase, if the subject reported it."""
         return self.phases.get(name)
 
     @property
     def ready_phase(self) -> str | None:
-        """The phase whose end is the ready point: the first inference of a model; for a
-        program, what --until names (None for mark:NAME and exit)."""
-        return UNTIL_PHASE.get(self.config.until) if self.is_program else "first"
+        """The phase whose end is the ready point (fold.ready_phase)."""
+        return fold.ready_phase(self.is_program, self.config.until)
 
     def _named(self, name: str) -> PhaseRecord | None:
         """The phase called `name`, added when first reported; None past the cap."""
@@ -211,7 +206,7 @@ class RunRecord:
                 phase.started = event.start  # when it ran, as the program's clock read it (build is told late)
             elif phase.started is None or event.phase == "spawn":
                 phase.started = event.ts - duration
-            if event.phase == self.ready_phase and self.ready_at is None:
+            if self.ready_at is None and fold.is_ready_point(self.is_program, self.config.until, "end", event.phase):
                 self.ready_at = event.ts if event.start is None else event.start + duration
             self._reorder()
         elif isinstance(event, ev.Mark):
@@ -219,7 +214,7 @@ class RunRecord:
                 self.dropped += 1
                 return
             self.marks.append((event.name, max(event.ts - self.launched_at, 0.0)))
-            if self.is_program and self.config.until == f"mark:{event.name}" and self.ready_at is None:
+            if self.ready_at is None and fold.is_ready_point(self.is_program, self.config.until, "mark", event.name):
                 self.ready_at = event.ts
         elif isinstance(event, ev.InputsListed):
             # Kept with the model's description, so a run that fails later still shows them.
@@ -289,41 +284,27 @@ class RunRecord:
     # -- reading -----------------------------------------------------------------------
     @property
     def current_phase(self) -> str | None:
-        """The running phase, else the next one to run; None once all are done. A program's:
-        the phase that started last and has not ended, else the last one reached."""
-        if self.is_program:
-            running = [n for n, p in self.phases.items() if p.state is PhaseState.RUNNING]
-            ended = [p for p in self.phases.values() if p.duration is not None and p.started is not None]
-            if running:
-                return running[-1]
-            return max(ended, key=lambda p: (p.started or 0.0) + (p.duration or 0.0)).name if ended else None
-        for name in self.model_phases:
-            if self.phases[name].state is PhaseState.RUNNING:
-                return name
-        for name in self.model_phases:
-            if self.phases[name].state is PhaseState.WAITING:
-                return name
-        return None
+        """The phase that started last and has not ended; else a running model's next one
+        (it is between two phases); else the last one reached (None before any)."""
+        running = [n for n, p in self.phases.items() if p.state is PhaseState.RUNNING]
+        if running:
+            return running[-1]
+        expected = tuple(p for p in model_phases(self.config.call) if p not in self.phases) \
+            if not (self.is_program or self.is_script) else ()
+        if expected:
+            return expected[0]
+        ended = [p for p in self.phases.values() if p.duration is not None and p.started is not None]
+        return max(ended, key=lambda p: (p.started or 0.0) + (p.duration or 0.0)).name if ended else None
 
     @property
     def time_to_ready(self) -> float | None:
-        """Wall time from launch to the end of the first inference, by the clock both
-        processes share: what a user with a stopwatch sees, work between phases included."""
-        if self.is_program:
-            return None if self.ready_at is None else max(self.ready_at - self.launched_at, 0.0)
-        if self.ready_at is None or any(self.phases[p].duration is None for p in self._ready_phases):
-            return None
-        return max(self.ready_at - self.launched_at, 0.0)
+        """Wall time from launch to the ready point (fold.time_to_ready)."""
+        return fold.time_to_ready(self.ready_at, self.launched_at)
 
     @property
     def other_time(self) -> float | None:
-        """Time to ready spent outside any phase (generating inputs, Python between phases)."""
-        ready = self.time_to_ready
-        if ready is None:
-            return None
-        if self.is_program:
-            return sum(duration for _, duration in self.gaps())
-        return max(ready - sum(self.phases[p].duration or 0.0 for p in self._ready_phases), 0.0)
+        """Time to ready spent outside any phase (fold.other_time)."""
+        return None if self.is_script else fold.other_time(self.offsets(), self.time_to_ready)
 
     @property
     def latency(self) -> dict[str, float]:
@@ -410,23 +391,7 @@ class RunRecord:
 
     def gaps(self) -> list[tuple[float, float]]:
         """(start, duration) of each stretch before ready when no phase ran: "other" time."""
-        spans = self.offsets()
-        if self.is_program:
-            ready = self.time_to_ready
-            counted = [span for name, span in spans.items() if name not in AFTER_READY]
-            return [] if ready is None else uncovered(counted, ready)
-        if self.is_script or not all(p in spans for p in self._ready_phases):
-            return []
-        out, end = [], 0.0
-        for name in self._ready_phases:
-            start, duration = spans[name]
-            if start - end > 1e-4:
-                out.append((end, start - end))
-            end = max(end, start + duration)
-        ready = self.time_to_ready
-        if ready is not None and ready - end > 1e-4:
-            out.append((end, ready - end))
-        return out
+        return [] if self.is_script else fold.gaps(self.offsets(), self.time_to_ready)
 
     # -- in words (words.py) ---------------------------------------------------------------
     @property

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import time
 
-from ..phases import LABELS
+from ..phases import label
 from ..units import format_bytes, format_duration
 from . import events as ev
 from .record import PhaseState, RunRecord, RunStatus
@@ -104,7 +104,7 @@ def late_events_note(record: RunRecord) -> str:
 
 
 def _event_words(event: ev.Event) -> str:
-    where = LABELS[event.phase]
+    where = label(event.phase)
     if isinstance(event, ev.ProbeError):
         return f'an error in {where}: "{event.message[:160]}"'
     if isinstance(event, ev.PhaseStart):
@@ -145,17 +145,17 @@ def status_line(record: RunRecord) -> str:
         doubts = [words for words, _ in caveats(record)]
         return f"Ready in {format_duration(record.time_to_ready)}" + (f" ({'; '.join(doubts)})" if doubts else "")
     if record.status is RunStatus.RUNNING:
-        return f"Running: {LABELS[record.current_phase or ('spawn' if record.is_program else 'steady')]}"
+        return f"Running: {label(record.current_phase or ('spawn' if record.is_program else 'steady'))}"
     where = record.failed_phase or "spawn"
     # A program may stop short after a phase had ended (in its own code between phases); a
     # model run after its last one (describing the model, or not exiting).
     ended = (phase := record.phases.get(where)) is not None and phase.state is PhaseState.DONE
     if record.status is RunStatus.CANCELLED:
-        return f"Cancelled {'after' if ended else 'during'} {LABELS[where]}"
+        return f"Cancelled {'after' if ended else 'during'} {label(where)}"
     if record.status is RunStatus.INTERRUPTED:
         return "Interrupted: tflaunch stopped during this run"
     verb = "Timed out" if record.status is RunStatus.TIMED_OUT else "Failed"
-    return f"{verb} {'after' if ended else 'in'} {LABELS[where]}"
+    return f"{verb} {'after' if ended else 'in'} {label(where)}"
 
 
 # Marks a launch asked to start warm gets: how it did start (session.py sets them for

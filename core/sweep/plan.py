@@ -24,7 +24,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..phases import LABELS, NAME
+from ..phases import NAME, label
 from ..run.record import RunRecord, RunStatus
 from ..settings.config import LaunchConfig
 from ..stats import Spread, spread
@@ -49,7 +49,7 @@ class _Objectives(dict[str, str]):
 
     def __missing__(self, key: str) -> str:
         if key.startswith("phase:") and NAME.match(key[len("phase:"):]):
-            return f"{LABELS[key[len('phase:'):]].lower()} time"
+            return f"{label(key[len('phase:'):]).lower()} time"
         raise KeyError(key)
 
     def __contains__(self, key: object) -> bool:

@@ -10,6 +10,7 @@ from PySide6.QtCore import QRectF, QSize, Qt
 from PySide6.QtGui import QColor, QPainter, QPalette
 from PySide6.QtWidgets import QFrame, QLabel, QScrollArea, QSizePolicy, QVBoxLayout, QWidget
 
+from tflaunch.core.phases import colour
 from tflaunch.core.report.imports import (
     GROUPS_CAPTION,
     import_flags,
@@ -23,7 +24,7 @@ from tflaunch.core.report.imports import (
 from tflaunch.core.run.record import RunRecord
 from tflaunch.core.units import format_duration
 
-from ..widgets.palette import PHASE_COLORS, keep_colours, mix, status_color
+from ..widgets.palette import keep_colours, mix, status_color
 
 NAME_SHARE = 0.42  # of the width, for module names; the bars and figures take the rest
 FIGURES_WIDTH = 150  # px: "1.53 s (self 568 ms)"
@@ -60,7 +61,7 @@ class ImportBars(QWidget):
         painter = QPainter(self)
         metrics, palette = self.fontMetrics(), self.palette()
         text = palette.color(QPalette.ColorRole.WindowText)
-        solid = QColor(PHASE_COLORS["import"])
+        solid = QColor(colour("import"))
         pale = mix(solid, palette.color(QPalette.ColorRole.Window), 0.35)
         height, width = self.row_height(), self.width()
         name_width = int(width * NAME_SHARE)
