@@ -15,7 +15,7 @@ from ..phases import label, model_phases, step_unit
 from ..units import format_bytes, format_duration
 from . import fold
 from .program_outcome import last_error_line, reached_words, stdin_hint, until_hint, until_words
-from .record import Failure, PhaseState, RunRecord, RunStatus
+from .record_data import Failure, PhaseState, RecordData, RunStatus
 
 # Signals a process dies of when memory runs out: the kernel's OOM killer sends SIGKILL;
 # a failed allocation aborts (SIGABRT), and touching memory that cannot be backed ends in
@@ -25,7 +25,7 @@ _LARGE_PEAK = 0.7  # of physical memory: a peak this high makes out-of-memory li
 
 
 def end_run(
-    record: RunRecord,
+    record: RecordData,
     exit_code: int | None,
     exit_signal: int | None = None,
     *,
@@ -63,7 +63,7 @@ def end_run(
     _close_open_phase(record, where, PhaseState.FAILED)
 
 
-def _finish_program(record: RunRecord, cancelled: bool, timed_out: bool) -> None:
+def _finish_program(record: RecordData, cancelled: bool, timed_out: bool) -> None:
     if record.failure is not None and record.pid is None:  # refused or failed to start: said already
         record.status = RunStatus.FAILED
         return
@@ -109,7 +109,7 @@ def _finish_program(record: RunRecord, cancelled: bool, timed_out: bool) -> None
         _close_open_phase(record, where, PhaseState.CANCELLED if cancelled else PhaseState.FAILED)
 
 
-def _finish_script(record: RunRecord, cancelled: bool, timed_out: bool) -> None:
+def _finish_script(record: RecordData, cancelled: bool, timed_out: bool) -> None:
     if cancelled:
         record.status = RunStatus.CANCELLED
     elif timed_out:
@@ -125,7 +125,7 @@ def _finish_script(record: RunRecord, cancelled: bool, timed_out: bool) -> None:
                                record.stderr_excerpt())
 
 
-def _timeout_words(record: RunRecord, where: str) -> str:
+def _timeout_words(record: RecordData, where: str) -> str:
     """Why a model run timed out: in which phase, or that its phases had all ended."""
     limit = format_duration(record.config.timeout)
     if not _all_reported(record):
@@ -140,7 +140,7 @@ def _timeout_words(record: RunRecord, where: str) -> str:
             "what; raise --timeout if exiting really takes that long.")
 
 
-def _program_timeout_after_ready(record: RunRecord, where: str | None) -> str:
+def _program_timeout_after_ready(record: RecordData, where: str | None) -> str:
     """A program that reached its ready point, then timed out before its steady steps were done."""
     unit = step_unit(record.phases) + "s"
     during = f" in {label(where)}" if where else ""
@@ -150,7 +150,7 @@ def _program_timeout_after_ready(record: RunRecord, where: str | None) -> str:
             "Its time to ready stands; ask for fewer (--steady) or raise --timeout.")
 
 
-def _close_open_phase(record: RunRecord, where: str, state: PhaseState) -> None:
+def _close_open_phase(record: RecordData, where: str, state: PhaseState) -> None:
     """The phase the run ended in, failed or cancelled; one it never reached stays absent."""
     phase = record.phases.get(where)
     if phase is not None and phase.state in (PhaseState.RUNNING, PhaseState.WAITING):
@@ -159,13 +159,13 @@ def _close_open_phase(record: RunRecord, where: str, state: PhaseState) -> None:
         phase.state = state
 
 
-def _all_reported(record: RunRecord) -> bool:
+def _all_reported(record: RecordData) -> bool:
     """Every phase the probe reports for this model ended, and no other is left open."""
     return all(p.state is PhaseState.DONE for p in record.phases.values()) \
         and all(name in record.phases for name in model_phases(record.config.call))
 
 
-def _unexplained_end(record: RunRecord, where: str) -> Failure:
+def _unexplained_end(record: RecordData, where: str) -> Failure:
     """Why a run failed that the probe did not explain itself."""
     skipped = record.malformed_lines
     if not record.heard_probe and not record.exit_signal:
@@ -183,7 +183,7 @@ def _unexplained_end(record: RunRecord, where: str) -> Failure:
     return Failure("crash", _exit_description(record, where), record.stderr_excerpt())
 
 
-def _exit_description(record: RunRecord, where: str) -> str:
+def _exit_description(record: RecordData, where: str) -> str:
     if record.exit_signal:
         how = f"was killed by {_signal_name(record.exit_signal)}"
     elif record.exit_code == 0:
@@ -197,7 +197,7 @@ def _exit_description(record: RunRecord, where: str) -> str:
     return f"The probe process {how} {when}.{_memory_hint(record)}"
 
 
-def _memory_hint(record: RunRecord) -> str:
+def _memory_hint(record: RecordData) -> str:
     """For a death by a signal that running out of memory sends: that it may have, and
     how close the run came. Cancel and timeout never get here: tflaunch sent no signal."""
     if record.exit_signal not in _OUT_OF_MEMORY_SIGNALS:
