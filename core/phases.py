@@ -34,6 +34,11 @@ AFTER_READY: frozenset[str] = frozenset({"steady", "retraces"})
 OTHER = "other"
 OTHER_LABEL = "Other (between phases)"
 
+# A program's phases as the launch hook observes them, in the order a training or serving
+# script reaches them (a script reaches a subset, and `data` can run inside `first_step`).
+PROGRAM_PHASES: tuple[str, ...] = ("spawn", "import", "devices", "load", "build", "compile", "data",
+                                   "first_step", "first", "steady", "retraces")
+
 # Where a program run stops being measured (--until); `exit` lets it run to its end.
 UNTIL_POINTS: tuple[str, ...] = ("first_step", "first_inference", "exit")  # and mark:NAME
 UNTIL_PHASE = {"first_step": "first_step", "first_inference": "first"}
@@ -166,6 +171,13 @@ def model_phases(call: str) -> tuple[str, ...]:
     """The phases the probe reports for a model called so (--call): no trace when it is
     called eagerly or through predict, since the probe traces nothing then."""
     return PHASES if call == "function" else tuple(p for p in PHASES if p != "trace")
+
+
+def subject_phases(program: bool, call: str) -> tuple[str, ...]:
+    """The phases of the start a subject can report: a model's by --call; for a program, the
+    ones the launch hook observes (it reaches a subset, and may mark its own besides)."""
+    names = PROGRAM_PHASES if program else model_phases(call)
+    return tuple(name for name in names if name not in AFTER_READY)
 
 
 def step_unit(names: Collection[str]) -> str:

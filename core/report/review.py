@@ -27,7 +27,7 @@ from ..settings.display import setting_text
 from ..stats import summarize
 from ..store.profiles import describe_evidence
 from ..sweep.instances import instances_rows
-from ..sweep.plan import OBJECTIVES, CandidateResult, Sweep, outcome
+from ..sweep.plan import CandidateResult, Sweep, objective_words, outcome
 from ..sweep.report import result_rows
 from ..units import format_bytes, format_duration
 from .compare import (
@@ -374,7 +374,7 @@ def _sweep_data(results: Sequence[CandidateResult], objective: str) -> tuple[lis
     def number(value: float | None) -> Cell:
         return round(value) if unit == "bytes" and value is not None else value
 
-    header = ["#", "Setting", "Baseline", f"Median {OBJECTIVES[objective]} ({unit})", f"Min ({unit})",
+    header = ["#", "Setting", "Baseline", f"Median {objective_words(objective)} ({unit})", f"Min ({unit})",
               f"Max ({unit})", f"IQR ({unit})", "vs baseline (×)", "vs baseline, 95% CI low (×)",
               "vs baseline, 95% CI high (×)", "Runs", "Failed runs", "Stopped early", "Note"]
     rows: list[list[Cell]] = []

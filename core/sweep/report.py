@@ -11,7 +11,7 @@ from ..phases import label, merged_order
 from ..run.reads import reads_text
 from ..units import MIB
 from .instances import InstancesRow
-from .plan import OBJECTIVES, CandidateResult, Sweep, format_objective, outcome, winner_of
+from .plan import CandidateResult, Sweep, format_objective, objective_words, outcome, winner_of
 
 
 def result_rows(results: Sequence[CandidateResult], objective: str) -> tuple[list[str], list[list[str]]]:
@@ -32,8 +32,8 @@ def result_rows(results: Sequence[CandidateResult], objective: str) -> tuple[lis
             str(s.n if s else 0),
             note,
         ])
-    header = ["#", "Setting", f"Median {OBJECTIVES[objective]}", "Min – max", "IQR", "vs baseline (95% CI)", "Runs",
-              "Note"]
+    header = ["#", "Setting", f"Median {objective_words(objective)}", "Min – max", "IQR", "vs baseline (95% CI)",
+              "Runs", "Note"]
     return header, rows
 
 

@@ -8,7 +8,7 @@ import numpy as np
 import pyqtgraph as pg
 
 from tflaunch.core.report.compare import short_row_label
-from tflaunch.core.sweep.plan import OBJECTIVES
+from tflaunch.core.sweep.plan import objective_words
 from tflaunch.core.units import MIB
 
 # One colour per run (Tableau 10, print-safe), distinct from the phase colours' role.
@@ -96,7 +96,7 @@ def draw_strips(plot: pg.PlotItem, distributions: list[tuple[str, list[float], b
         scale, unit = 1000.0, "ms"  # "440" ms, not "0.440" s whose digits the axis cut off
     names = numbers or [str(i + 1) for i in range(len(distributions))]
     plot.getAxis("left").enableAutoSIPrefix(False)
-    plot.getAxis("left").setLabel(f"{OBJECTIVES[objective].capitalize()} ({unit})")
+    plot.getAxis("left").setLabel(f"{objective_words(objective).capitalize()} ({unit})")
     plot.getAxis("bottom").setLabel("Setting (# in the table)")
     plot.getAxis("bottom").setTicks([[(i + 1, f"#{name}") for i, name in enumerate(names)]])
     plot.showGrid(y=True, alpha=0.2)
