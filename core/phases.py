@@ -18,16 +18,26 @@ import zlib
 from collections.abc import Collection, Iterable, Sequence
 from typing import Protocol
 
+# The names the rest of tflaunch decides by: what it does with a phase is said here, by
+# name, and nowhere else (tests/test_phase_names.py greps for the literals).
+SPAWN = "spawn"  # the interpreter's start: measured from the OS's process start
+IMPORT = "import"  # import tensorflow: a run without it never loaded TensorFlow
+DEVICES = "devices"  # timed in parts on a machine with GPUs
+FIRST = "first"  # the first inference: a model's ready point
+FIRST_STEP = "first_step"  # the first training step: a program that has one trains
+STEADY = "steady"  # further calls or steps: per call, after the ready point
+RETRACES = "retraces"  # a count of traces, not a span of the start
+
 # The probe's seven, in order (it spells them out itself, since it runs where tflaunch is
 # not installed; the model tests check that it reports every one).
 PHASES: tuple[str, ...] = ("spawn", "import", "devices", "load", "trace", "first", "steady")
 
 # A model's time to ready stops when it has answered once; steady state is measured after.
-MODEL_READY = "first"
+MODEL_READY = FIRST
 
 # Phases measured after the ready point, or not a span of the start at all: they count to
 # no time to ready and are compared per call (steady) or as a count (retraces).
-AFTER_READY: frozenset[str] = frozenset({"steady", "retraces"})
+AFTER_READY: frozenset[str] = frozenset({STEADY, RETRACES})
 
 # Time to ready spent outside every phase (generating inputs, the program's own Python).
 # Not a phase, since no one reports it: it is what wall time leaves over.
@@ -183,7 +193,7 @@ def subject_phases(program: bool, call: str) -> tuple[str, ...]:
 def step_unit(names: Collection[str]) -> str:
     """What a run's steady state counts: training steps where it trained (a first step),
     else calls (a model's, or a program's inferences). Plural: add "s"."""
-    return "step" if "first_step" in names else "call"
+    return "step" if FIRST_STEP in names else "call"
 
 
 def short_label(name: str) -> str:

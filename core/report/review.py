@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import PurePath
 from typing import Any
 
-from ..phases import AFTER_READY, NAME, OTHER, OTHER_LABEL, label, step_unit, timeline_rows
+from ..phases import AFTER_READY, NAME, OTHER, OTHER_LABEL, STEADY, label, step_unit, timeline_rows
 from ..run.anatomy import anatomy_rows, source_line
 from ..run.reads import reads_line
 from ..run.record import RunRecord
@@ -240,10 +240,10 @@ def run_review(record: RunRecord, profile: str | None = None) -> Review:
         state = "" if p.state.value in ("done", "waiting") else f" ({p.state.value})"
         row_name = label(name) + (f" ({p.count})" if p.count is not None else "") + state
         shown = format_duration(p.duration)
-        if name == "steady" and per_call is not None:  # per call, as everywhere: a total depends on how many
+        if name == STEADY and per_call is not None:  # per call, as everywhere: a total depends on how many
             shown = f"{format_duration(per_call)}/{unit}"
         rows.append([row_name, shown, format_bytes(p.rss), format_bytes(p.peak_rss)])
-        data.append([row_name, p.duration, per_call if name == "steady" else None, p.rss, p.peak_rss])
+        data.append([row_name, p.duration, per_call if name == STEADY else None, p.rss, p.peak_rss])
         if record.anatomy.get("phase") == name:  # the profiled run's parts, as sub-rows of their phase
             for part, seconds, _ in anatomy_rows(record.anatomy):
                 rows.append([f"  · {part}", format_duration(seconds), "", ""])

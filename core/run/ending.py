@@ -11,7 +11,7 @@ import time
 
 import psutil
 
-from ..phases import label, model_phases, step_unit
+from ..phases import IMPORT, label, model_phases, step_unit
 from ..units import format_bytes, format_duration
 from . import fold
 from .program_outcome import last_error_line, reached_words, stdin_hint, until_hint, until_words
@@ -89,10 +89,10 @@ def _finish_program(record: RecordData, cancelled: bool, timed_out: bool) -> Non
         record.status = RunStatus.TIMED_OUT
         record.failure = Failure("timeout", f"The program was stopped after {format_duration(record.config.timeout)} "
                                f"(the timeout) before {until_words(record.config.until)} (--until); "
-                               f"{reached_words(where, 'import' in record.phases)}.{hint}")
+                               f"{reached_words(where, IMPORT in record.phases)}.{hint}")
     else:
         record.status = RunStatus.FAILED
-        reached = reached_words(where, "import" in record.phases)
+        reached = reached_words(where, IMPORT in record.phases)
         if record.exit_signal:
             how = f"was killed by {_signal_name(record.exit_signal)}"
         elif record.exit_code == 0 and record.ready_at is not None:

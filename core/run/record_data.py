@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
 
-from ..phases import PART_LABELS, model_phases
+from ..phases import PART_LABELS, SPAWN, STEADY, model_phases
 from ..settings.config import LaunchConfig
 from . import events as ev
 from . import fold
@@ -117,7 +117,7 @@ class RecordData:
 
     def __post_init__(self) -> None:
         if not self.phases and self.command is None:  # a script reports no phases
-            self.phases = {"spawn": PhaseRecord("spawn", PhaseState.RUNNING, self.launched_at)}
+            self.phases = {SPAWN: PhaseRecord(SPAWN, PhaseState.RUNNING, self.launched_at)}
 
     @property
     def is_program(self) -> bool:
@@ -181,24 +181,24 @@ class RecordData:
         if isinstance(event, ev.Hello):
             self.pid = event.pid
             if event.process_age is not None:
-                self.phases["spawn"].started = event.ts - event.process_age
+                self.phases[SPAWN].started = event.ts - event.process_age
         elif isinstance(event, ev.PhaseStart):
             started = self._named(event.phase)
             if started is not None:
                 started.state, started.started = PhaseState.RUNNING, event.ts
                 self._reorder()
         elif isinstance(event, ev.PhaseEnd):
-            if event.phase == "steady" and self.is_program:
+            if event.phase == STEADY and self.is_program:
                 self.steady_ended = True
                 if not event.latency.get("n"):  # no step or call after the ready point: no phase
-                    self.phases.pop("steady", None)
+                    self.phases.pop(STEADY, None)
                     return
             ended = self._named(event.phase)
             if ended is None:
                 return
             phase = ended
             duration = event.duration
-            if event.phase == "spawn" and event.ts > self.launched_at:
+            if event.phase == SPAWN and event.ts > self.launched_at:
                 # The OS's start time ticks at 10 ms and can read earlier than our launch;
                 # the process cannot have started before we launched it.
                 duration = min(duration, event.ts - self.launched_at)
@@ -207,9 +207,9 @@ class RecordData:
             phase.parts = dict(event.parts)
             phase.count = event.count
             phase.read_bytes, phase.rchar = event.read_bytes, event.rchar
-            if event.start is not None and event.phase != "spawn":
+            if event.start is not None and event.phase != SPAWN:
                 phase.started = event.start  # when it ran, as the program's clock read it (build is told late)
-            elif phase.started is None or event.phase == "spawn":
+            elif phase.started is None or event.phase == SPAWN:
                 phase.started = event.ts - duration
             if self.ready_at is None and fold.is_ready_point(self.is_program, self.config.until, "end", event.phase):
                 self.ready_at = event.ts if event.start is None else event.start + duration
@@ -300,7 +300,7 @@ class RecordData:
     @property
     def latency(self) -> dict[str, float]:
         """Steady latency per call: median, p90, min, max (s) and n."""
-        steady = self.phases.get("steady")
+        steady = self.phases.get(STEADY)
         return steady.latency if steady is not None else {}
 
     @property

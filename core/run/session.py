@@ -13,6 +13,7 @@ import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from ..phases import SPAWN
 from ..settings.child import probe_command
 from ..settings.config import LaunchConfig
 from . import events as ev
@@ -147,7 +148,7 @@ class ProbeSession:
         wall, monotonic = wall + spent, monotonic + spent
         record.launched_at = wall
         if not record.is_script:
-            record.phases["spawn"].started = wall
+            record.phases[SPAWN].started = wall
         self.deadline = monotonic + record.config.timeout
         subject = program_argv(record.config) if self.observes else None
         argv = (self._command or self._launcher or self._script or subject

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import time
 
-from ..phases import label
+from ..phases import IMPORT, label, step_unit
 from ..units import format_bytes, format_duration
 from . import events as ev
 from .record_data import PhaseState, RecordData, RunStatus
@@ -20,7 +20,7 @@ def steady_line(record: RecordData) -> str | None:
     if not lat.get("n") or lat.get("median") is None:
         return None
     if record.is_program:  # the program's own steps or calls, at the batch it chose
-        unit = "step" if "first_step" in record.phases else "call"
+        unit = step_unit(record.phases)
         p90 = f"p90 {format_duration(lat['p90'])}, " if lat.get("p90") is not None else ""
         return f"median {format_duration(lat['median'])} per {unit} ({p90}{lat['n']} {unit}s)"
     batch = record.fed_batch
@@ -55,7 +55,7 @@ def notes(record: RecordData) -> list[str]:
 
     program = []
     warm = start_kind(record) == "warm"
-    if record.is_program and record.finished_at is not None and "import" not in record.phases and not warm:
+    if record.is_program and record.finished_at is not None and IMPORT not in record.phases and not warm:
         program.append("The program never imported TensorFlow: tflaunch saw no TensorFlow phases (marks and "
                        "the time to ready still count).")
     if record.is_program and warm:
@@ -63,7 +63,7 @@ def notes(record: RecordData) -> list[str]:
                        "the launch, so there is no import phase (tflaunch bench --warm).")
     program += warm_notes(record)
     if record.is_program and record.stopped_at_ready:
-        unit = "steps" if "first_step" in record.phases else "calls"
+        unit = step_unit(record.phases) + "s"
         program.append(f"tflaunch stopped the program at its ready point ({record.config.until}) after "
                        f"{record.latency.get('n', 0)} steady {unit}, as --until asked: not a failure.")
     late = [late_events_note(record)] if record.late_count else []

@@ -24,7 +24,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..phases import NAME, label, subject_phases
+from ..phases import NAME, SPAWN, STEADY, label, subject_phases
 from ..run.record import RunRecord, RunStatus
 from ..settings.config import LaunchConfig
 from ..stats import Spread, spread
@@ -84,7 +84,7 @@ def objective_choices(config: LaunchConfig) -> list[str]:
     """The objectives a subject can give, for a chooser: time to ready, each phase of its
     start (by its name, or phase:NAME), the mark it is measured to, steady state, peak."""
     phases = [next((k for k, v in _PHASE_NAMED.items() if v == name), f"phase:{name}")
-              for name in subject_phases(config.is_program, config.call) if name != "spawn"]
+              for name in subject_phases(config.is_program, config.call) if name != SPAWN]
     mark = [config.until] if config.is_program and config.until.startswith("mark:") else []
     steady = [] if objective_refusal(config, "steady") else ["steady"]
     return ["ready", *phases, *mark, *steady, "peak"]
@@ -101,8 +101,8 @@ def objective_value(record: RunRecord, objective: str) -> float | None:
         return float(record.peak_rss) if record.peak_rss else None
     if (mark := _named(objective, "mark:")) is not None:
         return next((at for name, at in record.marks if name == mark), None)
-    if objective == "steady":  # a program run to its exit may take no step after its ready point
-        steady = record.phase("steady")
+    if objective == STEADY:  # a program run to its exit may take no step after its ready point
+        steady = record.phase(STEADY)
         return steady.latency.get("median") if steady is not None else None
     phase = record.phase(_PHASE_NAMED.get(objective) or _named(objective, "phase:") or "")
     return phase.duration if phase is not None else None
@@ -118,7 +118,7 @@ def not_reported(records: Sequence[RunRecord], objective: str) -> str | None:
 
 def objective_refusal(config: LaunchConfig, objective: str) -> str | None:
     """Why a setting cannot give the objective at all, said before any trial runs."""
-    if objective == "steady" and config.is_program and config.until == "exit":
+    if objective == STEADY and config.is_program and config.until == "exit":
         return ("--objective steady cannot be measured with --until exit: steady state is the steps or calls "
                 "after the ready point, and a program run to its exit has none after it. Measure to "
                 "first_step, first_inference or mark:NAME (--until), or minimise ready or phase:NAME.")

@@ -10,7 +10,7 @@ from PySide6.QtCore import QRectF, QSize, Qt
 from PySide6.QtGui import QColor, QPainter, QPalette
 from PySide6.QtWidgets import QFrame, QLabel, QScrollArea, QSizePolicy, QVBoxLayout, QWidget
 
-from tflaunch.core.phases import colour
+from tflaunch.core.phases import IMPORT, colour
 from tflaunch.core.report.imports import (
     GROUPS_CAPTION,
     import_flags,
@@ -126,7 +126,7 @@ class ImportBreakdown(QWidget):
     def show_record(self, record: RunRecord | None) -> None:
         imports = record.imports if record is not None else {}
         python = record.config.python if record is not None else "python"
-        phase = record.phase("import") if record is not None else None
+        phase = record.phase(IMPORT) if record is not None else None
         # What the words depend on: the X-ray, and without one the run's state.
         shown = (id(imports), python, id(record), phase.state if phase else None, phase.duration if phase else None,
                  record.finished_at if record is not None else None)

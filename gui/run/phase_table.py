@@ -11,9 +11,12 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableWidget, QTableWidgetItem, QWidget
 
 from tflaunch.core.phases import (
+    DEVICES,
     ONE_TIME,
     OTHER,
     PART_DESCRIPTIONS,
+    RETRACES,
+    STEADY,
     colour,
     description,
     label,
@@ -157,9 +160,9 @@ class PhaseTable(QTableWidget):
             if phase and state is PhaseState.RUNNING and phase.started is not None:
                 duration = max(0.0, now - phase.started)
             shown = format_duration(duration) if phase else ""
-            if name == "retraces" and phase is not None and phase.count is not None:
+            if name == RETRACES and phase is not None and phase.count is not None:
                 shown = f"{phase.count} · {format_duration(duration)}"
-            if name == "steady" and record is not None and record.latency.get("n"):
+            if name == STEADY and record is not None and record.latency.get("n"):
                 # Per call: a total depends on how many calls were made.
                 unit = step_unit(record.phases)
                 shown = f"{format_duration(record.latency['median'])}/{unit}"
@@ -176,14 +179,14 @@ class PhaseTable(QTableWidget):
             reads = f"\nRead from storage: {phase_reads(phase)}" if phase and phase.read_bytes is not None else ""
             within = f"\nRan inside {label(inside[name])}." if name in inside else ""
             self._cell(row, 0).setToolTip(description(name) + within + reads)
-            if phase is not None and record is not None and name in ("devices", record.ready_phase):
+            if phase is not None and record is not None and name in (DEVICES, record.ready_phase):
                 self._show_parts(row, name, record)
 
     def _show_parts(self, row: int, name: str, record: RunRecord) -> None:
         """A GPU run's devices phase in its parts, and the first call's one-time work: a
         "+" after the time, the parts in its tooltip (rows stay one line at 1024x700)."""
         parts = dict(record.phases[name].parts)
-        devices = record.phases.get("devices")
+        devices = record.phases.get(DEVICES)
         if name == record.ready_phase and record.first_call_overhead is not None and devices and devices.parts:
             parts = {ONE_TIME: record.first_call_overhead}
         cell = self._cell(row, 2)
