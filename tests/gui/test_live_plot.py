@@ -53,7 +53,8 @@ def test_the_live_graph_and_waterfall_follow_a_run_from_its_first_sample(qtbot, 
     window.start_run()
     memory, waterfall = window.run_view.memory, window.run_view.waterfall
     qtbot.waitUntil(lambda: len(memory.sample_times) >= 3
-                    and window.run_view.record.phases["load"].started is not None, timeout=RUN_MS)
+                    and (p := window.run_view.record.phase("load")) is not None and p.started is not None,
+                    timeout=RUN_MS)
     qtbot.waitUntil(lambda: "load" in waterfall.bar_names, timeout=RUN_MS)
     record = window.run_view.record
     assert record.phases["spawn"].state is PhaseState.DONE, "spawn ended before the samples came"

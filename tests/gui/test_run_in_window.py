@@ -28,7 +28,7 @@ def test_a_run_fills_every_view(qtbot, window, screenshot):
     running_shot = []
 
     def on_event(record):
-        if record.phases["load"].state is PhaseState.RUNNING and not running_shot:
+        if (p := record.phase("load")) is not None and p.state is PhaseState.RUNNING and not running_shot:
             running_shot.append(screenshot(window, "running"))
 
     window.runner.phase_changed.connect(on_event)
@@ -74,7 +74,7 @@ def test_cancel_during_load_kills_the_child(qtbot, window, big_models):
     pids = []
 
     def cancel_when_loading(record):
-        if record.phases["load"].state is PhaseState.RUNNING and not pids:
+        if (p := record.phase("load")) is not None and p.state is PhaseState.RUNNING and not pids:
             pids.append(record.pid)
             qtbot.keyClick(window, Qt.Key.Key_Escape)
 
@@ -93,7 +93,7 @@ def test_a_child_killed_from_outside_shows_phase_and_signal(qtbot, window):
     window.use_config(LaunchConfig(model="sample:mlp", steady=1))
 
     def kill_on_import(record):
-        if record.phases["import"].state is PhaseState.RUNNING and record.pid:
+        if (p := record.phase("import")) is not None and p.state is PhaseState.RUNNING and record.pid:
             psutil.Process(record.pid).kill()
 
     window.runner.phase_changed.connect(kill_on_import)
