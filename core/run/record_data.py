@@ -280,10 +280,8 @@ class RecordData:
         running = [n for n, p in self.phases.items() if p.state is PhaseState.RUNNING]
         if running:
             return running[-1]
-        expected = tuple(p for p in model_phases(self.config.call) if p not in self.phases) \
-            if not (self.is_program or self.is_script) else ()
-        if expected:
-            return expected[0]
+        if self.expected_phases:
+            return self.expected_phases[0]
         ended = [p for p in self.phases.values() if p.duration is not None and p.started is not None]
         return max(ended, key=lambda p: (p.started or 0.0) + (p.duration or 0.0)).name if ended else None
 

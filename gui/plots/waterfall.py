@@ -12,7 +12,7 @@ from collections.abc import Sequence
 import pyqtgraph as pg
 from PySide6.QtWidgets import QWidget
 
-from tflaunch.core.phases import OTHER, colour, phase_rows, row_label, timeline_rows
+from tflaunch.core.phases import OTHER, colour, phase_rows, row_label, step_unit, timeline_rows
 from tflaunch.core.run.anatomy import part_label, segments, short_label
 from tflaunch.core.run.record import PhaseState, RunRecord
 from tflaunch.core.units import format_duration
@@ -36,8 +36,9 @@ def live_spans(record: RunRecord, now: float) -> dict[str, tuple[float, float]]:
 
 
 def progress_note(record: RunRecord) -> dict[str, str]:
-    """"37/100 calls" for a running phase that reports how far it is."""
-    return {name: f"{p.progress[0]}/{p.progress[1]} calls" for name, p in record.phases.items()
+    """"37/100 calls" (or steps, where the program trains) for a running phase that reports how far it is."""
+    unit = step_unit(record.phases) + "s"
+    return {name: f"{p.progress[0]}/{p.progress[1]} {unit}" for name, p in record.phases.items()
             if p.state is PhaseState.RUNNING and p.progress is not None}
 
 
