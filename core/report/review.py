@@ -20,7 +20,7 @@ from typing import Any
 from ..phases import AFTER_READY, NAME, OTHER, OTHER_LABEL, STEADY, label, step_unit, timeline_rows
 from ..run.anatomy import anatomy_rows, source_line
 from ..run.reads import reads_line
-from ..run.record import RunRecord
+from ..run.record import PhaseState, RunRecord
 from ..run.words import gpu_memory_line
 from ..settings.config import LaunchConfig
 from ..settings.display import setting_text
@@ -237,7 +237,7 @@ def run_review(record: RunRecord, profile: str | None = None) -> Review:
                 data.append([OTHER_LABEL, record.other_time, None, None, None])
             continue
         p = record.phases[name]
-        state = "" if p.state.value in ("done", "waiting") else f" ({p.state.value})"
+        state = "" if p.state is PhaseState.DONE else f" ({p.state.value})"
         row_name = label(name) + (f" ({p.count})" if p.count is not None else "") + state
         shown = format_duration(p.duration)
         if name == STEADY and per_call is not None:  # per call, as everywhere: a total depends on how many
