@@ -15,30 +15,39 @@ from __future__ import annotations
 
 import re
 import zlib
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from typing import Protocol
+
+# The names the rest of tflaunch decides by: what it does with a phase is said here, by
+# name, and nowhere else (tests/test_phase_names.py greps for the literals).
+SPAWN = "spawn"  # the interpreter's start: measured from the OS's process start
+IMPORT = "import"  # import tensorflow: a run without it never loaded TensorFlow
+DEVICES = "devices"  # timed in parts on a machine with GPUs
+FIRST = "first"  # the first inference: a model's ready point
+FIRST_STEP = "first_step"  # the first training step: a program that has one trains
+STEADY = "steady"  # further calls or steps: per call, after the ready point
+RETRACES = "retraces"  # a count of traces, not a span of the start
 
 # The probe's seven, in order (it spells them out itself, since it runs where tflaunch is
 # not installed; the model tests check that it reports every one).
 PHASES: tuple[str, ...] = ("spawn", "import", "devices", "load", "trace", "first", "steady")
 
 # A model's time to ready stops when it has answered once; steady state is measured after.
-READY_PHASES: tuple[str, ...] = PHASES[:-1]
-
-# A program's phases as the launch hook observes them, in the order a training or serving
-# script reaches them (a script reaches a subset, and `data` can run inside `first_step`).
-PROGRAM_PHASES: tuple[str, ...] = ("spawn", "import", "devices", "load", "build", "compile", "data",
-                                   "first_step", "first", "steady", "retraces")
+MODEL_READY = FIRST
 
 # Phases measured after the ready point, or not a span of the start at all: they count to
 # no time to ready and are compared per call (steady) or as a count (retraces).
-AFTER_READY: frozenset[str] = frozenset({"steady", "retraces"})
+AFTER_READY: frozenset[str] = frozenset({STEADY, RETRACES})
 
 # Time to ready spent outside every phase (generating inputs, the program's own Python).
 # Not a phase, since no one reports it: it is what wall time leaves over.
 OTHER = "other"
 OTHER_LABEL = "Other (between phases)"
-TIMELINE_ROWS: tuple[str, ...] = (*READY_PHASES, OTHER, PHASES[-1])
+
+# A program's phases as the launch hook observes them, in the order a training or serving
+# script reaches them (a script reaches a subset, and `data` can run inside `first_step`).
+PROGRAM_PHASES: tuple[str, ...] = ("spawn", "import", "devices", "load", "build", "compile", "data",
+                                   "first_step", "first", "steady", "retraces")
 
 # Where a program run stops being measured (--until); `exit` lets it run to its end.
 UNTIL_POINTS: tuple[str, ...] = ("first_step", "first_inference", "exit")  # and mark:NAME
@@ -106,6 +115,11 @@ def label(name: str) -> str:
     return _KNOWN[name][0] if name in _KNOWN else name.replace("_", " ").capitalize()
 
 
+def row_label(name: str) -> str:
+    """A phase's label in a table's row: "other" in short ("Other"), its tooltip says the rest."""
+    return "Other" if name == OTHER else label(name)
+
+
 def description(name: str) -> str:
     return _KNOWN[name][2] if name in _KNOWN else "A span the program marked itself (tflaunch_mark.mark)."
 
@@ -121,31 +135,12 @@ def rank(name: str) -> int:
     return _RANK.get(name, len(_RANK))
 
 
-class _Labels(dict[str, str]):
-    """LABELS[name] for any name: the known label, else the name as people read it."""
-
-    def __missing__(self, key: str) -> str:
-        return label(key)
-
-
-class _Descriptions(dict[str, str]):
-    def __missing__(self, key: str) -> str:
-        return description(key)
-
-
-class _Colours(dict[str, str]):
-    def __missing__(self, key: str) -> str:
-        return colour(key)
-
-
-LABELS: dict[str, str] = _Labels({name: value[0] for name, value in _KNOWN.items() if name != OTHER})
-DESCRIPTIONS: dict[str, str] = _Descriptions({name: value[2] for name, value in _KNOWN.items() if name != OTHER})
-PHASE_COLOURS: dict[str, str] = _Colours({name: value[1] for name, value in _KNOWN.items()})
-
-
 class _HasPhases(Protocol):
     @property
     def phase_order(self) -> list[str]: ...
+
+    @property
+    def expected_phases(self) -> tuple[str, ...]: ...
 
 
 def merged_order(orders: Iterable[Sequence[str]]) -> list[str]:
@@ -176,8 +171,34 @@ def timeline_rows(names: Sequence[str]) -> list[str]:
 
 
 def phase_rows(records: Iterable[_HasPhases]) -> list[str]:
-    """The rows every table, chart and export shows for a set of runs (see merged_order)."""
-    return merged_order(r.phase_order for r in records)
+    """The rows every table, chart and export shows for a set of runs (see merged_order):
+    the phases each reached and, for a run still going, those it is still expected to
+    report (shown as waiting). A finished run expects nothing: it has what it reached."""
+    return merged_order(order for r in records for order in (r.phase_order, r.expected_phases))
+
+
+def model_phases(call: str) -> tuple[str, ...]:
+    """The phases the probe reports for a model called so (--call): no trace when it is
+    called eagerly or through predict, since the probe traces nothing then."""
+    return PHASES if call == "function" else tuple(p for p in PHASES if p != "trace")
+
+
+def subject_phases(program: bool, call: str) -> tuple[str, ...]:
+    """The phases of the start a subject can report: a model's by --call; for a program, the
+    ones the launch hook observes (it reaches a subset, and may mark its own besides)."""
+    names = PROGRAM_PHASES if program else model_phases(call)
+    return tuple(name for name in names if name not in AFTER_READY)
+
+
+def step_unit(names: Collection[str]) -> str:
+    """What a run's steady state counts: training steps where it trained (a first step),
+    else calls (a model's, or a program's inferences). Plural: add "s"."""
+    return "step" if FIRST_STEP in names else "call"
+
+
+def short_label(name: str) -> str:
+    """A phase's label for a chart's axis, where long ones would run into each other."""
+    return {OTHER: "Other", "first_step": "Step"}.get(name) or label(name).split()[0]
 
 
 # Parts of a phase the probe times separately (the devices phase on a machine with GPUs).

@@ -100,7 +100,8 @@ def test_child_killed_mid_phase_reports_the_signal(big_models):
 
     class KillWhenLoading(Watcher):
         def changed(self, record, output):
-            if record.current_phase == "load" and record.phases["load"].state is PhaseState.RUNNING:
+            loading = record.phase("load")
+            if record.current_phase == "load" and loading is not None and loading.state is PhaseState.RUNNING:
                 psutil.Process(record.pid).kill()
 
     record = run_probe(config, KillWhenLoading())

@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from tflaunch.core.phases import LABELS, PHASES
+from tflaunch.core.phases import PHASES, label
 from tflaunch.core.settings.child import PROBE_DIR
 
 from .builders import tflaunch
@@ -19,7 +19,7 @@ def test_bench_prints_a_phase_table_with_units():
     done = tflaunch("bench", "--model", "sample:mlp", "--steady", "3", "--intra", "1")
     assert done.returncode == 0, done.stderr
     for name in PHASES:
-        assert LABELS[name] in done.stdout
+        assert label(name) in done.stdout
     assert "Time to ready:" in done.stdout and " MiB" in done.stdout
     assert "settings: intra=1 steady=3" in done.stdout
     assert "Import" in done.stderr  # live progress goes to stderr

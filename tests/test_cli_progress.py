@@ -33,3 +33,14 @@ def test_phases_without_a_count_show_none() -> None:
     record.apply(ev.PhaseStart(time.time(), "devices"))
     Progress(stream).changed(record, None)
     assert "calls" not in stream.getvalue()
+
+
+def test_between_two_phases_the_live_line_names_the_next_and_counts_from_the_last_end() -> None:
+    """A model's phases are the ones reached (issue 35): between devices and load there is no
+    load phase yet to read a start from; the line names it and counts from devices' end."""
+    stream = _Terminal()
+    record = record_through(["import", "devices"], launched=time.time() - 3)  # devices ended 1 s after import
+    Progress(stream).changed(record, None)
+    live = stream.getvalue().rsplit("\r\033[K", 1)[-1]
+    assert live.startswith("Load"), live
+    assert live.split()[2] == "ms", "under a second since devices ended, not 3 s since launch"

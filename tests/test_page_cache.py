@@ -289,6 +289,7 @@ def test_a_sweep_over_the_page_cache_shows_reads_per_phase(big_keras):
 
 
 def test_the_instances_table_shows_each_copys_time_to_ready_and_read_rate():
+    from tflaunch.core.phases import PHASES
     from tflaunch.core.run import events as ev
     from tflaunch.core.run.reads import reads_text
     from tflaunch.core.run.record import RunRecord
@@ -297,7 +298,7 @@ def test_the_instances_table_shows_each_copys_time_to_ready_and_read_rate():
     def copy(load_s: float, read: int) -> RunRecord:
         record = RunRecord(LaunchConfig(model="m.keras"), launched_at=100.0)
         t = 100.0
-        for name in record.model_phases:
+        for name in PHASES:
             seconds = load_s if name == "load" else 0.1
             record.apply(ev.PhaseStart(t, name))
             t += seconds

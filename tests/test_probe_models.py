@@ -20,7 +20,8 @@ def assert_complete(record, params=None):
     # Time to ready is wall time: the phases plus whatever ran between them, never less.
     phases = sum(record.phases[p].duration for p in PHASES[:-1])
     assert record.time_to_ready >= phases - 1e-3
-    assert record.other_time == pytest.approx(max(record.time_to_ready - phases, 0.0))
+    # The union of the spans (fold.py): stretches under 0.1 ms between them are the clocks' rounding.
+    assert record.other_time == pytest.approx(max(record.time_to_ready - phases, 0.0), abs=1e-3)
     assert record.environment["tensorflow"] and record.environment["cores"] >= 1
     assert record.samples, "the runner sampled the child's memory"
     if params is not None:

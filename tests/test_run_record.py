@@ -53,7 +53,9 @@ def test_cancel_and_timeout():
     cancelled = record_through(["import"])
     cancelled.finish(None, signal.SIGKILL, cancelled=True)
     assert cancelled.status is RunStatus.CANCELLED
-    assert cancelled.phases["devices"].state is PhaseState.CANCELLED
+    # Cancelled between import and devices: in devices, which it never reached (so no row).
+    assert cancelled.failed_phase == "devices" and list(cancelled.phases) == ["spawn", "import"]
+    assert cancelled.status_line == "Cancelled during Devices"
     timed_out = record_through([])
     timed_out.apply(ev.PhaseStart(0, "import"))
     timed_out.finish(None, signal.SIGKILL, timed_out=True)
@@ -77,7 +79,7 @@ def test_spawn_cannot_start_before_launch():
 
 def test_a_script_run_is_one_span_and_ends_by_its_exit_code():
     record = RunRecord(LaunchConfig(), launched_at=100.0, command=["python", "train.py"])
-    assert record.phases["spawn"].state is PhaseState.WAITING
+    assert record.phases == {}, "a script reports no phases"
     assert record.status_line == "Running script"
     record.finish(0)
     assert record.status is RunStatus.OK and record.status_line.startswith("Script finished in")
@@ -86,3 +88,30 @@ def test_a_script_run_is_one_span_and_ends_by_its_exit_code():
     killed.finish(None, signal.SIGKILL)
     assert killed.status is RunStatus.FAILED and killed.failure.message.startswith("The script was killed by SIGKILL.")
     assert "out-of-memory killer" in killed.failure.message
+
+
+def test_a_failed_model_run_stores_and_exports_only_the_phases_it_reached():
+    """Issue 35: a model's phases were pre-filled "waiting" and stored and exported so."""
+    from tflaunch.core.run.record_json import record_dict
+    from tflaunch.core.store.run_rows import record_from_data, run_data
+
+    record = record_through(["import", "devices"])
+    record.apply(ev.PhaseStart(103.05, "load"))
+    record.finish(1)
+    assert record.status is RunStatus.FAILED and record.failed_phase == "load"
+    assert list(record.phases) == ["spawn", "import", "devices", "load"]
+    assert list(record_dict(record)["phases"]) == ["spawn", "import", "devices", "load"]
+    assert [row[0] for row in run_data(record, "cli", None)["phases"]] == ["spawn", "import", "devices", "load"]
+    back, _ = record_from_data(run_data(record, "cli", None))
+    assert list(back.phases) == list(record.phases) and back.phases["load"].state is PhaseState.FAILED
+
+
+def test_an_old_row_with_pre_filled_waiting_phases_reads_as_the_phases_reached():
+    from tflaunch.core.store.run_rows import record_from_data, run_data
+
+    data = run_data(record_through(["import"]), "cli", None)
+    seq = len(data["phases"])
+    data["phases"] += [[name, "waiting", None, None, None, None, "{}", "{}", seq + i, "{}"]
+                       for i, name in enumerate(("devices", "load", "trace", "first", "steady"))]
+    back, _ = record_from_data(data)
+    assert list(back.phases) == ["spawn", "import"]

@@ -273,3 +273,31 @@ def test_the_steady_objective_of_a_program_run_without_steady_state_is_not_repor
     record.status = RunStatus.OK
     assert "steady" not in record.phases
     assert objective_value(record, "steady") is None
+
+
+def test_objectives_go_through_the_record_accept_marks_and_say_not_reported() -> None:
+    from tflaunch.core.run import events as ev
+    from tflaunch.core.run.record import RunRecord
+    from tflaunch.core.sweep.plan import is_objective, not_reported, objective_value, objective_words
+
+    record = RunRecord(LaunchConfig(program=("python", "train.py"), until="mark:warm"), launched_at=100.0)
+    record.apply(ev.Hello(100.05, "spawn", 7, 0.05, "python"))
+    record.apply(ev.PhaseEnd(100.05, "spawn", 0.05, 1, 1))
+    record.apply(ev.Mark(101.5, "spawn", "warm"))
+    record.finish(0)
+    assert is_objective("mark:warm") and objective_words("mark:warm") == "time to mark warm"
+    assert objective_value(record, "mark:warm") == pytest.approx(1.5)
+    assert objective_value(record, "mark:cold") is None and objective_value(record, "load") is None
+    assert not_reported([record], "phase:first_step") == ("not reported: python train.py reported no first step "
+                                                          "time")
+    assert not_reported([record], "mark:warm") is None
+    assert not is_objective("mark:Bad name") and not is_objective("fastest")
+
+
+def test_a_steady_objective_with_until_exit_is_refused_naming_the_flag_the_cause_and_what_to_do() -> None:
+    program = LaunchConfig(program=("python", "train.py"), until="exit")
+    with pytest.raises(PlanError) as refused:
+        SweepPlan(program, {"intra": ["1", "2"]}, objective="steady").candidates()
+    why = str(refused.value)
+    assert "--objective steady" in why and "--until exit" in why and "has none after it" in why and "first_step" in why
+    SweepPlan(program, {"intra": ["1", "2"]}, objective="ready").candidates()  # ready is fine to exit

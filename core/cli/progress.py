@@ -6,7 +6,7 @@ import sys
 import time
 from typing import TextIO
 
-from ..phases import LABELS
+from ..phases import SPAWN, label, step_unit
 from ..run.driver import Watcher
 from ..run.record import PhaseState, RunRecord, RunStatus
 from ..run.session import Output
@@ -26,17 +26,22 @@ class Progress(Watcher):
         for name, phase in record.phases.items():
             if phase.duration is not None and phase.state is PhaseState.DONE and name not in self._reported:
                 self._reported.add(name)
-                self._write(f"{self.prefix}{LABELS[name]:<16} {format_duration(phase.duration):>9}"
+                self._write(f"{self.prefix}{label(name):<16} {format_duration(phase.duration):>9}"
                             f"   RSS {format_bytes(phase.rss)}", final=True)
         now = time.monotonic()
         if self.live and record.status is RunStatus.RUNNING and now - self._last_draw > 0.1:
             self._last_draw = now
-            current = record.current_phase or "steady"
-            started = record.phases[current].started or record.launched_at
+            current = record.current_phase or SPAWN
+            running = record.phase(current)
+            # A model between two phases has not started the next: count from the last end.
+            ends = [p.started + p.duration for p in record.phases.values()
+                    if p.started is not None and p.duration is not None]
+            last_end = max(ends, default=record.launched_at)
+            started = running.started if running is not None and running.started else last_end
             rss = record.samples[-1][1] if record.samples else None
-            progress = record.phases[current].progress
-            count = f"   {progress[0]}/{progress[1]} calls" if progress else ""
-            self._write(f"{self.prefix}{LABELS[current]:<16} {format_duration(time.time() - started):>9}"
+            progress = running.progress if running is not None else None
+            count = f"   {progress[0]}/{progress[1]} {step_unit(record.phases)}s" if progress else ""
+            self._write(f"{self.prefix}{label(current):<16} {format_duration(time.time() - started):>9}"
                         f"   RSS {format_bytes(rss)}{count} …", final=False)
 
     def ended(self, record: RunRecord) -> None:

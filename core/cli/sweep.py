@@ -13,7 +13,17 @@ from ..store.history import HistoryError
 from ..store.profiles import ProfileError, ProfileStore
 from ..sweep.axes import axes_help
 from ..sweep.instances import INSTANCES_HELP, InstanceCountError, instances_table, parse_counts
-from ..sweep.plan import OBJECTIVES, PlanError, Sweep, SweepPlan, Trial, format_objective, outcome
+from ..sweep.plan import (
+    OBJECTIVE_FORMS,
+    OBJECTIVES,
+    PlanError,
+    Sweep,
+    SweepPlan,
+    Trial,
+    format_objective,
+    is_objective,
+    outcome,
+)
 from ..sweep.report import results_json, results_table
 from ..sweep.session import SweepSession, prepare, refusal, run_headless
 from ..sweep.stored import winner_profile
@@ -31,8 +41,8 @@ def _vary(text: str) -> tuple[str, list[str]]:
 
 
 def _objective(text: str) -> str:
-    if text not in OBJECTIVES:
-        raise argparse.ArgumentTypeError(f"use one of {', '.join(OBJECTIVES)} or phase:NAME, not {text!r}")
+    if not is_objective(text):
+        raise argparse.ArgumentTypeError(f"use one of {', '.join(OBJECTIVES)}, phase:NAME or mark:NAME, not {text!r}")
     return text
 
 
@@ -45,9 +55,11 @@ def add_arguments(sub: argparse._SubParsersAction) -> None:  # type: ignore[type
                             "counts): " + axes_help().replace("%", "%%"))
     sweep.add_argument("--repeat", type=int, default=5, help="measured trials per setting (default 5)")
     sweep.add_argument("--warmup", type=int, default=1, help="discarded warm-up rounds (default 1)")
-    sweep.add_argument("--objective", type=_objective, default="ready", metavar="|".join(OBJECTIVES) + "|phase:NAME",
+    sweep.add_argument("--objective", type=_objective, default="ready",
+                       metavar="|".join((*OBJECTIVES, *OBJECTIVE_FORMS)),
                        help="what to minimise: " + ", ".join(f"{k} ({v})" for k, v in OBJECTIVES.items())
-                       + ", or phase:NAME, the time of any phase the subject reports (phase:first_step)")
+                       + ", phase:NAME, the time of any phase the subject reports (phase:first_step), or "
+                       "mark:NAME, the time from launch to a point the program marks")
     sweep.add_argument("--no-racing", action="store_true", help="run every trial; do not stop clearly worse settings")
     sweep.add_argument("--instances", type=_counts, default=[1], metavar="N[,N...]",
                        help=f"{INSTANCES_HELP}. One number: every trial starts that many (default 1); several "

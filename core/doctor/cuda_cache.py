@@ -12,6 +12,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from ..phases import FIRST
 from ..run.build_info import BuildInfo
 from ..run.driver import run_probe
 from ..run.gpus import Gpu, GpuInventory
@@ -42,7 +43,7 @@ def _ready(record: RunRecord, what: str) -> float:
 
 
 def _first(record: RunRecord) -> float | None:
-    phase = record.phases.get("first")
+    phase = record.phases.get(FIRST)
     return None if phase is None else phase.duration
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, fields
 
-from ..phases import AFTER_READY, LABELS, OTHER, OTHER_LABEL, READY_PHASES, phase_rows
+from ..phases import AFTER_READY, OTHER, OTHER_LABEL, label, phase_rows, short_label
 from ..run.record import RunRecord
 from ..settings.config import LaunchConfig
 from ..settings.display import setting_text, short_value
@@ -13,37 +13,28 @@ from ..settings.vocabulary import BY_NAME
 from ..units import format_duration
 from .subjects import measurement_kind, own_config, own_settings_differ, reads, subject_words
 
-# Rows of a comparison: the phases up to ready, the time between them, time to ready;
-# then steady latency per call (a phase total would compare 20 calls with 20 calls of
-# another batch size), and per sample where the batch sizes differ.
+# Rows of a comparison: the phases up to ready that any run reported, the time between
+# them, time to ready; then steady latency per call (a phase total would compare 20 calls
+# with 20 calls of another batch size), and per sample where the batch sizes differ.
 # Runs are matched by phase name: a model's and a program's line up on spawn, import,
 # devices and load, and a phase one run lacks shows "—" and gives no difference.
-TIME_ROWS: tuple[str, ...] = (*READY_PHASES, OTHER, "ready")
-ROWS: tuple[str, ...] = (*TIME_ROWS, "steady_call", "steady_sample")
+_ROW_LABELS = {OTHER: OTHER_LABEL, "ready": "Time to ready", "steady_call": "Steady, per call or step",
+               "steady_sample": "Steady, per sample"}
 
 
-class _RowLabels(dict[str, str]):
-    def __missing__(self, key: str) -> str:
-        return LABELS[key]
+def row_label(row: str) -> str:
+    """A comparison's row as its table names it: a phase's label, or what the row measures."""
+    return _ROW_LABELS.get(row) or label(row)
 
 
-class _ShortLabels(dict[str, str]):
-    def __missing__(self, key: str) -> str:
-        return LABELS[key].split()[0]
-
-
-ROW_LABELS: dict[str, str] = _RowLabels({OTHER: OTHER_LABEL, "ready": "Time to ready",
-                                         "steady_call": "Steady, per call or step",
-                                         "steady_sample": "Steady, per sample"})
-# For chart axes, where eight long labels would run into each other.
-SHORT_LABELS: dict[str, str] = _ShortLabels({OTHER: "Other", "ready": "Ready", "first_step": "Step"})
+def short_row_label(row: str) -> str:
+    """A row on a chart's axis, where eight long labels would run into each other."""
+    return "Ready" if row == "ready" else short_label(row)
 
 
 def time_rows(runs: Sequence[RunRecord]) -> tuple[str, ...]:
     """The phases up to ready that any of the runs reported (their union, in order), then
     other and time to ready."""
-    if not any(r.is_program for r in runs):
-        return TIME_ROWS
     return (*(n for n in phase_rows(runs) if n not in AFTER_READY), OTHER, "ready")
 
 SAME_WITHIN_S = 50e-6  # below what a phase's clock can tell apart: shown as "same"
@@ -100,7 +91,7 @@ def rows_for(runs: Sequence[RunRecord]) -> tuple[str, ...]:
     return (*time_rows(runs), "steady_call")
 
 
-def bar_values(record: RunRecord, rows: Sequence[str] = TIME_ROWS) -> dict[str, float | None]:
+def bar_values(record: RunRecord, rows: Sequence[str]) -> dict[str, float | None]:
     """What the comparison chart draws for one run."""
     return {row: row_value(record, row) for row in rows}
 
@@ -137,7 +128,7 @@ def read_rows(runs: Sequence[RunRecord]) -> list[tuple[str, list[int | None]]]:
     for name in phase_rows(runs):
         values = [p.read_bytes if (p := r.phase(name)) is not None else None for r in runs]
         if any(v is not None and v >= READ_ROW_FROM for v in values):
-            rows.append((f"{LABELS[name]}: read from storage", values))
+            rows.append((f"{label(name)}: read from storage", values))
     return rows
 
 

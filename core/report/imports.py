@@ -10,6 +10,7 @@ import shlex
 from typing import Any
 
 from ..grid import grid
+from ..phases import IMPORT
 from ..run.record import PhaseState, RunRecord
 from ..units import MIB, format_bytes, format_duration
 
@@ -125,7 +126,7 @@ def missing_xray(record: RunRecord | None) -> str:
         return "No run yet: the X-ray of `import tensorflow` shows here once a model run has imported it."
     if record.imports:
         return ""
-    phase = record.phase("import")
+    phase = record.phase(IMPORT)
     if any(name == "warm_start" for name, _ in record.marks):
         return ("No import X-ray: this program started warm, forked from a server that had imported TensorFlow "
                 "before the launch, so it had no import to time.")

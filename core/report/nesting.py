@@ -5,6 +5,7 @@ lists them in time order indents each under the phase it ran inside."""
 
 from __future__ import annotations
 
+from ..phases import SPAWN
 from ..run.record import RunRecord
 
 # Clocks of a start and an end reported a few microseconds apart are the same instant.
@@ -17,7 +18,7 @@ def parents(record: RunRecord, now: float | None = None) -> dict[str, str]:
     spans: list[tuple[str, float, float | None]] = []
     for name in record.phase_order:
         phase = record.phases[name]
-        if phase.started is None or name == "spawn":
+        if phase.started is None or name == SPAWN:
             continue
         end = phase.started + phase.duration if phase.duration is not None else None
         spans.append((name, phase.started, end))

@@ -17,23 +17,23 @@ from dataclasses import dataclass, field
 from pathlib import PurePath
 from typing import Any
 
-from ..phases import AFTER_READY, LABELS, NAME, OTHER, OTHER_LABEL, timeline_rows
+from ..phases import AFTER_READY, NAME, OTHER, OTHER_LABEL, STEADY, label, step_unit, timeline_rows
 from ..run.anatomy import anatomy_rows, source_line
 from ..run.reads import reads_line
-from ..run.record import RunRecord
+from ..run.record import PhaseState, RunRecord
 from ..run.words import gpu_memory_line
 from ..settings.config import LaunchConfig
 from ..settings.display import setting_text
 from ..stats import summarize
 from ..store.profiles import describe_evidence
 from ..sweep.instances import instances_rows
-from ..sweep.plan import OBJECTIVES, CandidateResult, Sweep, outcome
+from ..sweep.plan import CandidateResult, Sweep, objective_words, outcome
 from ..sweep.report import result_rows
 from ..units import format_bytes, format_duration
 from .compare import (
-    ROW_LABELS,
     bar_values,
     memory_rows,
+    row_label,
     row_value,
     rows_for,
     run_ident,
@@ -227,7 +227,7 @@ def run_review(record: RunRecord, profile: str | None = None) -> Review:
             facts.append(("Marks", ", ".join(f"{n} at {format_duration(at)}" for n, at in record.marks[:12])))
     facts += [("Note", note) for note in record.notes if record.is_program]
     per_call = record.latency.get("median") if record.latency.get("n") else None
-    unit = "step" if record.is_program and "first_step" in record.phases else "call"
+    unit = step_unit(record.phases)
     rows: list[list[str]] = []
     data: list[list[Cell]] = []
     for name in timeline_rows(record.phase_order):
@@ -237,17 +237,17 @@ def run_review(record: RunRecord, profile: str | None = None) -> Review:
                 data.append([OTHER_LABEL, record.other_time, None, None, None])
             continue
         p = record.phases[name]
-        state = "" if p.state.value in ("done", "waiting") else f" ({p.state.value})"
-        label = LABELS[name] + (f" ({p.count})" if p.count is not None else "") + state
+        state = "" if p.state is PhaseState.DONE else f" ({p.state.value})"
+        row_name = label(name) + (f" ({p.count})" if p.count is not None else "") + state
         shown = format_duration(p.duration)
-        if name == "steady" and per_call is not None:  # per call, as everywhere: a total depends on how many
+        if name == STEADY and per_call is not None:  # per call, as everywhere: a total depends on how many
             shown = f"{format_duration(per_call)}/{unit}"
-        rows.append([label, shown, format_bytes(p.rss), format_bytes(p.peak_rss)])
-        data.append([label, p.duration, per_call if name == "steady" else None, p.rss, p.peak_rss])
+        rows.append([row_name, shown, format_bytes(p.rss), format_bytes(p.peak_rss)])
+        data.append([row_name, p.duration, per_call if name == STEADY else None, p.rss, p.peak_rss])
         if record.anatomy.get("phase") == name:  # the profiled run's parts, as sub-rows of their phase
             for part, seconds, _ in anatomy_rows(record.anatomy):
                 rows.append([f"  · {part}", format_duration(seconds), "", ""])
-                data.append([f"{LABELS[name]}: {part}", seconds, None, None, None])
+                data.append([f"{label(name)}: {part}", seconds, None, None, None])
     if record.anatomy:
         facts.append(("Anatomy", source_line({**record.anatomy, "run_id": record.history_id})))
     return Review("run", title, f"{ident}, {_date(record.launched_at)}", facts, [series(record, ident)],
@@ -282,7 +282,7 @@ def comparison_review(records: Sequence[RunRecord], baseline: int = 0) -> Review
         table.append([sided[i], str(side.n), format_duration(ready.value.median if ready.value else None),
                       spread_text(ready.value), "baseline" if i == base_side else ready.versus(),
                       format_bytes(peak.median if peak else None)])
-    phases = (["Phase", *sided], [[ROW_LABELS[row], *[measured(side_figures[row].value) for side_figures in figures]]
+    phases = (["Phase", *sided], [[row_label(row), *[measured(side_figures[row].value) for side_figures in figures]]
                                   for row in phase_rows])
     differing = own_settings_differ([side.runs[0] for side in sides])
     side_of = {id(r): side for side in sides for r in side.runs}
@@ -307,7 +307,7 @@ def comparison_review(records: Sequence[RunRecord], baseline: int = 0) -> Review
                                                                                                 strict=True))))
     # One row a run, one unit a column: what a spreadsheet sums and charts.
     memory = memory_rows(records)
-    data_header = ["Run", "Side", "Settings", "Baseline", *[f"{ROW_LABELS[row]} (s)" for row in rows],
+    data_header = ["Run", "Side", "Settings", "Baseline", *[f"{row_label(row)} (s)" for row in rows],
                    *[f"{label} (bytes)" for label, _ in memory]]
     data: list[list[Cell]] = [[label, side_of[id(r)].letter, r.config.summary(), side_of[id(r)] is sides[base_side],
                                *[row_value(r, row) for row in rows], *[sizes[i] for _, sizes in memory]]
@@ -374,7 +374,7 @@ def _sweep_data(results: Sequence[CandidateResult], objective: str) -> tuple[lis
     def number(value: float | None) -> Cell:
         return round(value) if unit == "bytes" and value is not None else value
 
-    header = ["#", "Setting", "Baseline", f"Median {OBJECTIVES[objective]} ({unit})", f"Min ({unit})",
+    header = ["#", "Setting", "Baseline", f"Median {objective_words(objective)} ({unit})", f"Min ({unit})",
               f"Max ({unit})", f"IQR ({unit})", "vs baseline (×)", "vs baseline, 95% CI low (×)",
               "vs baseline, 95% CI high (×)", "Runs", "Failed runs", "Stopped early", "Note"]
     rows: list[list[Cell]] = []
@@ -395,16 +395,18 @@ def profile_review(name: str, evidence: dict[str, Any], config: LaunchConfig) ->
             spans[phase] = (start, figures["median"])
             start += figures["median"] if phase not in AFTER_READY else 0.0
     facts = [("Settings", config.summary())] + [("Evidence", line) for line in describe_evidence(evidence)]
-    def label(name: str) -> str:
-        return OTHER_LABEL if name == OTHER else LABELS[name]
-
     shown = {p: v for p, v in phases.items() if isinstance(v, dict) and (p == OTHER or NAME.match(p))}
-    rows = [[label(p), format_duration(v.get("median")), format_duration(v.get("min")), format_duration(v.get("max"))]
+    rows = [[_other_or_label(p), *(format_duration(v.get(key)) for key in ("median", "min", "max"))]
             for p, v in shown.items()]
-    data: list[list[Cell]] = [[label(p), v.get("median"), v.get("min"), v.get("max")] for p, v in shown.items()]
+    data: list[list[Cell]] = [[_other_or_label(p), v.get("median"), v.get("min"), v.get("max")]
+                              for p, v in shown.items()]
     return Review("profile", f"Launch profile {name}",
                   f"{evidence.get('model', config.model)}, {evidence.get('date', '')}", facts,
                   [Series("median of the evidence runs", spans, [], evidence.get("peak_rss_bytes_median"))],
                   (["Phase", "Median", "Min", "Max"], rows),
                   data=(["Phase", "Median (s)", "Min (s)", "Max (s)"], data),
                   file_stem=f"tflaunch-profile-{slug(name)}")
+
+
+def _other_or_label(name: str) -> str:
+    return OTHER_LABEL if name == OTHER else label(name)

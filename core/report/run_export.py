@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from ..phases import PHASES, phase_rows
+from ..phases import phase_rows
 from ..run.record import RunRecord
 from ..store.rows import DAMAGED, RunSummary
 from .review import csv_cell
@@ -29,9 +29,13 @@ class ExportedRun:
     damage: str = ""  # why the record could not be read
 
 
-CSV_COLUMNS = [
+# The columns of every export; a PHASE_s column for each phase any run reached goes
+# between other_s and the steady columns (phase_columns).
+COLUMNS_BEFORE_PHASES = [
     "id", "launched", "launched_unix_s", "source", "model", "status", "failed_phase", "settings",
-    "assumed_input_shape", "time_to_ready_s", "other_s", *[f"{p}_s" for p in PHASES],
+    "assumed_input_shape", "time_to_ready_s", "other_s",
+]
+COLUMNS_AFTER_PHASES = [
     "steady_median_per_call_s", "steady_p90_per_call_s", "steady_calls", "batch", "peak_rss_bytes",
     "tensorflow", "python", "node_type", "host", "failure", "damage",
 ]
@@ -102,18 +106,20 @@ def _gpu_cells(record: RunRecord | None, columns: list[tuple[str, int, str]]) ->
     return [peaks[kind].get(gpu) for _, gpu, kind in columns]
 
 
-def csv_row(run: ExportedRun) -> list[Any]:
+def csv_row(run: ExportedRun, phases: list[str]) -> list[Any]:
+    """The row's cells up to the GPU columns, with a duration for each of `phases`."""
     summary, record = run.summary, run.record
     if record is None:
+        width = len(COLUMNS_BEFORE_PHASES) + len(phases) + len(COLUMNS_AFTER_PHASES)
         return [summary.id, local_time(summary.launched_at), summary.launched_at, summary.source, summary.model,
-                DAMAGED, *[None] * (len(CSV_COLUMNS) - 7), run.damage or summary.damage]
+                DAMAGED, *[None] * (width - 7), run.damage or summary.damage]
     latency = record.latency if record.latency.get("n") else {}
     failure = record.failure.message if record.failure else None
     return [
         summary.id, local_time(record.launched_at), record.launched_at, summary.source, record.subject,
         record.status.value, record.failed_phase, record.config.summary(), bool(record.assumed_inputs),
         _seconds(record.time_to_ready), _seconds(record.other_time),
-        *[_seconds(_duration(record, p)) for p in PHASES],
+        *[_seconds(_duration(record, p)) for p in phases],
         _seconds(latency.get("median")), _seconds(latency.get("p90")), latency.get("n"),
         record.fed_batch if latency else None, record.peak_rss,
         record.environment.get("tensorflow"), record.environment.get("python"),
@@ -127,10 +133,9 @@ def _duration(record: RunRecord | None, name: str) -> float | None:
 
 
 def phase_columns(runs: Iterable[ExportedRun]) -> list[str]:
-    """Phases beyond the probe's seven that any run reported (a program's compile, data,
-    first step, marks...): a column each, from the union, empty where a run lacks one."""
-    records = [run.record for run in runs if run.record is not None]
-    return [name for name in phase_rows(records) if name not in PHASES]
+    """The phases any run reached (a model's, a program's compile, data, first step,
+    marks...): a column each, from the union, empty where a run lacks one."""
+    return phase_rows(run.record for run in runs if run.record is not None)
 
 
 def anatomy_columns(runs: Iterable[ExportedRun]) -> list[str]:
@@ -151,18 +156,19 @@ def _anatomy_cells(record: RunRecord | None, columns: list[str]) -> list[Any]:
 
 
 def to_csv(runs: Iterable[ExportedRun]) -> str:
-    """CSV_COLUMNS, then a peak column per GPU (gpu_columns) where any run used a GPU, the
-    phases beyond the probe's, and an anatomy run's parts (anatomy_phase, anatomy_PART_s)."""
+    """The columns with a PHASE_s column for each phase any run reached, then a peak column
+    per GPU (gpu_columns) where any run used a GPU, and an anatomy run's parts
+    (anatomy_phase, anatomy_PART_s)."""
     runs = list(runs)
     gpus = gpu_columns(runs)
-    extra = phase_columns(runs)
+    phases = phase_columns(runs)
     parts = anatomy_columns(runs)
     out = io.StringIO()
     writer = csv.writer(out)
-    writer.writerow([*CSV_COLUMNS, *(name for name, _, _ in gpus), *(f"{name}_s" for name in extra),
+    writer.writerow([*COLUMNS_BEFORE_PHASES, *(f"{name}_s" for name in phases), *COLUMNS_AFTER_PHASES,
+                     *(name for name, _, _ in gpus),
                      *(["anatomy_phase", *(f"anatomy_{key}_s" for key in parts)] if parts else [])])
     for run in runs:  # the reviews' cells: true/false, empty
-        writer.writerow([csv_cell(cell) for cell in (*csv_row(run), *_gpu_cells(run.record, gpus),
-                                                      *(_seconds(_duration(run.record, n)) for n in extra),
+        writer.writerow([csv_cell(cell) for cell in (*csv_row(run, phases), *_gpu_cells(run.record, gpus),
                                                       *_anatomy_cells(run.record, parts))])
     return out.getvalue()

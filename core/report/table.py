@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from statistics import median
 
 from ..grid import grid
-from ..phases import LABELS, ONE_TIME, OTHER, OTHER_LABEL, phase_rows, timeline_rows
+from ..phases import ONE_TIME, OTHER, OTHER_LABEL, label, phase_rows, step_unit, timeline_rows
 from ..probe.input_shapes import DEFAULTS_HELP
 from ..run.anatomy import anatomy_rows, source_line
 from ..run.reads import median_reads, phase_reads
@@ -71,7 +71,7 @@ def _latency_line(records: Sequence[RunRecord]) -> str | None:
         return f"Steady latency: {measured[0].steady_line}"
     medians = [r.latency["median"] for r in measured]
     if measured[0].is_program:  # the program's own steps or calls, at the batch it chose
-        unit = "step" if "first_step" in measured[0].phases else "call"
+        unit = step_unit(measured[0].phases)
         return (f"Steady latency: median of the runs' medians {format_duration(median(medians))} per {unit} "
                 f"({len(medians)} runs)")
     return (f"Steady latency: median of the runs' medians {format_duration(median(medians))} per call "
@@ -81,7 +81,7 @@ def _latency_line(records: Sequence[RunRecord]) -> str | None:
 def _label(record: RunRecord, name: str) -> str:
     p = record.phases[name]
     count = f" ({p.count})" if p.count is not None else ""
-    return LABELS[name] + count
+    return label(name) + count
 
 
 def _anatomy_rows(anatomy: dict[str, object] | None, name: str, width: int) -> list[list[str]]:
@@ -150,7 +150,7 @@ def repeat_table(records: Sequence[RunRecord], anatomy: dict[str, object] | None
         rss = summarize(p.rss for p in reached)
         peak = summarize(p.peak_rss for p in reached)
         rows.append([
-            LABELS[name],
+            label(name),
             format_duration(d.median if d else None),
             _range(d) + (f" ({len(reached)} of {len(ok)} runs)" if d and len(reached) < len(ok) else ""),
             format_bytes(rss.median if rss else None),

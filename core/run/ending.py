@@ -11,10 +11,11 @@ import time
 
 import psutil
 
-from ..phases import LABELS
+from ..phases import IMPORT, label, model_phases, step_unit
 from ..units import format_bytes, format_duration
+from . import fold
 from .program_outcome import last_error_line, reached_words, stdin_hint, until_hint, until_words
-from .record import Failure, PhaseState, RunRecord, RunStatus
+from .record_data import Failure, PhaseState, RecordData, RunStatus
 
 # Signals a process dies of when memory runs out: the kernel's OOM killer sends SIGKILL;
 # a failed allocation aborts (SIGABRT), and touching memory that cannot be backed ends in
@@ -24,7 +25,7 @@ _LARGE_PEAK = 0.7  # of physical memory: a peak this high makes out-of-memory li
 
 
 def end_run(
-    record: RunRecord,
+    record: RecordData,
     exit_code: int | None,
     exit_signal: int | None = None,
     *,
@@ -42,7 +43,7 @@ def end_run(
         return
     # Every phase reported (the probe was describing the model, or exiting): the run
     # stopped after its last one, never "in spawn".
-    where = record.failed_phase or record.current_phase or record.model_phases[-1]
+    where = record.failed_phase or record.current_phase or model_phases(record.config.call)[-1]
     if cancelled:
         record.status = RunStatus.CANCELLED
         _close_open_phase(record, where, PhaseState.CANCELLED)
@@ -62,12 +63,13 @@ def end_run(
     _close_open_phase(record, where, PhaseState.FAILED)
 
 
-def _finish_program(record: RunRecord, cancelled: bool, timed_out: bool) -> None:
+def _finish_program(record: RecordData, cancelled: bool, timed_out: bool) -> None:
     if record.failure is not None and record.pid is None:  # refused or failed to start: said already
         record.status = RunStatus.FAILED
         return
     where = record.current_phase
-    if record.config.until == "exit" and record.exit_code == 0 and not (cancelled or timed_out):
+    if record.exit_code == 0 and not (cancelled or timed_out) and record.ready_at is None \
+            and fold.is_ready_point(True, record.config.until, "exit"):
         record.ready_at = record.finished_at
     if record.stopped_at_ready or (record.ready_at is not None and record.exit_code == 0 and not cancelled):
         record.status = RunStatus.OK
@@ -87,10 +89,10 @@ def _finish_program(record: RunRecord, cancelled: bool, timed_out: bool) -> None
         record.status = RunStatus.TIMED_OUT
         record.failure = Failure("timeout", f"The program was stopped after {format_duration(record.config.timeout)} "
                                f"(the timeout) before {until_words(record.config.until)} (--until); "
-                               f"{reached_words(where, 'import' in record.phases)}.{hint}")
+                               f"{reached_words(where, IMPORT in record.phases)}.{hint}")
     else:
         record.status = RunStatus.FAILED
-        reached = reached_words(where, "import" in record.phases)
+        reached = reached_words(where, IMPORT in record.phases)
         if record.exit_signal:
             how = f"was killed by {_signal_name(record.exit_signal)}"
         elif record.exit_code == 0 and record.ready_at is not None:
@@ -107,7 +109,7 @@ def _finish_program(record: RunRecord, cancelled: bool, timed_out: bool) -> None
         _close_open_phase(record, where, PhaseState.CANCELLED if cancelled else PhaseState.FAILED)
 
 
-def _finish_script(record: RunRecord, cancelled: bool, timed_out: bool) -> None:
+def _finish_script(record: RecordData, cancelled: bool, timed_out: bool) -> None:
     if cancelled:
         record.status = RunStatus.CANCELLED
     elif timed_out:
@@ -123,13 +125,13 @@ def _finish_script(record: RunRecord, cancelled: bool, timed_out: bool) -> None:
                                record.stderr_excerpt())
 
 
-def _timeout_words(record: RunRecord, where: str) -> str:
+def _timeout_words(record: RecordData, where: str) -> str:
     """Why a model run timed out: in which phase, or that its phases had all ended."""
     limit = format_duration(record.config.timeout)
     if not _all_reported(record):
-        return f"The run was stopped after {limit} (the timeout) while in phase {LABELS[where]}."
+        return f"The run was stopped after {limit} (the timeout) while in phase {label(where)}."
     if not record.described:
-        return (f"The probe ended its last phase ({LABELS[where]}) but did not report its result within {limit} "
+        return (f"The probe ended its last phase ({label(where)}) but did not report its result within {limit} "
                 "(the timeout), so tflaunch stopped it while it was describing the model. Raise --timeout if "
                 "the model is that slow to describe; otherwise its log's last lines may say where it hung.")
     return (f"The probe reported every phase and its result but did not exit within {limit} (the timeout), so "
@@ -138,29 +140,32 @@ def _timeout_words(record: RunRecord, where: str) -> str:
             "what; raise --timeout if exiting really takes that long.")
 
 
-def _program_timeout_after_ready(record: RunRecord, where: str | None) -> str:
+def _program_timeout_after_ready(record: RecordData, where: str | None) -> str:
     """A program that reached its ready point, then timed out before its steady steps were done."""
-    unit = "steps" if "first_step" in record.phases else "calls"
-    during = f" in {LABELS[where]}" if where else ""
+    unit = step_unit(record.phases) + "s"
+    during = f" in {label(where)}" if where else ""
     return (f"The program reached {until_words(record.config.until)} (--until) after "
             f"{format_duration(record.time_to_ready)}, but its {record.config.steady} steady {unit} were not "
             f"done within {format_duration(record.config.timeout)} (the timeout), so tflaunch stopped it{during}. "
             "Its time to ready stands; ask for fewer (--steady) or raise --timeout.")
 
 
-def _close_open_phase(record: RunRecord, where: str, state: PhaseState) -> None:
-    phase = record.phases[where]
-    if phase.state in (PhaseState.RUNNING, PhaseState.WAITING):
+def _close_open_phase(record: RecordData, where: str, state: PhaseState) -> None:
+    """The phase the run ended in, failed or cancelled; one it never reached stays absent."""
+    phase = record.phases.get(where)
+    if phase is not None and phase.state in (PhaseState.RUNNING, PhaseState.WAITING):
         if phase.started is not None and phase.duration is None and phase.state is PhaseState.RUNNING:
             phase.duration = max(0.0, (record.finished_at or time.time()) - phase.started)
         phase.state = state
 
 
-def _all_reported(record: RunRecord) -> bool:
-    return all(p.state is PhaseState.DONE for p in record.phases.values())
+def _all_reported(record: RecordData) -> bool:
+    """Every phase the probe reports for this model ended, and no other is left open."""
+    return all(p.state is PhaseState.DONE for p in record.phases.values()) \
+        and all(name in record.phases for name in model_phases(record.config.call))
 
 
-def _unexplained_end(record: RunRecord, where: str) -> Failure:
+def _unexplained_end(record: RecordData, where: str) -> Failure:
     """Why a run failed that the probe did not explain itself."""
     skipped = record.malformed_lines
     if not record.heard_probe and not record.exit_signal:
@@ -170,7 +175,7 @@ def _unexplained_end(record: RunRecord, where: str) -> Failure:
                        "interpreter, or not one that can run the probe. Choose the Python 3 executable of an "
                        "environment with TensorFlow (--python; Interpreter in the app).", record.stderr_excerpt())
     if record.exit_code == 0 and record.described:
-        return Failure("protocol", f"The probe finished, but phase {LABELS[where]} never reported a usable end "
+        return Failure("protocol", f"The probe finished, but phase {label(where)} never reported a usable end "
                        f"({skipped} line(s) were skipped as malformed or out of range, such as a duration "
                        "that is no plausible number of seconds), so the run cannot be counted. Check that "
                        "nothing else writes to the probe's output (a wrapper around --python, a "
@@ -178,20 +183,21 @@ def _unexplained_end(record: RunRecord, where: str) -> Failure:
     return Failure("crash", _exit_description(record, where), record.stderr_excerpt())
 
 
-def _exit_description(record: RunRecord, where: str) -> str:
+def _exit_description(record: RecordData, where: str) -> str:
     if record.exit_signal:
         how = f"was killed by {_signal_name(record.exit_signal)}"
     elif record.exit_code == 0:
         how = "exited before reporting a result"
     else:
         how = f"exited with code {record.exit_code}"
-    when = f"during phase {LABELS[where]}"
-    if record.phases[where].state is PhaseState.DONE:  # every phase had ended: before the result
-        when = f"after its last phase ({LABELS[where]}), before its result"
+    when = f"during phase {label(where)}"
+    # Every phase had ended: it died before its result.
+    if (phase := record.phases.get(where)) is not None and phase.state is PhaseState.DONE:
+        when = f"after its last phase ({label(where)}), before its result"
     return f"The probe process {how} {when}.{_memory_hint(record)}"
 
 
-def _memory_hint(record: RunRecord) -> str:
+def _memory_hint(record: RecordData) -> str:
     """For a death by a signal that running out of memory sends: that it may have, and
     how close the run came. Cancel and timeout never get here: tflaunch sent no signal."""
     if record.exit_signal not in _OUT_OF_MEMORY_SIGNALS:

@@ -8,7 +8,7 @@ names the last phase the program reached, so the user knows how far it got.
 
 from __future__ import annotations
 
-from ..phases import LABELS
+from ..phases import FIRST, FIRST_STEP, UNTIL_PHASE, label
 from ..settings.vocabulary import UNTIL_WORDS
 
 
@@ -21,14 +21,14 @@ def reached_words(last: str | None, imported: bool) -> str:
     """What a program reached before it stopped short, for the failure's sentence."""
     if not imported:
         return "it never imported TensorFlow (tflaunch observes TensorFlow and Keras; marks still count)"
-    return f"the last phase it reached was {LABELS[last]}" if last else "it reported no phase"
+    return f"the last phase it reached was {label(last)}" if last else "it reported no phase"
 
 
 def until_hint(until: str, reached: set[str], marks: list[str]) -> str:
     """What to measure instead when the program never got where --until said."""
-    if until == "first_inference" and "first_step" in reached:
+    if UNTIL_PHASE.get(until) == FIRST and FIRST_STEP in reached:
         return " It trains: measure it to --until first_step (or exit)."
-    if until == "first_step" and "first" in reached and "first_step" not in reached:
+    if UNTIL_PHASE.get(until) == FIRST_STEP and FIRST in reached and FIRST_STEP not in reached:
         return " It made inferences but no training step: measure it to --until first_inference (or exit)."
     if until.startswith("mark:"):
         seen = ", ".join(sorted(set(marks))[:8])

@@ -1,274 +1,36 @@
-"""RunRecord: what one probe run did, built up from its events, stderr and exit."""
+"""RunRecord: what one run did, and how tflaunch says it: its figures (record_data.py) with
+its ending (ending.py), its words (words.py) and its JSON (record_json.py) as methods.
+
+Those modules read RecordData, never this class, so the dependency points one way: a
+record knows its views, the views know only the figures.
+"""
 
 from __future__ import annotations
 
-import time
-from collections import deque
-from dataclasses import dataclass, field
-from enum import Enum
 from typing import Any
 
-from ..phases import AFTER_READY, PART_LABELS, PHASES, UNTIL_PHASE
-from ..settings.config import LaunchConfig
-from . import events as ev
-from .intervals import uncovered
+from . import words
+from .ending import end_run
+from .record_data import (
+    LATE_EVENTS_KEPT,
+    MAX_MARKS,
+    MAX_PHASE_NAMES,
+    STDERR_LINE_CHARS,
+    STDERR_TAIL_BYTES,
+    STDERR_TAIL_LINES,
+    Failure,
+    PhaseRecord,
+    PhaseState,
+    RecordData,
+    RunStatus,
+)
+from .record_json import record_dict
 
-# What a run keeps of its child's stderr (for the history and the failure's excerpt): the
-# last lines, and never more than STDERR_TAIL_BYTES together, however much was written.
-STDERR_TAIL_LINES = 200
-STDERR_TAIL_BYTES = 64 * 1024
-STDERR_LINE_CHARS = 4096  # the session cuts longer lines as it reads them
-# What one run keeps of the names and points a program reports (OpenTelemetry's SpanLimits):
-# more are counted as dropped, never stored.
-MAX_PHASE_NAMES = 64
-MAX_MARKS = 1000
-LATE_EVENTS_KEPT = 3  # events after a probe's result: the first few kept, to say what they were
-
-
-class PhaseState(str, Enum):
-    WAITING = "waiting"
-    RUNNING = "running"
-    DONE = "done"
-    FAILED = "failed"
-    CANCELLED = "cancelled"
+__all__ = ["LATE_EVENTS_KEPT", "MAX_MARKS", "MAX_PHASE_NAMES", "STDERR_LINE_CHARS", "STDERR_TAIL_BYTES",
+           "STDERR_TAIL_LINES", "Failure", "PhaseRecord", "PhaseState", "RunRecord", "RunStatus"]
 
 
-class RunStatus(str, Enum):
-    RUNNING = "running"
-    OK = "ok"
-    FAILED = "failed"
-    CANCELLED = "cancelled"
-    TIMED_OUT = "timed out"
-    INTERRUPTED = "interrupted"  # the app died during the run; found so in the history
-
-
-@dataclass
-class PhaseRecord:
-    name: str
-    state: PhaseState = PhaseState.WAITING
-    started: float | None = None  # wall-clock time
-    duration: float | None = None
-    rss: int | None = None
-    peak_rss: int | None = None
-    latency: dict[str, float] = field(default_factory=dict)
-    progress: tuple[int, int] | None = None  # (done, total) calls, while a repeating phase runs
-    parts: dict[str, float] = field(default_factory=dict)  # seconds by part: devices on a GPU machine
-    count: int | None = None  # retraces: how many traces beyond each function's first
-    read_bytes: int | None = None  # read from storage during the phase (the child's /proc/self/io)
-    rchar: int | None = None  # read at all, page cache included
-
-
-@dataclass
-class Failure:
-    kind: str
-    message: str
-    detail: str = ""
-
-
-@dataclass
-class RunRecord:
-    config: LaunchConfig
-    launched_at: float = field(default_factory=time.time)
-    status: RunStatus = RunStatus.RUNNING
-    # The phases the subject reported, in the order they started. A model run lists the
-    # probe's seven from the start (waiting until reached); a program's appear as observed.
-    phases: dict[str, PhaseRecord] = field(default_factory=dict)
-    settings: dict[str, Any] = field(default_factory=dict)
-    environment: dict[str, Any] = field(default_factory=dict)
-    model: dict[str, Any] = field(default_factory=dict)
-    imports: dict[str, Any] = field(default_factory=dict)  # the import X-ray (events.checked_imports)
-    anatomy: dict[str, Any] = field(default_factory=dict)  # a profiled run's first step in parts (run/anatomy.py)
-    failure: Failure | None = None
-    failed_phase: str | None = None
-    exit_code: int | None = None
-    exit_signal: int | None = None
-    pid: int | None = None
-    stderr_tail: deque[str] = field(default_factory=lambda: deque(maxlen=STDERR_TAIL_LINES))
-    samples: list[tuple[float, int]] = field(default_factory=list)  # (s since launch, bytes)
-    gpu_samples: list[tuple[float, dict[int, int]]] = field(default_factory=list)  # (s, {gpu: bytes})
-    described: bool = False  # the probe's result arrived
-    ready_at: float | None = None  # wall clock at the end of the first inference
-    malformed_lines: int = 0
-    heard_probe: bool = False  # at least one protocol event arrived: the child runs the probe
-    finished_at: float | None = None
-    history_id: int | None = None  # row in the run history, once stored
-    command: list[str] | None = None  # set for a user's script launched with these settings
-    # The cluster node a sweep's trial ran on (its node type and host, from its result file);
-    # empty off a cluster.
-    node: dict[str, str] = field(default_factory=dict)
-    launch_notes: list[str] = field(default_factory=list)  # what the launcher did first (a cache emptied, and why)
-    launch_gpus: dict[str, Any] = field(default_factory=dict)  # NVML at launch (gpu_notes.launch_facts)
-    page_cache: dict[str, Any] = field(default_factory=dict)  # a cold start's eviction (eviction.PageCacheReport)
-    marks: list[tuple[str, float]] = field(default_factory=list)  # a program's own points: (name, s since launch)
-    # A launch asked to start warm: {"asked": True}, "cold_because" (the client's reason) when
-    # it started cold, "server_import_s" when it started the warm server itself (and waited).
-    warm_start: dict[str, Any] = field(default_factory=dict)
-    stopped_at_ready: bool = False  # tflaunch ended the program at its ready point: not a failure
-    steady_ended: bool = False  # a program's steady state is over (measured, or none to measure)
-    dropped: int = 0  # phase names and marks over the caps, not kept
-    late_events: list[ev.Event] = field(default_factory=list)  # after the probe's result: ignored (the first few)
-    late_count: int = 0
-    _stderr_bytes: int = field(default=0, init=False, repr=False, compare=False)  # of stderr_tail, UTF-8
-
-    def __post_init__(self) -> None:
-        if not self.phases:
-            names = ("spawn",) if self.is_program else self.model_phases
-            self.phases = {p: PhaseRecord(p) for p in names}
-        if self.command is None:
-            self.phases["spawn"].state = PhaseState.RUNNING
-            self.phases["spawn"].started = self.launched_at
-
-    @property
-    def is_program(self) -> bool:
-        """The subject is the user's own program, observed by the launch hook."""
-        return self.config.is_program and self.command is None
-
-    @property
-    def model_phases(self) -> tuple[str, ...]:
-        """The probe's phases for this run: no trace when the model is called eagerly or
-        through predict (--call), since the probe traces nothing then."""
-        return PHASES if self.config.call == "function" else tuple(p for p in PHASES if p != "trace")
-
-    @property
-    def _ready_phases(self) -> tuple[str, ...]:
-        return self.model_phases[:-1]
-
-    @property
-    def phase_order(self) -> list[str]:
-        return list(self.phases)
-
-    def phase(self, name: str) -> PhaseRecord | None:
-        """The phase, if the subject reported it (or, for a model, will)."""
-        return self.phases.get(name)
-
-    @property
-    def ready_phase(self) -> str | None:
-        """The phase whose end is the ready point: the first inference of a model; for a
-        program, what --until names (None for mark:NAME and exit)."""
-        return UNTIL_PHASE.get(self.config.until) if self.is_program else "first"
-
-    def _named(self, name: str) -> PhaseRecord | None:
-        """The phase called `name`, added when first reported; None past the cap."""
-        phase = self.phases.get(name)
-        if phase is None:
-            if len(self.phases) >= MAX_PHASE_NAMES:
-                self.dropped += 1
-                return None
-            phase = self.phases[name] = PhaseRecord(name)
-        return phase
-
-    def _reorder(self) -> None:
-        """A program's phases in the order they started (one may be reported only at its end)."""
-        if self.is_program:
-            ordered = sorted(self.phases.values(), key=lambda p: (p.started is None, p.started or 0.0))
-            self.phases = {p.name: p for p in ordered}
-
-    @property
-    def is_script(self) -> bool:
-        return self.command is not None
-
-    @property
-    def subject(self) -> str:
-        """What the run was of: the model, the program, or the script for a script run."""
-        if self.command is None:
-            return self.config.subject
-        script = next((part for part in self.command[1:] if not part.startswith("-")), self.command[0])
-        return f"script: {script}"
-
-    # -- feeding -----------------------------------------------------------------------
-    def apply(self, event: ev.Event) -> None:
-        self.heard_probe = True
-        if isinstance(event, ev.Hello):
-            self.pid = event.pid
-            if event.process_age is not None:
-                self.phases["spawn"].started = event.ts - event.process_age
-        elif isinstance(event, ev.PhaseStart):
-            started = self._named(event.phase)
-            if started is not None:
-                started.state, started.started = PhaseState.RUNNING, event.ts
-                self._reorder()
-        elif isinstance(event, ev.PhaseEnd):
-            if event.phase == "steady" and self.is_program:
-                self.steady_ended = True
-                if not event.latency.get("n"):  # no step or call after the ready point: no phase
-                    self.phases.pop("steady", None)
-                    return
-            ended = self._named(event.phase)
-            if ended is None:
-                return
-            phase = ended
-            duration = event.duration
-            if event.phase == "spawn" and event.ts > self.launched_at:
-                # The OS's start time ticks at 10 ms and can read earlier than our launch;
-                # the process cannot have started before we launched it.
-                duration = min(duration, event.ts - self.launched_at)
-            phase.state, phase.duration = PhaseState.DONE, duration
-            phase.rss, phase.peak_rss, phase.latency = event.rss, event.peak_rss, dict(event.latency)
-            phase.parts = dict(event.parts)
-            phase.count = event.count
-            phase.read_bytes, phase.rchar = event.read_bytes, event.rchar
-            if event.start is not None and event.phase != "spawn":
-                phase.started = event.start  # when it ran, as the program's clock read it (build is told late)
-            elif phase.started is None or event.phase == "spawn":
-                phase.started = event.ts - duration
-            if event.phase == self.ready_phase and self.ready_at is None:
-                self.ready_at = event.ts if event.start is None else event.start + duration
-            self._reorder()
-        elif isinstance(event, ev.Mark):
-            if len(self.marks) >= MAX_MARKS:
-                self.dropped += 1
-                return
-            self.marks.append((event.name, max(event.ts - self.launched_at, 0.0)))
-            if self.is_program and self.config.until == f"mark:{event.name}" and self.ready_at is None:
-                self.ready_at = event.ts
-        elif isinstance(event, ev.InputsListed):
-            # Kept with the model's description, so a run that fails later still shows them.
-            self.model.update(declared_inputs=list(event.inputs), signature=event.signature,
-                              signatures=list(event.signatures))
-        elif isinstance(event, ev.SettingsApplied):
-            self.settings = dict(event.applied)
-        elif isinstance(event, ev.Result):
-            self.environment, self.model = dict(event.environment), {**self.model, **event.model}
-            if self.launch_gpus:
-                self.environment["nvml"] = dict(self.launch_gpus)
-            self.described = True
-        elif isinstance(event, ev.ProbeError):
-            self.failure = Failure(event.kind, event.message, event.detail)
-            self.failed_phase = event.phase
-        elif isinstance(event, ev.ImportsMeasured):
-            self.imports = dict(event.imports)
-        elif isinstance(event, ev.AnatomyMeasured):
-            self.anatomy = dict(event.anatomy)
-        elif isinstance(event, ev.Progress):
-            running = self.phases.get(event.phase)
-            if running is not None:
-                running.progress = (event.done, event.total)
-
-    def ignore_late(self, event: ev.Event) -> None:
-        """An event after the probe's result, which ends what the probe says: counted, never applied."""
-        self.late_count += 1
-        if len(self.late_events) < LATE_EVENTS_KEPT:
-            self.late_events.append(event)
-
-    def add_stderr(self, line: str) -> None:
-        # Lines from a session are cut already (with a note, hence the slack); this is for
-        # lines that come another way, such as an older history's.
-        if len(line) > STDERR_LINE_CHARS + 64:
-            line = f"{line[:STDERR_LINE_CHARS]} … [line cut: {len(line) - STDERR_LINE_CHARS} more characters]"
-        tail = self.stderr_tail
-        if tail.maxlen is not None and len(tail) == tail.maxlen:
-            self._stderr_bytes -= _size(tail[0])  # append will push it out
-        tail.append(line)
-        self._stderr_bytes += _size(line)
-        while self._stderr_bytes > STDERR_TAIL_BYTES and len(tail) > 1:
-            self._stderr_bytes -= _size(tail.popleft())
-
-    def add_sample(self, at: float, rss: int, gpu: dict[int, int] | None = None) -> None:
-        """A memory sample taken at wall-clock time `at`: process-tree RSS, GPU memory."""
-        self.samples.append((at - self.launched_at, rss))
-        if gpu:
-            self.gpu_samples.append((at - self.launched_at, gpu))
-
+class RunRecord(RecordData):
     def finish(
         self,
         exit_code: int | None,
@@ -279,216 +41,46 @@ class RunRecord:
     ) -> None:
         """Close the run once the process is gone; decides status and the failed phase
         (ending.py holds the rules and the words)."""
-        from .ending import end_run
-
         end_run(self, exit_code, exit_signal, cancelled=cancelled, timed_out=timed_out)
 
-    def stderr_excerpt(self, lines: int = 12) -> str:
-        return "\n".join(list(self.stderr_tail)[-lines:])
-
-    # -- reading -----------------------------------------------------------------------
-    @property
-    def current_phase(self) -> str | None:
-        """The running phase, else the next one to run; None once all are done. A program's:
-        the phase that started last and has not ended, else the last one reached."""
-        if self.is_program:
-            running = [n for n, p in self.phases.items() if p.state is PhaseState.RUNNING]
-            ended = [p for p in self.phases.values() if p.duration is not None and p.started is not None]
-            if running:
-                return running[-1]
-            return max(ended, key=lambda p: (p.started or 0.0) + (p.duration or 0.0)).name if ended else None
-        for name in self.model_phases:
-            if self.phases[name].state is PhaseState.RUNNING:
-                return name
-        for name in self.model_phases:
-            if self.phases[name].state is PhaseState.WAITING:
-                return name
-        return None
-
-    @property
-    def time_to_ready(self) -> float | None:
-        """Wall time from launch to the end of the first inference, by the clock both
-        processes share: what a user with a stopwatch sees, work between phases included."""
-        if self.is_program:
-            return None if self.ready_at is None else max(self.ready_at - self.launched_at, 0.0)
-        if self.ready_at is None or any(self.phases[p].duration is None for p in self._ready_phases):
-            return None
-        return max(self.ready_at - self.launched_at, 0.0)
-
-    @property
-    def other_time(self) -> float | None:
-        """Time to ready spent outside any phase (generating inputs, Python between phases)."""
-        ready = self.time_to_ready
-        if ready is None:
-            return None
-        if self.is_program:
-            return sum(duration for _, duration in self.gaps())
-        return max(ready - sum(self.phases[p].duration or 0.0 for p in self._ready_phases), 0.0)
-
-    @property
-    def latency(self) -> dict[str, float]:
-        """Steady latency per call: median, p90, min, max (s) and n."""
-        steady = self.phases.get("steady")
-        return steady.latency if steady is not None else {}
-
-    @property
-    def fed_batch(self) -> int:
-        """The batch the model was fed: the setting, unless a signature fixed another."""
-        shapes = [i.get("fed_shape") for i in self.model.get("inputs", []) if isinstance(i, dict)]
-        first = next((s[0] for s in shapes if isinstance(s, list) and s and isinstance(s[0], int)), None)
-        return first or self.config.batch
-
-    @property
-    def assumed_inputs(self) -> list[str]:
-        """Inputs whose shape tflaunch had to assume (an unknown dimension nobody set)."""
-        return [str(i.get("name")) for i in self.model.get("inputs", []) if isinstance(i, dict) and i.get("assumed")]
-
-    def part_label(self, part: str) -> str:
-        """A phase part as people read it: contexts name how many GPUs they were for."""
-        label = PART_LABELS.get(part, part)
-        gpus = self.settings.get("gpus")
-        if part == "contexts" and isinstance(gpus, list) and gpus:
-            label += f" ({len(gpus)} GPU{'s' if len(gpus) > 1 else ''}, one call)"
-        return label
-
-    @property
-    def first_call_overhead(self) -> float | None:
-        """Seconds the first call took beyond a steady one (its median over >= 3 calls):
-        the one-time work inside `first` (kernel loading, autotuning, compiling)."""
-        first_phase = self.phases.get(self.ready_phase or "first")
-        first, median = first_phase.duration if first_phase else None, self.latency.get("median")
-        if first is None or median is None or self.latency.get("n", 0) < 3:
-            return None
-        return max(first - median, 0.0)
-
-    @property
-    def peak_rss(self) -> int | None:
-        values = [p.peak_rss for p in self.phases.values() if p.peak_rss is not None]
-        values += [rss for _, rss in self.samples]
-        return max(values) if values else None
-
-    @property
-    def gpu_peaks(self) -> dict[int, int]:
-        """The most GPU memory the process tree held on each device (NVML, bytes), by GPU index."""
-        peaks: dict[int, int] = {}
-        for _, used in self.gpu_samples:
-            for gpu, size in used.items():
-                peaks[gpu] = max(peaks.get(gpu, 0), size)
-        return peaks
-
-    @property
-    def allocator_peaks(self) -> dict[int, int]:
-        """TensorFlow's allocator peak per GPU (bytes), by the NVML index gpu_peaks uses.
-
-        TensorFlow numbers the GPUs it can see: with visible GPUs set, its GPU:k is the k-th
-        of them (CUDA's order; on a machine of one kind of card, NVML's too).
-        """
-        visible = self.config.visible_gpus
-        peaks: dict[int, int] = {}
-        for gpu in self.environment.get("gpus") or []:
-            if not isinstance(gpu, dict):
-                continue
-            peak, number = gpu.get("allocator_peak"), str(gpu.get("name", "")).rsplit(":", 1)[-1]
-            if isinstance(peak, int) and not isinstance(peak, bool) and peak > 0 and number.isdigit():
-                k = int(number)
-                peaks[visible[k] if visible is not None and k < len(visible) else k] = peak
-        return peaks
-
-    def offsets(self) -> dict[str, tuple[float, float]]:
-        """(start, duration) of each finished phase in seconds since launch.
-
-        Launch is the zero of every time axis (memory samples too). The OS's process
-        start, which spawn is measured from, can read a tick before launch: clamp it.
-        """
-        if self.is_script:
-            return {"script": (0.0, (self.finished_at or time.time()) - self.launched_at)}
-        spans = {}
-        for name, phase in self.phases.items():
-            if phase.started is not None and phase.duration is not None:
-                spans[name] = (max(0.0, phase.started - self.launched_at), phase.duration)
-        return spans
-
-    def gaps(self) -> list[tuple[float, float]]:
-        """(start, duration) of each stretch before ready when no phase ran: "other" time."""
-        spans = self.offsets()
-        if self.is_program:
-            ready = self.time_to_ready
-            counted = [span for name, span in spans.items() if name not in AFTER_READY]
-            return [] if ready is None else uncovered(counted, ready)
-        if self.is_script or not all(p in spans for p in self._ready_phases):
-            return []
-        out, end = [], 0.0
-        for name in self._ready_phases:
-            start, duration = spans[name]
-            if start - end > 1e-4:
-                out.append((end, start - end))
-            end = max(end, start + duration)
-        ready = self.time_to_ready
-        if ready is not None and ready - end > 1e-4:
-            out.append((end, ready - end))
-        return out
-
-    # -- in words (words.py) ---------------------------------------------------------------
+    # -- in words (words.py) --------------------------------------------------------
     @property
     def steady_line(self) -> str | None:
         """Steady latency per call (or a program's step) with its batch, or None."""
-        from . import words
-
         return words.steady_line(self)
 
     @property
     def warnings(self) -> list[str]:
-        from . import words
-
         return [sentence for _, sentence in words.caveats(self)]
 
     @property
     def notes(self) -> list[str]:
         """What the launcher did and what the GPUs mean for start-up: facts, not doubts."""
-        from . import words
-
         return words.notes(self)
 
     @property
     def inputs_line(self) -> str:
-        from . import words
-
         return words.inputs_line(self)
 
     @property
     def start_kind(self) -> str | None:
         """A launch asked to start warm: "warm", or "cold" (the notes say why); else None."""
-        from . import words
-
         return words.start_kind(self)
 
     @property
     def status_line(self) -> str:
         """A few words on where the run stands, for titles and big type."""
-        from . import words
-
         return words.status_line(self)
 
     @property
     def environment_line(self) -> str:
-        from . import words
-
         return words.environment_line(self)
 
     @property
     def headline(self) -> str:
         """One line a user can act on: how the run ended and, if it failed, why."""
-        from . import words
-
         return words.headline(self)
 
     def to_dict(self) -> dict[str, Any]:
         """The run as JSON data (bench --json, exports): record_json.py."""
-        from .record_json import record_dict
-
         return record_dict(self)
-
-    # -- helpers -----------------------------------------------------------------------
-
-def _size(line: str) -> int:
-    return len(line.encode("utf-8", errors="replace"))

@@ -8,10 +8,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from .record import RunRecord
+from . import words
+from .record_data import RecordData
 
 
-def config_dict(record: RunRecord) -> dict[str, Any]:
+def config_dict(record: RecordData) -> dict[str, Any]:
     """The settings; a program's without the ones only a model's probe reads."""
     data = record.config.to_dict()
     if record.is_program:
@@ -21,7 +22,7 @@ def config_dict(record: RunRecord) -> dict[str, Any]:
     return data
 
 
-def record_dict(record: RunRecord) -> dict[str, Any]:
+def record_dict(record: RecordData) -> dict[str, Any]:
     """Everything a run measured and said, with each phase as it ended."""
     return {
         "subject": {"kind": "program" if record.is_program else "model", "spec": record.config.subject,
@@ -34,8 +35,8 @@ def record_dict(record: RunRecord) -> dict[str, Any]:
         "time_to_ready": record.time_to_ready,
         "other_time": record.other_time,
         "assumed_input_shape": bool(record.assumed_inputs),
-        "warnings": record.warnings,
-        "notes": record.notes,
+        "warnings": words.warnings(record),
+        "notes": words.notes(record),
         "page_cache": record.page_cache or None,
         "steady_per_call": ({**record.latency, **({} if record.is_program else {"batch": record.fed_batch})}
                             if record.latency.get("n") else None),
@@ -53,7 +54,7 @@ def record_dict(record: RunRecord) -> dict[str, Any]:
         "marks": [{"name": name, "at": at} for name, at in record.marks],
         # asked warm: how it started, why not warm, whether it started (and waited for) the server
         "warm_start": None if not record.warm_start else {
-            "started": record.start_kind, "cold_because": record.warm_start.get("cold_because"),
+            "started": words.start_kind(record), "cold_because": record.warm_start.get("cold_because"),
             "server_started": "server_import_s" in record.warm_start,
             "server_import_s": record.warm_start.get("server_import_s")},
         "settings": record.settings,

@@ -13,6 +13,7 @@ import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from ..phases import SPAWN
 from ..settings.child import probe_command
 from ..settings.config import LaunchConfig
 from . import events as ev
@@ -158,7 +159,7 @@ class ProbeSession:
         spent = time.monotonic() - before
         wall, monotonic = wall + spent, monotonic + spent
         record.launched_at = wall
-        record.phases["spawn"].started = wall
+        record.phases[SPAWN].started = wall
         self.deadline = monotonic + record.config.timeout
         subject = program_argv(record.config) if self.observes else None
         argv = (self._command or self._child or self._launcher or subject

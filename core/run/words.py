@@ -8,19 +8,19 @@ from __future__ import annotations
 
 import time
 
-from ..phases import LABELS
+from ..phases import IMPORT, label, step_unit
 from ..units import format_bytes, format_duration
 from . import events as ev
-from .record import PhaseState, RunRecord, RunStatus
+from .record_data import PhaseState, RecordData, RunStatus
 
 
-def steady_line(record: RunRecord) -> str | None:
+def steady_line(record: RecordData) -> str | None:
     """Steady latency per call with its batch size, or None when nothing was measured."""
     lat = record.latency
     if not lat.get("n") or lat.get("median") is None:
         return None
     if record.is_program:  # the program's own steps or calls, at the batch it chose
-        unit = "step" if "first_step" in record.phases else "call"
+        unit = step_unit(record.phases)
         p90 = f"p90 {format_duration(lat['p90'])}, " if lat.get("p90") is not None else ""
         return f"median {format_duration(lat['median'])} per {unit} ({p90}{lat['n']} {unit}s)"
     batch = record.fed_batch
@@ -32,7 +32,7 @@ def steady_line(record: RunRecord) -> str | None:
     return f"{text} ({', '.join(d for d in details if d)})"
 
 
-def caveats(record: RunRecord) -> list[tuple[str, str]]:
+def caveats(record: RecordData) -> list[tuple[str, str]]:
     """(a few words for a status, a sentence a user can act on) for each thing that
     makes a finished run's figures doubtful."""
     out = []
@@ -45,17 +45,17 @@ def caveats(record: RunRecord) -> list[tuple[str, str]]:
     return out
 
 
-def warnings(record: RunRecord) -> list[str]:
+def warnings(record: RecordData) -> list[str]:
     return [sentence for _, sentence in caveats(record)]
 
 
-def notes(record: RunRecord) -> list[str]:
+def notes(record: RecordData) -> list[str]:
     """What the launcher did and what the GPUs mean for start-up: facts, not doubts."""
     from .gpu_notes import gpu_notes  # kernels' table only when a record is read
 
     program = []
     warm = start_kind(record) == "warm"
-    if record.is_program and record.finished_at is not None and "import" not in record.phases and not warm:
+    if record.is_program and record.finished_at is not None and IMPORT not in record.phases and not warm:
         program.append("The program never imported TensorFlow: tflaunch saw no TensorFlow phases (marks and "
                        "the time to ready still count).")
     if record.is_program and warm:
@@ -63,14 +63,14 @@ def notes(record: RunRecord) -> list[str]:
                        "the launch, so there is no import phase (tflaunch bench --warm).")
     program += warm_notes(record)
     if record.is_program and record.stopped_at_ready:
-        unit = "steps" if "first_step" in record.phases else "calls"
+        unit = step_unit(record.phases) + "s"
         program.append(f"tflaunch stopped the program at its ready point ({record.config.until}) after "
                        f"{record.latency.get('n', 0)} steady {unit}, as --until asked: not a failure.")
     late = [late_events_note(record)] if record.late_count else []
     return [*record.launch_notes, *program, *late, *gpu_notes(record.environment)]
 
 
-def warm_notes(record: RunRecord) -> list[str]:
+def warm_notes(record: RecordData) -> list[str]:
     """A launch asked to start warm: why it started cold, and whether its figure includes the
     warm server's own start (its import), which a later warm launch does not pay."""
     facts = record.warm_start
@@ -93,7 +93,7 @@ def warm_notes(record: RunRecord) -> list[str]:
     return out
 
 
-def late_events_note(record: RunRecord) -> str:
+def late_events_note(record: RecordData) -> str:
     """What was written after the probe's result, and that it was ignored."""
     n = record.late_count
     seen = ", ".join(_event_words(e) for e in record.late_events) + (", ..." if n > len(record.late_events) else "")
@@ -104,7 +104,7 @@ def late_events_note(record: RunRecord) -> str:
 
 
 def _event_words(event: ev.Event) -> str:
-    where = LABELS[event.phase]
+    where = label(event.phase)
     if isinstance(event, ev.ProbeError):
         return f'an error in {where}: "{event.message[:160]}"'
     if isinstance(event, ev.PhaseStart):
@@ -120,7 +120,7 @@ _EVENT_NOUNS: dict[type, str] = {ev.Result: "a second result", ev.Hello: "a hell
                                  ev.Saved: "a saved file"}
 
 
-def inputs_line(record: RunRecord) -> str:
+def inputs_line(record: RecordData) -> str:
     """The inputs as fed, NAME=shape:dtype, with "assumed" where a default was used."""
     parts = []
     for i in record.model.get("inputs", []):
@@ -132,7 +132,7 @@ def inputs_line(record: RunRecord) -> str:
     return ", ".join(parts)
 
 
-def status_line(record: RunRecord) -> str:
+def status_line(record: RecordData) -> str:
     """A few words on where the run stands, for titles and big type."""
     if record.is_script:
         return _script_status_line(record)
@@ -145,17 +145,17 @@ def status_line(record: RunRecord) -> str:
         doubts = [words for words, _ in caveats(record)]
         return f"Ready in {format_duration(record.time_to_ready)}" + (f" ({'; '.join(doubts)})" if doubts else "")
     if record.status is RunStatus.RUNNING:
-        return f"Running: {LABELS[record.current_phase or ('spawn' if record.is_program else 'steady')]}"
+        return f"Running: {label(record.current_phase or ('spawn' if record.is_program else 'steady'))}"
     where = record.failed_phase or "spawn"
     # A program may stop short after a phase had ended (in its own code between phases); a
     # model run after its last one (describing the model, or not exiting).
     ended = (phase := record.phases.get(where)) is not None and phase.state is PhaseState.DONE
     if record.status is RunStatus.CANCELLED:
-        return f"Cancelled {'after' if ended else 'during'} {LABELS[where]}"
+        return f"Cancelled {'after' if ended else 'during'} {label(where)}"
     if record.status is RunStatus.INTERRUPTED:
         return "Interrupted: tflaunch stopped during this run"
     verb = "Timed out" if record.status is RunStatus.TIMED_OUT else "Failed"
-    return f"{verb} {'after' if ended else 'in'} {LABELS[where]}"
+    return f"{verb} {'after' if ended else 'in'} {label(where)}"
 
 
 # Marks a launch asked to start warm gets: how it did start (session.py sets them for
@@ -163,13 +163,13 @@ def status_line(record: RunRecord) -> str:
 WARM_MARK, COLD_MARK = "warm_start", "cold_start"
 
 
-def start_kind(record: RunRecord) -> str | None:
+def start_kind(record: RecordData) -> str | None:
     """"warm", "cold" (asked warm, started cold: the log says why) or None (not asked)."""
     names = {name for name, _ in record.marks}
     return "warm" if WARM_MARK in names else "cold" if COLD_MARK in names else None
 
 
-def _script_status_line(record: RunRecord) -> str:
+def _script_status_line(record: RecordData) -> str:
     took = format_duration((record.finished_at or time.time()) - record.launched_at)
     kind = {"warm": ", warm", "cold": ", cold: warm start was not possible"}.get(start_kind(record) or "", "")
     return {RunStatus.RUNNING: "Running script", RunStatus.OK: f"Script finished in {took}{kind}",
@@ -178,7 +178,7 @@ def _script_status_line(record: RunRecord) -> str:
             }.get(record.status, "Script failed")
 
 
-def _gpus_text(record: RunRecord) -> str:
+def _gpus_text(record: RecordData) -> str:
     """The GPUs TensorFlow used, as the run reported them; for a program that did not report
     them (it ended before its ready point), the GPUs NVML saw its processes hold memory on."""
     reported = record.environment.get("gpus")
@@ -190,7 +190,7 @@ def _gpus_text(record: RunRecord) -> str:
     return ", ".join(held) + " (memory held, per NVML)" if held else "no GPU"
 
 
-def gpu_memory_line(record: RunRecord) -> str | None:
+def gpu_memory_line(record: RecordData) -> str | None:
     """Each GPU's peak held by the process tree, with TensorFlow's allocator peak beside it:
     "GPU 0: 3.00 GiB (TensorFlow allocator peak 2.50 GiB)"; None without GPU figures."""
     used, allocator = record.gpu_peaks, record.allocator_peaks
@@ -203,7 +203,7 @@ def gpu_memory_line(record: RunRecord) -> str | None:
     return "; ".join(parts) or None
 
 
-def environment_line(record: RunRecord) -> str:
+def environment_line(record: RecordData) -> str:
     """TensorFlow, Python, CPU, GPUs and driver in one line; what is unknown is left out."""
     env = record.environment
     if not env:
@@ -219,7 +219,7 @@ def environment_line(record: RunRecord) -> str:
     return ", ".join(parts)
 
 
-def headline(record: RunRecord) -> str:
+def headline(record: RecordData) -> str:
     """One line a user can act on: how the run ended and, if it failed, why."""
     if record.failure is not None and record.status in (RunStatus.FAILED, RunStatus.TIMED_OUT):
         return f"{status_line(record)}: {record.failure.message}"

@@ -20,7 +20,7 @@ from typing import Any
 
 import tomli_w
 
-from ..phases import AFTER_READY, LABELS, NAME, OTHER, phase_rows
+from ..phases import AFTER_READY, NAME, OTHER, label, phase_rows
 from ..probe.outside_files import UnreadableFileError, read_capped
 from ..run.record import RunRecord, RunStatus
 from ..safe_text import shown
@@ -475,7 +475,7 @@ def describe_evidence(evidence: dict[str, Any]) -> list[str]:
     phases = evidence.get("phases") or {}
     if phases:
         lines.append("Phases (median): " + ", ".join(
-            f"{LABELS[name] if name != OTHER else 'Other'} {format_duration(p.get('median'))}"
+            f"{label(name) if name != OTHER else 'Other'} {format_duration(p.get('median'))}"
             for name, p in phases.items() if isinstance(p, dict) and (name == OTHER or NAME.match(name))))
     steady = evidence.get("steady_per_call")
     if isinstance(steady, dict) and steady.get("median") is not None:

@@ -462,11 +462,13 @@ def record_from_rows(data: dict[str, Any], phases: Iterable[Sequence[Any]],
                                                                                         "exit_signal")
     for line in _text(data["stderr_tail"], "stderr_tail").splitlines():
         record.add_stderr(line)  # capped as a live run's: a row from an older version may be huge
-    if record.is_program:
-        record.phases = {}  # a program's phases are the ones it reported, in their stored order
+    record.phases = {}  # the phases the run reported, in their stored order
     for row in phases:
         phase = _phase(row)
-        record.phases[phase.name] = phase
+        # Histories written before a model's phases were kept as reached hold the probe's
+        # seven from the start: one never reached ("waiting") is none the run has.
+        if phase.state is not PhaseState.WAITING:
+            record.phases[phase.name] = phase
     record.samples = [(_offset(t, "sample time"), _int(rss, "sample rss", 0, optional=False) or 0)
                       for t, rss in samples]
     return record

@@ -24,7 +24,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..phases import LABELS, NAME
+from ..phases import NAME, SPAWN, STEADY, label, subject_phases
 from ..run.record import RunRecord, RunStatus
 from ..settings.config import LaunchConfig
 from ..stats import Spread, spread
@@ -43,48 +43,86 @@ FAILURES_TO_STOP = 2
 # combined from axes: its values are the arms' names, their settings stored with their runs.
 ARMS_AXIS = "doctor"
 
-class _Objectives(dict[str, str]):
-    """The named objectives, and phase:NAME for any phase a subject reports (a program's
-    first_step, compile, data, or a mark's span)."""
-
-    def __missing__(self, key: str) -> str:
-        if key.startswith("phase:") and NAME.match(key[len("phase:"):]):
-            return f"{LABELS[key[len('phase:'):]].lower()} time"
-        raise KeyError(key)
-
-    def __contains__(self, key: object) -> bool:
-        return super().__contains__(key) or (isinstance(key, str) and key.startswith("phase:")
-                                             and bool(NAME.match(key[len("phase:"):])))
-
-
-OBJECTIVES: dict[str, str] = _Objectives({
+# The named objectives; any phase the subject reports is phase:NAME (a program's first_step,
+# compile, data, or a mark's span) and any point it marks mark:NAME (the time to reach it).
+OBJECTIVES: dict[str, str] = {
     "ready": "time to ready",
     "load": "load time",
     "first": "first inference",
     "steady": "steady latency",
     "peak": "peak memory",
-})
+}
+# Named objectives that are one phase's duration (stored sweeps name them so).
+_PHASE_NAMED = {"load": "load", "first": "first"}
+OBJECTIVE_FORMS = ("phase:NAME", "mark:NAME")
+
+
+def _named(objective: str, prefix: str) -> str | None:
+    """NAME of PREFIX:NAME, if it is a well-formed name."""
+    name = objective[len(prefix):] if objective.startswith(prefix) else ""
+    return name if NAME.match(name) else None
+
+
+def is_objective(objective: str) -> bool:
+    return objective in OBJECTIVES or any(_named(objective, form[:6]) for form in ("phase:", "mark:"))
+
+
+def objective_words(objective: str) -> str:
+    """What the objective measures, in words: "time to ready", "first step time"."""
+    if (phase := _named(objective, "phase:")) is not None:
+        return f"{label(phase).lower()} time"
+    if (mark := _named(objective, "mark:")) is not None:
+        return f"time to mark {mark}"
+    return OBJECTIVES[objective]
 
 # Axes that change how the probe measures a model; a program decides them in its own code.
 MODEL_ONLY_AXES = {"format": "it loads its own files", "batch": "it chooses its own batch",
                    "jit_compile": "model.compile(jit_compile=True) is in its code"}
 
 
+def objective_choices(config: LaunchConfig) -> list[str]:
+    """The objectives a subject can give, for a chooser: time to ready, each phase of its
+    start (by its name, or phase:NAME), the mark it is measured to, steady state, peak."""
+    phases = [next((k for k, v in _PHASE_NAMED.items() if v == name), f"phase:{name}")
+              for name in subject_phases(config.is_program, config.call) if name != SPAWN]
+    mark = [config.until] if config.is_program and config.until.startswith("mark:") else []
+    steady = [] if objective_refusal(config, "steady") else ["steady"]
+    return ["ready", *phases, *mark, *steady, "peak"]
+
+
 def objective_value(record: RunRecord, objective: str) -> float | None:
-    """The figure a sweep minimises, from one run; None when the run did not give it."""
+    """The figure a sweep minimises, from one run; None when the run did not give it (it
+    failed, or did not report it: not_reported says so)."""
     if record.status is not RunStatus.OK:
         return None
     if objective == "ready":
         return record.time_to_ready
-    if objective in ("load", "first") or objective.startswith("phase:"):
-        phase = record.phase(objective.removeprefix("phase:"))
-        return phase.duration if phase is not None else None  # not reported: no figure
-    if objective == "steady":  # a program run to its exit may take no step after its ready point
-        steady = record.phase("steady")
-        return steady.latency.get("median") if steady is not None else None
     if objective == "peak":
         return float(record.peak_rss) if record.peak_rss else None
-    raise ValueError(f"unknown objective {objective!r}")
+    if (mark := _named(objective, "mark:")) is not None:
+        return next((at for name, at in record.marks if name == mark), None)
+    if objective == STEADY:  # a program run to its exit may take no step after its ready point
+        steady = record.phase(STEADY)
+        return steady.latency.get("median") if steady is not None else None
+    phase = record.phase(_PHASE_NAMED.get(objective) or _named(objective, "phase:") or "")
+    return phase.duration if phase is not None else None
+
+
+def not_reported(records: Sequence[RunRecord], objective: str) -> str | None:
+    """Why runs that ended well give no figure: the first that did not report the objective."""
+    missing = next((r for r in records if r.status is RunStatus.OK and objective_value(r, objective) is None), None)
+    if missing is None:
+        return None
+    return f"not reported: {missing.subject} reported no {objective_words(objective)}"
+
+
+def objective_refusal(config: LaunchConfig, objective: str) -> str | None:
+    """Why a setting cannot give the objective at all, said before any trial runs."""
+    if objective == STEADY and config.is_program and config.until == "exit":
+        return ("--objective steady cannot be measured with --until exit: steady state is the steps or calls "
+                "after the ready point, and a program run to its exit has none after it. Measure to "
+                "first_step, first_inference or mark:NAME (--until), or minimise ready or phase:NAME.")
+    return None
 
 
 def format_objective(objective: str, value: float | None) -> str:
@@ -133,7 +171,7 @@ class SweepPlan:
         if not self.axes:  # a bench repeated on a cluster: the given settings on each node type
             return f"the settings as given, {self.warmup} warm-up + {self.repeat} measured trials"
         return (f"{candidates} settings from {axes}; {self.warmup} warm-up + {self.repeat} measured trials each "
-                f"({trials} trials without racing), objective {OBJECTIVES[self.objective]}, {racing}"
+                f"({trials} trials without racing), objective {objective_words(self.objective)}, {racing}"
                 + (f", {self.instances} instances at once" if self.instances > 1 else ""))
 
     def size(self) -> PlanSize:
@@ -147,8 +185,8 @@ class SweepPlan:
         `model_for_format` gives the model's path in a format (session.prepare passes
         run.formats.in_formats, which converts); without it a format is only named, enough
         to check and count a plan but not to run it."""
-        if self.objective not in OBJECTIVES:
-            raise PlanError(f"The objective must be one of: {', '.join(OBJECTIVES)}.")
+        if not is_objective(self.objective):
+            raise PlanError(f"The objective must be one of: {', '.join((*OBJECTIVES, *OBJECTIVE_FORMS))}.")
         if self.repeat < 1 or self.warmup < 0 or self.instances < 1:
             raise PlanError("Trials per setting and instances must be at least 1, warm-up rounds at least 0.")
         if not self.axes:
@@ -185,6 +223,9 @@ class SweepPlan:
             elif identity not in seen:  # on and true, 1 and 1: one setting, run and named once
                 seen.add(identity)
                 result.append(Candidate(key, config, instances=instances))
+        for candidate in result:
+            if why := objective_refusal(candidate.config, self.objective):
+                raise PlanError(why)
         return result
 
     @property
@@ -406,17 +447,16 @@ def verdict(result: CandidateResult, objective: str) -> str:
     r = result.ratio
     better, worse = ("smaller", "larger") if objective == "peak" else ("faster", "slower")
     head = f"{r.estimate:.2f}× {better}" if r.estimate >= 1 else f"{1 / r.estimate:.2f}× {worse}"
-    text = (f"{name}: {head} {_VERDICT_WORDS[objective]} than baseline "
+    text = (f"{name}: {head} {_verdict_words(objective)} than baseline "
             f"({round(CONFIDENCE * 100)}% CI {r.low:.2f}–{r.high:.2f}), {result.spread.n} runs")
     if result.noisy or not r.clear:
         text += " (noisy: the spread is larger than the difference)"
     return text
 
 
-class _VerdictWords(dict[str, str]):
-    def __missing__(self, key: str) -> str:
-        return f"in {OBJECTIVES[key]}"
+_VERDICT_WORDS = {"ready": "to ready", "load": "to load", "first": "to a first inference",
+                  "steady": "in steady state", "peak": "in peak memory"}
 
 
-_VERDICT_WORDS = _VerdictWords({"ready": "to ready", "load": "to load", "first": "to a first inference",
-                                "steady": "in steady state", "peak": "in peak memory"})
+def _verdict_words(objective: str) -> str:
+    return _VERDICT_WORDS.get(objective) or f"in {objective_words(objective)}"

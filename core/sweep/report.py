@@ -7,11 +7,11 @@ from statistics import median
 from typing import Any
 
 from ..grid import grid
-from ..phases import LABELS, PHASES
+from ..phases import label, merged_order
 from ..run.reads import reads_text
 from ..units import MIB
 from .instances import InstancesRow
-from .plan import OBJECTIVES, CandidateResult, Sweep, format_objective, outcome, winner_of
+from .plan import CandidateResult, Sweep, format_objective, objective_words, outcome, winner_of
 
 
 def result_rows(results: Sequence[CandidateResult], objective: str) -> tuple[list[str], list[list[str]]]:
@@ -32,8 +32,8 @@ def result_rows(results: Sequence[CandidateResult], objective: str) -> tuple[lis
             str(s.n if s else 0),
             note,
         ])
-    header = ["#", "Setting", f"Median {OBJECTIVES[objective]}", "Min – max", "IQR", "vs baseline (95% CI)", "Runs",
-              "Note"]
+    header = ["#", "Setting", f"Median {objective_words(objective)}", "Min – max", "IQR", "vs baseline (95% CI)",
+              "Runs", "Note"]
     return header, rows
 
 
@@ -59,7 +59,8 @@ def reads_rows(sweep: Sweep) -> tuple[list[str], list[list[str]]]:
             for instance in trial.reads if not trial.warmup else ():
                 for name, measured in instance.items():
                     phases.setdefault(name, []).append(measured)
-    names = [n for n in PHASES if any(max((size for size, _ in per.get(n, [])), default=0) >= MIB
+    order = merged_order(list(instance) for trial in sweep.figures.values() for t in trial for instance in t.reads)
+    names = [n for n in order if any(max((size for size, _ in per.get(n, [])), default=0) >= MIB
                                       for per in per_setting.values())]
     if not names:
         return [], []
@@ -72,7 +73,7 @@ def reads_rows(sweep: Sweep) -> tuple[list[str], list[list[str]]]:
             cells.append(reads_text(median(size for size, _ in reads), median(seconds) if seconds else None)
                          if reads else "–")
         rows.append([key, *cells])
-    return ["Setting", *(LABELS[n] for n in names)], rows
+    return ["Setting", *(label(n) for n in names)], rows
 
 
 def results_json(sweep: Sweep, sweep_id: int | None, status: str) -> dict[str, Any]:

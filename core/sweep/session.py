@@ -20,7 +20,7 @@ from ..run.session import ProbeSession, start_together
 from ..store.history import History, HistoryError
 from ..store.recorder import RunRecorder
 from .instances import trial_figures
-from .plan import Candidate, Sweep, SweepPlan, Trial, objective_value, outcome
+from .plan import Candidate, Sweep, SweepPlan, Trial, not_reported, objective_value, outcome
 
 
 def prepare(plan: SweepPlan) -> list[Candidate]:
@@ -84,7 +84,7 @@ class SweepSession:
             return None
         value = trial_value(records, self.plan.objective)
         self.sweep.figures.setdefault(trial.candidate.key, []).append(trial_figures(records, trial.warmup))
-        self.sweep.report(trial, value, failure_reason(records))
+        self.sweep.report(trial, value, failure_reason(records) or not_reported(records, self.plan.objective))
         return value
 
     def end(self, status: str) -> None:

@@ -29,12 +29,12 @@ from PySide6.QtWidgets import (
 )
 
 from tflaunch.core.report.compare import (
-    ROW_LABELS,
-    SHORT_LABELS,
     memory_rows,
+    row_label,
     rows_for,
     run_ident,
     setting_rows,
+    short_row_label,
     time_rows,
 )
 from tflaunch.core.report.sides import (
@@ -297,7 +297,7 @@ class CompareView(QWidget):
     def _fit_bar_labels(self) -> None:
         """The chart's group names side by side where they fit, else on two staggered lines."""
         axis = self.bars.getPlotItem().getAxis("bottom")
-        names = [SHORT_LABELS[row] for row in time_rows(self.runs)]
+        names = [short_row_label(row) for row in time_rows(self.runs)]
         metrics = QFontMetrics(axis.style.get("tickFont") or self.bars.font())
         room = (self.bars.width() - self.bars.getPlotItem().getAxis("left").width() - 20) / len(names)
         stagger = room < max(metrics.horizontalAdvance(name) for name in names) + 8
@@ -342,7 +342,7 @@ class CompareView(QWidget):
         memory = memory_rows(self.runs) if self.runs else [("Peak memory", [])]
         table.setRowCount(len(rows) + len(memory))
         self._headers(table, base)
-        table.setVerticalHeaderLabels([ROW_LABELS[r] for r in rows] + [label for label, _ in memory])
+        table.setVerticalHeaderLabels([row_label(r) for r in rows] + [label for label, _ in memory])
         if not self.runs:
             return
         faster, slower = readable(STATE_COLORS["done"]), readable(STATE_COLORS["failed"])

@@ -7,8 +7,8 @@ from collections.abc import Sequence
 import numpy as np
 import pyqtgraph as pg
 
-from tflaunch.core.report.compare import SHORT_LABELS, TIME_ROWS
-from tflaunch.core.sweep.plan import OBJECTIVES
+from tflaunch.core.report.compare import short_row_label
+from tflaunch.core.sweep.plan import objective_words
 from tflaunch.core.units import MIB
 
 # One colour per run (Tableau 10, print-safe), distinct from the phase colours' role.
@@ -19,7 +19,7 @@ def run_color(index: int) -> str:
     return RUN_COLORS[index % len(RUN_COLORS)]
 
 
-def row_heights(values: dict[str, float | None], rows: Sequence[str] = TIME_ROWS) -> list[float]:
+def row_heights(values: dict[str, float | None], rows: Sequence[str]) -> list[float]:
     """Seconds per chart group (the phases, other, time to ready); a phase a run did not
     reach is no bar (0)."""
     return [values.get(row) or 0.0 for row in rows]
@@ -30,13 +30,13 @@ def groups_of(runs: list[dict[str, float | None]]) -> tuple[str, ...]:
     rows: list[str] = []
     for values in runs:
         rows += [row for row in values if row not in rows]
-    return tuple(rows) or TIME_ROWS
+    return tuple(rows)
 
 
-def setup_grouped_bars(plot: pg.PlotItem, rows: Sequence[str] = TIME_ROWS) -> None:
+def setup_grouped_bars(plot: pg.PlotItem, rows: Sequence[str] = ()) -> None:
     plot.getAxis("left").setLabel("Duration (s)")
     plot.getAxis("left").enableAutoSIPrefix(False)
-    plot.getAxis("bottom").setTicks([[(i, SHORT_LABELS[r]) for i, r in enumerate(rows)]])
+    plot.getAxis("bottom").setTicks([[(i, short_row_label(r)) for i, r in enumerate(rows)]])
     plot.showGrid(y=True, alpha=0.2)
 
 
@@ -47,7 +47,7 @@ def draw_grouped_bars(plot: pg.PlotItem, runs: list[dict[str, float | None]],
     for item in [i for i in plot.items if isinstance(i, (pg.BarGraphItem, pg.ErrorBarItem))]:
         plot.removeItem(item)
     rows = groups_of(runs)
-    plot.getAxis("bottom").setTicks([[(i, SHORT_LABELS[r]) for i, r in enumerate(rows)]])
+    plot.getAxis("bottom").setTicks([[(i, short_row_label(r)) for i, r in enumerate(rows)]])
     width = 0.8 / max(len(runs), 1)
     for i, spans in enumerate(runs):
         x = np.arange(len(rows)) - 0.4 + width * (i + 0.5)
@@ -96,7 +96,7 @@ def draw_strips(plot: pg.PlotItem, distributions: list[tuple[str, list[float], b
         scale, unit = 1000.0, "ms"  # "440" ms, not "0.440" s whose digits the axis cut off
     names = numbers or [str(i + 1) for i in range(len(distributions))]
     plot.getAxis("left").enableAutoSIPrefix(False)
-    plot.getAxis("left").setLabel(f"{OBJECTIVES[objective].capitalize()} ({unit})")
+    plot.getAxis("left").setLabel(f"{objective_words(objective).capitalize()} ({unit})")
     plot.getAxis("bottom").setLabel("Setting (# in the table)")
     plot.getAxis("bottom").setTicks([[(i + 1, f"#{name}") for i, name in enumerate(names)]])
     plot.showGrid(y=True, alpha=0.2)

@@ -12,9 +12,7 @@ import math
 import pyqtgraph as pg
 from PySide6.QtGui import QColor
 
-from tflaunch.core.phases import LABELS
-
-from ..widgets.palette import PHASE_COLORS
+from tflaunch.core.phases import colour, label
 
 BAND_ALPHA = 45
 
@@ -49,15 +47,15 @@ class PhaseBands:
         self.place_labels()
 
     def _add(self, name: str) -> pg.LinearRegionItem:
-        color = QColor(PHASE_COLORS[name])
+        color = QColor(colour(name))
         color.setAlpha(BAND_ALPHA)
         band = pg.LinearRegionItem(movable=False, brush=color, pen=pg.mkPen(None))
         band.setZValue(-10)
-        label = pg.TextItem(LABELS[name], color=QColor(PHASE_COLORS[name]).darker(140), anchor=(0, 0))
-        label.setZValue(-5)
+        text = pg.TextItem(label(name), color=QColor(colour(name)).darker(140), anchor=(0, 0))
+        text.setZValue(-5)
         self._plot.addItem(band)
-        self._plot.addItem(label, ignoreBounds=True)
-        self._bands[name], self.labels[name] = band, label
+        self._plot.addItem(text, ignoreBounds=True)
+        self._bands[name], self.labels[name] = band, text
         return band
 
     def place_labels(self) -> None:
@@ -66,13 +64,13 @@ class PhaseBands:
         view = self._plot.getViewBox()
         (x0, x1), (_y0, y1) = view.viewRange()
         pixel = view.viewPixelSize()[0] if view.width() > 0 else 0.0
-        for name, label in self.labels.items():
+        for name, text in self.labels.items():
             start, end = self.extent(name)
             left, right = max(start, x0), min(end, x1)
             # The text's box includes the document's margin: that is the padding from the edges.
             room = (right - left) / pixel if math.isfinite(pixel) and pixel > 0 else 0.0
-            fits = room >= label.textItem.boundingRect().width()
-            label.setVisible(fits)
+            fits = room >= text.textItem.boundingRect().width()
+            text.setVisible(fits)
             if fits:
-                label.setPos(left, y1)
-                label.updateTransform()
+                text.setPos(left, y1)
+                text.updateTransform()

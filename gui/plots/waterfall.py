@@ -12,15 +12,13 @@ from collections.abc import Sequence
 import pyqtgraph as pg
 from PySide6.QtWidgets import QWidget
 
-from tflaunch.core.phases import LABELS, OTHER, TIMELINE_ROWS, timeline_rows
+from tflaunch.core.phases import OTHER, colour, phase_rows, row_label, step_unit, timeline_rows
 from tflaunch.core.run.anatomy import part_label, segments, short_label
 from tflaunch.core.run.record import PhaseState, RunRecord
 from tflaunch.core.units import format_duration
 
-from ..widgets.palette import PHASE_COLORS
 from .memory_plot import LIVE_MIN_S, nice_ceiling
 
-ROWS = TIMELINE_ROWS
 LABEL_ROOM = 1.25  # the axis runs this far past the last bar: its label is written there
 
 
@@ -38,8 +36,9 @@ def live_spans(record: RunRecord, now: float) -> dict[str, tuple[float, float]]:
 
 
 def progress_note(record: RunRecord) -> dict[str, str]:
-    """"37/100 calls" for a running phase that reports how far it is."""
-    return {name: f"{p.progress[0]}/{p.progress[1]} calls" for name, p in record.phases.items()
+    """"37/100 calls" (or steps, where the program trains) for a running phase that reports how far it is."""
+    unit = step_unit(record.phases) + "s"
+    return {name: f"{p.progress[0]}/{p.progress[1]} {unit}" for name, p in record.phases.items()
             if p.state is PhaseState.RUNNING and p.progress is not None}
 
 
@@ -60,7 +59,7 @@ class Waterfall(pg.PlotWidget):
         self._left.setWidth(110)
         plot.invertY(True)
         self._order: tuple[str, ...] = ()
-        self._set_rows(ROWS)
+        self._set_rows(("spawn",))  # before any run: the phase every run starts with
         self._bars = pg.BarGraphItem(x0=[0], y=[0], width=[1], height=0.6, pen=pg.mkPen(None))
         self._bars.hide()
         plot.addItem(self._bars)
@@ -78,7 +77,7 @@ class Waterfall(pg.PlotWidget):
         """A finished run; None clears the chart for a new one."""
         self._live_x = LIVE_MIN_S
         self.show_spans(record.offsets() if record else {}, script=record is not None and record.is_script,
-                        gaps=record.gaps() if record else ())
+                        gaps=record.gaps() if record else (), rows=phase_rows([record]) if record else ())
         self._show_anatomy(record)
 
     def _show_anatomy(self, record: RunRecord | None) -> None:
@@ -92,10 +91,10 @@ class Waterfall(pg.PlotWidget):
             return
         start, _ = spans[phase]
         x0, widths, brushes = [], [], []
-        for label, seconds, colour in segments(anatomy):
+        for label, seconds, part_colour in segments(anatomy):
             x0.append(start)
             widths.append(max(seconds, 1e-5))
-            brushes.append(pg.mkBrush(colour))
+            brushes.append(pg.mkBrush(part_colour))
             self.part_names.append(label)
             start += seconds
         row = self._order.index(phase) + 0.42
@@ -113,17 +112,18 @@ class Waterfall(pg.PlotWidget):
         """A running run at wall-clock time `now`: the running phase's bar grows."""
         spans = live_spans(record, now)
         self._parts.hide()
-        end = self._draw(spans, record.is_script, (), progress_note(record))
+        end = self._draw(spans, record.is_script, (), progress_note(record), phase_rows([record]))
         live_x = max(self._live_x, nice_ceiling(max(end * LABEL_ROOM, self._labels_end())))
         if live_x != self._live_x or not spans:
             self._live_x = live_x
             self.getPlotItem().setXRange(0, live_x, padding=0)
 
     def show_spans(self, spans: dict[str, tuple[float, float]], script: bool = False,
-                   gaps: Sequence[tuple[float, float]] = ()) -> None:
+                   gaps: Sequence[tuple[float, float]] = (), rows: Sequence[str] = ()) -> None:
         """Bars for {phase: (start s, duration s)}, each with its duration written after it;
-        `gaps`, the time between phases, on an "Other" row with their total."""
-        end = self._draw(spans, script, gaps, {})
+        `gaps`, the time between phases, on an "Other" row with their total; `rows`, the
+        run's (phases.phase_rows), else the spans' own."""
+        end = self._draw(spans, script, gaps, {}, rows)
         # Room on the right for the labels of the bars that end last.
         self.getPlotItem().setXRange(0, max(end * LABEL_ROOM, self._labels_end()) if spans else 1, padding=0)
 
@@ -140,31 +140,29 @@ class Waterfall(pg.PlotWidget):
         return needed
 
     def _draw(self, spans: dict[str, tuple[float, float]], script: bool, gaps: Sequence[tuple[float, float]],
-              notes: dict[str, str]) -> float:
+              notes: dict[str, str], rows: Sequence[str] = ()) -> float:
         """The bars and their labels, reusing the items already there; the last bar's end."""
-        # A model's seven rows stand from the start; a program's are the phases it reported.
         if script:
             order: tuple[str, ...] = ("script",)
-        elif set(spans) <= set(ROWS):
-            order = ROWS
-        else:  # a program's own rows; "other" once there is time between its phases to show
-            order = tuple(n for n in timeline_rows(list(spans)) if n != OTHER or gaps)
+        else:  # the run's rows; "other" once there is time between its phases to show
+            names = [*rows, *(n for n in spans if n not in rows)]
+            order = tuple(n for n in timeline_rows(names) if n != OTHER or gaps)
         self._set_rows(order)
-        rows = [(order.index(name), start, duration, name) for name, (start, duration) in spans.items()]
-        rows += [(order.index(OTHER), start, duration, OTHER) for start, duration in gaps if not script]
-        self.bar_names = [r[3] for r in rows]
-        self._bars.setVisible(bool(rows))
-        if rows:
-            self._bars.setOpts(x0=[r[1] for r in rows], y=[r[0] for r in rows],
-                               width=[max(r[2], 1e-4) for r in rows],
-                               brushes=[pg.mkBrush(PHASE_COLORS[r[3]]) for r in rows])
+        bars = [(order.index(name), start, duration, name) for name, (start, duration) in spans.items()]
+        bars += [(order.index(OTHER), start, duration, OTHER) for start, duration in gaps if not script]
+        self.bar_names = [r[3] for r in bars]
+        self._bars.setVisible(bool(bars))
+        if bars:
+            self._bars.setOpts(x0=[r[1] for r in bars], y=[r[0] for r in bars],
+                               width=[max(r[2], 1e-4) for r in bars],
+                               brushes=[pg.mkBrush(colour(r[3])) for r in bars])
         texts = [(" · ".join(filter(None, (format_duration(duration), notes.get(name)))), start + duration, index)
-                 for index, start, duration, name in rows if name != OTHER]
+                 for index, start, duration, name in bars if name != OTHER]
         if gaps and not script:
             last = max(start + duration for start, duration in gaps)
             texts.append((f"{format_duration(sum(d for _, d in gaps))} in all", last, order.index(OTHER)))
         self._set_labels(texts)
-        return max((start + duration for _, start, duration, _ in rows), default=0.0)
+        return max((start + duration for _, start, duration, _ in bars), default=0.0)
 
     def _set_labels(self, texts: list[tuple[str, float, int]]) -> None:
         plot = self.getPlotItem()
@@ -185,5 +183,5 @@ class Waterfall(pg.PlotWidget):
         if order == self._order:  # new ticks redraw the axis: only when the rows change
             return
         self._order = order
-        self._left.setTicks([[(i, LABELS[name] if name != OTHER else "Other") for i, name in enumerate(order)]])
+        self._left.setTicks([[(i, row_label(name)) for i, name in enumerate(order)]])
         self.getPlotItem().setYRange(-0.6, len(order) - 0.4, padding=0)

@@ -10,6 +10,7 @@ from PySide6.QtCore import QRectF, QSize, Qt
 from PySide6.QtGui import QColor, QPainter, QPalette
 from PySide6.QtWidgets import QFrame, QLabel, QScrollArea, QSizePolicy, QVBoxLayout, QWidget
 
+from tflaunch.core.phases import IMPORT, colour
 from tflaunch.core.report.imports import (
     GROUPS_CAPTION,
     import_flags,
@@ -23,7 +24,7 @@ from tflaunch.core.report.imports import (
 from tflaunch.core.run.record import RunRecord
 from tflaunch.core.units import format_duration
 
-from ..widgets.palette import PHASE_COLORS, keep_colours, mix, status_color
+from ..widgets.palette import keep_colours, mix, status_color
 
 NAME_SHARE = 0.42  # of the width, for module names; the bars and figures take the rest
 FIGURES_WIDTH = 150  # px: "1.53 s (self 568 ms)"
@@ -60,7 +61,7 @@ class ImportBars(QWidget):
         painter = QPainter(self)
         metrics, palette = self.fontMetrics(), self.palette()
         text = palette.color(QPalette.ColorRole.WindowText)
-        solid = QColor(PHASE_COLORS["import"])
+        solid = QColor(colour("import"))
         pale = mix(solid, palette.color(QPalette.ColorRole.Window), 0.35)
         height, width = self.row_height(), self.width()
         name_width = int(width * NAME_SHARE)
@@ -125,7 +126,7 @@ class ImportBreakdown(QWidget):
     def show_record(self, record: RunRecord | None) -> None:
         imports = record.imports if record is not None else {}
         python = record.config.python if record is not None else "python"
-        phase = record.phase("import") if record is not None else None
+        phase = record.phase(IMPORT) if record is not None else None
         # What the words depend on: the X-ray, and without one the run's state.
         shown = (id(imports), python, id(record), phase.state if phase else None, phase.duration if phase else None,
                  record.finished_at if record is not None else None)

@@ -1,7 +1,7 @@
 """PhaseTable: a run's phases as rows with their live state, duration and memory.
 
-A model run has the probe's seven rows from the start; a program run gets a row for each
-phase as the program reports it (rows are rebuilt only when the list of names changes)."""
+A run gets a row for each phase it reached and, while a model runs, for each it has still to
+report (phases.phase_rows decides which); rows are rebuilt only when the names change."""
 
 from __future__ import annotations
 
@@ -10,17 +10,32 @@ import time
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableWidget, QTableWidgetItem, QWidget
 
-from tflaunch.core.phases import DESCRIPTIONS, LABELS, ONE_TIME, OTHER, PART_DESCRIPTIONS, TIMELINE_ROWS, timeline_rows
+from tflaunch.core.phases import (
+    DEVICES,
+    ONE_TIME,
+    OTHER,
+    PART_DESCRIPTIONS,
+    RETRACES,
+    STEADY,
+    colour,
+    description,
+    label,
+    phase_rows,
+    row_label,
+    step_unit,
+    timeline_rows,
+)
 from tflaunch.core.report.nesting import depth, parents
 from tflaunch.core.run.anatomy import anatomy_rows, short_label, source_line
 from tflaunch.core.run.reads import phase_reads
 from tflaunch.core.run.record import PhaseRecord, PhaseState, RunRecord
 from tflaunch.core.units import format_bytes, format_duration
 
-from ..widgets.palette import PHASE_COLORS, STATE_COLORS, keep_colours, readable
+from ..widgets.palette import STATE_COLORS, keep_colours, readable
 
 COLUMNS = ("Phase", "State", "Duration", "RSS at end", "Peak RSS")
-ROWS = TIMELINE_ROWS
+EMPTY_ROWS = ("spawn",)  # before any run: the phase every run starts with
+SHOWN_ROWS = 9  # rows the table shows before it scrolls: a model's seven, other and one more
 OTHER_TIP = "Time to ready spent between phases (generating inputs, Python between steps)."
 
 
@@ -33,9 +48,11 @@ ANATOMY = "anatomy:"  # a sub-row's prefix: no phase name has a colon (phases.NA
 
 
 def rows_of(record: RunRecord | None) -> tuple[str, ...]:
-    """The rows a record is shown in: the probe's timeline, or what a program reported, with
-    an anatomy run's parts under their phase."""
-    rows = ROWS if record is None or not record.is_program else tuple(timeline_rows(record.phase_order))
+    """The rows a record is shown in: its phases (phase_rows), with an anatomy run's parts
+    under their phase."""
+    if record is not None and record.is_script:
+        return ("script",)
+    rows = EMPTY_ROWS if record is None else tuple(timeline_rows(phase_rows([record])))
     anatomy = record.anatomy if record is not None else {}
     if not anatomy or anatomy.get("phase") not in rows:
         return rows
@@ -46,7 +63,7 @@ def rows_of(record: RunRecord | None) -> tuple[str, ...]:
 
 class PhaseTable(QTableWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
-        super().__init__(len(ROWS), len(COLUMNS), parent)
+        super().__init__(len(EMPTY_ROWS), len(COLUMNS), parent)
         self._rows: tuple[str, ...] = ()
         self.setHorizontalHeaderLabels(COLUMNS)
         self.verticalHeader().hide()
@@ -66,7 +83,7 @@ class PhaseTable(QTableWidget):
         self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.setFixedWidth(header.length() + 2 * self.frameWidth())
         self._record: RunRecord | None = None
-        self._set_rows(ROWS)
+        self._set_rows(EMPTY_ROWS)
         # Phase and state colours are chosen for the palette: a light/dark switch re-picks them.
         keep_colours(self, lambda: (self._colour_names(), self.show_record(self._record)))
         self.show_record(None)
@@ -79,14 +96,14 @@ class PhaseTable(QTableWidget):
         for row, name in enumerate(rows):
             for col in range(len(COLUMNS)):
                 item = QTableWidgetItem()
-                item.setToolTip(OTHER_TIP if name == OTHER else "" if name.startswith(ANATOMY) else DESCRIPTIONS[name])
+                item.setToolTip(OTHER_TIP if name == OTHER else "" if name.startswith(ANATOMY) else description(name))
                 if col >= 2:
                     item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
                 self.setItem(row, col, item)
             if not name.startswith(ANATOMY):
-                self._cell(row, 0).setText(LABELS[name] if name != OTHER else "Other")
+                self._cell(row, 0).setText(row_label(name))
         self.resizeRowsToContents()
-        self.setMinimumHeight(min(self.content_height(), self._height_of(len(ROWS) + 1)))
+        self.setMinimumHeight(min(self.content_height(), self._height_of(SHOWN_ROWS)))
         self.updateGeometry()
         self._colour_names()
 
@@ -95,8 +112,8 @@ class PhaseTable(QTableWidget):
 
     def _colour_names(self) -> None:
         for row, name in enumerate(self._rows):
-            if name in PHASE_COLORS:
-                self._cell(row, 0).setForeground(readable(PHASE_COLORS[name]))
+            if not name.startswith(ANATOMY):  # an anatomy row is coloured as it is filled
+                self._cell(row, 0).setForeground(readable(colour(name)))
 
     def _cell(self, row: int, col: int) -> QTableWidgetItem:
         item = self.item(row, col)
@@ -129,25 +146,25 @@ class PhaseTable(QTableWidget):
                 self._show_anatomy_row(row, int(name[len(ANATOMY):]), record)
                 continue
             if name != OTHER:
-                label = nested_label(LABELS[name], depth(name, inside))
-                if self._cell(row, 0).text() != label:
-                    self._cell(row, 0).setText(label)
+                text = nested_label(label(name), depth(name, inside))
+                if self._cell(row, 0).text() != text:
+                    self._cell(row, 0).setText(text)
             if name == OTHER:
                 other = record.other_time if record else None
                 for col, text in enumerate(("", format_duration(other) if other is not None else "", "", ""), 1):
                     self._cell(row, col).setText(text)
                 continue
-            phase = record.phases.get(name) if record else None
+            phase = record.phase(name) if record else None
             state = phase.state if phase else PhaseState.WAITING
             duration = phase.duration if phase else None
             if phase and state is PhaseState.RUNNING and phase.started is not None:
                 duration = max(0.0, now - phase.started)
             shown = format_duration(duration) if phase else ""
-            if name == "retraces" and phase is not None and phase.count is not None:
+            if name == RETRACES and phase is not None and phase.count is not None:
                 shown = f"{phase.count} · {format_duration(duration)}"
-            if name == "steady" and record is not None and record.latency.get("n"):
+            if name == STEADY and record is not None and record.latency.get("n"):
                 # Per call: a total depends on how many calls were made.
-                unit = "step" if record.is_program and "first_step" in record.phases else "call"
+                unit = step_unit(record.phases)
                 shown = f"{format_duration(record.latency['median'])}/{unit}"
                 self._cell(row, 2).setToolTip(f"Steady state: {record.steady_line}; "
                                              f"{format_duration(duration)} in all.")
@@ -160,16 +177,16 @@ class PhaseTable(QTableWidget):
             # What the phase read from storage, in the tooltip of its name: the row stays one
             # line at 1024x700, and a cold start's reads are one hover away.
             reads = f"\nRead from storage: {phase_reads(phase)}" if phase and phase.read_bytes is not None else ""
-            within = f"\nRan inside {LABELS[inside[name]]}." if name in inside else ""
-            self._cell(row, 0).setToolTip(DESCRIPTIONS[name] + within + reads)
-            if name in ("devices", record.ready_phase if record else "first") and record is not None:
+            within = f"\nRan inside {label(inside[name])}." if name in inside else ""
+            self._cell(row, 0).setToolTip(description(name) + within + reads)
+            if phase is not None and record is not None and name in (DEVICES, record.ready_phase):
                 self._show_parts(row, name, record)
 
     def _show_parts(self, row: int, name: str, record: RunRecord) -> None:
         """A GPU run's devices phase in its parts, and the first call's one-time work: a
         "+" after the time, the parts in its tooltip (rows stay one line at 1024x700)."""
         parts = dict(record.phases[name].parts)
-        devices = record.phases.get("devices")
+        devices = record.phases.get(DEVICES)
         if name == record.ready_phase and record.first_call_overhead is not None and devices and devices.parts:
             parts = {ONE_TIME: record.first_call_overhead}
         cell = self._cell(row, 2)
@@ -178,7 +195,7 @@ class PhaseTable(QTableWidget):
         lines = [f"{record.part_label(k)}: {format_duration(v)}" + (f" — {PART_DESCRIPTIONS[k]}"
                  if k in PART_DESCRIPTIONS else "") for k, v in parts.items()]
         cell.setText(cell.text() + " +")
-        cell.setToolTip(f"{LABELS[name]} in parts:\n" + "\n".join(lines))
+        cell.setToolTip(f"{label(name)} in parts:\n" + "\n".join(lines))
 
     def _show_anatomy_row(self, row: int, index: int, record: RunRecord) -> None:
         """A part of the anatomy run's first step (or call): its time and share of the window;
@@ -197,12 +214,11 @@ class PhaseTable(QTableWidget):
         """The state; for a running phase that counts its calls, how far it is ("37/100 calls")."""
         cell = self._cell(self._rows.index(phase.name), 1)
         if phase.state is not PhaseState.RUNNING or phase.progress is None:
-            cell.setToolTip(DESCRIPTIONS[phase.name])
+            cell.setToolTip(description(phase.name))
             return phase.state.value
         done, total = phase.progress
-        unit = "steps" if self._record is not None and self._record.is_program and "first_step" in self._record.phases \
-            else "calls"
-        cell.setToolTip(f"{LABELS[phase.name]} running: {done} of {total} {unit} done.")
+        unit = step_unit(self._record.phases if self._record is not None else ()) + "s"
+        cell.setToolTip(f"{label(phase.name)} running: {done} of {total} {unit} done.")
         text = f"{done}/{total} {unit}"
         # The column keeps its width (the table must not shift): the short form where it must.
         if self.fontMetrics().horizontalAdvance(text) + 12 > self.columnWidth(1):

@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from tflaunch.core.phases import step_unit
 from tflaunch.core.run.record import RunRecord, RunStatus
 from tflaunch.core.units import format_bytes, format_duration
 
@@ -129,7 +130,7 @@ class SummaryBar(QFrame):
         if record.inputs_line:
             detail.append("inputs " + record.inputs_line)
         if record.latency.get("n"):
-            unit = "step" if record.is_program and "first_step" in record.phases else "call"
+            unit = step_unit(record.phases)
             detail.append(f"steady {format_duration(record.latency['median'])}/{unit}")
         # The headline names each caveat in a few words; the sentence saying what to do is
         # its tooltip, so a warning cannot push the phase table off a small screen.

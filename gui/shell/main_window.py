@@ -15,7 +15,7 @@ from PySide6.QtCore import QSettings, Qt, QTimer, Signal
 from PySide6.QtGui import QCloseEvent
 from PySide6.QtWidgets import QDockWidget, QMainWindow, QMessageBox, QScrollArea, QSplitter, QWidget
 
-from tflaunch.core.phases import LABELS
+from tflaunch.core.phases import label
 from tflaunch.core.run import gpus
 from tflaunch.core.run.launch_check import cached_known_flags, flags_to_check, launch_warnings
 from tflaunch.core.run.record import RunRecord, RunStatus
@@ -336,7 +336,7 @@ class MainWindow(DropTarget, QMainWindow):  # DropTarget: a model or a script dr
             return
         record = self.runner.record
         if self.runner.running and record is not None:
-            self.say(f"Cancelling during {LABELS[record.current_phase or 'spawn']}…")
+            self.say(f"Cancelling during {label(record.current_phase or 'spawn')}…")
             self.runner.cancel()
 
     def _on_finished(self, record: RunRecord) -> None:

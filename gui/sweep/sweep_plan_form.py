@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from PySide6.QtCore import SignalInstance
+from PySide6.QtCore import QSignalBlocker, SignalInstance
 from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import (
     QAbstractButton,
@@ -32,7 +32,7 @@ from tflaunch.core.settings.config import LaunchConfig
 from tflaunch.core.store.history import History, HistoryError
 from tflaunch.core.sweep.instances import INSTANCES_HELP, InstanceCountError, parse_counts
 from tflaunch.core.sweep.plan import AXES as CORE_AXES
-from tflaunch.core.sweep.plan import OBJECTIVES, PlanError, SweepPlan
+from tflaunch.core.sweep.plan import OBJECTIVES, PlanError, SweepPlan, objective_choices, objective_words
 from tflaunch.core.sweep.size import NOTHING_TO_VARY, PlanSize, estimate_seconds, recent_ready_times
 from tflaunch.core.units import format_duration
 
@@ -113,10 +113,8 @@ class SweepPlanForm(QWidget):
         return missing
 
     def _build_how(self) -> QGroupBox:
-        self.objective = QComboBox()
-        for key, text in OBJECTIVES.items():
-            self.objective.addItem(text, key)
-        self.objective.addItem("first training step (a program's)", "phase:first_step")
+        self.objective = QComboBox()  # the subject's own objectives: _offer_objectives
+        self.objective.addItem(OBJECTIVES["ready"], "ready")
         self.repeat = QSpinBox(minimum=1, maximum=100, value=5)
         self.repeat.setToolTip("Measured trials per setting")
         self.warmup = QSpinBox(minimum=0, maximum=10, value=1)
@@ -190,8 +188,21 @@ class SweepPlanForm(QWidget):
             raise PlanError(EMPTY_PLAN)
         return plan
 
+    def _offer_objectives(self, base: LaunchConfig) -> None:
+        """What the subject can give (its phases, its mark), keeping the choice where it can."""
+        keys = objective_choices(base)
+        if keys == [self.objective.itemData(i) for i in range(self.objective.count())]:
+            return
+        chosen = self.objective.currentData()
+        with QSignalBlocker(self.objective):
+            self.objective.clear()
+            for key in keys:
+                self.objective.addItem(objective_words(key), key)
+            self.objective.setCurrentIndex(max(keys.index(chosen) if chosen in keys else 0, 0))
+
     def _update_estimate(self) -> None:
         base = self._base()
+        self._offer_objectives(base)
         try:
             plan = self.plan(base)
         except PlanError as exc:

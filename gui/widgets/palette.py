@@ -14,11 +14,8 @@ from PySide6.QtCore import QEvent, QObject, QTimer
 from PySide6.QtGui import QColor, QPalette
 from PySide6.QtWidgets import QApplication, QWidget
 
-from tflaunch.core.phases import PHASE_COLOURS
-
-# One colour per phase, from core's registry (the same in the CLI's review images): reserved
-# Okabe–Ito colours for the known names, a stable one for any other (a program's mark).
-PHASE_COLORS: dict[str, str] = PHASE_COLOURS
+# A phase's colour is core's (tflaunch.core.phases.colour), the same in the CLI's review
+# images: reserved Okabe–Ito colours for the known names, a stable one for any other.
 
 STATE_COLORS: dict[str, str] = {
     "waiting": "#7a7a7a",

@@ -17,7 +17,7 @@ import uuid
 import pytest
 
 from tflaunch.core.paths import history_path
-from tflaunch.core.phases import LABELS, PHASES
+from tflaunch.core.phases import PHASES, label
 from tflaunch.core.run.record import RunStatus
 from tflaunch.core.settings.config import LaunchConfig
 from tflaunch.core.store.history import History
@@ -59,7 +59,7 @@ def test_a_crash_by_signal_in_any_phase_names_the_phase_and_the_signal(fake, ear
     result, marker = bench(fake, f"crash:{phase}:{signal_name}")
     last = result.stderr.strip().splitlines()[-1]
     assert result.returncode == 1 and "Traceback" not in result.stderr
-    assert last.startswith("tflaunch: Failed in ") and f"{signal_name} during phase {LABELS[phase]}" in last, last
+    assert last.startswith("tflaunch: Failed in ") and f"{signal_name} during phase {label(phase)}" in last, last
     assert_nothing_left(marker)
     [stored] = [s for s in History(history_path()).list_runs() if s.status != "ok"]
     assert stored.status == "failed" and stored.failed_phase == phase
@@ -136,7 +136,7 @@ def test_the_app_ends_every_fault_and_stays_usable(qtbot, window, fake, mode, st
     assert window.run_action.isEnabled() and not window.running
     assert_nothing_left(marker)
     if status is RunStatus.FAILED:
-        assert LABELS[phase] in window.statusBar().currentMessage() or LABELS[phase] in record.headline
+        assert label(phase) in window.statusBar().currentMessage() or label(phase) in record.headline
 
 
 def test_the_app_cancels_a_hang_and_times_out_the_next(qtbot, window, fake):

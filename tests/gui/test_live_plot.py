@@ -19,7 +19,7 @@ from tflaunch.core.settings.config import LaunchConfig
 from tflaunch.core.units import MIB, format_bytes
 from tflaunch.gui.adapters.sampler_thread import SamplerThread
 from tflaunch.gui.plots.memory_plot import MemoryPlot
-from tflaunch.gui.run.phase_table import ROWS as TABLE_ROWS
+from tflaunch.gui.run.phase_table import rows_of
 from tflaunch.gui.widgets.palette import RSS_COLOR
 
 from ..builders import finished_record
@@ -53,9 +53,10 @@ def test_the_live_graph_and_waterfall_follow_a_run_from_its_first_sample(qtbot, 
     window.start_run()
     memory, waterfall = window.run_view.memory, window.run_view.waterfall
     qtbot.waitUntil(lambda: len(memory.sample_times) >= 3
-                    and window.runner.record.phases["load"].started is not None, timeout=RUN_MS)
+                    and (p := window.run_view.record.phase("load")) is not None and p.started is not None,
+                    timeout=RUN_MS)
     qtbot.waitUntil(lambda: "load" in waterfall.bar_names, timeout=RUN_MS)
-    record = window.runner.record
+    record = window.run_view.record
     assert record.phases["spawn"].state is PhaseState.DONE, "spawn ended before the samples came"
     low, high = x_range(memory)
     elapsed = time.time() - record.launched_at
@@ -117,13 +118,14 @@ def test_steady_state_shows_the_calls_done(qtbot, window, tmp_path):
     window.use_config(fake_config(fake_python(tmp_path, body)))
     window.start_run()
     table, waterfall = window.run_view.phases, window.run_view.waterfall
-    state = table.item(TABLE_ROWS.index("steady"), 1)
+    qtbot.waitUntil(lambda: "steady" in rows_of(window.run_view.record), timeout=RUN_MS)
+    state = table.item(rows_of(window.run_view.record).index("steady"), 1)
     qtbot.waitUntil(lambda: state.text().startswith("37/100"), timeout=RUN_MS)
     assert "37 of 100 calls" in state.toolTip()
     qtbot.waitUntil(lambda: any(label.isVisible() and "37/100 calls" in label.toPlainText()
                                 for label in waterfall.labels), timeout=RUN_MS)
     cancel(qtbot, window)
-    assert table.item(TABLE_ROWS.index("steady"), 1).text() == "cancelled"
+    assert table.item(rows_of(window.run_view.record).index("steady"), 1).text() == "cancelled"
 
 
 def test_the_probe_reports_steady_progress_between_timed_calls():

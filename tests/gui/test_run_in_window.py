@@ -11,7 +11,7 @@ from tflaunch.core.phases import PHASES
 from tflaunch.core.run.record import PhaseState, RunStatus
 from tflaunch.core.settings.config import LaunchConfig
 from tflaunch.core.units import format_bytes, format_duration
-from tflaunch.gui.run.phase_table import ROWS as PHASE_ROWS
+from tflaunch.gui.run.phase_table import rows_of
 
 RUN_TIMEOUT_MS = 180_000
 
@@ -28,7 +28,7 @@ def test_a_run_fills_every_view(qtbot, window, screenshot):
     running_shot = []
 
     def on_event(record):
-        if record.phases["load"].state is PhaseState.RUNNING and not running_shot:
+        if (p := record.phase("load")) is not None and p.state is PhaseState.RUNNING and not running_shot:
             running_shot.append(screenshot(window, "running"))
 
     window.runner.phase_changed.connect(on_event)
@@ -40,13 +40,13 @@ def test_a_run_fills_every_view(qtbot, window, screenshot):
 
     table = window.run_view.phases
     for name in PHASES:
-        row = PHASE_ROWS.index(name)
+        row = rows_of(record).index(name)
         assert table.item(row, 1).text() == "done"
         expected = (f"{format_duration(record.latency['median'])}/call" if name == "steady"
                     else format_duration(record.phases[name].duration))
         assert table.item(row, 2).text() == expected
         assert table.item(row, 4).text().endswith("MiB")
-    assert table.item(PHASE_ROWS.index("other"), 2).text() == format_duration(record.other_time)
+    assert table.item(rows_of(record).index("other"), 2).text() == format_duration(record.other_time)
 
     summary = window.run_view.summary
     assert summary.ready.text() == format_duration(record.time_to_ready)
@@ -74,7 +74,7 @@ def test_cancel_during_load_kills_the_child(qtbot, window, big_models):
     pids = []
 
     def cancel_when_loading(record):
-        if record.phases["load"].state is PhaseState.RUNNING and not pids:
+        if (p := record.phase("load")) is not None and p.state is PhaseState.RUNNING and not pids:
             pids.append(record.pid)
             qtbot.keyClick(window, Qt.Key.Key_Escape)
 
@@ -93,7 +93,7 @@ def test_a_child_killed_from_outside_shows_phase_and_signal(qtbot, window):
     window.use_config(LaunchConfig(model="sample:mlp", steady=1))
 
     def kill_on_import(record):
-        if record.phases["import"].state is PhaseState.RUNNING and record.pid:
+        if (p := record.phase("import")) is not None and p.state is PhaseState.RUNNING and record.pid:
             psutil.Process(record.pid).kill()
 
     window.runner.phase_changed.connect(kill_on_import)

@@ -10,7 +10,7 @@ from PySide6.QtGui import QColor, QFontMetrics, QPalette
 from PySide6.QtWidgets import QApplication, QLabel, QWidget
 
 from tflaunch.core.paths import history_path
-from tflaunch.core.report.compare import SHORT_LABELS, TIME_ROWS
+from tflaunch.core.report.compare import short_row_label, time_rows
 from tflaunch.core.settings.config import Problem
 from tflaunch.core.store.history import History
 from tflaunch.gui.history.history_view import COLUMNS, MODEL, SETTINGS
@@ -230,7 +230,7 @@ def test_the_compare_table_shows_every_row_on_a_large_screen(qtbot, make_window)
     header = compare.phases.horizontalHeader()
     assert all(in_view(header, col) for col in range(3)), "every difference column whole at 1600×1000"
     labels = [text.strip() for _x, text in compare.bars.getPlotItem().getAxis("bottom")._tickLevels[0]]
-    assert labels == [SHORT_LABELS[r] for r in TIME_ROWS] and not overlapping_ticks(compare.bars)
+    assert labels == [short_row_label(r) for r in time_rows(compare.runs)] and not overlapping_ticks(compare.bars)
 
 
 def test_settings_read_as_words_in_the_compare_view(qtbot, make_window):

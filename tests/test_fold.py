@@ -1,0 +1,57 @@
+"""One fold for every subject (core/run/fold.py): where the ready point falls, and "other"
+as what the union of the phases leaves of [0, ready], for a model as for a program."""
+
+from __future__ import annotations
+
+import pytest
+
+from tflaunch.core.run import events as ev
+from tflaunch.core.run import fold
+from tflaunch.core.run.record import RunRecord
+from tflaunch.core.settings.config import LaunchConfig
+
+from .builders import finished_record
+
+
+def test_the_ready_point_of_each_subject_and_until():
+    assert fold.is_ready_point(False, "first_step", "end", "first"), "a model: its first inference, --until aside"
+    assert not fold.is_ready_point(False, "exit", "exit") and not fold.is_ready_point(False, "mark:x", "mark", "x")
+    assert fold.is_ready_point(True, "first_step", "end", "first_step")
+    assert fold.is_ready_point(True, "first_inference", "end", "first")
+    assert not fold.is_ready_point(True, "first_step", "end", "first")
+    assert fold.is_ready_point(True, "mark:warm", "mark", "warm") and not fold.is_ready_point(True, "mark:warm", "end",
+                                                                                                "warm")
+    assert fold.is_ready_point(True, "exit", "exit") and not fold.is_ready_point(True, "first_step", "exit")
+
+
+def test_a_models_other_time_is_the_union_rule_and_agrees_with_the_sum_of_its_sequential_phases():
+    record = finished_record(ready_s=1.0)
+    ready = record.time_to_ready
+    spans = record.offsets()
+    summed = ready - sum(d for name, (_, d) in spans.items() if name != "steady")
+    assert record.other_time == pytest.approx(max(summed, 0.0), abs=2e-4)
+    assert record.other_time == pytest.approx(sum(d for _, d in record.gaps()))
+
+
+def test_a_model_phase_nested_in_another_counts_once():
+    """Clocks of two processes can make spans overlap: the union never counts time twice
+    (a sum went below zero and was clamped, hiding the real gap after)."""
+    at = 100.0
+    record = RunRecord(LaunchConfig(model="sample:mlp"), launched_at=at)
+    record.apply(ev.Hello(at + 0.1, "spawn", 7, 0.1, "python"))
+    record.apply(ev.PhaseEnd(at + 0.1, "spawn", 0.1, 1, 1))
+    for name, start, end in (("import", 0.1, 1.0), ("devices", 0.5, 0.9), ("load", 1.0, 1.2), ("trace", 1.2, 1.3),
+                             ("first", 1.4, 1.5)):  # 0.1 s between trace and first
+        record.apply(ev.PhaseStart(at + start, name))
+        record.apply(ev.PhaseEnd(at + end, name, end - start, 1, 1))
+    assert record.time_to_ready == pytest.approx(1.5)
+    assert record.other_time == pytest.approx(0.1), "the gap before first, once; nested devices counted once"
+
+
+def test_until_exit_is_ready_at_a_clean_exit_only():
+    for code, ready in ((0, True), (1, False)):
+        record = RunRecord(LaunchConfig(program=("python", "x.py"), until="exit"), launched_at=100.0)
+        record.apply(ev.Hello(100.05, "spawn", 7, 0.05, "python"))
+        record.apply(ev.PhaseEnd(100.05, "spawn", 0.05, 1, 1))
+        record.finish(code)
+        assert (record.time_to_ready is not None) is ready, code
