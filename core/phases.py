@@ -77,7 +77,6 @@ _KNOWN: dict[str, tuple[str, str, str]] = {  # name: (label, colour, description
                                             "outside training."),
     "steady": ("Steady state", "#D55E00", "Further calls or steps: median and spread per call."),
     "retraces": ("Retraces", "#C2185B", "tf.function traces beyond each function's first: count and time."),
-    "script": ("Script", "#6a5acd", "A script launched with these settings; it reports no phases of its own."),
     OTHER: (OTHER_LABEL, "#c7c7c7", "Time to ready outside every phase (the program's own Python, generating "
                                     "inputs)."),
 }
@@ -86,7 +85,7 @@ _KNOWN: dict[str, tuple[str, str, str]] = {  # name: (label, colour, description
 GENERAL_COLOURS: tuple[str, ...] = ("#4477AA", "#66CCEE", "#228833", "#AA3377", "#0077BB", "#009988", "#EE3377",
                                     "#994455", "#BBCC33", "#77AADD")
 _RANK = {name: i for i, name in enumerate(("spawn", "import", "devices", "load", "build", "compile", "data",
-                                           "trace", "first_step", "first", OTHER, "steady", "retraces", "script"))}
+                                           "trace", "first_step", "first", OTHER, "steady", "retraces"))}
 
 
 def mark_name(text: str) -> str:

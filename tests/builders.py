@@ -76,3 +76,27 @@ def fake_python(folder: Path) -> str:
     path.write_text(f"#!{sys.executable}\n{source}", encoding="utf-8")
     path.chmod(0o755)
     return str(path)
+
+
+def store_old_script_run(history, argv: list[str], at: float, ran_s: float, mark: str | None = None,
+                         exit_code: int = 0) -> int:
+    """A row as tflaunch stored a run of the old `script` subject (the app's Launch script
+    before the one engine): its command line, no phases, no ready point, its run time by
+    finished_at. Written through SQL, as the old code left it; its id."""
+    import json
+
+    record = RunRecord(LaunchConfig(), launched_at=at)
+    if mark is not None:
+        record.marks.append((mark, 0.01))
+    record.finish(exit_code)
+    run_id = history.record(record, "gui")
+    name = next((part for part in argv[1:] if not part.startswith("-")), argv[0])
+    status = "ok" if exit_code == 0 else "failed"
+    failure = None if exit_code == 0 else json.dumps({"kind": "script_failed", "message": f"The script exited with "
+                                                      f"code {exit_code}.", "detail": ""})
+    with history._db:
+        history._db.execute("UPDATE runs SET command=?, time_to_ready=NULL, model=?, finished_at=?, status=?, "
+                            "failed_phase=NULL, failure=? WHERE id=?",
+                            (json.dumps(argv), f"script: {name}", at + ran_s, status, failure, run_id))
+        history._db.execute("DELETE FROM phases WHERE run_id=?", (run_id,))
+    return run_id

@@ -18,8 +18,9 @@ from .compare_builders import side
 
 
 def warm_script(at: float, history_id: int) -> RunRecord:
-    """A Launch script (warm) run with the form's model settings, as the app stores it."""
-    record = RunRecord(LaunchConfig(), launched_at=at, command=["python", "train.py", "--epochs", "1"])
+    """A Launch script (warm) run with the form's model settings left in its config, as the
+    app stores it: a program run to its exit."""
+    record = RunRecord(LaunchConfig(program=("python", "train.py", "--epochs", "1"), until="exit"), launched_at=at)
     record.marks.append((WARM_MARK, 0.01))
     record.add_sample(at + 0.5, 550 << 20)
     record.finish(0)
@@ -35,11 +36,12 @@ def program_run(at: float, history_id: int, model: str = "sample:mlp", workdir: 
     return record
 
 
-def test_a_warm_script_never_joins_a_model_side():
-    runs = [warm_script(1000.0, 1), *side([1.0, 1.01], first_id=2, at=1010.0)]
+def test_a_warm_script_never_joins_a_model_side_nor_a_cold_launch_of_itself():
+    cold = warm_script(1005.0, 4)
+    cold.marks = []
+    runs = [warm_script(1000.0, 1), *side([1.0, 1.01], first_id=2, at=1010.0), cold]
     sides = sides_of(runs)
-    assert [s.ident for s in sides] == ["#1", "#2, #3"]
-    assert all(s.n == len({r.command is None for r in s.runs}) * s.n for s in sides)
+    assert [s.ident for s in sides] == ["#1", "#2, #3", "#4"]
 
 
 def test_a_model_and_a_program_are_never_pooled_and_hidden_fields_tell_nothing_apart():

@@ -124,19 +124,27 @@ def test_a_version_1_file_is_migrated_and_keeps_its_runs(tmp_path):
     history = History(path)
     assert history._db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
     assert [r.model for r in history.list_runs()] == ["old.keras"]
-    assert history.load(history.list_runs()[0].id).command is None
+    assert not history.load(history.list_runs()[0].id).is_program
 
 
-def test_a_script_run_round_trips_with_its_command(tmp_path):
+def test_a_run_of_the_old_script_subject_reads_as_a_program_run_to_its_exit(tmp_path):
+    """The `script` subject is gone (one engine): its stored rows read as what they were, a
+    program run to its exit, ready at its exit when it exited 0."""
+    from .builders import store_old_script_run
+
     history = History(tmp_path / "h.sqlite3")
-    record = RunRecord(LaunchConfig(intra=2), launched_at=10.0, command=["python", "train.py", "--epochs", "3"])
-    record.add_sample(10.5, 1000)
-    record.finish(3)
-    run_id = history.record(record, "gui")
-    loaded = history.load(run_id)
-    assert loaded.command == ["python", "train.py", "--epochs", "3"] and loaded.status is RunStatus.FAILED
-    assert loaded.failure.message == "The script exited with code 3."
-    assert history.list_runs()[0].model == "script: train.py"
+    ok = store_old_script_run(history, ["python", "train.py", "--epochs", "3"], at=10.0, ran_s=2.5)
+    failed = store_old_script_run(history, ["python", "train.py"], at=20.0, ran_s=1.0, exit_code=3)
+    loaded = history.load(ok)
+    assert loaded.is_program and loaded.config.program == ("python", "train.py", "--epochs", "3")
+    assert loaded.config.until == "exit" and loaded.status is RunStatus.OK
+    assert loaded.time_to_ready == pytest.approx(2.5)
+    bad = history.load(failed)
+    assert bad.status is RunStatus.FAILED and bad.failure.message == "The script exited with code 3."
+    assert bad.time_to_ready is None
+    listed = {run.id: run for run in history.list_runs()}
+    assert listed[ok].model == "script: train.py" and listed[ok].time_to_ready == pytest.approx(2.5)
+    assert listed[failed].time_to_ready is None
 
 
 SWEEP_WRITER = textwrap.dedent("""

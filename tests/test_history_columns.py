@@ -19,19 +19,9 @@ from tflaunch.core.store.history import History
 from tflaunch.gui.history.history_table import ID_ROLE, READY, SORT_ROLE, STATUS
 from tflaunch.gui.history.history_view import HistoryView
 
-from .builders import finished_record
+from .builders import finished_record, store_old_script_run
 
 AT = 1_700_000_000.0
-
-
-def script_run(ran_s: float, mark: str | None = None, exit_code: int = 0) -> RunRecord:
-    """A script launched with the settings (warm, when `mark` says how it started)."""
-    record = RunRecord(LaunchConfig(), launched_at=AT, command=[sys.executable, "/home/me/train.py"])
-    if mark is not None:
-        record.marks.append((mark, 0.01))
-    record.finish(exit_code)
-    record.finished_at = AT + ran_s
-    return record
 
 
 def program_run(mark: str) -> RunRecord:
@@ -50,30 +40,34 @@ def cells(view: HistoryView, column: int, role: int = Qt.ItemDataRole.DisplayRol
             for row in range(view.model.rowCount())}
 
 
-def test_scripts_show_how_long_they_ran_and_warm_launches_how_they_started(qtbot):
-    records = {"warm script": script_run(12.3, WARM_MARK), "cold script": script_run(0.5, COLD_MARK),
-               "plain script": script_run(75.0), "failed script": script_run(3.0, WARM_MARK, exit_code=2),
-               "warm program": program_run(WARM_MARK), "model": finished_record(at=AT, ready_s=1.0)}
+def test_old_script_runs_read_as_programs_to_their_exit_and_warm_launches_say_how_they_started(qtbot):
+    """Rows of the old `script` subject (the Launch script before one engine) show their exit
+    as their ready point, as a program run to its exit does; how a warm launch started is said."""
+    records = {"warm program": program_run(WARM_MARK), "model": finished_record(at=AT, ready_s=1.0)}
     assert start_kind(records["warm program"]) == "warm", "a program observed warm marks it itself"
+    old = {"warm script": (12.3, WARM_MARK, 0), "cold script": (0.5, COLD_MARK, 0), "plain script": (75.0, None, 0),
+           "failed script": (3.0, WARM_MARK, 2)}
     with closing(History(history_path())) as history:
         ids = {name: history.record(record, "gui") for name, record in records.items()}
+        ids.update({name: store_old_script_run(history, [sys.executable, "/home/me/train.py"], AT, ran, mark, code)
+                    for name, (ran, mark, code) in old.items()})
         view = HistoryView(history)
         qtbot.addWidget(view)
         ready, status = cells(view, READY), cells(view, STATUS)
         tips, keys = cells(view, STATUS, Qt.ItemDataRole.ToolTipRole), cells(view, READY, SORT_ROLE)
         ready_tips = cells(view, READY, Qt.ItemDataRole.ToolTipRole)
     named = {name: (ready[i], status[i]) for name, i in ids.items()}
-    assert named == {"warm script": ("ran 12.30 s", "ok, warm"), "cold script": ("ran 500 ms", "ok, cold"),
-                     "plain script": ("ran 1 min 15 s", "ok"), "failed script": ("ran 3.00 s", "failed, warm"),
+    assert named == {"warm script": ("12.30 s", "ok, warm"), "cold script": ("500 ms", "ok, cold"),
+                     "plain script": ("1 min 15 s", "ok"), "failed script": ("–", "failed, warm"),
                      "warm program": ("600 ms", "ok, warm"), "model": ("1.02 s", "ok")}
     assert "warm server" in tips[ids["warm script"]] and "warm start was not possible" in tips[ids["cold script"]]
     assert not tips[ids["model"]]
-    assert "how long it ran" in ready_tips[ids["plain script"]] and not ready_tips[ids["model"]]
+    assert not ready_tips[ids["plain script"]] and not ready_tips[ids["model"]]
     assert keys[ids["warm script"]] == pytest.approx(12.3) and keys[ids["model"]] > 1.0, "seconds, sortable as numbers"
 
     view.table.sortByColumn(READY, Qt.SortOrder.AscendingOrder)
     order = [view.proxy.index(row, 0).data(ID_ROLE) for row in range(view.proxy.rowCount())]
-    assert order == [ids[n] for n in ("cold script", "warm program", "model", "failed script", "warm script",
-                                      "plain script")]
+    assert order == [ids[n] for n in ("cold script", "warm program", "model", "warm script", "plain script",
+                                      "failed script")]
     view.filter.setText("warm")
     assert view.proxy.rowCount() == 3, "the words are found by the filter"

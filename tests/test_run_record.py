@@ -77,19 +77,6 @@ def test_spawn_cannot_start_before_launch():
     assert record.offsets()["spawn"][0] == pytest.approx(0.0)
 
 
-def test_a_script_run_is_one_span_and_ends_by_its_exit_code():
-    record = RunRecord(LaunchConfig(), launched_at=100.0, command=["python", "train.py"])
-    assert record.phases == {}, "a script reports no phases"
-    assert record.status_line == "Running script"
-    record.finish(0)
-    assert record.status is RunStatus.OK and record.status_line.startswith("Script finished in")
-    assert list(record.offsets()) == ["script"] and record.time_to_ready is None
-    killed = RunRecord(LaunchConfig(), launched_at=100.0, command=["python", "x.py"])
-    killed.finish(None, signal.SIGKILL)
-    assert killed.status is RunStatus.FAILED and killed.failure.message.startswith("The script was killed by SIGKILL.")
-    assert "out-of-memory killer" in killed.failure.message
-
-
 def test_a_failed_model_run_stores_and_exports_only_the_phases_it_reached():
     """Issue 35: a model's phases were pre-filled "waiting" and stored and exported so."""
     from tflaunch.core.run.record_json import record_dict

@@ -256,11 +256,7 @@ def show_text(record: RunRecord, run_id: int, stderr_lines: int = 20) -> str:
     """One run in full: the phase table `tflaunch bench` prints, then what else is stored."""
     when = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(record.launched_at))
     lines = [f"Run {run_id}, launched {when}: {record.headline}", ""]
-    if record.is_script:
-        lines += [f"command: {' '.join(record.command or [])}", f"settings: {record.config.summary()}",
-                  record.environment_line]
-    else:
-        lines.append(run_table(record))
+    lines.append(run_table(record))
     lines += ["", f"Interpreter: {record.config.python}"]
     if record.settings:
         lines.append("Read back in the child: " + ", ".join(f"{k}={v}" for k, v in record.settings.items()))

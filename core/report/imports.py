@@ -130,7 +130,7 @@ def missing_xray(record: RunRecord | None) -> str:
     if any(name == "warm_start" for name, _ in record.marks):
         return ("No import X-ray: this program started warm, forked from a server that had imported TensorFlow "
                 "before the launch, so it had no import to time.")
-    if record.is_program or record.is_script:
+    if record.is_program:
         took = (f"The program's import took {format_duration(phase.duration)} (the Import row). "
                 if phase is not None and phase.duration is not None else "")
         return (f"No import X-ray for a program: tflaunch times `import tensorflow` module by module only in its "

@@ -200,8 +200,7 @@ def run_review(record: RunRecord, profile: str | None = None) -> Review:
         facts.insert(0, ("Model", f"{kind} {record.model['params']:,} parameters{size}"))
     if profile:
         facts.insert(0, ("Profile", profile))
-    if not record.is_script:
-        facts.append(("Time to ready", format_duration(record.time_to_ready)))
+    facts.append(("Time to ready", format_duration(record.time_to_ready)))
     facts.append(("Peak memory (process tree)", format_bytes(record.peak_rss)))
     if gpu_line := gpu_memory_line(record):
         facts.append(("Peak GPU memory (process tree)", gpu_line))

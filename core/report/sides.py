@@ -15,6 +15,7 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
 from ..run.record import RunRecord
+from ..run.words import start_kind
 from ..settings.config import LaunchConfig
 from ..stats import MIN_RUNS_TO_COMPARE, Spread, summarize
 from ..units import format_duration
@@ -53,10 +54,12 @@ class Side:
 
 
 def _identity(record: RunRecord) -> str:
-    """What makes runs one measurement repeated: the same kind of measurement (a warm script
-    never joins a model's side), the same script, and the same settings that the subject
-    reads (a hidden field of the other subject tells nothing apart)."""
-    return json.dumps([measurement_kind(record), record.command, own_config(record.config).to_dict()], sort_keys=True)
+    """What makes runs one measurement repeated: the same kind of measurement (a program never
+    joins a model's side), the same start (a warm launch never joins a cold one), and the
+    same settings that the subject reads, the program's command line among them (a hidden
+    field of the other subject tells nothing apart)."""
+    return json.dumps([measurement_kind(record), start_kind(record), own_config(record.config).to_dict()],
+                      sort_keys=True)
 
 
 def _letter(index: int) -> str:

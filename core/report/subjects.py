@@ -14,7 +14,6 @@ from collections.abc import Sequence
 from dataclasses import fields
 
 from ..run.record import RunRecord
-from ..run.words import start_kind
 from ..settings.config import LaunchConfig
 
 # Settings only one subject reads: the probe's model and how it is called; the program's
@@ -31,18 +30,12 @@ def own_config(config: LaunchConfig) -> LaunchConfig:
 
 
 def measurement_kind(record: RunRecord) -> str:
-    """How the run measured: "model" (the probe), "program" (observed phase by phase),
-    "script" or "warm script" (one span, launched with the settings)."""
-    if record.is_script:
-        return "warm script" if start_kind(record) == "warm" else "script"
+    """How the run measured: "model" (the probe) or "program" (observed phase by phase)."""
     return "program" if record.is_program else "model"
 
 
 def subject_words(record: RunRecord) -> str:
-    """The run's subject as its user wrote it: the model, the command line with its quotes,
-    or the script's command line for a script run."""
-    if record.command is not None:
-        return shlex.join(record.command[1:] if len(record.command) > 1 else record.command)
+    """The run's subject as its user wrote it: the model, or the command line with its quotes."""
     if record.config.is_program:
         return shlex.join(record.config.program)
     return record.config.model

@@ -1,7 +1,7 @@
 """How a run ends: its status, the phase it failed in, and the reason in words.
 
-A model run ends when the probe says so; a program run where the user said (--until);
-a script run with its exit. Each failure names the phase, the cause and what to try.
+A model run ends when the probe says so; a program run where the user said (--until).
+Each failure names the phase, the cause and what to try.
 """
 
 from __future__ import annotations
@@ -35,9 +35,6 @@ def end_run(
     """Close the run once the process is gone; decides status and the failed phase."""
     record.exit_code, record.exit_signal = exit_code, exit_signal
     record.finished_at = time.time()
-    if record.is_script:
-        _finish_script(record, cancelled, timed_out)
-        return
     if record.is_program:
         _finish_program(record, cancelled, timed_out)
         return
@@ -107,22 +104,6 @@ def _finish_program(record: RecordData, cancelled: bool, timed_out: bool) -> Non
             record.stderr_excerpt())
     if where is not None:
         _close_open_phase(record, where, PhaseState.CANCELLED if cancelled else PhaseState.FAILED)
-
-
-def _finish_script(record: RecordData, cancelled: bool, timed_out: bool) -> None:
-    if cancelled:
-        record.status = RunStatus.CANCELLED
-    elif timed_out:
-        record.status = RunStatus.TIMED_OUT
-        record.failure = Failure("timeout", f"The script was stopped after {format_duration(record.config.timeout)}.")
-    elif record.exit_code == 0:
-        record.status = RunStatus.OK
-    else:
-        record.status = RunStatus.FAILED
-        how = (f"was killed by {_signal_name(record.exit_signal)}" if record.exit_signal
-               else f"exited with code {record.exit_code}")
-        record.failure = Failure("script_failed", f"The script {how}.{_memory_hint(record)}",
-                               record.stderr_excerpt())
 
 
 def _timeout_words(record: RecordData, where: str) -> str:

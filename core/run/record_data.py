@@ -97,7 +97,6 @@ class RecordData:
     heard_probe: bool = False  # at least one protocol event arrived: the child runs the probe
     finished_at: float | None = None
     history_id: int | None = None  # row in the run history, once stored
-    command: list[str] | None = None  # set for a user's script launched with these settings
     # The cluster node a sweep's trial ran on (its node type and host, from its result file);
     # empty off a cluster.
     node: dict[str, str] = field(default_factory=dict)
@@ -116,13 +115,13 @@ class RecordData:
     _stderr_bytes: int = field(default=0, init=False, repr=False, compare=False)  # of stderr_tail, UTF-8
 
     def __post_init__(self) -> None:
-        if not self.phases and self.command is None:  # a script reports no phases
+        if not self.phases:
             self.phases = {SPAWN: PhaseRecord(SPAWN, PhaseState.RUNNING, self.launched_at)}
 
     @property
     def is_program(self) -> bool:
         """The subject is the user's own program, observed by the launch hook."""
-        return self.config.is_program and self.command is None
+        return self.config.is_program
 
     @property
     def phase_order(self) -> list[str]:
@@ -134,7 +133,7 @@ class RecordData:
         """What a running model will still report, shown as waiting (the probe's phases for
         its --call); nothing for a program, whose phases are known only as it reports them,
         nor for a finished run: it has what it reached."""
-        if self.is_program or self.is_script or self.status is not RunStatus.RUNNING:
+        if self.is_program or self.status is not RunStatus.RUNNING:
             return ()
         return tuple(p for p in model_phases(self.config.call) if p not in self.phases)
 
@@ -164,16 +163,9 @@ class RecordData:
             self.phases = {p.name: p for p in ordered}
 
     @property
-    def is_script(self) -> bool:
-        return self.command is not None
-
-    @property
     def subject(self) -> str:
-        """What the run was of: the model, the program, or the script for a script run."""
-        if self.command is None:
-            return self.config.subject
-        script = next((part for part in self.command[1:] if not part.startswith("-")), self.command[0])
-        return f"script: {script}"
+        """What the run was of: the model or the program."""
+        return self.config.subject
 
     # -- feeding -----------------------------------------------------------------------
     def apply(self, event: ev.Event) -> None:
@@ -293,7 +285,7 @@ class RecordData:
     @property
     def other_time(self) -> float | None:
         """Time to ready spent outside any phase (fold.other_time)."""
-        return None if self.is_script else fold.other_time(self.offsets(), self.time_to_ready)
+        return fold.other_time(self.offsets(), self.time_to_ready)
 
     @property
     def latency(self) -> dict[str, float]:
@@ -370,8 +362,6 @@ class RecordData:
         Launch is the zero of every time axis (memory samples too). The OS's process
         start, which spawn is measured from, can read a tick before launch: clamp it.
         """
-        if self.is_script:
-            return {"script": (0.0, (self.finished_at or time.time()) - self.launched_at)}
         spans = {}
         for name, phase in self.phases.items():
             if phase.started is not None and phase.duration is not None:
@@ -380,7 +370,7 @@ class RecordData:
 
     def gaps(self) -> list[tuple[float, float]]:
         """(start, duration) of each stretch before ready when no phase ran: "other" time."""
-        return [] if self.is_script else fold.gaps(self.offsets(), self.time_to_ready)
+        return fold.gaps(self.offsets(), self.time_to_ready)
 
 
 def _size(line: str) -> int:

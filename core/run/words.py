@@ -6,8 +6,6 @@ the review images show, so a run reads the same everywhere.
 
 from __future__ import annotations
 
-import time
-
 from ..phases import IMPORT, label, step_unit
 from ..units import format_bytes, format_duration
 from . import events as ev
@@ -134,8 +132,6 @@ def inputs_line(record: RecordData) -> str:
 
 def status_line(record: RecordData) -> str:
     """A few words on where the run stands, for titles and big type."""
-    if record.is_script:
-        return _script_status_line(record)
     if record.is_program and record.status is RunStatus.OK:
         point = "exit" if record.config.until == "exit" else record.config.until.replace("_", " ")
         stopped = ", then stopped" if record.stopped_at_ready else ""
@@ -167,15 +163,6 @@ def start_kind(record: RecordData) -> str | None:
     """"warm", "cold" (asked warm, started cold: the log says why) or None (not asked)."""
     names = {name for name, _ in record.marks}
     return "warm" if WARM_MARK in names else "cold" if COLD_MARK in names else None
-
-
-def _script_status_line(record: RecordData) -> str:
-    took = format_duration((record.finished_at or time.time()) - record.launched_at)
-    kind = {"warm": ", warm", "cold": ", cold: warm start was not possible"}.get(start_kind(record) or "", "")
-    return {RunStatus.RUNNING: "Running script", RunStatus.OK: f"Script finished in {took}{kind}",
-            RunStatus.CANCELLED: "Script cancelled", RunStatus.TIMED_OUT: "Script timed out",
-            RunStatus.INTERRUPTED: "Interrupted: tflaunch stopped during this script"
-            }.get(record.status, "Script failed")
 
 
 def _gpus_text(record: RecordData) -> str:

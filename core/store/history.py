@@ -208,11 +208,10 @@ class History:
         pid, started = _writer_identity()
         with self._writing():
             cursor = self._db.execute(
-                "INSERT INTO runs (launched_at, source, model, status, config, writer_pid, writer_started, command,"
-                " sweep_id, trial) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "INSERT INTO runs (launched_at, source, model, status, config, writer_pid, writer_started,"
+                " sweep_id, trial) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (storable_real(record.launched_at) or time.time(), source, record.subject, RunStatus.RUNNING.value,
                  storable_json(record.config.to_dict()), pid, started,
-                 None if record.command is None else storable_json(record.command, "[]"),
                  sweep_id, None if trial is None else storable_json(trial)),
             )
         assert cursor.lastrowid is not None  # set by the INSERT

@@ -71,8 +71,6 @@ class RunSummary:
     assumed_inputs: bool = False  # a default filled an input shape: the figures are tflaunch's guess
     damage: str = ""  # why a damaged row cannot be read: the column and its value
     outputs_not_finite: bool = False  # ready, but the first inference gave NaN or Inf
-    script: bool = False  # a user's script launched with the settings: no ready point of its own
-    ran: float | None = None  # seconds from launch to the end, once it ended
     start: str | None = None  # "warm" or "cold" for a launch asked to start warm (words.start_kind)
 
 
@@ -272,9 +270,9 @@ def summary_from_row(row: Sequence[Any]) -> RunSummary:
             run_id, launched, _text(source, "source"), _text(model, "model"),
             _choice(status, "status", (s.value for s in RunStatus)),
             None if failed_phase is None else _phase_name(failed_phase, "failed_phase"),
-            _seconds(ready, "time_to_ready"), _bytes(peak, "peak_rss"), stored_config(config).summary(),
-            *_marks_of_model(_described(model_info, "model_info", MODEL_INFO)),
-            script=bool(script), ran=_ran(launched, finished_at), start=start)
+            _ready_or_exit(_seconds(ready, "time_to_ready"), bool(script), status, launched, finished_at),
+            _bytes(peak, "peak_rss"), stored_config(config).summary(),
+            *_marks_of_model(_described(model_info, "model_info", MODEL_INFO)), start=start)
     except DamagedRowError as exc:
         try:
             launched = _time(launched_at, "launched_at") or 0.0
@@ -287,6 +285,15 @@ def summary_from_row(row: Sequence[Any]) -> RunSummary:
 def _listable(value: Any) -> str:
     """A damaged row's source or model as the list shows it: "?" for what is not text."""
     return value if isinstance(value, str) and not value.startswith(TOO_LARGE) else "?"
+
+
+def _ready_or_exit(ready: float | None, old_script: bool, status: Any, launched: float,
+                   finished_at: Any) -> float | None:
+    """The time to ready; for a finished run of the old `script` subject (no ready point was
+    stored), its exit, which is a program's ready point when it runs to its exit."""
+    if ready is not None or not old_script or status != RunStatus.OK.value:
+        return ready
+    return _ran(launched, finished_at)
 
 
 def _ran(launched: float, finished_at: Any) -> float | None:
@@ -430,6 +437,15 @@ def _phase(row: Sequence[Any]) -> PhaseRecord:
         read_bytes=figures.get("read_bytes"), rchar=figures.get("rchar"))
 
 
+def _as_program(config: LaunchConfig, command: list[str] | None) -> LaunchConfig:
+    """A run of the old `script` subject (a user's command launched with the settings, one
+    span; the app's Launch script until the one engine) reads as what it was: a program
+    run to its exit."""
+    if command is None or config.is_program:
+        return config
+    return config.replace(program=tuple(command), until="exit")
+
+
 def record_from_rows(data: dict[str, Any], phases: Iterable[Sequence[Any]],
                      samples: Iterable[Sequence[Any]]) -> RunRecord:
     """A stored run (its runs row by column name, its phases in PHASE_COLUMNS and its
@@ -440,7 +456,7 @@ def record_from_rows(data: dict[str, Any], phases: Iterable[Sequence[Any]],
     _int(data["writer_pid"], "writer_pid"), _time(data["writer_started"], "writer_started")
     _int(data["sweep_id"], "sweep_id")
     trial = stored_trial(data["trial"]) if data["trial"] is not None else {}
-    record = RunRecord(stored_config(data["config"]), launched_at=launched_at, command=_command(data["command"]))
+    record = RunRecord(_as_program(stored_config(data["config"]), _command(data["command"])), launched_at=launched_at)
     if "node" in trial:  # a cluster trial: checked by stored_trial
         record.node = {"node_type": str(trial.get("node_type")), "host": str(trial["node"].get("host") or "")}
     record.status = RunStatus(_choice(data["status"], "status", (s.value for s in RunStatus)))
@@ -454,7 +470,8 @@ def record_from_rows(data: dict[str, Any], phases: Iterable[Sequence[Any]],
     record.imports = _imports(data["imports"])
     record.anatomy = _anatomy(data.get("anatomy"))
     record.page_cache, record.launch_notes, record.warm_start = _launch(data.get("launch"))
-    ready = _seconds(data["time_to_ready"], "time_to_ready")
+    ready = _ready_or_exit(_seconds(data["time_to_ready"], "time_to_ready"), data["command"] is not None,
+                           record.status.value, launched_at, data["finished_at"])
     if ready is not None:
         record.ready_at = launched_at + ready
     record.failure = _failure(data["failure"])

@@ -66,7 +66,6 @@ def run_data(record: RunRecord, source: str, trial: dict[str, Any] | None) -> di
     """A finished run as JSON data: its runs row by column, its phases, RSS and GPU samples."""
     row = dict(zip(FINISHED_COLUMNS, finished_values(record), strict=True))
     row.update(launched_at=storable_real(record.launched_at) or time.time(), source=source, model=record.subject,
-               command=None if record.command is None else storable_json(record.command, "[]"),
                trial=None if trial is None else storable_json(trial))
     return {"run": row, "phases": [list(p) for p in phase_rows(record)],
             "samples": [list(s) for s in storable_samples(record.samples)],

@@ -38,7 +38,6 @@ _ID, _TEXTS, _KEYS, _STATUS, _TIPS, _HAYSTACK = range(6)
 Index = QModelIndex | QPersistentModelIndex
 
 # What a cell's tooltip adds to a row that is not the usual kind.
-RAN_TIP = "A script has no ready point of its own: this is how long it ran, from its launch to its end."
 START_TIPS = {
     "warm": "Started warm: forked from a warm server that had imported TensorFlow and Keras before the launch.",
     "cold": "Asked to start warm, it started cold: a warm start was not possible (the run's log says why).",
@@ -62,12 +61,11 @@ def _status(run: RunSummary) -> str:
 
 
 def _ready(run: RunSummary) -> tuple[str, float]:
-    """The Ready cell and its sort key: the time to ready, or for a script (which has no
-    ready point) how long it ran, said so; both sort as seconds."""
-    seconds = run.ran if run.script else run.time_to_ready
+    """The Ready cell and its sort key (seconds)."""
+    seconds = run.time_to_ready
     if seconds is None:
         return format_duration(None), float("inf")
-    return (f"ran {format_duration(seconds)}" if run.script else format_duration(seconds)), seconds
+    return format_duration(seconds), seconds
 
 
 def _row(run: RunSummary) -> tuple[Any, ...]:
@@ -78,10 +76,8 @@ def _row(run: RunSummary) -> tuple[Any, ...]:
     if run.status == DAMAGED:
         tips = (f"Run {run.id} cannot be read: {run.damage}. Select it and press Delete; the other runs are not "
                 "affected.",) * len(COLUMNS)
-    elif run.script or run.start:
-        tips = tuple(RAN_TIP if column == READY and run.script and run.ran is not None
-                     else START_TIPS.get(run.start or "", "") if column == STATUS else ""
-                     for column in range(len(COLUMNS)))
+    elif run.start:
+        tips = tuple(START_TIPS.get(run.start or "", "") if column == STATUS else "" for column in range(len(COLUMNS)))
     else:
         tips = _NO_TIPS
     return run.id, texts, keys, run.status, tips, "\n".join(texts).lower()

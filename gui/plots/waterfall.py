@@ -25,8 +25,6 @@ LABEL_ROOM = 1.25  # the axis runs this far past the last bar: its label is writ
 def live_spans(record: RunRecord, now: float) -> dict[str, tuple[float, float]]:
     """{phase: (start s, duration s)} since launch: the finished phases, and the running
     one from its start to `now` (wall clock)."""
-    if record.is_script:
-        return {"script": (0.0, max(0.0, now - record.launched_at))}
     spans = record.offsets()
     for name, phase in record.phases.items():
         if phase.state is PhaseState.RUNNING and phase.started is not None and name not in spans:
@@ -76,8 +74,8 @@ class Waterfall(pg.PlotWidget):
     def show_record(self, record: RunRecord | None) -> None:
         """A finished run; None clears the chart for a new one."""
         self._live_x = LIVE_MIN_S
-        self.show_spans(record.offsets() if record else {}, script=record is not None and record.is_script,
-                        gaps=record.gaps() if record else (), rows=phase_rows([record]) if record else ())
+        self.show_spans(record.offsets() if record else {}, gaps=record.gaps() if record else (),
+                        rows=phase_rows([record]) if record else ())
         self._show_anatomy(record)
 
     def _show_anatomy(self, record: RunRecord | None) -> None:
@@ -112,18 +110,18 @@ class Waterfall(pg.PlotWidget):
         """A running run at wall-clock time `now`: the running phase's bar grows."""
         spans = live_spans(record, now)
         self._parts.hide()
-        end = self._draw(spans, record.is_script, (), progress_note(record), phase_rows([record]))
+        end = self._draw(spans, (), progress_note(record), phase_rows([record]))
         live_x = max(self._live_x, nice_ceiling(max(end * LABEL_ROOM, self._labels_end())))
         if live_x != self._live_x or not spans:
             self._live_x = live_x
             self.getPlotItem().setXRange(0, live_x, padding=0)
 
-    def show_spans(self, spans: dict[str, tuple[float, float]], script: bool = False,
-                   gaps: Sequence[tuple[float, float]] = (), rows: Sequence[str] = ()) -> None:
+    def show_spans(self, spans: dict[str, tuple[float, float]], gaps: Sequence[tuple[float, float]] = (),
+                   rows: Sequence[str] = ()) -> None:
         """Bars for {phase: (start s, duration s)}, each with its duration written after it;
         `gaps`, the time between phases, on an "Other" row with their total; `rows`, the
         run's (phases.phase_rows), else the spans' own."""
-        end = self._draw(spans, script, gaps, {}, rows)
+        end = self._draw(spans, gaps, {}, rows)
         # Room on the right for the labels of the bars that end last.
         self.getPlotItem().setXRange(0, max(end * LABEL_ROOM, self._labels_end()) if spans else 1, padding=0)
 
@@ -139,17 +137,15 @@ class Waterfall(pg.PlotWidget):
                 needed = max(needed, label.pos().x() / (1 - share))
         return needed
 
-    def _draw(self, spans: dict[str, tuple[float, float]], script: bool, gaps: Sequence[tuple[float, float]],
+    def _draw(self, spans: dict[str, tuple[float, float]], gaps: Sequence[tuple[float, float]],
               notes: dict[str, str], rows: Sequence[str] = ()) -> float:
-        """The bars and their labels, reusing the items already there; the last bar's end."""
-        if script:
-            order: tuple[str, ...] = ("script",)
-        else:  # the run's rows; "other" once there is time between its phases to show
-            names = [*rows, *(n for n in spans if n not in rows)]
-            order = tuple(n for n in timeline_rows(names) if n != OTHER or gaps)
+        """The bars and their labels, reusing the items already there; the last bar's end.
+        The run's rows; "other" once there is time between its phases to show."""
+        names = [*rows, *(n for n in spans if n not in rows)]
+        order = tuple(n for n in timeline_rows(names) if n != OTHER or gaps)
         self._set_rows(order)
         bars = [(order.index(name), start, duration, name) for name, (start, duration) in spans.items()]
-        bars += [(order.index(OTHER), start, duration, OTHER) for start, duration in gaps if not script]
+        bars += [(order.index(OTHER), start, duration, OTHER) for start, duration in gaps]
         self.bar_names = [r[3] for r in bars]
         self._bars.setVisible(bool(bars))
         if bars:
@@ -158,7 +154,7 @@ class Waterfall(pg.PlotWidget):
                                brushes=[pg.mkBrush(colour(r[3])) for r in bars])
         texts = [(" · ".join(filter(None, (format_duration(duration), notes.get(name)))), start + duration, index)
                  for index, start, duration, name in bars if name != OTHER]
-        if gaps and not script:
+        if gaps:
             last = max(start + duration for start, duration in gaps)
             texts.append((f"{format_duration(sum(d for _, d in gaps))} in all", last, order.index(OTHER)))
         self._set_labels(texts)

@@ -215,8 +215,7 @@ def _paint(painter: QPainter, review: Review) -> None:
     header, rows = review.table or ([], [])
     if review.kind in ("run", "profile"):
         waterfall = Waterfall()
-        waterfall.show_spans(review.series[0].spans, script="script" in review.series[0].spans,
-                             gaps=review.series[0].gaps)
+        waterfall.show_spans(review.series[0].spans, gaps=review.series[0].gaps)
         c.plot(right, waterfall)
         if review.kind == "run" and review.series[0].samples:
             memory = MemoryPlot()

@@ -50,8 +50,6 @@ ANATOMY = "anatomy:"  # a sub-row's prefix: no phase name has a colon (phases.NA
 def rows_of(record: RunRecord | None) -> tuple[str, ...]:
     """The rows a record is shown in: its phases (phase_rows), with an anatomy run's parts
     under their phase."""
-    if record is not None and record.is_script:
-        return ("script",)
     rows = EMPTY_ROWS if record is None else tuple(timeline_rows(phase_rows([record])))
     anatomy = record.anatomy if record is not None else {}
     if not anatomy or anatomy.get("phase") not in rows:
@@ -134,12 +132,6 @@ class PhaseTable(QTableWidget):
         now = time.time()
         self._record = record
         self._set_rows(rows_of(record))
-        if record is not None and record.is_script:
-            for row in range(len(self._rows)):
-                for col, text in enumerate(("not reported", "", "", ""), start=1):
-                    self._cell(row, col).setText(text)
-                self._cell(row, 1).setForeground(readable(STATE_COLORS["waiting"]))
-            return
         inside = parents(record, now) if record is not None and record.is_program else {}
         for row, name in enumerate(self._rows):
             if name.startswith(ANATOMY) and record is not None:

@@ -105,13 +105,8 @@ class SummaryBar(QFrame):
     def show_record(self, record: RunRecord | None) -> None:
         if record is None:
             return
-        if record.is_script:  # a script reports no phases: its whole run time is the figure
-            end = record.finished_at or time.time()
-            self.ready.setText(format_duration(end - record.launched_at))
-            self.ready_caption.setText("run time")
-        else:
-            self.ready.setText(format_duration(record.time_to_ready))
-            self.ready_caption.setText("time to ready")
+        self.ready.setText(format_duration(record.time_to_ready))
+        self.ready_caption.setText("time to ready")
         self.peak.setText(format_bytes(record.peak_rss))
         # A result resting on an assumption is not shown in the colour of a clean success.
         status = "warning" if record.warnings and record.status is RunStatus.OK else record.status.value

@@ -12,12 +12,11 @@ from PySide6.QtGui import QFontMetrics
 from PySide6.QtWidgets import QApplication, QProxyStyle, QStyle
 
 from tflaunch.core.paths import history_path
-from tflaunch.core.run.record import RunRecord
 from tflaunch.core.store.history import History
 from tflaunch.gui.history.history_table import MODEL
 from tflaunch.gui.widgets.elide_delegate import elided_path
 
-from ..builders import finished_record
+from ..builders import finished_record, store_old_script_run
 
 PATH = "/tmp/some/long/path/model.keras"
 
@@ -67,10 +66,8 @@ def test_history_in_a_small_window_shows_the_model_file_and_the_script_name(qtbo
     deep = "/tmp/some/long/path/to/the/experiments/2026/run-17/checkpoints/model.keras"
     with closing(History(history_path())) as history:
         history.record(finished_record(deep, at=1000.0), "cli")
-        script = RunRecord(finished_record().config, launched_at=2000.0,
-                           command=["python", "/home/me/projects/vision/experiments/training/train.py"])
-        script.finish(0)
-        history.record(script, "gui")
+        store_old_script_run(history, ["python", "/home/me/projects/vision/experiments/training/train.py"],
+                             at=2000.0, ran_s=1.0)
     window = make_window(size=(1024, 700))
     view = window.history_view
     window.tabs.setCurrentWidget(view)

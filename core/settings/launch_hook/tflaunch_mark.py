@@ -32,7 +32,7 @@ def _observer():
 # The phases tflaunch observes itself: a span of yours by one of these names is kept apart
 # as mark_NAME (tflaunch.core.phases.mark_name is the same rule, for --until mark:NAME).
 _BUILT_IN = ("spawn", "import", "devices", "load", "build", "compile", "data", "trace", "first_step", "first",
-             "steady", "retraces", "script", "other")
+             "steady", "retraces", "other")
 
 
 def _name(name):
