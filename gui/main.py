@@ -30,8 +30,8 @@ def launch_gui(args: argparse.Namespace) -> int:
 
 # The core modules the window's first frame imports, led by the ones that import the rest.
 _CORE_FOR_THE_WINDOW = ("cli.arguments", "store.history", "store.profiles", "store.recorder", "run.session",
-                        "run.launch_check", "run.gpus", "run.interpreter", "sweep.session", "report.subjects",
-                        "report.nesting", "report.imports")
+                        "run.launch_check", "run.gpus.nvml", "run.interpreters.interpreter", "sweep.session",
+                        "report.subjects", "report.nesting", "report.imports")
 
 
 def _import_core_first() -> None:

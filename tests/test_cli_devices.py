@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 from tflaunch.core.cli.main import main
-from tflaunch.core.run import gpus
-from tflaunch.core.run.build_info import build_info
-from tflaunch.core.run.kernels import Verdict, cache_note, driver_note, parse_target, predict
+from tflaunch.core.run.gpus import nvml as gpus
+from tflaunch.core.run.gpus.kernels import Verdict, cache_note, driver_note, parse_target, predict
+from tflaunch.core.run.interpreters.build_info import build_info
 
 from .builders import tflaunch
 from .test_gpus import FakeNvml

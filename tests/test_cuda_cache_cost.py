@@ -18,9 +18,9 @@ from tflaunch.core.cli.main import main
 from tflaunch.core.doctor import cuda_cache
 from tflaunch.core.doctor.cuda_cache import MeasureError, cost_sentence, jit_cards, measure
 from tflaunch.core.run import events as ev
-from tflaunch.core.run import gpus
-from tflaunch.core.run.build_info import build_info
-from tflaunch.core.run.gpus import inventory
+from tflaunch.core.run.gpus import nvml as gpus
+from tflaunch.core.run.gpus.nvml import inventory
+from tflaunch.core.run.interpreters.build_info import build_info
 from tflaunch.core.run.record import RunRecord
 from tflaunch.core.settings import caches
 from tflaunch.core.settings.config import LaunchConfig

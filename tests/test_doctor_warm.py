@@ -25,7 +25,7 @@ from tflaunch.core.doctor.report import diagnosis_json, report_summary
 from tflaunch.core.doctor.verdict import saving
 from tflaunch.core.paths import profiles_dir
 from tflaunch.core.run.record import RunRecord
-from tflaunch.core.run.warm_start import stop_servers
+from tflaunch.core.run.warm.warm_start import stop_servers
 from tflaunch.core.run.words import start_kind
 from tflaunch.core.settings.config import LaunchConfig
 from tflaunch.core.store.history import History

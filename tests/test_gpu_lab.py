@@ -22,8 +22,8 @@ from tflaunch.core.probe.tf_setup import initialise_devices, read_back
 from tflaunch.core.report.table import run_table
 from tflaunch.core.run import events as ev
 from tflaunch.core.run.driver import run_probe
-from tflaunch.core.run.gpu_notes import gpu_notes, launch_facts, warnings_before_run
-from tflaunch.core.run.gpus import Gpu, GpuInventory
+from tflaunch.core.run.gpus.gpu_notes import gpu_notes, launch_facts, warnings_before_run
+from tflaunch.core.run.gpus.nvml import Gpu, GpuInventory
 from tflaunch.core.run.record import RunRecord
 from tflaunch.core.settings import caches
 from tflaunch.core.settings.child import child_environment

@@ -6,7 +6,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from tflaunch.core.run import gpus
+from tflaunch.core.run.gpus import nvml as gpus
 
 
 class NVMLError(Exception):

@@ -13,7 +13,7 @@ from tflaunch.core.cli import sweep as cli_sweep
 from tflaunch.core.cli.main import main
 from tflaunch.core.paths import history_path
 from tflaunch.core.report.review import sweep_review
-from tflaunch.core.run.gpus import GpuMemorySampler
+from tflaunch.core.run.gpus.nvml import GpuMemorySampler
 from tflaunch.core.run.record import Failure, RunStatus
 from tflaunch.core.settings.config import LaunchConfig
 from tflaunch.core.store.history import History

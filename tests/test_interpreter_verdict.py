@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from tflaunch.core.run.interpreter_verdict import REASON_CHARS, interpreter_verdict, not_started
+from tflaunch.core.run.interpreters.interpreter_verdict import REASON_CHARS, interpreter_verdict, not_started
 
 TRACEBACK = ('Traceback (most recent call last):\n  File "<string>", line 2, in <module>\n'
              "ModuleNotFoundError: No module named 'tensorflow'\n")

@@ -14,12 +14,12 @@ from pathlib import Path
 
 import pytest
 
-from tflaunch.core.run import eviction, page_cache
 from tflaunch.core.run.driver import run_sessions
 from tflaunch.core.run.launch_check import launch_check
-from tflaunch.core.run.mounts import mount_of, parse_mountinfo
-from tflaunch.core.run.page_holders import mapped_by_others, stay_reasons
 from tflaunch.core.run.session import ProbeSession
+from tflaunch.core.run.storage import eviction, page_cache
+from tflaunch.core.run.storage.mounts import mount_of, parse_mountinfo
+from tflaunch.core.run.storage.page_holders import mapped_by_others, stay_reasons
 from tflaunch.core.settings.config import LaunchConfig
 from tflaunch.core.sweep.axes import apply_value
 
@@ -210,7 +210,7 @@ def test_storage_remedies_need_a_cold_baseline_and_say_why_they_do_not_apply(tmp
 
 
 def test_a_local_copy_is_made_once_whole_and_again_when_the_model_changes(tmp_path):
-    from tflaunch.core.run.local_copy import local_copy
+    from tflaunch.core.run.storage.local_copy import local_copy
 
     source = tmp_path / "net" / "saved"
     (source / "variables").mkdir(parents=True)

@@ -386,7 +386,7 @@ def test_retraces_are_counted_with_their_time(tmp_path: Path) -> None:
 def test_a_warm_launch_of_a_program_reports_its_phases_without_an_import(tmp_path: Path, monkeypatch) -> None:
     """Forked from a warm server: the same phases from build on, none for the import it did
     not pay, and a spawn that is the launch to the fork."""
-    from tflaunch.core.run.warm_start import stop_servers
+    from tflaunch.core.run.warm.warm_start import stop_servers
 
     monkeypatch.setenv("TFLAUNCH_RUNTIME_DIR", str(tmp_path / "rt"))
     config = LaunchConfig(program=("python", "fit_tfdata.py", "--steps", "400"), workdir=str(PROGRAMS), steady=3,

@@ -1,5 +1,5 @@
 """Warm against cold, case by case: every script in tests/warm_cases/ runs as a plain
-`python ...` and through the warm client (`python -I -m tflaunch.core.run.warm_start`, as the
+`python ...` and through the warm client (`python -I -m tflaunch.core.run.warm.warm_start`, as the
 app runs it), with the same interpreter, environment, working folder and kind of stdio, and
 both must be seen to do the same: exit status, stdout, stderr (tracebacks included), the
 files the script writes, and under a terminal what the terminal shows and the shell sees.

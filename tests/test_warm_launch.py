@@ -21,8 +21,8 @@ from pathlib import Path
 import psutil
 import pytest
 
-from tflaunch.core.run import warm_servers, warm_start
-from tflaunch.core.run.warm_start import WarmStartError, plan, run
+from tflaunch.core.run.warm import warm_servers, warm_start
+from tflaunch.core.run.warm.warm_start import WarmStartError, plan, run
 
 PROBE_ENV = {k: v for k, v in os.environ.items() if not k.startswith(("TFLAUNCH_", "PYTEST_"))}
 ENV = {**PROBE_ENV, "TF_CPP_MIN_LOG_LEVEL": "3", "TFLAUNCH_TF_CONFIG": json.dumps({"intra": 2, "inter": 0})}
@@ -130,7 +130,7 @@ def test_exit_codes_and_errors_as_python_reports_them(scripts):
 def test_a_signal_to_the_launcher_reaches_the_script(scripts):
     command = [sys.executable, "-c", textwrap.dedent(f"""
         import os, sys, json
-        from tflaunch.core.run.warm_start import plan, run
+        from tflaunch.core.run.warm.warm_start import plan, run
         env = json.loads(os.environ["WARM_ENV"])
         print(run(plan([sys.executable, {str(scripts / 'script.py')!r}, "sleep"], sys.executable, env,
                        {str(scripts)!r}), idle_s=120), flush=True)

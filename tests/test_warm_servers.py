@@ -20,9 +20,9 @@ from pathlib import Path
 import psutil
 import pytest
 
-from tflaunch.core.run import warm_servers, warm_start
-from tflaunch.core.run.warm_servers import WarmStartError, private_folder, server_key
-from tflaunch.core.run.warm_start import plan, run
+from tflaunch.core.run.warm import warm_servers, warm_start
+from tflaunch.core.run.warm.warm_servers import WarmStartError, private_folder, server_key
+from tflaunch.core.run.warm.warm_start import plan, run
 
 from .builders import tflaunch
 
@@ -52,8 +52,8 @@ def runtime():
 
 def _client(tmp_path: Path, script: str, *args: str, env: dict | None = None) -> subprocess.Popen:
     (tmp_path / "script.py").write_text(script)
-    return subprocess.Popen([sys.executable, "-m", "tflaunch.core.run.warm_start", "--python", sys.executable, "--",
-                             sys.executable, "script.py", *args], cwd=tmp_path, env={**(env or ENV),
+    return subprocess.Popen([sys.executable, "-m", "tflaunch.core.run.warm.warm_start", "--python", sys.executable,
+                             "--", sys.executable, "script.py", *args], cwd=tmp_path, env={**(env or ENV),
                              "TFLAUNCH_RUNTIME_DIR": os.environ["TFLAUNCH_RUNTIME_DIR"]},
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
@@ -119,7 +119,7 @@ def test_a_signal_to_tflaunch_s_group_reaches_a_warm_script_once_as_a_cold_one(r
     client's connection closes, and the server ends the script's group with it)."""
     pids = tmp_path / "pids"
     (tmp_path / "script.py").write_text(COUNTER)
-    client = subprocess.Popen([sys.executable, "-m", "tflaunch.core.run.warm_start", "--python", sys.executable,
+    client = subprocess.Popen([sys.executable, "-m", "tflaunch.core.run.warm.warm_start", "--python", sys.executable,
                                "--", sys.executable, "script.py", str(pids)], cwd=tmp_path,
                               env={**ENV, "TFLAUNCH_RUNTIME_DIR": os.environ["TFLAUNCH_RUNTIME_DIR"]},
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, process_group=0)

@@ -21,11 +21,11 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from tflaunch.core.run.warm_start import SERVER_LINE
+from tflaunch.core.run.warm.warm_start import SERVER_LINE
 
 PY = sys.executable
 CASES = Path(__file__).with_name("warm_cases")
-CLIENT = [PY, "-I", "-m", "tflaunch.core.run.warm_start", "--python", PY, "--idle", "120", "--"]
+CLIENT = [PY, "-I", "-m", "tflaunch.core.run.warm.warm_start", "--python", PY, "--idle", "120", "--"]
 ANNOUNCED = re.compile(r"tflaunch: warm start: the script runs as pid (\d+)\r?\n")
 REFUSED = re.compile(r"tflaunch: warm start not possible \((.*)\); starting cold\r?\n")
 # The client's line when it had to start the server first (its import was this launch's wait).

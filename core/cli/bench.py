@@ -14,7 +14,7 @@ from ..report.imports import import_table
 from ..report.table import repeat_table, run_table
 from ..run import events
 from ..run.driver import Watchers, run_sessions
-from ..run.gpus import GpuMemorySampler
+from ..run.gpus.nvml import GpuMemorySampler
 from ..run.launch_check import launch_check, launch_warnings
 from ..run.record import RunRecord, RunStatus
 from ..run.session import ProbeSession

@@ -15,9 +15,9 @@ import sys
 from typing import Any
 
 from ..doctor.cuda_cache import MeasureError, cost_sentence, jit_cards, measure
-from ..run.build_info import BuildInfo, build_info
-from ..run.gpus import Gpu, GpuInventory, inventory
-from ..run.kernels import Prediction, Verdict, cache_note, driver_note, predict
+from ..run.gpus.kernels import Prediction, Verdict, cache_note, driver_note, predict
+from ..run.gpus.nvml import Gpu, GpuInventory, inventory
+from ..run.interpreters.build_info import BuildInfo, build_info
 from ..store.cuda_cache_costs import CostStore, cost_key
 from ..units import format_bytes
 from .arguments import positive_int

@@ -8,7 +8,7 @@ import sys
 from ..paths import profiles_dir
 from ..run.launch_check import launch_check
 from ..run.script import run_warm_with_profile, run_with_profile
-from ..run.warm_start import DEFAULT_IDLE_S
+from ..run.warm.warm_start import DEFAULT_IDLE_S
 from ..safe_text import shown, shown_lines
 from ..settings.display import setting_text
 from ..store.model_code import model_details

@@ -8,7 +8,7 @@ import sys
 
 from ..paths import profiles_dir
 from ..run.formats import ConversionError
-from ..run.gpus import GpuMemorySampler
+from ..run.gpus.nvml import GpuMemorySampler
 from ..store.history import HistoryError
 from ..store.profiles import ProfileError, ProfileStore
 from ..sweep.axes import axes_help

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from ..run import warm_servers
+from ..run.warm import warm_servers
 from ..units import format_bytes, format_duration
 
 

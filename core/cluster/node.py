@@ -11,7 +11,7 @@ import os
 import socket
 from typing import Any
 
-from ..run.gpus import machine_gpus
+from ..run.gpus.nvml import machine_gpus
 
 SLURM_VARIABLES = {"job_id": "SLURM_JOB_ID", "array_job_id": "SLURM_ARRAY_JOB_ID",
                    "array_task_id": "SLURM_ARRAY_TASK_ID", "partition": "SLURM_JOB_PARTITION",

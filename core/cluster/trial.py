@@ -20,7 +20,7 @@ from types import FrameType
 from typing import Any
 
 from ..run.driver import run_sessions
-from ..run.gpus import GpuMemorySampler
+from ..run.gpus.nvml import GpuMemorySampler
 from ..run.launch_check import launch_check
 from ..run.record import RunRecord, RunStatus
 from ..run.session import ProbeSession

@@ -13,10 +13,10 @@ from collections.abc import Callable
 from pathlib import Path
 
 from ..phases import FIRST
-from ..run.build_info import BuildInfo
 from ..run.driver import run_probe
-from ..run.gpus import Gpu, GpuInventory
-from ..run.kernels import Verdict, predict
+from ..run.gpus.kernels import Verdict, predict
+from ..run.gpus.nvml import Gpu, GpuInventory
+from ..run.interpreters.build_info import BuildInfo
 from ..run.record import RunRecord, RunStatus
 from ..settings import caches
 from ..settings.config import LaunchConfig

@@ -17,11 +17,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..paths import cache_dir
-from ..run.build_info import build_info
 from ..run.driver import Watcher, run_sessions
 from ..run.formats import in_formats
-from ..run.gpus import GpuInventory, GpuMemorySampler, machine_gpus
-from ..run.kernels import predict
+from ..run.gpus.kernels import predict
+from ..run.gpus.nvml import GpuInventory, GpuMemorySampler, machine_gpus
+from ..run.interpreters.build_info import build_info
 from ..run.record import RunRecord, RunStatus
 from ..run.session import ProbeSession
 from ..settings.config import LaunchConfig

@@ -15,9 +15,9 @@ from typing import Any
 from ..probe.model_files import model_format
 from ..report.imports import UNCOMPILED_SHARE
 from ..run.formats import FORMATS
-from ..run.local_copy import local_copy
-from ..run.mounts import mount_of
 from ..run.record import RunRecord
+from ..run.storage.local_copy import local_copy
+from ..run.storage.mounts import mount_of
 from ..settings.config import LaunchConfig
 from .anatomy_cures import choose
 

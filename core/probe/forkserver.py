@@ -3,7 +3,7 @@ and forks a child per launch, which runs the user's script as `python script.py`
 
     python .../probe/forkserver.py --socket PATH --idle SECONDS [--parent PID]
 
-Started by tflaunch (core/run/warm_start.py) with the environment a cold child of the
+Started by tflaunch (core/run/warm/warm_start.py) with the environment a cold child of the
 same launch would get, minus the launch hook's tf.config settings: those are applied in
 each child, because memory growth and limits must list the GPUs, which initialises CUDA,
 and a process that has initialised CUDA cannot fork safely. Before every fork the server

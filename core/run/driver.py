@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import IO
 
 from ..settings.config import LaunchConfig
-from .gpus import GpuMemorySampler
+from .gpus.nvml import GpuMemorySampler
 from .launch_check import KnownFlags, ask_known_flags, launch_check
 from .process_tree import end_group, end_leftovers
 from .program import STOP_GRACE_S

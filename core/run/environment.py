@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from ..settings import caches
 from ..settings.child import child_environment
 from ..settings.config import LaunchConfig
-from .stack import current_stack
+from .interpreters.stack import current_stack
 
 
 def stack_for(config: LaunchConfig) -> caches.Stack | None:

@@ -17,10 +17,10 @@ from pathlib import Path
 from ..paths import data_dir
 from ..settings.child import PROBE_MAIN
 from ..settings.config import LaunchConfig, Problem
-from .build_info import BuildInfo, build_info
 from .environment import launch_environment
-from .gpu_notes import warnings_before_run
-from .gpus import machine_gpus
+from .gpus.gpu_notes import warnings_before_run
+from .gpus.nvml import machine_gpus
+from .interpreters.build_info import BuildInfo, build_info
 from .program import program_problems
 
 KnownFlags = Callable[[str], "list[str] | None"]
@@ -85,7 +85,7 @@ def xla_flag_problems(config: LaunchConfig, known: KnownFlags) -> list[Problem]:
 
 
 def page_cache_problem(config: LaunchConfig) -> str | None:
-    from .eviction import check  # what a cold start touches: read only when a run is checked
+    from .storage.eviction import check  # what a cold start touches: read only when a run is checked
 
     return check(config)
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 
-from .gpus import GpuMemorySampler
+from .gpus.nvml import GpuMemorySampler
 from .process_tree import TreeSampler
 
 

@@ -39,7 +39,7 @@ def run_with_profile(config: LaunchConfig, command: Sequence[str]) -> int:
 def run_warm_with_profile(config: LaunchConfig, command: Sequence[str], idle_s: float) -> int:
     """Run `command` warm (forked from a server that has imported TensorFlow) with the
     profile applied; cold, saying why, when it cannot start warm."""
-    from .warm_start import WarmStartError, cold_line, plan, run, server_line
+    from .warm.warm_start import WarmStartError, cold_line, plan, run, server_line
 
     for note in prepare_caches(config):
         print(f"tflaunch: {note}", file=sys.stderr)

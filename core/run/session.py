@@ -19,14 +19,14 @@ from ..settings.config import LaunchConfig
 from . import events as ev
 from .environment import launch_environment, prepare_caches
 from .events import EventParser, LineBuffer
-from .eviction import PageCacheReport
-from .eviction import prepare as prepare_page_cache
-from .gpu_notes import launch_facts
-from .gpus import machine_gpus
+from .gpus.gpu_notes import launch_facts
+from .gpus.nvml import machine_gpus
 from .process_tree import RUN_MARKER_ENV, run_marker
 from .program import EVENTS_FD_ENV, OBSERVE_ENV, observe_settings, program_argv
 from .record import STDERR_LINE_CHARS, Failure, RunRecord
-from .warm_start import CHILD_LINE, COLD_END, COLD_LINE, SERVER_LINE, client_command
+from .storage.eviction import PageCacheReport
+from .storage.eviction import prepare as prepare_page_cache
+from .warm.warm_start import CHILD_LINE, COLD_END, COLD_LINE, SERVER_LINE, client_command
 from .warmup_report import WarmupReport
 from .words import COLD_MARK, WARM_MARK
 

@@ -49,7 +49,7 @@ def warnings(record: RecordData) -> list[str]:
 
 def notes(record: RecordData) -> list[str]:
     """What the launcher did and what the GPUs mean for start-up: facts, not doubts."""
-    from .gpu_notes import gpu_notes  # kernels' table only when a record is read
+    from .gpus.gpu_notes import gpu_notes  # kernels' table only when a record is read
 
     program = []
     warm = start_kind(record) == "warm"

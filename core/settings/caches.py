@@ -76,7 +76,7 @@ def uses_stack(cuda_cache: str | None, xla_cache: bool) -> bool:
 
 def folders(cuda_cache: str | None, xla_cache: bool, stack: Stack | None) -> dict[str, Path]:
     """{kind: folder} for the caches these settings use; no files are touched. `stack` is
-    needed when uses_stack() says so (run.stack.current_stack gives it)."""
+    needed when uses_stack() says so (run.interpreters.stack.current_stack gives it)."""
     out: dict[str, Path] = {}
     if uses_stack(cuda_cache, xla_cache) and stack is None:
         raise ValueError("a warm cache needs the stack it belongs to")

@@ -62,7 +62,7 @@ def child_environment(config: LaunchConfig, base: Mapping[str, str] | None = Non
                       launch_hook: bool = False, stack: caches.Stack | None = None) -> dict[str, str]:
     """The complete environment of a child run with `config`, on top of `base` (ours).
 
-    `stack` names the warm cache folders (run.stack.current_stack); it is needed only when
+    `stack` names the warm cache folders (run.interpreters.stack.current_stack); it is needed only when
     the settings keep one (caches.uses_stack), and run.environment passes it."""
     env = dict(os.environ if base is None else base)
     env.update(config.extra_env)

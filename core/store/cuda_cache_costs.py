@@ -21,8 +21,8 @@ from pathlib import Path
 from typing import Any
 
 from ..paths import data_dir
-from ..run.build_info import BuildInfo
-from ..run.gpus import Gpu, GpuInventory
+from ..run.gpus.nvml import Gpu, GpuInventory
+from ..run.interpreters.build_info import BuildInfo
 from ..units import format_bytes, format_duration
 from .atomic import atomic_write
 

@@ -13,7 +13,7 @@ from typing import Any
 
 from ..run.driver import run_sessions
 from ..run.formats import in_formats
-from ..run.gpus import GpuMemorySampler
+from ..run.gpus.nvml import GpuMemorySampler
 from ..run.launch_check import KnownFlags, ask_known_flags, launch_check
 from ..run.record import RunRecord, RunStatus
 from ..run.session import ProbeSession, start_together

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from PySide6.QtCore import QObject, QProcess, Signal
 
-from tflaunch.core.run.interpreter import check_command
-from tflaunch.core.run.interpreter_verdict import interpreter_verdict, not_started
+from tflaunch.core.run.interpreters.interpreter import check_command
+from tflaunch.core.run.interpreters.interpreter_verdict import interpreter_verdict, not_started
 from tflaunch.core.run.launch_check import known_flags_command
 
 

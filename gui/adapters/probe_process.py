@@ -20,7 +20,7 @@ from collections.abc import Callable
 from PySide6.QtCore import QObject, QProcess, QProcessEnvironment, QTimer, Signal
 
 from tflaunch.core.run.driver import EXIT_DRAIN_S, Watcher
-from tflaunch.core.run.gpus import GpuMemorySampler
+from tflaunch.core.run.gpus.nvml import GpuMemorySampler
 from tflaunch.core.run.process_tree import end_group, end_leftovers
 from tflaunch.core.run.program import STOP_GRACE_S
 from tflaunch.core.run.record import RunRecord

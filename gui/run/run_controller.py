@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import QObject, Signal
 
-from tflaunch.core.run.gpus import GpuMemorySampler
+from tflaunch.core.run.gpus.nvml import GpuMemorySampler
 from tflaunch.core.run.launch_check import cached_known_flags, launch_check
 from tflaunch.core.run.record import RunRecord
 from tflaunch.core.run.session import ProbeSession

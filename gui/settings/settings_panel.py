@@ -28,8 +28,8 @@ from PySide6.QtWidgets import (
 
 from tflaunch.core.phases import normal_until
 from tflaunch.core.report.subjects import own_config
-from tflaunch.core.run.gpus import GpuInventory
-from tflaunch.core.run.interpreter import InterpreterInfo
+from tflaunch.core.run.gpus.nvml import GpuInventory
+from tflaunch.core.run.interpreters.interpreter import InterpreterInfo
 from tflaunch.core.settings.config import LaunchConfig, Problem
 from tflaunch.core.settings.vocabulary import BY_NAME, SAMPLE_MODELS, SETTINGS, Setting
 from tflaunch.core.units import format_bytes

@@ -16,7 +16,7 @@ from PySide6.QtGui import QCloseEvent
 from PySide6.QtWidgets import QDockWidget, QMainWindow, QMessageBox, QScrollArea, QSplitter, QWidget
 
 from tflaunch.core.phases import label
-from tflaunch.core.run import gpus
+from tflaunch.core.run.gpus import nvml as gpus
 from tflaunch.core.run.launch_check import cached_known_flags, flags_to_check, launch_warnings
 from tflaunch.core.run.record import RunRecord, RunStatus
 from tflaunch.core.settings.config import LaunchConfig

@@ -9,7 +9,7 @@ from typing import Protocol
 
 from PySide6.QtWidgets import QDockWidget
 
-from tflaunch.core.run.gpus import GpuMemorySampler
+from tflaunch.core.run.gpus.nvml import GpuMemorySampler
 from tflaunch.core.settings.config import LaunchConfig
 from tflaunch.core.store.history import History
 from tflaunch.core.store.profiles import ProfileStore

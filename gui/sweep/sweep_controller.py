@@ -13,7 +13,7 @@ import time
 from PySide6.QtCore import QObject, Signal
 
 from tflaunch.core.run.formats import ConversionError
-from tflaunch.core.run.gpus import GpuMemorySampler
+from tflaunch.core.run.gpus.nvml import GpuMemorySampler
 from tflaunch.core.run.launch_check import cached_known_flags
 from tflaunch.core.run.record import RunRecord
 from tflaunch.core.store.history import History

@@ -23,8 +23,8 @@ PAIRS = 3
 def main() -> None:
     os.environ["TFLAUNCH_DATA_DIR"] = tempfile.mkdtemp(prefix="tflaunch-cuda-cache-")
     from tflaunch.core.doctor.cuda_cache import jit_cards, measure
-    from tflaunch.core.run.build_info import build_info
-    from tflaunch.core.run.gpus import inventory
+    from tflaunch.core.run.gpus.nvml import inventory
+    from tflaunch.core.run.interpreters.build_info import build_info
 
     python = os.environ.get("TFLAUNCH_GPU_PYTHON", sys.executable)
     gpus, build = inventory(), build_info(python)

@@ -35,7 +35,7 @@ import json, os, sys, time
 from PySide6.QtCore import QEvent, QObject, QSettings, QTimer
 from PySide6.QtWidgets import QApplication
 from tflaunch.core.paths import history_path, profiles_dir
-from tflaunch.core.run.gpus import GpuInventory
+from tflaunch.core.run.gpus.nvml import GpuInventory
 from tflaunch.core.store.history import History
 from tflaunch.core.store.profiles import ProfileStore
 from tflaunch.gui.app import create_app

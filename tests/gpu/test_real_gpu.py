@@ -17,10 +17,10 @@ from pathlib import Path
 
 import pytest
 
-from tflaunch.core.run.build_info import build_info
 from tflaunch.core.run.driver import run_sessions
-from tflaunch.core.run.gpus import GpuMemorySampler, inventory
-from tflaunch.core.run.kernels import Verdict, predict
+from tflaunch.core.run.gpus.kernels import Verdict, predict
+from tflaunch.core.run.gpus.nvml import GpuMemorySampler, inventory
+from tflaunch.core.run.interpreters.build_info import build_info
 from tflaunch.core.run.session import ProbeSession
 from tflaunch.core.settings.config import LaunchConfig
 

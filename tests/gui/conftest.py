@@ -10,7 +10,7 @@ import pytest
 from PySide6.QtCore import QSettings
 
 from tflaunch.core.paths import history_path, profiles_dir
-from tflaunch.core.run.gpus import GpuInventory
+from tflaunch.core.run.gpus.nvml import GpuInventory
 from tflaunch.core.store.history import History
 from tflaunch.core.store.profiles import ProfileStore
 from tflaunch.gui.app import create_app

@@ -6,7 +6,7 @@ from __future__ import annotations
 from PySide6.QtGui import QColor
 
 from tflaunch.core.report.review import comparison_review, run_review
-from tflaunch.core.run.gpus import GpuMemorySampler
+from tflaunch.core.run.gpus.nvml import GpuMemorySampler
 from tflaunch.core.settings.config import LaunchConfig
 from tflaunch.core.units import MIB, format_bytes
 from tflaunch.gui.compare.compare_view import CompareView

@@ -3,7 +3,7 @@ API, values that reach the LaunchConfig, and a GPU run's devices phase in parts.
 
 from __future__ import annotations
 
-from tflaunch.core.run.gpus import Gpu, GpuInventory
+from tflaunch.core.run.gpus.nvml import Gpu, GpuInventory
 from tflaunch.core.settings.config import LaunchConfig
 
 from ..test_gpu_lab import gpu_record

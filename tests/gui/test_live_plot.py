@@ -13,7 +13,7 @@ import pytest
 from PySide6.QtCore import QPointF, QRectF
 
 from tflaunch.core.run import events as ev
-from tflaunch.core.run.gpus import Gpu, GpuInventory, GpuMemorySampler
+from tflaunch.core.run.gpus.nvml import Gpu, GpuInventory, GpuMemorySampler
 from tflaunch.core.run.record import PhaseState, RunStatus
 from tflaunch.core.settings.config import LaunchConfig
 from tflaunch.core.units import MIB, format_bytes

@@ -11,8 +11,8 @@ import tempfile
 
 import pytest
 
-from tflaunch.core.run import warm_start
 from tflaunch.core.run.record import RunStatus
+from tflaunch.core.run.warm import warm_start
 from tflaunch.core.run.words import start_kind
 from tflaunch.core.settings.config import LaunchConfig
 

@@ -15,7 +15,7 @@ from PySide6.QtWidgets import QApplication
 
 from tflaunch.core.paths import history_path, profiles_dir
 from tflaunch.core.report.subjects import own_config
-from tflaunch.core.run.gpus import Gpu, GpuInventory
+from tflaunch.core.run.gpus.nvml import Gpu, GpuInventory
 from tflaunch.core.run.record import RunStatus
 from tflaunch.core.run.session import ProbeSession
 from tflaunch.core.settings.config import MANAGED_VARIABLES, LaunchConfig

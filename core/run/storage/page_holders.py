@@ -52,7 +52,7 @@ def recently_written(path: str, now: float | None = None) -> float | None:
 
 def stay_reasons(kept: dict[str, int], level: str) -> list[str]:
     """A sentence per cause for the files of `level` that kept pages ({path: bytes kept})."""
-    from ..units import format_bytes
+    from ...units import format_bytes
 
     if not kept:
         return []

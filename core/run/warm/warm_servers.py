@@ -37,9 +37,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..settings.child import HOOK_CONFIG_ENV, PROBE_DIR
-from .process_tree import RUN_MARKER_ENV
-from .program import EVENTS_FD_ENV, OBSERVE_ENV
+from ...settings.child import HOOK_CONFIG_ENV, PROBE_DIR
+from ..process_tree import RUN_MARKER_ENV
+from ..program import EVENTS_FD_ENV, OBSERVE_ENV
 
 FORKSERVER = PROBE_DIR / "forkserver.py"
 DEFAULT_IDLE_S = 600.0

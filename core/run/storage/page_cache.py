@@ -16,7 +16,7 @@ import os
 import sys
 from dataclasses import dataclass
 
-from ..probe.outside_files import open_regular
+from ...probe.outside_files import open_regular
 
 PAGE = mmap.PAGESIZE
 CHUNK = 1 << 30  # mapped and asked about a gigabyte at a time: the answer's vector stays small

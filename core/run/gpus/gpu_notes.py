@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from .gpus import GpuInventory
 from .kernels import Verdict, predict
+from .nvml import GpuInventory
 
 
 def _card(gpu: Mapping[str, Any]) -> tuple[int, int] | None:

@@ -25,7 +25,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from .program import EVENTS_FD_ENV
+from ..program import EVENTS_FD_ENV
 from .warm_servers import (
     DEFAULT_IDLE_S,
     IMPORT_NAMES,
@@ -307,7 +307,7 @@ def _say(message: str) -> None:
 
 def _started() -> float:
     """When this launch began (wall clock): the client process's own start."""
-    from ..probe.age import process_age
+    from ...probe.age import process_age
 
     age = process_age()
     return time.time() - (age or 0.0)
@@ -322,8 +322,8 @@ def client_command(python: str, command: Sequence[str], parent: int, idle_s: flo
     """argv of a client process that runs `command` warm (cold, by exec, when it cannot):
     the app's QProcess runs this, with the launch's environment. -I keeps the user's
     PYTHONPATH and variables from changing the client's own imports."""
-    return [sys.executable, "-I", "-m", "tflaunch.core.run.warm_start", "--python", python, "--parent", str(parent),
-            "--idle", str(idle_s), "--", *command]
+    return [sys.executable, "-I", "-m", "tflaunch.core.run.warm.warm_start", "--python", python,
+            "--parent", str(parent), "--idle", str(idle_s), "--", *command]
 
 
 def main(argv: Sequence[str] | None = None) -> None:

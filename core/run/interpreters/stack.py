@@ -5,9 +5,9 @@ from __future__ import annotations
 import functools
 import os
 
-from ..settings.caches import Stack
+from ...settings.caches import Stack
+from ..gpus.nvml import inventory
 from .build_info import build_info
-from .gpus import inventory
 
 
 @functools.lru_cache(maxsize=16)

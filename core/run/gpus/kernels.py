@@ -19,7 +19,7 @@ import re
 from dataclasses import dataclass
 from enum import Enum
 
-from ..units import format_bytes
+from ...units import format_bytes
 
 CACHE_ADVICE_BYTES = 2 << 30  # a CUDA cache that holds TensorFlow's JIT-compiled kernels
 _ENTRY = re.compile(r"^(sm|compute)_(\d{2,})([af]?)$")

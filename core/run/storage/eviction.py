@@ -20,13 +20,13 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..probe.model_files import is_builder
-from ..settings.config import LaunchConfig
-from ..units import format_bytes, format_duration
+from ...probe.model_files import is_builder
+from ...settings.config import LaunchConfig
+from ...units import format_bytes, format_duration
+from ..interpreters.tf_install import PACKAGES, files_under, installation
 from . import page_cache
 from .mounts import mount_of
 from .page_holders import stay_reasons
-from .tf_install import PACKAGES, files_under, installation
 
 # Less than this left in memory is noise (a page or two of a file being read right now).
 KEPT_NOISE = 1 << 20

@@ -12,7 +12,7 @@ import os
 import shutil
 from pathlib import Path
 
-from ..paths import cache_dir
+from ...paths import cache_dir
 
 
 def _signature(source: str) -> str:
