@@ -18,7 +18,7 @@ from PySide6.QtWidgets import QDockWidget, QMainWindow, QMessageBox, QScrollArea
 from tflaunch.core.phases import LABELS
 from tflaunch.core.run import gpus
 from tflaunch.core.run.launch_check import cached_known_flags, flags_to_check, launch_warnings
-from tflaunch.core.run.record import RunRecord, RunStatus
+from tflaunch.core.run.record import RunRecord
 from tflaunch.core.settings.config import LaunchConfig
 from tflaunch.core.store.history import History
 from tflaunch.core.store.profiles import ProfileStore
@@ -32,10 +32,12 @@ from ..run.run_list import RunList
 from ..run.run_view import RunView
 from ..settings.settings_panel import SettingsPanel
 from ..sweep.sweep_controller import SweepController
+from ..widgets import wheel_guard
 from .drop_target import DropTarget
 from .first_paint import after_first_paint
 from .lazy_tabs import LazyTabs
 from .one_at_a_time import OneAtATime
+from .stored_runs import StoredRuns
 from .sweep_actions import SweepActions
 from .window_actions import WindowActions
 
@@ -70,31 +72,34 @@ class MainWindow(DropTarget, QMainWindow):  # DropTarget: a model or a script dr
         self._config_to_restore: LaunchConfig | None = None
         self._flags_asked: set[str] = set()  # interpreters whose TF_XLA_FLAGS were asked for
 
-        self.panel = SettingsPanel()
-        self.run_view = RunView()
-        self.run_list = RunList()
-        self.log = LogPane()
-        self.runner = RunController(history, self)
-        self.sweeper = SweepController(history, self)
-        self.one_at_a_time = OneAtATime(self)
-        self.sweep_actions = SweepActions(self)
-        self.saver = ProfileSaver(profiles, self)
-        self.tabs = LazyTabs()
-        self._build_layout()
-        # Only the Run tab is built for the first paint; the others when first shown or used.
-        self.tabs.add_page("Run", self.run_view)
-        self.tabs.add_lazy_page("History", self._build_history_view)
-        self.tabs.add_lazy_page("Compare", self._build_compare_view)
-        self.tabs.add_lazy_page("Profiles", self._build_profiles_view)
-        self.tabs.add_lazy_page("Sweep", self._build_sweep_view)
-        self.tabs.add_lazy_page("Advisor", self._build_advisor_view)
-        self.window_actions = WindowActions(self, self)
-        # The actions the toolbar and tests press.
-        self.run_action, self.cancel_action = self.window_actions.run, self.window_actions.cancel
-        self.script_action = self.window_actions.script
-        self.toolbar = self.window_actions.toolbar
-        self.checker = InterpreterCheck(self)
-        self._connect()
+        # The wheel guard's application-wide filter would see each of the build's thousands of events.
+        with wheel_guard.paused():
+            self.panel = SettingsPanel()
+            self.run_view = RunView()
+            self.run_list = RunList()
+            self.log = LogPane()
+            self.runner = RunController(history, self)
+            self.sweeper = SweepController(history, self)
+            self.one_at_a_time = OneAtATime(self)
+            self.sweep_actions = SweepActions(self)
+            self.stored_runs = StoredRuns(self)
+            self.saver = ProfileSaver(profiles, self)
+            self.tabs = LazyTabs()
+            self._build_layout()
+            # Only the Run tab is built for the first paint; the others when first shown or used.
+            self.tabs.add_page("Run", self.run_view)
+            self.tabs.add_lazy_page("History", self._build_history_view)
+            self.tabs.add_lazy_page("Compare", self._build_compare_view)
+            self.tabs.add_lazy_page("Profiles", self._build_profiles_view)
+            self.tabs.add_lazy_page("Sweep", self._build_sweep_view)
+            self.tabs.add_lazy_page("Advisor", self._build_advisor_view)
+            self.window_actions = WindowActions(self, self)
+            # The actions the toolbar and tests press.
+            self.run_action, self.cancel_action = self.window_actions.run, self.window_actions.cancel
+            self.script_action = self.window_actions.script
+            self.toolbar = self.window_actions.toolbar
+            self.checker = InterpreterCheck(self)
+            self._connect()
         self._tick = QTimer(self)
         self._tick.setInterval(TICK_MS)
         self._tick.timeout.connect(self.run_view.refresh)
@@ -191,10 +196,10 @@ class MainWindow(DropTarget, QMainWindow):  # DropTarget: a model or a script dr
         from ..history.history_view import HistoryView
 
         history_view = HistoryView(self.history)
-        history_view.show_requested.connect(self._show_stored_run)
-        history_view.rerun_requested.connect(self._rerun_stored)
-        history_view.compare_requested.connect(self._compare_stored)
-        history_view.save_profile_requested.connect(self._save_stored_runs)
+        history_view.show_requested.connect(self.stored_runs.show)
+        history_view.rerun_requested.connect(self.stored_runs.rerun)
+        history_view.compare_requested.connect(self.stored_runs.compare)
+        history_view.save_profile_requested.connect(self.stored_runs.save)
         history_view.problem.connect(self.say)
         return history_view
 
@@ -395,14 +400,10 @@ class MainWindow(DropTarget, QMainWindow):  # DropTarget: a model or a script dr
         self.advisor_view.start()
 
     def compare_selected(self) -> None:
-        """Compare from the menu or Ctrl+M: the runs selected in History, or how to select them."""
-        ids = self.history_view.selected_ids() if self.tabs.is_built("History") else []
-        if len(ids) < 2:
-            self.tabs.setCurrentWidget(self.history_view)
-            self.say("Select two or more runs in History (Ctrl+2; Shift or Ctrl and click, or Shift+arrows), "
-                     "then Compare (Ctrl+M).")
-            return
-        self._compare_stored(ids)
+        self.stored_runs.compare_selected()
+
+    def save_shown_run_as_profile(self) -> None:
+        self.stored_runs.save_shown_run()
 
     def open_cluster_sweep(self) -> None:
         """Follow a sweep submitted to Slurm, from the folder the user picks."""
@@ -412,38 +413,7 @@ class MainWindow(DropTarget, QMainWindow):  # DropTarget: a model or a script dr
     def save_sweep_winner(self, name: str) -> bool:
         return self.sweep_actions.save_winner(name)
 
-    # -- history, comparison and profiles ----------------------------------------------
-    def _load(self, run_ids: Sequence[int]) -> list[RunRecord]:
-        return self.history_view.load(list(run_ids))  # a run that cannot be read is said, not raised
-
-    def _show_stored_run(self, run_id: int) -> None:
-        for record in self._load([run_id]):
-            self.run_view.show_record(record)
-            self.log.show_record(record)
-            self.tabs.setCurrentWidget(self.run_view)
-
-    def _rerun_stored(self, run_id: int) -> None:
-        for record in self._load([run_id]):
-            self.use_config(record.config)
-            self.start_run()
-
-    def _compare_stored(self, run_ids: list[int]) -> None:
-        self.compare_view.show_runs(self._load(run_ids))
-        self.tabs.setCurrentWidget(self.compare_view)
-
-    def _save_stored_runs(self, run_ids: list[int]) -> None:
-        self.saver.ask_and_save_runs(self._load(run_ids))
-
-    def save_shown_run_as_profile(self) -> None:
-        record = self.run_view.record
-        if record is None or record.status is not RunStatus.OK:
-            self.say("Save as profile needs a finished, successful run.")
-            return
-        if self.tabs.currentWidget() is not self.run_view:  # Ctrl+S from another tab: say which run it is
-            ident = f"#{record.history_id}" if record.history_id is not None else "the last run"
-            self.say(f"Saving the Run tab's run ({ident}, {record.subject}) as a profile.")
-        self.saver.ask_and_save_runs([record])
-
+    # -- history, comparison and profiles (stored_runs.py) ------------------------------
     def save_profile(self, name: str, runs: list[RunRecord], baseline: Sequence[RunRecord] = ()) -> bool:
         return self.saver.save_runs(name, runs, baseline)
 

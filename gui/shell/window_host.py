@@ -16,8 +16,12 @@ from tflaunch.core.store.profiles import ProfileStore
 
 from ..adapters.window_state import WindowState
 from ..advisor.advisor_view import AdvisorView
+from ..compare.compare_view import CompareView
+from ..history.history_view import HistoryView
 from ..profiles.profile_saver import ProfileSaver
+from ..run.log_pane import LogPane
 from ..run.run_controller import RunController
+from ..run.run_view import RunView
 from ..settings.settings_panel import SettingsPanel
 from ..sweep.sweep_controller import SweepController
 from ..sweep.sweep_view import SweepView
@@ -48,6 +52,8 @@ class WindowHost(Protocol):
     log_dock: QDockWidget
     runs_dock: QDockWidget
     gpu_sampler: GpuMemorySampler | None
+    run_view: RunView
+    log: LogPane
 
     # Read-only: the window holds the concrete helpers, which only need to behave so.
     @property
@@ -58,6 +64,12 @@ class WindowHost(Protocol):
 
     @property
     def sweep_view(self) -> SweepView: ...
+
+    @property
+    def history_view(self) -> HistoryView: ...
+
+    @property
+    def compare_view(self) -> CompareView: ...
 
     @property
     def advisor_view(self) -> AdvisorView: ...

@@ -9,6 +9,9 @@ over one without focus goes to the scroll area around it instead.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+
 from PySide6.QtCore import QCoreApplication, QEvent, QObject, Qt
 from PySide6.QtWidgets import QAbstractScrollArea, QAbstractSpinBox, QApplication, QComboBox, QDial, QSlider, QWidget
 
@@ -22,8 +25,7 @@ class WheelGuard(QObject):
         if kind not in (QEvent.Type.Wheel, QEvent.Type.Polish) or not isinstance(watched, GUARDED):
             return False
         if kind == QEvent.Type.Polish:
-            if watched.focusPolicy() == Qt.FocusPolicy.WheelFocus:
-                watched.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
+            _no_wheel_focus(watched)
             return False
         if watched.hasFocus() or _inside_popup(watched):
             return False
@@ -31,6 +33,11 @@ class WheelGuard(QObject):
         if area is not None:
             QCoreApplication.sendEvent(area.viewport(), event)
         return True  # never the control's own wheelEvent while it has no focus
+
+
+def _no_wheel_focus(widget: QWidget) -> None:
+    if widget.focusPolicy() == Qt.FocusPolicy.WheelFocus:
+        widget.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
 
 
 def scroll_area_of(widget: QWidget) -> QAbstractScrollArea | None:
@@ -49,5 +56,28 @@ def install(app: QApplication) -> None:
     if app.property("tflaunch-wheel-guard"):
         return
     guard = WheelGuard(app)
+    guard.setObjectName("tflaunch-wheel-guard")
     app.installEventFilter(guard)
     app.setProperty("tflaunch-wheel-guard", True)
+
+
+@contextmanager
+def paused() -> Iterator[None]:
+    """The guard stands aside while a window or a page builds (an application-wide Python
+    filter sees every event, and a build sends thousands: it made the main window's
+    construction 40 % slower), then guards the controls built meanwhile."""
+    app = QApplication.instance()
+    guard = app.findChild(WheelGuard, "tflaunch-wheel-guard") if app is not None else None
+    if app is None or guard is None or guard.property("paused"):  # none, or an outer build holds it aside
+        yield
+        return
+    app.removeEventFilter(guard)
+    guard.setProperty("paused", True)
+    try:
+        yield
+    finally:
+        guard.setProperty("paused", False)
+        app.installEventFilter(guard)
+        for widget in QApplication.allWidgets():  # their Polish events may have passed unseen
+            if isinstance(widget, GUARDED):
+                _no_wheel_focus(widget)
