@@ -49,8 +49,11 @@ class LazyTabs(QTabWidget):
 
     def _build(self, title: str) -> None:
         placeholder, factory = self._waiting.pop(title)
-        with wheel_guard.paused():  # its filter would see each of the build's events
+        with wheel_guard.paused(self):  # its filter would see each of the build's events
             page = factory()
+            self._insert(title, page, placeholder)
+
+    def _insert(self, title: str, page: QWidget, placeholder: QWidget) -> None:
         self._pages[title] = page
         index = self.indexOf(placeholder)
         current = self.currentIndex() == index

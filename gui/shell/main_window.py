@@ -73,7 +73,7 @@ class MainWindow(DropTarget, QMainWindow):  # DropTarget: a model or a script dr
         self._flags_asked: set[str] = set()  # interpreters whose TF_XLA_FLAGS were asked for
 
         # The wheel guard's application-wide filter would see each of the build's thousands of events.
-        with wheel_guard.paused():
+        with wheel_guard.paused(self):
             self.panel = SettingsPanel()
             self.run_view = RunView()
             self.run_list = RunList()
@@ -226,8 +226,8 @@ class MainWindow(DropTarget, QMainWindow):  # DropTarget: a model or a script dr
         sweep_view.cancel_requested.connect(self.sweeper.cancel)
         sweep_view.save_winner_requested.connect(self.sweep_actions.ask_and_save_winner)
         sweep_view.follow_settings(self.panel, self.panel.config)
-        sweep_view.cluster.merged.connect(self.refresh_history)
-        sweep_view.cluster.save_winner_requested.connect(self.sweep_actions.ask_and_save_node_type_winner)
+        sweep_view.cluster_merged.connect(self.refresh_history)
+        sweep_view.node_type_winner_requested.connect(self.sweep_actions.ask_and_save_node_type_winner)
         return sweep_view
 
     def refresh_history(self) -> None:

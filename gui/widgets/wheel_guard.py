@@ -62,10 +62,10 @@ def install(app: QApplication) -> None:
 
 
 @contextmanager
-def paused() -> Iterator[None]:
-    """The guard stands aside while a window or a page builds (an application-wide Python
+def paused(root: QWidget) -> Iterator[None]:
+    """The guard stands aside while `root` builds what it holds (an application-wide Python
     filter sees every event, and a build sends thousands: it made the main window's
-    construction 40 % slower), then guards the controls built meanwhile."""
+    construction 40 % slower), then guards the controls built inside `root` meanwhile."""
     app = QApplication.instance()
     guard = app.findChild(WheelGuard, "tflaunch-wheel-guard") if app is not None else None
     if app is None or guard is None or guard.property("paused"):  # none, or an outer build holds it aside
@@ -78,6 +78,7 @@ def paused() -> Iterator[None]:
     finally:
         guard.setProperty("paused", False)
         app.installEventFilter(guard)
-        for widget in QApplication.allWidgets():  # their Polish events may have passed unseen
+        # Not allWidgets(): it holds widgets half-way through their destructors.
+        for widget in root.findChildren(QWidget):  # their Polish events may have passed unseen
             if isinstance(widget, GUARDED):
                 _no_wheel_focus(widget)
