@@ -229,3 +229,24 @@ def test_the_chart_keeps_its_height_at_1024x700(qtbot, make_window):
     qtbot.waitUntil(lambda: on_screen().height() >= CHART_MIN_HEIGHT - 2 * view.chart.frameWidth())
     assert on_screen().width() >= CHART_MIN_WIDTH - 2 * view.chart.frameWidth(), "the table leaves it room"
     assert view.start_button.visibleRegion().boundingRect().height() == view.start_button.height()
+
+
+def test_too_few_successful_trials_of_a_full_plan_say_they_failed_not_to_run_more(qtbot):
+    from tflaunch.core.sweep.plan import Sweep, SweepPlan
+    from tflaunch.gui.sweep.sweep_view import SweepView
+
+    plan = SweepPlan(LaunchConfig(), {"intra": ["2"]}, repeat=3, warmup=0, racing=False)
+    sweep = Sweep(plan, plan.candidates())
+    seen = 0
+    while (trial := sweep.next_trial()) is not None:  # 3 planned each; intra=2 fails after its first
+        mine = trial.candidate.key == "intra=2"
+        seen += mine
+        fails = mine and seen > 1
+        reason = "Failed in Load: out of memory" if fails else None
+        sweep.report(trial, None if fails else (1.0 if mine else 2.0), reason)
+    view = SweepView()
+    qtbot.addWidget(view)
+    view.show_results(sweep)
+    text = view.verdict.text()
+    assert text.startswith("No winner: not enough runs. intra=2 leads"), text
+    assert "run 3 or more trials" not in text and "2 of their trials failed" in text and "over 1 run)" in text, text
