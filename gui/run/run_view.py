@@ -81,7 +81,7 @@ class SummaryBar(QFrame):
         super().__init__(parent)
         ready_box, self.ready, self.ready_caption = _figure("time to ready")
         peak_box, self.peak, _caption = _figure("peak memory (process tree)")
-        self.headline = QLabel("Choose a model and press Run (Ctrl+R).")
+        self.headline = QLabel("Choose a model or a program and press Run (Ctrl+R).")
         self.headline.setWordWrap(True)
         self.headline.setObjectName("headline")
         self.headline.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
@@ -235,7 +235,7 @@ class RunView(QWidget):
         """A run that could not start: its reason in the headline, the last run's figures cleared."""
         self._refusal = why
         self.record = None
-        self.phases.show_record(None)
+        self.phases.show_nothing()
         self.waterfall.show_record(None)
         self.memory.clear_run()
         self.summary.show_refusal(why)

@@ -7,6 +7,7 @@ export. The window connects their intents and keeps the status bar.
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, cast
@@ -103,7 +104,7 @@ class MainWindow(DropTarget, QMainWindow):  # DropTarget: a model or a script dr
         self._tick = QTimer(self)
         self._tick.setInterval(TICK_MS)
         self._tick.timeout.connect(self.run_view.refresh)
-        self.statusBar().showMessage(history_problem or "Ready. Ctrl+R runs the model, Esc cancels.")
+        self.statusBar().showMessage(history_problem or "Ready. Ctrl+R starts a run, Esc cancels.")
         self._restore()
         # After the first paint: the window appears before any slow discovery work.
         after_first_paint(self, self._on_first_paint)
@@ -242,6 +243,9 @@ class MainWindow(DropTarget, QMainWindow):  # DropTarget: a model or a script dr
     def say(self, message: str) -> None:
         self.statusBar().showMessage(message)
 
+    def clear_status(self) -> None:
+        self.statusBar().clearMessage()
+
     # -- running -----------------------------------------------------------------------
     @property
     def running(self) -> bool:
@@ -318,7 +322,7 @@ class MainWindow(DropTarget, QMainWindow):  # DropTarget: a model or a script dr
         config = self.checked_config(lambda why: self.say(f"Cannot launch: {why}"), script=True)
         if config is not None:
             how = "warm, " if warm else ""
-            self._launch(config, argv, " ".join(argv[1:]) + f" ({how}with {config.summary()})", warm)
+            self._launch(config, argv, shlex.join(argv[1:]) + f" ({how}with {config.summary()})", warm)
 
     def _launch(self, config: LaunchConfig, script: list[str] | None, title: str, warm: bool = False,
                 anatomy: bool = False) -> None:
@@ -368,6 +372,7 @@ class MainWindow(DropTarget, QMainWindow):  # DropTarget: a model or a script dr
     def _on_run_selected(self, record: RunRecord) -> None:
         if self.running:
             return  # the live run keeps the view until it ends
+        self.clear_status()  # it spoke of the run shown before (or of a refusal)
         self.run_view.show_record(record)
         self.log.show_record(record)
         self._show_inputs(record)

@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from tflaunch.core.report.subjects import subject_words
 from tflaunch.core.run.record import RunRecord, RunStatus
 
 if TYPE_CHECKING:
@@ -23,6 +24,7 @@ class StoredRuns:
     def show(self, run_id: int) -> None:
         w = self.window
         for record in self.load([run_id]):
+            w.clear_status()  # it spoke of the run shown before (or of a refusal)
             w.run_view.show_record(record)
             w.log.show_record(record)
             w.tabs.setCurrentWidget(w.run_view)
@@ -58,7 +60,8 @@ class StoredRuns:
         if record is None or record.status is not RunStatus.OK:
             w.say("Save as profile needs a finished, successful run.")
             return
+        ident = f"#{record.history_id}" if record.history_id is not None else "the last run"
+        what = f"the Run tab's run ({ident}, {subject_words(record)})"
         if w.tabs.currentWidget() is not w.run_view:  # Ctrl+S from another tab: say which run it is
-            ident = f"#{record.history_id}" if record.history_id is not None else "the last run"
-            w.say(f"Saving the Run tab's run ({ident}, {record.subject}) as a profile.")
-        w.saver.ask_and_save_runs([record])
+            w.say(f"Saving {what} as a profile.")
+        w.saver.ask_and_save_runs([record], what=what)
