@@ -390,30 +390,10 @@ class MainWindow(DropTarget, QMainWindow):  # DropTarget: a model or a script dr
     def start_sweep(self) -> None:
         self.sweep_actions.start()
 
-    def start_sweep_shown(self) -> None:
-        """Start sweep from the menu or Ctrl+Shift+W: the plan the Sweep tab shows, or why not."""
-        self.tabs.setCurrentWidget(self.sweep_view)
-        button = self.sweep_view.start_button
-        if button.isEnabled():
-            button.click()
-        else:
-            self.say(button.toolTip())
-
     def examine(self) -> None:
         """Examine from the menu or Ctrl+Shift+X: the Advisor tab, started (or saying why not)."""
         self.tabs.setCurrentWidget(self.advisor_view)
         self.advisor_view.start()
-
-    def compare_selected(self) -> None:
-        self.stored_runs.compare_selected()
-
-    def save_shown_run_as_profile(self) -> None:
-        self.stored_runs.save_shown_run()
-
-    def open_cluster_sweep(self) -> None:
-        """Follow a sweep submitted to Slurm, from the folder the user picks."""
-        self.tabs.setCurrentWidget(self.sweep_view)
-        self.sweep_view.ask_cluster_folder()
 
     def save_sweep_winner(self, name: str) -> bool:
         return self.sweep_actions.save_winner(name)
