@@ -287,6 +287,7 @@ class MainWindow(DropTarget, QMainWindow):  # DropTarget: a model or a script dr
         self.say(f"Cannot run: {why}")
         if not self.running:
             self.run_view.show_refusal(why)
+            self.log.begin(f"Not started: {why}")  # not the last run's end below a refusal
             self.tabs.setCurrentWidget(self.run_view)
     def start_anatomy(self) -> None:
         """One extra run with TensorFlow's profiler on: the first step (a program) or first

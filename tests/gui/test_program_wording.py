@@ -28,6 +28,7 @@ def test_a_refused_program_shows_its_refusal_and_no_model_phases(qtbot, window):
     window.run_view.refresh()  # the tick and the palette redraw it: it stays without rows
     assert window.run_view.phases.rowCount() == 0
     assert window.statusBar().currentMessage().startswith("Cannot run:")
+    assert window.log.text.toPlainText().startswith("── Not started: The script nothere.py was not found")
 
     # A run picked in the session's list replaces the headline: the refusal's status goes with it.
     record = finished_record()
