@@ -73,34 +73,36 @@ class MainWindow(DropTarget, QMainWindow):  # DropTarget: a model or a script dr
         self._config_to_restore: LaunchConfig | None = None
         self._flags_asked: set[str] = set()  # interpreters whose TF_XLA_FLAGS were asked for
 
-        # The wheel guard's application-wide filter would see each of the build's thousands of events.
-        with wheel_guard.paused(self):
-            self.panel = SettingsPanel()
-            self.run_view = RunView()
-            self.run_list = RunList()
-            self.log = LogPane()
-            self.runner = RunController(history, self)
-            self.sweeper = SweepController(history, self)
-            self.one_at_a_time = OneAtATime(self)
-            self.sweep_actions = SweepActions(self)
-            self.stored_runs = StoredRuns(self)
-            self.saver = ProfileSaver(profiles, self)
-            self.tabs = LazyTabs()
-            self._build_layout()
-            # Only the Run tab is built for the first paint; the others when first shown or used.
-            self.tabs.add_page("Run", self.run_view)
-            self.tabs.add_lazy_page("History", self._build_history_view)
-            self.tabs.add_lazy_page("Compare", self._build_compare_view)
-            self.tabs.add_lazy_page("Profiles", self._build_profiles_view)
-            self.tabs.add_lazy_page("Sweep", self._build_sweep_view)
-            self.tabs.add_lazy_page("Advisor", self._build_advisor_view)
-            self.window_actions = WindowActions(self, self)
-            # The actions the toolbar and tests press.
-            self.run_action, self.cancel_action = self.window_actions.run, self.window_actions.cancel
-            self.script_action = self.window_actions.script
-            self.toolbar = self.window_actions.toolbar
-            self.checker = InterpreterCheck(self)
-            self._connect()
+        # The wheel guard's application-wide filter would see each of the thousands of events of
+        # the build and the first paint; back after that paint (or in 2 s, for a window never shown).
+        self._guard_back = wheel_guard.stand_aside(self)
+        QTimer.singleShot(2000, self._guard_back)  # not tied to the window: back even if it is deleted
+        self.panel = SettingsPanel()
+        self.run_view = RunView()
+        self.run_list = RunList()
+        self.log = LogPane()
+        self.runner = RunController(history, self)
+        self.sweeper = SweepController(history, self)
+        self.one_at_a_time = OneAtATime(self)
+        self.sweep_actions = SweepActions(self)
+        self.stored_runs = StoredRuns(self)
+        self.saver = ProfileSaver(profiles, self)
+        self.tabs = LazyTabs()
+        self._build_layout()
+        # Only the Run tab is built for the first paint; the others when first shown or used.
+        self.tabs.add_page("Run", self.run_view)
+        self.tabs.add_lazy_page("History", self._build_history_view)
+        self.tabs.add_lazy_page("Compare", self._build_compare_view)
+        self.tabs.add_lazy_page("Profiles", self._build_profiles_view)
+        self.tabs.add_lazy_page("Sweep", self._build_sweep_view)
+        self.tabs.add_lazy_page("Advisor", self._build_advisor_view)
+        self.window_actions = WindowActions(self, self)
+        # The actions the toolbar and tests press.
+        self.run_action, self.cancel_action = self.window_actions.run, self.window_actions.cancel
+        self.script_action = self.window_actions.script
+        self.toolbar = self.window_actions.toolbar
+        self.checker = InterpreterCheck(self)
+        self._connect()
         self._tick = QTimer(self)
         self._tick.setInterval(TICK_MS)
         self._tick.timeout.connect(self.run_view.refresh)
@@ -429,6 +431,7 @@ class MainWindow(DropTarget, QMainWindow):  # DropTarget: a model or a script dr
 
     # -- discovery and persistence -----------------------------------------------------
     def _on_first_paint(self) -> None:
+        self._guard_back()
         self.first_painted.emit()
         if self.isVisible():  # a window closed at its first paint has nothing to discover
             self._discover()

@@ -9,9 +9,10 @@ over one without focus goes to the scroll area around it instead.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
+import shiboken6
 from PySide6.QtCore import QCoreApplication, QEvent, QObject, Qt
 from PySide6.QtWidgets import QAbstractScrollArea, QAbstractSpinBox, QApplication, QComboBox, QDial, QSlider, QWidget
 
@@ -61,24 +62,37 @@ def install(app: QApplication) -> None:
     app.setProperty("tflaunch-wheel-guard", True)
 
 
-@contextmanager
-def paused(root: QWidget) -> Iterator[None]:
-    """The guard stands aside while `root` builds what it holds (an application-wide Python
-    filter sees every event, and a build sends thousands: it made the main window's
-    construction 40 % slower), then guards the controls built inside `root` meanwhile."""
+def stand_aside(root: QWidget) -> Callable[[], None]:
+    """The guard stands aside while `root` builds (and first paints) what it holds: an
+    application-wide Python filter sees every event, and a build sends thousands (it made
+    the main window's construction 40 % slower and its first paint 10 ms). Returns what
+    brings it back, once, guarding the controls built inside `root` meanwhile."""
     app = QApplication.instance()
     guard = app.findChild(WheelGuard, "tflaunch-wheel-guard") if app is not None else None
     if app is None or guard is None or guard.property("paused"):  # none, or an outer build holds it aside
-        yield
-        return
+        return lambda: None
     app.removeEventFilter(guard)
     guard.setProperty("paused", True)
-    try:
-        yield
-    finally:
+    def resume() -> None:
+        if not guard.property("paused"):
+            return
         guard.setProperty("paused", False)
         app.installEventFilter(guard)
+        if not shiboken6.isValid(root):  # a window closed before its first paint
+            return
         # Not allWidgets(): it holds widgets half-way through their destructors.
         for widget in root.findChildren(QWidget):  # their Polish events may have passed unseen
             if isinstance(widget, GUARDED):
                 _no_wheel_focus(widget)
+
+    return resume
+
+
+@contextmanager
+def paused(root: QWidget) -> Iterator[None]:
+    """`stand_aside` for the length of a `with` block."""
+    resume = stand_aside(root)
+    try:
+        yield
+    finally:
+        resume()
