@@ -78,7 +78,7 @@ class MainWindow(DropTarget, QMainWindow):  # DropTarget: a model or a script dr
         self._guard_back = wheel_guard.stand_aside(self)
         QTimer.singleShot(2000, self._guard_back)  # not tied to the window: back even if it is deleted
         self.panel = SettingsPanel()
-        self.run_view = RunView()
+        self.run_view = RunView(graphs_later=True)  # its two graphs right after the first paint
         self.run_list = RunList()
         self.log = LogPane()
         self.runner = RunController(history, self)
@@ -434,7 +434,12 @@ class MainWindow(DropTarget, QMainWindow):  # DropTarget: a model or a script dr
         self._guard_back()
         self.first_painted.emit()
         if self.isVisible():  # a window closed at its first paint has nothing to discover
+            self._build_graphs()
             self._discover()
+
+    def _build_graphs(self) -> None:
+        with wheel_guard.paused(self.run_view):
+            self.run_view.build_graphs()
 
     def _discover(self) -> None:
         inventory = self._gpu_inventory()
@@ -464,6 +469,7 @@ class MainWindow(DropTarget, QMainWindow):  # DropTarget: a model or a script dr
         self.panel.model.setCurrentText(model)
 
     def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 (Qt's name)
+        self._guard_back()  # closed before its first paint: the wheel guard is not left aside
         if self.sweeper.running:
             self.sweeper.cancel()  # never leave a probe behind
         elif self.runner.running:

@@ -21,6 +21,11 @@ GUARDED = (QAbstractSpinBox, QComboBox, QSlider, QDial)
 
 
 class WheelGuard(QObject):
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.aside = 0  # builds it stands aside for (stand_aside); installed again at 0
+        self.built_aside: list[QWidget] = []  # their roots, whose controls it guards then
+
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt's name
         kind = event.type()
         if kind not in (QEvent.Type.Wheel, QEvent.Type.Polish) or not isinstance(watched, GUARDED):
@@ -66,24 +71,35 @@ def stand_aside(root: QWidget) -> Callable[[], None]:
     """The guard stands aside while `root` builds (and first paints) what it holds: an
     application-wide Python filter sees every event, and a build sends thousands (it made
     the main window's construction 40 % slower and its first paint 10 ms). Returns what
-    brings it back, once, guarding the controls built inside `root` meanwhile."""
+    ends this build's part in it (once): when no build is left, the guard is back and
+    guards the controls built inside the roots meanwhile."""
     app = QApplication.instance()
     guard = app.findChild(WheelGuard, "tflaunch-wheel-guard") if app is not None else None
-    if app is None or guard is None or guard.property("paused"):  # none, or an outer build holds it aside
+    if app is None or guard is None:
         return lambda: None
-    app.removeEventFilter(guard)
-    guard.setProperty("paused", True)
+    if not guard.aside:
+        app.removeEventFilter(guard)
+    guard.aside += 1
+    guard.built_aside.append(root)
+    ended = False
+
     def resume() -> None:
-        if not guard.property("paused"):
+        nonlocal ended
+        if ended:
             return
-        guard.setProperty("paused", False)
+        ended = True
+        guard.aside -= 1
+        if guard.aside:
+            return
         app.installEventFilter(guard)
-        if not shiboken6.isValid(root):  # a window closed before its first paint
-            return
-        # Not allWidgets(): it holds widgets half-way through their destructors.
-        for widget in root.findChildren(QWidget):  # their Polish events may have passed unseen
-            if isinstance(widget, GUARDED):
-                _no_wheel_focus(widget)
+        roots, guard.built_aside = guard.built_aside, []
+        for built in roots:
+            if not shiboken6.isValid(built):  # deleted meanwhile
+                continue
+            # Not allWidgets(): it holds widgets half-way through their destructors.
+            for widget in built.findChildren(QWidget):  # their Polish events passed unseen
+                if isinstance(widget, GUARDED):
+                    _no_wheel_focus(widget)
 
     return resume
 

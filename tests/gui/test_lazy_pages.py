@@ -25,3 +25,23 @@ def test_a_page_built_later_is_wheel_guarded_like_the_first(qtbot, window):
     window.tabs.setCurrentIndex(window.tabs.indexOf(window.compare_view))
     combos = window.compare_view.findChildren(QComboBox) + window.sweep_view.findChildren(QComboBox)
     assert combos and all(combo.focusPolicy() != combo.focusPolicy().WheelFocus for combo in combos)
+
+
+def test_the_run_tabs_graphs_are_built_right_after_the_first_paint(qtbot, window):
+    assert window.run_view._waterfall is not None, "the window built its graphs after its first paint"
+    assert window.run_view.memory.parent() is window.run_view._memory_place
+
+
+def test_graphs_built_later_show_the_run_already_shown(qtbot):
+    from tflaunch.gui.run.run_view import RunView
+
+    from ..builders import finished_record
+
+    view = RunView(graphs_later=True)
+    qtbot.addWidget(view)
+    assert view._waterfall is None and view._memory is None
+    record = finished_record()
+    view.record = record  # as show_record leaves it, had the graphs not been asked for yet
+    view.build_graphs()
+    assert view.memory.sample_times.size == len(record.samples)
+    assert "load" in view.waterfall.bar_names
