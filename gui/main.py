@@ -23,6 +23,9 @@ def launch_gui(args: argparse.Namespace) -> int:
         print(f"tflaunch: {problem}", file=sys.stderr)
         return 1
     _import_core_first()
+    from tflaunch.gui import pyside_source_check
+
+    pyside_source_check.install()  # before pyqtgraph and the window's modules are imported
     from tflaunch.gui.app import run_app
 
     return run_app(args)

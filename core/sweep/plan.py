@@ -420,15 +420,19 @@ def outcome(results: Sequence[CandidateResult], objective: str) -> str:
         return "Winner: " + verdict(winner, objective)
     spread_ = leader.spread
     assert spread_ is not None
-    figure = f"median {format_objective(objective, spread_.median)} over {spread_.n} runs"
+    figure = f"median {format_objective(objective, spread_.median)} over {spread_.n} run{'s' * (spread_.n != 1)}"
     baseline = next((r for r in results if r.candidate.baseline), None)
     too_few = spread_.n < MIN_TRIALS or baseline is None or len(baseline.values) < MIN_TRIALS
     if leader.candidate.baseline and not too_few:
         return f"No winner: no setting beat the baseline ({leader.candidate.key}, {figure})."
     if leader.ratio is None:  # too few runs, whichever leads: neither a winner nor a verdict on the baseline
+        # Trials that failed are why, not the plan, when they leave fewer than were planned.
+        short = [r for r in (leader, baseline) if r is not None and len(r.values) < MIN_TRIALS]
+        failed = sum(r.failures for r in short)
+        advice = (f"{failed} of their trials failed (the table says why)" if failed
+                  else f"run {MIN_TRIALS} or more trials per setting")
         return (f"No winner: not enough runs. {leader.candidate.key} leads ({figure}); a winner needs at least "
-                f"{MIN_TRIALS} successful trials of it and of the baseline: run {MIN_TRIALS} or more trials per "
-                f"setting.")
+                f"{MIN_TRIALS} successful trials of it and of the baseline: {advice}.")
     return (f"No clear winner: {leader.candidate.key} leads ({figure}), but its "
             f"{round(CONFIDENCE * 100)}% interval {leader.ratio.low:.2f}–{leader.ratio.high:.2f}× includes 1.")
 

@@ -95,6 +95,10 @@ class ProbeProcess(QObject):
         self._process.start(argv[0], argv[1:])
         for write_end in write_ends:
             os.close(write_end)  # the child has its copies: its end (and its descendants') closes the pipes
+        # Sampled from now, not from the `started` signal: that comes through the event loop,
+        # which a busy or loaded GUI thread held for 0.7 s, most of a short child's life. Qt
+        # starts a child as vfork does, so its pid is already the program, not a copy of us.
+        self._start_sampling(int(self._process.processId()))
 
     def _pipe(self, feed: Callable[[bytes], Output]) -> int:
         """A pipe whose bytes go to `feed`; returns the write end, for the child."""
@@ -119,8 +123,12 @@ class ProbeProcess(QObject):
         pid = int(self._process.processId())
         self._pid = pid
         self.session.started(pid)
-        self._sampling = SamplerThread(ResourceSampler(pid, self._gpu))
-        self._sampling.start()
+        self._start_sampling(pid)
+
+    def _start_sampling(self, pid: int) -> None:
+        if pid and self._sampling is None and not self.session.done:
+            self._sampling = SamplerThread(ResourceSampler(pid, self._gpu))
+            self._sampling.start()
 
     def _drain(self) -> None:
         """What the pipes still hold once the child is gone, before the record is closed.

@@ -24,7 +24,7 @@ from tflaunch.core.units import format_bytes, format_duration
 from ..widgets.palette import status_color
 
 DAMAGED_COLOR = "#9aa0a6"  # grey: a row that cannot be read
-COLUMNS = ("Date", "Model", "Settings", "Ready", "Peak", "Status", "From")
+COLUMNS = ("Date", "Subject", "Settings", "Ready", "Peak", "Status", "From")
 DATE, MODEL, SETTINGS, READY, PEAK, STATUS, SOURCE = range(len(COLUMNS))
 ID_ROLE = Qt.ItemDataRole.UserRole.value  # on the Date cell: the run's id in the history
 SORT_ROLE = ID_ROLE + 1  # what a column sorts by: numbers as numbers

@@ -27,12 +27,15 @@ class ProfileSaver(QObject):
         self.store = store
         self._parent = parent_widget
 
-    def ask_name(self, title: str = "Save as profile") -> str | None:
-        name, ok = QInputDialog.getText(self._parent, title, "Profile name:")
+    def ask_name(self, title: str = "Save as profile", label: str = "Profile name:") -> str | None:
+        name, ok = QInputDialog.getText(self._parent, title, label)
         return name.strip() if ok and name.strip() else None
 
-    def ask_and_save_runs(self, runs: Sequence[RunRecord], baseline: Sequence[RunRecord] = ()) -> None:
-        name = self.ask_name()
+    def ask_and_save_runs(self, runs: Sequence[RunRecord], baseline: Sequence[RunRecord] = (),
+                          what: str | None = None) -> None:
+        """`what`: which run the dialog says it saves, where the user may not see it (Ctrl+S
+        pressed on another tab saves the Run tab's run)."""
+        name = self.ask_name(label=f"Save {what} as the profile named:" if what else "Profile name:")
         if name:
             self.save_runs(name, runs, baseline)
 

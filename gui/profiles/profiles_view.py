@@ -7,6 +7,7 @@ within a moment, the selection kept.
 from __future__ import annotations
 
 import html
+import shlex
 from pathlib import Path
 
 from PySide6.QtCore import QItemSelectionModel, Qt, Signal
@@ -29,7 +30,7 @@ from tflaunch.core.report.review import Review, profile_review
 from tflaunch.core.safe_text import shown
 from tflaunch.core.settings.config import LaunchConfig
 from tflaunch.core.store.model_code import model_details
-from tflaunch.core.store.profiles import ProfileError, ProfileStore, describe_evidence, diff, weak_evidence
+from tflaunch.core.store.profiles import Profile, ProfileError, ProfileStore, describe_evidence, diff, weak_evidence
 
 from ..adapters.folder_watch import FolderWatch
 from ..widgets import file_dialogs
@@ -37,6 +38,14 @@ from ..widgets.elided_label import ElidedLabel
 from ..widgets.palette import STATE_COLORS, STATUS_COLORS
 from .trust_dialog import TrustDialog
 
+
+def measured_on(profile: Profile) -> str:
+    """What the profile's evidence was measured on: its model, or the program's command line
+    (a profile never keeps a program as a setting, so its config's model is only the default)."""
+    program = profile.evidence.get("program")
+    if isinstance(program, list) and program:
+        return shlex.join(str(part) for part in program)
+    return profile.config.model
 
 class ProfilesView(QWidget):
     apply_requested = Signal(object)  # LaunchConfig
@@ -99,7 +108,7 @@ class ProfilesView(QWidget):
                 item.setForeground(QColor(STATUS_COLORS["warning"]))
                 item.setToolTip("This profile would run code; Apply shows what and asks you first.")
             else:
-                item.setToolTip(shown(f"{entry.profile.config.model}: {entry.profile.config.summary()}"))
+                item.setToolTip(shown(f"{measured_on(entry.profile)}: {entry.profile.config.summary()}"))
             self.list.addItem(item)
             if entry.name in selected:
                 item.setSelected(True)
@@ -139,8 +148,9 @@ class ProfilesView(QWidget):
                 warning = (f"<p style='color:{STATUS_COLORS['warning']}'><b>Runs code you have not accepted:</b>"
                            "</p><ul>" + "".join(f"<li>{html.escape(line)}</li>" for line in code) +
                            "</ul><p>Apply shows this again and asks you first.</p>") if code else ""
+                subject = html.escape(shown(measured_on(entry.profile)))
                 self.detail.setHtml(
-                    f"<h3>{html.escape(entry.name)}</h3>{warning}<p>{html.escape(shown(entry.profile.config.model))}: "
+                    f"<h3>{html.escape(entry.name)}</h3>{warning}<p>{subject}: "
                     f"{html.escape(shown(entry.profile.config.summary()))}</p>{caution}<ul>{summary}</ul>"
                     f"<p>The file, {html.escape(str(entry.path))}:</p>"
                     f"<pre>{html.escape(entry.profile.to_toml())}</pre>")

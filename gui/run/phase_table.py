@@ -81,6 +81,7 @@ class PhaseTable(QTableWidget):
         self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.setFixedWidth(header.length() + 2 * self.frameWidth())
         self._record: RunRecord | None = None
+        self._nothing = False  # no run and no phases: the last run asked for was refused
         self._set_rows(EMPTY_ROWS)
         # Phase and state colours are chosen for the palette: a light/dark switch re-picks them.
         keep_colours(self, lambda: (self._colour_names(), self.show_record(self._record)))
@@ -104,6 +105,13 @@ class PhaseTable(QTableWidget):
         self.setMinimumHeight(min(self.content_height(), self._height_of(SHOWN_ROWS)))
         self.updateGeometry()
         self._colour_names()
+
+    def show_nothing(self) -> None:
+        """No rows: a run refused before it started has no phases, a model's or a program's
+        (the table keeps its height; the headline says why)."""
+        self._record, self._nothing = None, True
+        self._rows = ()
+        self.setRowCount(0)
 
     def _height_of(self, rows: int) -> int:
         return rows * self.rowHeight(0) + self.horizontalHeader().sizeHint().height() + 2 * self.frameWidth()
@@ -129,6 +137,9 @@ class PhaseTable(QTableWidget):
 
     def show_record(self, record: RunRecord | None) -> None:
         """Fill the rows from a record; a running phase shows its elapsed time so far."""
+        if record is None and self._nothing:  # a refusal stays without rows until a run is shown
+            return
+        self._nothing = False
         now = time.time()
         self._record = record
         self._set_rows(rows_of(record))

@@ -15,7 +15,7 @@ from tflaunch.core.units import format_bytes, format_duration
 from ..widgets.elide_delegate import ElideDelegate
 from ..widgets.palette import keep_colours, status_color
 
-COLUMNS = ("#", "Model", "Settings", "Ready", "Peak", "Status")
+COLUMNS = ("#", "Subject", "Settings", "Ready", "Peak", "Status")
 STATUS = 5
 # Shown in this order: the figures first, so a narrow window elides the model and
 # settings, never the numbers (tooltips give the whole text).

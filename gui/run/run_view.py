@@ -82,7 +82,7 @@ class SummaryBar(QFrame):
         super().__init__(parent)
         ready_box, self.ready, self.ready_caption = _figure("time to ready")
         peak_box, self.peak, _caption = _figure("peak memory (process tree)")
-        self.headline = QLabel("Choose a model and press Run (Ctrl+R).")
+        self.headline = QLabel("Choose a model or a program and press Run (Ctrl+R).")
         self.headline.setWordWrap(True)
         self.headline.setObjectName("headline")
         self.headline.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
@@ -160,21 +160,31 @@ def _elided(text: str, limit: int = 100) -> str:
     return text if len(text) <= limit else text[:limit - 1] + "…"
 
 
+class _PlotPlace(QWidget):
+    """Where a graph goes, keeping its least size until the graph is built into it."""
+
+    def __init__(self, width: int, height: int) -> None:
+        super().__init__()
+        self.setMinimumSize(width, height)
+        self.box = QVBoxLayout(self)
+        self.box.setContentsMargins(0, 0, 0, 0)
+
+
 class RunView(QWidget):
-    def __init__(self, parent: QWidget | None = None) -> None:
+    def __init__(self, parent: QWidget | None = None, *, graphs_later: bool = False) -> None:
+        """`graphs_later`: the waterfall and the memory graph are built when `build_graphs` is
+        called, or when first used; the window calls it right after its first paint, which
+        then does not wait for them (some 30 ms of CPU, a tenth of the window's own)."""
         super().__init__(parent)
         self.summary = SummaryBar()
         self.phases = PhaseTable()
-        self.waterfall = Waterfall()
-        self.memory = MemoryPlot()
-        for plot in (self.waterfall, self.memory):
-            follow_palette(plot)
+        self._waterfall: Waterfall | None = None
+        self._memory: MemoryPlot | None = None
         # The waterfall keeps a width its bars can be read at; on a narrow screen the table,
-        # whose columns never change width, scrolls sideways instead.
-        self.waterfall.setMinimumWidth(WATERFALL_MIN_WIDTH)
-        # Short enough for the window to fit a 700 px high screen with the runs docked below.
-        self.waterfall.setMinimumHeight(self.phases.minimumHeight())
-        self.memory.setMinimumHeight(MEMORY_MIN_HEIGHT)
+        # whose columns never change width, scrolls sideways instead. Short enough for the
+        # window to fit a 700 px high screen with the runs docked below.
+        self._waterfall_place = _PlotPlace(WATERFALL_MIN_WIDTH, self.phases.minimumHeight())
+        self._memory_place = _PlotPlace(0, MEMORY_MIN_HEIGHT)
         phases = QScrollArea()
         phases.setWidget(self.phases)
         phases.setWidgetResizable(True)
@@ -186,7 +196,7 @@ class RunView(QWidget):
         top = self._top = QSplitter(Qt.Orientation.Horizontal)
         self._phases_area = phases
         top.addWidget(phases)
-        top.addWidget(self.waterfall)
+        top.addWidget(self._waterfall_place)
         top.setStretchFactor(0, 0)  # the table as wide as its columns, when there is room
         top.setStretchFactor(1, 1)
         top.setSizes([self.phases.width(), WATERFALL_MIN_WIDTH])
@@ -199,7 +209,7 @@ class RunView(QWidget):
         self.below = QTabWidget()
         self.below.setTabPosition(QTabWidget.TabPosition.West)
         self.below.setDocumentMode(True)
-        self.below.addTab(self.memory, "Memory")
+        self.below.addTab(self._memory_place, "Memory")
         self.below.addTab(self.imports, "Imports")
         body.addWidget(self.below)
         body.setStretchFactor(1, 1)
@@ -213,6 +223,36 @@ class RunView(QWidget):
         self._refusal = ""  # why the last run asked for could not start, while no run is shown
         self._fit_table_area()
         keep_colours(self, self._recolour)  # the headline's colour, a run's or a refusal's
+        if not graphs_later:
+            self.build_graphs()
+
+    @property
+    def waterfall(self) -> Waterfall:
+        if self._waterfall is None:
+            self.build_graphs()
+        assert self._waterfall is not None
+        return self._waterfall
+
+    @property
+    def memory(self) -> MemoryPlot:
+        if self._memory is None:
+            self.build_graphs()
+        assert self._memory is not None
+        return self._memory
+
+    def build_graphs(self) -> None:
+        """The waterfall and the memory graph, in their places (once)."""
+        if self._waterfall is not None:
+            return
+        self._waterfall, self._memory = Waterfall(), MemoryPlot()
+        for plot, place in ((self._waterfall, self._waterfall_place), (self._memory, self._memory_place)):
+            follow_palette(plot)
+            plot.setMinimumSize(place.minimumSize())
+            place.box.addWidget(plot)
+        record = self.record
+        if record is not None and record.finished_at is not None:
+            self._waterfall.show_record(record)
+            self._memory.show_record(record)
 
     def begin(self, record: RunRecord) -> None:
         """A new live run: clear the graphs, then follow it."""
@@ -231,7 +271,7 @@ class RunView(QWidget):
         """A run that could not start: its reason in the headline, the last run's figures cleared."""
         self._refusal = why
         self.record = None
-        self.phases.show_record(None)
+        self.phases.show_nothing()
         self.waterfall.show_record(None)
         self.memory.clear_run()
         self.summary.show_refusal(why)

@@ -11,6 +11,8 @@ from collections.abc import Callable
 
 from PySide6.QtWidgets import QTabWidget, QWidget
 
+from ..widgets import wheel_guard
+
 
 class LazyTabs(QTabWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
@@ -47,7 +49,11 @@ class LazyTabs(QTabWidget):
 
     def _build(self, title: str) -> None:
         placeholder, factory = self._waiting.pop(title)
-        page = factory()
+        with wheel_guard.paused(self):  # its filter would see each of the build's events
+            page = factory()
+            self._insert(title, page, placeholder)
+
+    def _insert(self, title: str, page: QWidget, placeholder: QWidget) -> None:
         self._pages[title] = page
         index = self.indexOf(placeholder)
         current = self.currentIndex() == index

@@ -18,7 +18,7 @@ from PySide6.QtWidgets import QDockWidget, QMainWindow, QMessageBox, QScrollArea
 from tflaunch.core.phases import label
 from tflaunch.core.run.gpus import nvml as gpus
 from tflaunch.core.run.launch_check import cached_known_flags, flags_to_check, launch_warnings
-from tflaunch.core.run.record import RunRecord, RunStatus
+from tflaunch.core.run.record import RunRecord
 from tflaunch.core.settings.config import LaunchConfig
 from tflaunch.core.store.history import History
 from tflaunch.core.store.profiles import ProfileStore
@@ -32,10 +32,12 @@ from ..run.run_list import RunList
 from ..run.run_view import RunView
 from ..settings.settings_panel import SettingsPanel
 from ..sweep.sweep_controller import SweepController
+from ..widgets import wheel_guard
 from .drop_target import DropTarget
 from .first_paint import after_first_paint
 from .lazy_tabs import LazyTabs
 from .one_at_a_time import OneAtATime
+from .stored_runs import StoredRuns
 from .sweep_actions import SweepActions
 from .window_actions import WindowActions
 
@@ -70,14 +72,19 @@ class MainWindow(DropTarget, QMainWindow):  # DropTarget: a model or a script dr
         self._config_to_restore: LaunchConfig | None = None
         self._flags_asked: set[str] = set()  # interpreters whose TF_XLA_FLAGS were asked for
 
+        # The wheel guard's application-wide filter would see each of the thousands of events of
+        # the build and the first paint; back after that paint (or in 2 s, for a window never shown).
+        self._guard_back = wheel_guard.stand_aside(self)
+        QTimer.singleShot(2000, self._guard_back)  # not tied to the window: back even if it is deleted
         self.panel = SettingsPanel()
-        self.run_view = RunView()
+        self.run_view = RunView(graphs_later=True)  # its two graphs right after the first paint
         self.run_list = RunList()
         self.log = LogPane()
         self.runner = RunController(history, self)
         self.sweeper = SweepController(history, self)
         self.one_at_a_time = OneAtATime(self)
         self.sweep_actions = SweepActions(self)
+        self.stored_runs = StoredRuns(self)
         self.saver = ProfileSaver(profiles, self)
         self.tabs = LazyTabs()
         self._build_layout()
@@ -98,7 +105,7 @@ class MainWindow(DropTarget, QMainWindow):  # DropTarget: a model or a script dr
         self._tick = QTimer(self)
         self._tick.setInterval(TICK_MS)
         self._tick.timeout.connect(self.run_view.refresh)
-        self.statusBar().showMessage(history_problem or "Ready. Ctrl+R runs the model, Esc cancels.")
+        self.statusBar().showMessage(history_problem or "Ready. Ctrl+R starts a run, Esc cancels.")
         self._restore()
         # After the first paint: the window appears before any slow discovery work.
         after_first_paint(self, self._on_first_paint)
@@ -191,10 +198,10 @@ class MainWindow(DropTarget, QMainWindow):  # DropTarget: a model or a script dr
         from ..history.history_view import HistoryView
 
         history_view = HistoryView(self.history)
-        history_view.show_requested.connect(self._show_stored_run)
-        history_view.rerun_requested.connect(self._rerun_stored)
-        history_view.compare_requested.connect(self._compare_stored)
-        history_view.save_profile_requested.connect(self._save_stored_runs)
+        history_view.show_requested.connect(self.stored_runs.show)
+        history_view.rerun_requested.connect(self.stored_runs.rerun)
+        history_view.compare_requested.connect(self.stored_runs.compare)
+        history_view.save_profile_requested.connect(self.stored_runs.save)
         history_view.problem.connect(self.say)
         return history_view
 
@@ -221,8 +228,8 @@ class MainWindow(DropTarget, QMainWindow):  # DropTarget: a model or a script dr
         sweep_view.cancel_requested.connect(self.sweeper.cancel)
         sweep_view.save_winner_requested.connect(self.sweep_actions.ask_and_save_winner)
         sweep_view.follow_settings(self.panel, self.panel.config)
-        sweep_view.cluster.merged.connect(self.refresh_history)
-        sweep_view.cluster.save_winner_requested.connect(self.sweep_actions.ask_and_save_node_type_winner)
+        sweep_view.cluster_merged.connect(self.refresh_history)
+        sweep_view.node_type_winner_requested.connect(self.sweep_actions.ask_and_save_node_type_winner)
         return sweep_view
 
     def refresh_history(self) -> None:
@@ -236,6 +243,9 @@ class MainWindow(DropTarget, QMainWindow):  # DropTarget: a model or a script dr
 
     def say(self, message: str) -> None:
         self.statusBar().showMessage(message)
+
+    def clear_status(self) -> None:
+        self.statusBar().clearMessage()
 
     # -- running -----------------------------------------------------------------------
     @property
@@ -280,6 +290,7 @@ class MainWindow(DropTarget, QMainWindow):  # DropTarget: a model or a script dr
         self.say(f"Cannot run: {why}")
         if not self.running:
             self.run_view.show_refusal(why)
+            self.log.begin(f"Not started: {why}")  # not the last run's end below a refusal
             self.tabs.setCurrentWidget(self.run_view)
     def start_anatomy(self) -> None:
         """One extra run with TensorFlow's profiler on: the first step (a program) or first
@@ -356,6 +367,7 @@ class MainWindow(DropTarget, QMainWindow):  # DropTarget: a model or a script dr
     def _on_run_selected(self, record: RunRecord) -> None:
         if self.running:
             return  # the live run keeps the view until it ends
+        self.clear_status()  # it spoke of the run shown before (or of a refusal)
         self.run_view.show_record(record)
         self.log.show_record(record)
         self._show_inputs(record)
@@ -373,70 +385,15 @@ class MainWindow(DropTarget, QMainWindow):  # DropTarget: a model or a script dr
     def start_sweep(self) -> None:
         self.sweep_actions.start()
 
-    def start_sweep_shown(self) -> None:
-        """Start sweep from the menu or Ctrl+Shift+W: the plan the Sweep tab shows, or why not."""
-        self.tabs.setCurrentWidget(self.sweep_view)
-        button = self.sweep_view.start_button
-        if button.isEnabled():
-            button.click()
-        else:
-            self.say(button.toolTip())
-
     def examine(self) -> None:
         """Examine from the menu or Ctrl+Shift+X: the Advisor tab, started (or saying why not)."""
         self.tabs.setCurrentWidget(self.advisor_view)
         self.advisor_view.start()
 
-    def compare_selected(self) -> None:
-        """Compare from the menu or Ctrl+M: the runs selected in History, or how to select them."""
-        ids = self.history_view.selected_ids() if self.tabs.is_built("History") else []
-        if len(ids) < 2:
-            self.tabs.setCurrentWidget(self.history_view)
-            self.say("Select two or more runs in History (Ctrl+2; Shift or Ctrl and click, or Shift+arrows), "
-                     "then Compare (Ctrl+M).")
-            return
-        self._compare_stored(ids)
-
-    def open_cluster_sweep(self) -> None:
-        """Follow a sweep submitted to Slurm, from the folder the user picks."""
-        self.tabs.setCurrentWidget(self.sweep_view)
-        self.sweep_view.ask_cluster_folder()
-
     def save_sweep_winner(self, name: str) -> bool:
         return self.sweep_actions.save_winner(name)
 
-    # -- history, comparison and profiles ----------------------------------------------
-    def _load(self, run_ids: Sequence[int]) -> list[RunRecord]:
-        return self.history_view.load(list(run_ids))  # a run that cannot be read is said, not raised
-
-    def _show_stored_run(self, run_id: int) -> None:
-        for record in self._load([run_id]):
-            self.run_view.show_record(record)
-            self.log.show_record(record)
-            self.tabs.setCurrentWidget(self.run_view)
-
-    def _rerun_stored(self, run_id: int) -> None:
-        for record in self._load([run_id]):
-            self.use_config(record.config)
-            self.start_run()
-
-    def _compare_stored(self, run_ids: list[int]) -> None:
-        self.compare_view.show_runs(self._load(run_ids))
-        self.tabs.setCurrentWidget(self.compare_view)
-
-    def _save_stored_runs(self, run_ids: list[int]) -> None:
-        self.saver.ask_and_save_runs(self._load(run_ids))
-
-    def save_shown_run_as_profile(self) -> None:
-        record = self.run_view.record
-        if record is None or record.status is not RunStatus.OK:
-            self.say("Save as profile needs a finished, successful run.")
-            return
-        if self.tabs.currentWidget() is not self.run_view:  # Ctrl+S from another tab: say which run it is
-            ident = f"#{record.history_id}" if record.history_id is not None else "the last run"
-            self.say(f"Saving the Run tab's run ({ident}, {record.subject}) as a profile.")
-        self.saver.ask_and_save_runs([record])
-
+    # -- history, comparison and profiles (stored_runs.py) ------------------------------
     def save_profile(self, name: str, runs: list[RunRecord], baseline: Sequence[RunRecord] = ()) -> bool:
         return self.saver.save_runs(name, runs, baseline)
 
@@ -466,9 +423,15 @@ class MainWindow(DropTarget, QMainWindow):  # DropTarget: a model or a script dr
 
     # -- discovery and persistence -----------------------------------------------------
     def _on_first_paint(self) -> None:
+        self._guard_back()
         self.first_painted.emit()
         if self.isVisible():  # a window closed at its first paint has nothing to discover
+            self._build_graphs()
             self._discover()
+
+    def _build_graphs(self) -> None:
+        with wheel_guard.paused(self.run_view):
+            self.run_view.build_graphs()
 
     def _discover(self) -> None:
         inventory = self._gpu_inventory()
@@ -498,6 +461,7 @@ class MainWindow(DropTarget, QMainWindow):  # DropTarget: a model or a script dr
         self.panel.model.setCurrentText(model)
 
     def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 (Qt's name)
+        self._guard_back()  # closed before its first paint: the wheel guard is not left aside
         if self.sweeper.running:
             self.sweeper.cancel()  # never leave a probe behind
         elif self.runner.running:

@@ -47,6 +47,22 @@ class SweepActions:
         w.sweeper.start(plan)
         w.one_at_a_time.follow()
 
+    def start_shown(self) -> None:
+        """Start sweep from the menu or Ctrl+Shift+W: the plan the Sweep tab shows, or why not."""
+        w = self.window
+        w.tabs.setCurrentWidget(w.sweep_view)
+        button = w.sweep_view.start_button
+        if button.isEnabled():
+            button.click()
+        else:
+            w.say(button.toolTip())
+
+    def open_cluster(self) -> None:
+        """Follow a sweep submitted to Slurm, from the folder the user picks."""
+        w = self.window
+        w.tabs.setCurrentWidget(w.sweep_view)
+        w.sweep_view.ask_cluster_folder()
+
     def failed_to_start(self, reason: str) -> None:
         w = self.window
         w.one_at_a_time.follow()

@@ -55,7 +55,7 @@ class WindowActions:
         self.cancel.setEnabled(False)
         open_file = _action(widget, "Open model &file…", w.panel.browse_model_file, QKeySequence.StandardKey.Open)
         open_dir = _action(widget, "Open &SavedModel folder…", w.panel.browse_model_dir, QKeySequence("Ctrl+Shift+O"))
-        open_cluster = _action(widget, "Open &Cluster Sweep…", w.open_cluster_sweep, QKeySequence("Ctrl+Alt+O"),
+        open_cluster = _action(widget, "Open &Cluster Sweep…", w.sweep_actions.open_cluster, QKeySequence("Ctrl+Alt+O"),
                                "Follow a sweep submitted to Slurm from its shared folder (Ctrl+Alt+O)")
         quit_action = _action(widget, "&Quit", widget.close, QKeySequence.StandardKey.Quit)
         export_review = _action(widget, "&Export review image…", lambda: _review_actions().export_review(widget),
@@ -68,16 +68,16 @@ class WindowActions:
         toggle_runs = w.runs_dock.toggleViewAction()
         self.about = _action(widget, "&About tflaunch", self.show_about,
                              tip="The version, the files tflaunch keeps and where, what it runs on")
-        self.save_profile = _action(widget, "&Save run as profile…", w.save_shown_run_as_profile,
+        self.save_profile = _action(widget, "&Save run as profile…", w.stored_runs.save_shown_run,
                                     QKeySequence.StandardKey.Save,
                                     "Keep these settings, with this run as evidence (Ctrl+S)")
         self.script = _action(widget, "&Launch script…", w.ask_script, QKeySequence("Ctrl+Shift+R"),
                               "Start your own script with these settings applied, "
                               "with its memory graph and a record in History (Ctrl+Shift+R)")
         # The tabs' main buttons, reachable from the keyboard and the menu wherever the focus is.
-        self.compare = _action(widget, "Co&mpare selected runs", w.compare_selected, QKeySequence("Ctrl+M"),
+        self.compare = _action(widget, "Co&mpare selected runs", w.stored_runs.compare_selected, QKeySequence("Ctrl+M"),
                                "Compare the runs selected in History, side against side (Ctrl+M)")
-        self.sweep = _action(widget, "Start s&weep", w.start_sweep_shown, QKeySequence("Ctrl+Shift+W"),
+        self.sweep = _action(widget, "Start s&weep", w.sweep_actions.start_shown, QKeySequence("Ctrl+Shift+W"),
                              "Start the sweep planned in the Sweep tab (Ctrl+Shift+W)")
         self.examine = _action(widget, "E&xamine with the Advisor", w.examine, QKeySequence("Ctrl+Shift+X"),
                                "Let the Advisor try its remedies on these settings (Ctrl+Shift+X)")

@@ -16,8 +16,12 @@ from tflaunch.core.store.profiles import ProfileStore
 
 from ..adapters.window_state import WindowState
 from ..advisor.advisor_view import AdvisorView
+from ..compare.compare_view import CompareView
+from ..history.history_view import HistoryView
 from ..profiles.profile_saver import ProfileSaver
+from ..run.log_pane import LogPane
 from ..run.run_controller import RunController
+from ..run.run_view import RunView
 from ..settings.settings_panel import SettingsPanel
 from ..sweep.sweep_controller import SweepController
 from ..sweep.sweep_view import SweepView
@@ -36,6 +40,18 @@ class Measurements(Protocol):
     def follow(self) -> None: ...
 
 
+class StoredRunActions(Protocol):
+    def compare_selected(self) -> None: ...
+
+    def save_shown_run(self) -> None: ...
+
+
+class SweepMenuActions(Protocol):
+    def start_shown(self) -> None: ...
+
+    def open_cluster(self) -> None: ...
+
+
 class WindowHost(Protocol):
     panel: SettingsPanel
     tabs: LazyTabs
@@ -48,6 +64,8 @@ class WindowHost(Protocol):
     log_dock: QDockWidget
     runs_dock: QDockWidget
     gpu_sampler: GpuMemorySampler | None
+    run_view: RunView
+    log: LogPane
 
     # Read-only: the window holds the concrete helpers, which only need to behave so.
     @property
@@ -57,7 +75,19 @@ class WindowHost(Protocol):
     def one_at_a_time(self) -> Measurements: ...
 
     @property
+    def stored_runs(self) -> StoredRunActions: ...
+
+    @property
+    def sweep_actions(self) -> SweepMenuActions: ...
+
+    @property
     def sweep_view(self) -> SweepView: ...
+
+    @property
+    def history_view(self) -> HistoryView: ...
+
+    @property
+    def compare_view(self) -> CompareView: ...
 
     @property
     def advisor_view(self) -> AdvisorView: ...
@@ -70,14 +100,6 @@ class WindowHost(Protocol):
 
     def start_anatomy(self) -> None: ...
 
-    def save_shown_run_as_profile(self) -> None: ...
-
-    def open_cluster_sweep(self) -> None: ...
-
-    def compare_selected(self) -> None: ...
-
-    def start_sweep_shown(self) -> None: ...
-
     def examine(self) -> None: ...
 
     def checked_config(self, report: Callable[[str], None]) -> LaunchConfig | None: ...
@@ -85,5 +107,7 @@ class WindowHost(Protocol):
     def refresh_history(self) -> None: ...
 
     def say(self, message: str) -> None: ...
+
+    def clear_status(self) -> None: ...
 
     def use_config(self, config: LaunchConfig) -> None: ...

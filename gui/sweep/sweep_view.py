@@ -6,6 +6,7 @@ import html
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pyqtgraph as pg
 from PySide6.QtCore import QSize, Qt, QTimer, Signal
@@ -35,10 +36,12 @@ from ..plots.plot_theme import follow_palette
 from ..widgets.file_dialogs import open_folder
 from ..widgets.palette import keep_colours
 from .cluster_submission import ClusterSubmission
-from .cluster_view import ClusterSweepView
 from .instances_table import InstancesTable
 from .results_table import ResultsTable
 from .sweep_plan_form import SweepPlanForm
+
+if TYPE_CHECKING:  # built, and imported, when a cluster sweep is first opened
+    from .cluster_view import ClusterSweepView
 
 # The chart stays readable however small the window (1024×700 included): the plan above
 # scrolls and the table beside it narrows first.
@@ -54,12 +57,16 @@ class SweepView(QWidget):
     start_requested = Signal(object)  # SweepPlan with a placeholder base; the window supplies the settings
     cancel_requested = Signal()
     save_winner_requested = Signal()
+    cluster_merged = Signal()  # a cluster sweep's runs were stored in the history
+    node_type_winner_requested = Signal(object, int)  # a node type's NodeTypeSweep, its History sweep
 
     def __init__(self, history: History | None = None, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self._sweep: Sweep | None = None
         self._sweep_id: int | None = None
         self._runs: list[RunRecord] = []
+        self._history = history
+        self._cluster: ClusterSweepView | None = None
         self._preparing_since: float | None = None
         self._preparing_text = ""
         self._clock = QTimer(self)  # the seconds a preparation (a conversion) has taken, while it runs
@@ -149,12 +156,9 @@ class SweepView(QWidget):
         local_layout.setContentsMargins(0, 0, 0, 0)
         local_layout.addWidget(self.verdict)
         local_layout.addWidget(self.results_and_instances, 1)
-        self.cluster = ClusterSweepView(history)
         self.pages = _Pages()
         self.pages.addWidget(local)
-        self.pages.addWidget(self.cluster)
         self.pages.currentChanged.connect(lambda _index: self._show_progress_bar())
-        self.cluster.closed.connect(lambda: self.pages.setCurrentIndex(0))
         follow_layout.addWidget(self.pages, 1)
         self.sections = QSplitter(Qt.Orientation.Vertical)
         self.sections.addWidget(scroll)
@@ -165,6 +169,23 @@ class SweepView(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)  # a narrow margin inside the tab's frame: the pixels go to the chart
         layout.addWidget(self.sections)
+
+    @property
+    def cluster(self) -> ClusterSweepView:
+        """The cluster sweep's page, built when first asked for: most users never open one,
+        and it was a third of the tab's first open."""
+        if self._cluster is None:
+            from .cluster_view import ClusterSweepView
+
+            self._cluster = ClusterSweepView(self._history)
+            self.pages.addWidget(self._cluster)
+            self._cluster.closed.connect(lambda: self.pages.setCurrentIndex(0))
+            self._cluster.merged.connect(self.cluster_merged)
+            self._cluster.save_winner_requested.connect(self.node_type_winner_requested)
+        return self._cluster
+
+    def _cluster_on_show(self) -> bool:
+        return self._cluster is not None and self.pages.currentWidget() is self._cluster
 
     def plan(self, base: LaunchConfig) -> SweepPlan:
         return self.form.plan(base)
@@ -266,7 +287,7 @@ class SweepView(QWidget):
             self.status.setText(f"First trial running: {trial.candidate.key}{' (warm-up)' if trial.warmup else ''}…")
 
     def review(self) -> Review | None:
-        if self.pages.currentWidget() is self.cluster:  # a cluster sweep on show: its review
+        if self._cluster_on_show():  # a cluster sweep on show: its review
             return self.cluster.review()
         if self._sweep is None or not self._sweep.trials_run:
             return None
@@ -280,7 +301,7 @@ class SweepView(QWidget):
 
     def set_running(self, running: bool) -> None:
         if running:  # a new sweep: nothing of the previous one stays on show while it is prepared
-            if self.pages.currentWidget() is self.cluster:
+            if self._cluster_on_show():
                 self.cluster.close_sweep()  # this machine's sweep takes the place below the plan
             self._sweep, self._runs, self._sweep_id = None, [], None
             self.table.setRowCount(0)

@@ -97,6 +97,19 @@ def test_the_session_gets_every_sample_the_graph_draws(qtbot, window, tmp_path):
     assert not sampler_threads()
 
 
+def test_sampling_starts_with_the_child_not_when_the_busy_gui_hears_it_started(qtbot, window, tmp_path):
+    """The child's `started` signal waits for the event loop; a GUI thread busy (or a loaded
+    machine) held it for 0.7 s, and a short run had 3 samples. Sampled from the fork on."""
+    window.use_config(fake_config(fake_python(tmp_path, IN_LOAD)))
+    window.start_run()
+    time.sleep(0.8)  # the GUI thread busy: no event is handled meanwhile
+    busy_until = time.time() - window.runner.record.launched_at
+    qtbot.waitUntil(lambda: len(window.runner.record.samples) >= 1, timeout=RUN_MS)
+    record = cancel(qtbot, window)
+    assert record.samples[0][0] < busy_until, "no sample was taken while the GUI thread was busy"
+    assert not sampler_threads()
+
+
 def test_the_live_axes_grow_in_steps_and_keep_every_sample_in_view(qtbot):
     plot = MemoryPlot()
     qtbot.addWidget(plot)

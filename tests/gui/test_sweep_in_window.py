@@ -231,6 +231,27 @@ def test_the_chart_keeps_its_height_at_1024x700(qtbot, make_window):
     assert view.start_button.visibleRegion().boundingRect().height() == view.start_button.height()
 
 
+def test_too_few_successful_trials_of_a_full_plan_say_they_failed_not_to_run_more(qtbot):
+    from tflaunch.core.sweep.plan import Sweep, SweepPlan
+    from tflaunch.gui.sweep.sweep_view import SweepView
+
+    plan = SweepPlan(LaunchConfig(), {"intra": ["2"]}, repeat=3, warmup=0, racing=False)
+    sweep = Sweep(plan, plan.candidates())
+    seen = 0
+    while (trial := sweep.next_trial()) is not None:  # 3 planned each; intra=2 fails after its first
+        mine = trial.candidate.key == "intra=2"
+        seen += mine
+        fails = mine and seen > 1
+        reason = "Failed in Load: out of memory" if fails else None
+        sweep.report(trial, None if fails else (1.0 if mine else 2.0), reason)
+    view = SweepView()
+    qtbot.addWidget(view)
+    view.show_results(sweep)
+    text = view.verdict.text()
+    assert text.startswith("No winner: not enough runs. intra=2 leads"), text
+    assert "run 3 or more trials" not in text and "2 of their trials failed" in text and "over 1 run)" in text, text
+
+
 def _cmdline(process: psutil.Process) -> list[str]:
     """A child's command line; none for one that has ended (a zombie not yet reaped by its
     QProcess, or gone): it runs nothing, and listing it raised ZombieProcess once."""

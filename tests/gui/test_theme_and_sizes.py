@@ -82,8 +82,8 @@ def test_a_dark_desktop_gives_dark_plots_and_readable_text_and_light_comes_back(
     ids = stored_runs()
     window = make_window()
     window.history_view.refresh()
-    window._show_stored_run(ids[1])
-    window._compare_stored(ids)
+    window.stored_runs.show(ids[1])
+    window.stored_runs.compare(ids)
     view = window.run_view
     plots = [view.waterfall, view.memory, window.compare_view.bars, window.compare_view.memory,
              window.sweep_view.chart]
@@ -192,7 +192,7 @@ def test_the_window_fits_a_small_screen_with_every_figure_in_view(qtbot, make_wi
     fit(qtbot, window, width, height)
     assert window.frameGeometry().width() <= width and window.frameGeometry().height() <= height
 
-    window._show_stored_run(ids[0])
+    window.stored_runs.show(ids[0])
     qtbot.waitUntil(lambda: window.run_view.waterfall.width() >= WATERFALL_MIN_WIDTH)
 
     window.tabs.setCurrentWidget(window.history_view)
@@ -208,7 +208,7 @@ def test_the_window_fits_a_small_screen_with_every_figure_in_view(qtbot, make_wi
         or history.table.horizontalScrollBar().maximum() > 0
     assert history.model.item(0, MODEL).toolTip() == LONG_MODEL, "the elided path is whole in its tooltip"
 
-    window._compare_stored(ids)
+    window.stored_runs.compare(ids)
     compare = window.compare_view
     qtbot.waitUntil(lambda: compare.phases.viewport().height() > 0)
     assert in_view(compare.phases.horizontalHeader(), 1), "the difference column is whole"
@@ -224,7 +224,7 @@ def test_the_window_fits_a_small_screen_with_every_figure_in_view(qtbot, make_wi
 def test_the_compare_table_shows_every_row_on_a_large_screen(qtbot, make_window):
     ids = stored_runs(3)
     window = make_window(size=(1600, 1000))
-    window._compare_stored(ids)
+    window.stored_runs.compare(ids)
     compare = window.compare_view
     qtbot.waitUntil(lambda: visible_rows(compare.phases) == compare.phases.rowCount())
     header = compare.phases.horizontalHeader()
@@ -239,7 +239,7 @@ def test_settings_read_as_words_in_the_compare_view(qtbot, make_window):
     b.config = b.config.replace(onednn=False, memory_growth=True, visible_gpus=(0,))
     ids = [history.record(r, "gui") for r in (a, b)]
     window = make_window()
-    window._compare_stored(ids)
+    window.stored_runs.compare(ids)
     table = window.compare_view.settings
     cells = {table.verticalHeaderItem(r).text(): [table.item(r, c).text() for c in range(2)]
              for r in range(table.rowCount())}

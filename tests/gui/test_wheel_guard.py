@@ -50,3 +50,54 @@ def test_the_sweep_tab_trials_keep_their_value_under_the_wheel(qtbot, make_windo
     _wheel(repeat, +1)
     _wheel(repeat, +1)
     assert repeat.value() == value, "trials per setting changed under a scrolling pointer"
+
+
+def test_the_guard_comes_back_after_a_window_that_never_painted(qtbot, settings_file):
+    from PySide6.QtCore import QSettings
+    from PySide6.QtWidgets import QComboBox
+
+    from tflaunch.core.paths import history_path, profiles_dir
+    from tflaunch.core.store.history import History
+    from tflaunch.core.store.profiles import ProfileStore
+    from tflaunch.gui.app import create_app
+    from tflaunch.gui.shell.main_window import MainWindow
+    from tflaunch.gui.widgets.wheel_guard import WheelGuard
+
+    app = create_app()
+    guard = app.findChild(WheelGuard, "tflaunch-wheel-guard")
+    window = MainWindow(QSettings(str(settings_file), QSettings.Format.IniFormat), History(history_path()),
+                        ProfileStore(profiles_dir()))
+    assert guard.aside, "aside while the window builds and first paints"
+    window.deleteLater()  # never shown: no first paint to bring it back
+    qtbot.waitUntil(lambda: not guard.aside, timeout=5000)
+    combo = QComboBox()
+    qtbot.addWidget(combo)
+    combo.show()
+    qtbot.waitUntil(lambda: combo.focusPolicy() == Qt.FocusPolicy.StrongFocus)
+
+
+def test_a_window_closed_before_its_first_paint_gives_the_guard_back_at_once(qtbot, settings_file):
+    from PySide6.QtCore import QSettings
+
+    from tflaunch.core.paths import history_path, profiles_dir
+    from tflaunch.core.store.history import History
+    from tflaunch.core.store.profiles import ProfileStore
+    from tflaunch.gui.app import create_app
+    from tflaunch.gui.shell.main_window import MainWindow
+    from tflaunch.gui.widgets.wheel_guard import WheelGuard
+
+    guard = create_app().findChild(WheelGuard, "tflaunch-wheel-guard")
+    first = MainWindow(QSettings(str(settings_file), QSettings.Format.IniFormat), History(history_path()),
+                       ProfileStore(profiles_dir()))
+    qtbot.addWidget(first)
+    first.show()
+    first.close()  # before any event: no first paint
+    assert not guard.aside, "the closed window still holds the guard aside"
+    second = MainWindow(QSettings(str(settings_file), QSettings.Format.IniFormat), History(history_path()),
+                        ProfileStore(profiles_dir()))
+    qtbot.addWidget(second)
+    assert guard.aside == 1
+    second.show()
+    qtbot.waitUntil(lambda: not guard.aside)
+    combo = second.panel.editors["log_level"].widget
+    assert combo.focusPolicy() == Qt.FocusPolicy.StrongFocus
