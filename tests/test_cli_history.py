@@ -281,7 +281,7 @@ def test_ctrl_c_at_a_question_ends_with_tflaunch_s_line_not_a_traceback(runs):
     leader, follower = pty.openpty()
     cli = subprocess.Popen([*TFLAUNCH, "history", "delete", str(runs["ok"])], stdin=follower,
                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                           preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+                           preexec_fn=_as_from_a_terminal)
     os.close(follower)
     try:
         deadline = time.monotonic() + 60  # input() writes its question to stdout, a pipe here
@@ -297,6 +297,16 @@ def test_ctrl_c_at_a_question_ends_with_tflaunch_s_line_not_a_traceback(runs):
     assert cli.returncode == 130 and "Traceback" not in err, err
     assert err.strip().splitlines()[-1] == "tflaunch: history interrupted (Ctrl+C); nothing further was started."
     assert runs["ok"] in [run.id for run in History(history_path()).list_runs()]
+
+
+def _as_from_a_terminal() -> None:
+    """SIGINT as a shell leaves it to a command: handled by default and not blocked (a test
+    worker can have inherited it ignored, or blocked by a thread library; the child would
+    inherit either, and the Ctrl+C would never arrive: it hung so once in the full suite)."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_SETMASK, [])
 
 
 def _readable(fd: int) -> bool:

@@ -6,7 +6,7 @@ import re
 import time
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QEvent, QObject, Qt, QTimer
 from PySide6.QtGui import QColor, QPalette
 from PySide6.QtWidgets import (
     QFrame,
@@ -214,6 +214,7 @@ class RunView(QWidget):
         body.addWidget(self.below)
         body.setStretchFactor(1, 1)
         body.setChildrenCollapsible(False)
+        body.installEventFilter(self)
         layout = QGridLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.summary, 0, 0)
@@ -253,6 +254,7 @@ class RunView(QWidget):
         if record is not None and record.finished_at is not None:
             self._waterfall.show_record(record)
             self._memory.show_record(record)
+        self._fit_table_area()  # the graphs' least sizes came after the last fit: fit again
 
     def begin(self, record: RunRecord) -> None:
         """A new live run: clear the graphs, then follow it."""
@@ -308,6 +310,14 @@ class RunView(QWidget):
         from tflaunch.core.report.review import run_review
 
         return run_review(record) if record is not None and record.finished_at is not None else None
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt's name)
+        """The body's splitter shares a new height in its old proportions, which can cut the
+        table's last row (the headline wrapping, the graphs built after the first paint): fit again."""
+        if watched is self._body and event.type() == QEvent.Type.Resize:
+            # After the splitter's own share-out, which follows its filters.
+            QTimer.singleShot(0, self, self._fit_table_area)  # not after the view is gone
+        return False
 
     def _fit_table_area(self) -> None:
         """The table and the waterfall as high as the table's rows, no higher: every pixel

@@ -84,4 +84,5 @@ def test_a_launched_script_is_named_with_its_quotes(qtbot, window, tmp_path):
     with qtbot.waitSignal(window.run_finished, timeout=120_000):
         window.start_script([sys.executable, str(script), "--name", "a b"])
         running = window.statusBar().currentMessage()
-    assert running.startswith(f"Running '{script}' --name 'a b' ("), running
+    # The Run tab's program subject (one engine), named by its command line with its quotes.
+    assert running.startswith(f"Running python '{script.parent.name}/my train.py' --name 'a b'"), running
