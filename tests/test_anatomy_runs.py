@@ -94,6 +94,15 @@ def test_bench_anatomy_prints_the_parts_under_the_first_step_beside_the_unprofil
     assert any(line.startswith("  · not attributed") for line in lines[step:step + 12]), done.stdout
     source = next(line for line in lines if line.startswith("Anatomy of first_step from run #2"))
     assert "without the profiler" in source and "% attributed" in source
+
+
+@pytest.mark.slow  # the same two runs as the text test above; this guards the JSON's shape
+def test_bench_anatomy_json_keeps_the_profiler_off_the_measured_run() -> None:
+    from tests.builders import tflaunch
+
+    argv = ("bench", "--anatomy", "--until", "first_step", "--steady", "0", "--log-level", "2", "--cwd",
+            str(PROGRAMS))
+    program = ("--", "python", "custom_train_step.py", "--steps", "4")
     done = tflaunch(*argv, "--json", "--no-history", *program)
     data = json.loads(done.stdout)
     assert data["anatomy"]["phase"] == "first_step" and data["anatomy_problem"] is None

@@ -25,6 +25,7 @@ def test_bench_prints_a_phase_table_with_units():
     assert "Import" in done.stderr  # live progress goes to stderr
 
 
+@pytest.mark.slow  # repeats run as in test_bench_repeat_table; this guards their JSON summary's shape
 def test_bench_json_with_repeats_has_median_and_range():
     done = tflaunch("bench", "--model", "sample:mlp", "--steady", "1", "--repeat", "2", "--json")
     assert done.returncode == 0, done.stderr

@@ -114,7 +114,9 @@ def test_a_serving_script_is_ready_at_its_first_signature_call(tmp_path: Path) -
     assert "first_step" not in names
 
 
-@pytest.mark.parametrize(("at", "phase"), [("build", "build"), ("first_step", "first_step")])
+# A crash in the first step in the slow tier: the phase named is the same rule as in build.
+@pytest.mark.parametrize(("at", "phase"), [("build", "build"),
+                                           pytest.param("first_step", "first_step", marks=pytest.mark.slow)])
 def test_a_program_that_crashes_names_the_phase_and_its_error(at: str, phase: str) -> None:
     record = measure("crash_at.py", "--at", at)
     assert record.status is RunStatus.FAILED
@@ -383,6 +385,7 @@ def test_retraces_are_counted_with_their_time(tmp_path: Path) -> None:
     assert "first_step" not in record.phases and "first" not in record.phases
 
 
+@pytest.mark.slow  # the app's warm Launch script (tests/gui/test_warm_launch_in_window.py) runs this session
 def test_a_warm_launch_of_a_program_reports_its_phases_without_an_import(tmp_path: Path, monkeypatch) -> None:
     """Forked from a warm server: the same phases from build on, none for the import it did
     not pay, and a spawn that is the launch to the fork."""

@@ -100,6 +100,7 @@ def test_each_gpu_type_gets_its_own_array_order_and_verdict(cluster, tmp_path, f
 
 
 
+@pytest.mark.slow  # resubmit's rerun and merge are guarded by the failing trial's test; this is a lost file
 def test_a_lost_result_is_rerun_by_resubmit_and_merged_in_its_place(cluster, tmp_path, fake):
     folder = submit(*fake, "--env", f"{CHILD_ENV}=ok", "--vary", "intra=2", "--repeat", "1", "--warmup", "0",
                     "--shared-dir", str(cluster.shared), cwd=tmp_path)
