@@ -36,8 +36,16 @@ def models(tmp_path_factory) -> dict[str, dict[str, Path]]:
 
 @pytest.fixture(scope="session")
 def big_models(tmp_path_factory) -> dict[str, dict[str, Path]]:
+    """Both large samples in every format: the slow tier's (about 10 s to build)."""
     out = tmp_path_factory.mktemp("big_models")
     return {name: save_sample(name, out) for name in ("wide", "cnn")}
+
+
+@pytest.fixture(scope="session")
+def wide_keras(tmp_path_factory) -> Path:
+    """The wide sample as .keras (134 MB of weights: a load long enough to act during), the
+    one large model the fast tier needs, built alone (a third of big_models' time)."""
+    return save_sample("wide", tmp_path_factory.mktemp("wide"), ["keras"])["keras"]
 
 
 @pytest.fixture

@@ -95,8 +95,8 @@ def test_child_that_exits_mid_phase_reports_phase_code_and_stderr(quick_config):
     assert record.phases["spawn"].state is PhaseState.DONE
 
 
-def test_child_killed_mid_phase_reports_the_signal(big_models):
-    config = LaunchConfig(model=str(big_models["wide"]["keras"]), timeout=120)
+def test_child_killed_mid_phase_reports_the_signal(wide_keras):
+    config = LaunchConfig(model=str(wide_keras), timeout=120)
 
     class KillWhenLoading(Watcher):
         def changed(self, record, output):

@@ -69,8 +69,8 @@ def test_a_run_fills_every_view(qtbot, window, screenshot):
     screenshot(window, "finished")
 
 
-def test_cancel_during_load_kills_the_child(qtbot, window, big_models):
-    window.use_config(LaunchConfig(model=str(big_models["wide"]["keras"]), steady=1))
+def test_cancel_during_load_kills_the_child(qtbot, window, wide_keras):
+    window.use_config(LaunchConfig(model=str(wide_keras), steady=1))
     pids = []
 
     def cancel_when_loading(record):
