@@ -138,3 +138,12 @@ def test_a_profile_review_lays_its_medians_end_to_end():
     review = profile_review("fast", evidence, LaunchConfig(intra=2))
     spans = review.series[0].spans
     assert spans["import"][0] == spans["spawn"][1] and review.title == "Launch profile fast"
+
+
+def test_a_program_run_review_names_its_command_line_with_its_quotes():
+    from .builders import record_through
+
+    record = record_through(["import"])
+    record.config = LaunchConfig(program=("python", "my train.py", "--name", "two words"), until="exit")
+    facts = dict(run_review(record).facts)
+    assert facts["Program"].startswith("python 'my train.py' --name 'two words' (until exit"), facts["Program"]

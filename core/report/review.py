@@ -11,6 +11,7 @@ from __future__ import annotations
 import csv
 import io
 import re
+import shlex
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -220,7 +221,7 @@ def run_review(record: RunRecord, profile: str | None = None) -> Review:
                                                       if record.model.get("signature") else "")))
     facts += [("Warning", warning) for warning in record.warnings]
     if record.is_program:
-        facts.insert(0, ("Program", " ".join(record.config.program) + f" (until {record.config.until}"
+        facts.insert(0, ("Program", shlex.join(record.config.program) + f" (until {record.config.until}"
                          + (", stopped there" if record.stopped_at_ready else "") + ")"))
         if record.marks:
             facts.append(("Marks", ", ".join(f"{n} at {format_duration(at)}" for n, at in record.marks[:12])))
