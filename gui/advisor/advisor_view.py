@@ -116,10 +116,11 @@ class AdvisorView(QWidget):
         self._thread: QThread | None = None
         self._worker: _Worker | None = None
         self.diagnosis: Diagnosis | None = None
-        intro = WrappingLabel("Measures, on the model or program and the settings of the Run tab, each remedy "
-                              "that applies here (model format, threads, oneDNN, XLA, compiled .pyc files, warm "
-                              "start, GPU caches), against your settings, interleaved; recommends only measured savings and verifies "
-                              "their combination in a final A/B. It takes a few minutes.")
+        intro = WrappingLabel(
+            "Measures, on the model or program and the settings of the Run tab, each remedy that applies here "
+            "(model format, threads, oneDNN, XLA, compiled .pyc files, warm start, GPU caches), against your "
+            "settings, interleaved; recommends only measured savings and verifies their combination in a final "
+            "A/B. It takes a few minutes.")
         self.remedies: dict[str, QCheckBox] = {}
         # The remedies in rows of a few: in one row they widened the window to 1149 px.
         choose = QGridLayout()
