@@ -9,8 +9,11 @@ from __future__ import annotations
 import os
 import secrets
 import signal
+from collections.abc import Callable
 
 import psutil
+
+Apart = Callable[[psutil.Process], bool]  # a descendant that is not the run's, with all below it
 
 # Every run's child gets this variable, with a value of its own, and passes it on to all it
 # starts. A helper that left the process group (setsid) and outlived its parent (a double
@@ -18,9 +21,21 @@ import psutil
 RUN_MARKER_ENV = "TFLAUNCH_RUN"
 
 
-def _tree(pid: int) -> list[psutil.Process]:
+def _tree(pid: int, apart: Apart | None = None) -> list[psutil.Process]:
     root = psutil.Process(pid)
-    return [root, *root.children(recursive=True)]
+    if apart is None:
+        return [root, *root.children(recursive=True)]
+    tree, level = [root], [root]
+    while level:
+        below = []
+        for proc in level:
+            try:
+                below += [child for child in proc.children() if not apart(child)]
+            except (psutil.NoSuchProcess, psutil.AccessDenied, psutil.ZombieProcess):
+                continue
+        tree += below
+        level = below
+    return tree
 
 
 def tree_rss(pid: int) -> int | None:
@@ -51,9 +66,12 @@ class TreeSampler:
     the start-up it measures.
     """
 
-    def __init__(self, pid: int, relist_s: float = 1.0) -> None:
+    def __init__(self, pid: int, relist_s: float = 1.0, apart: Apart | None = None) -> None:
+        """`apart`: a descendant that is not the run's (a warm server this launch started,
+        whose import is its own), left out with everything below it."""
         self.pid = pid
         self._relist_s = relist_s
+        self._apart = apart
         self._procs: list[psutil.Process] = []
         self._listed_at = float("-inf")
         self._also: list[int] = []  # roots of other trees that belong to this run
@@ -72,7 +90,7 @@ class TreeSampler:
         """RSS of the tree in bytes at monotonic time `now`; None once the root is gone."""
         if now - self._listed_at >= self._relist_s or not self._procs:
             try:
-                self._procs = _tree(self.pid)
+                self._procs = _tree(self.pid, self._apart)
             except (psutil.NoSuchProcess, psutil.AccessDenied, psutil.ZombieProcess):
                 return None
             for root in self._also:

@@ -6,6 +6,7 @@ import time
 
 from .gpus.nvml import GpuMemorySampler
 from .process_tree import TreeSampler
+from .warm.warm_servers import is_warm_server
 
 
 class ResourceSampler:
@@ -13,7 +14,10 @@ class ResourceSampler:
 
     def __init__(self, pid: int, gpus: GpuMemorySampler | None = None) -> None:
         self.pid = pid
-        self._tree = TreeSampler(pid)
+        # A warm launch that starts its server has the server as its child until it ends:
+        # the server's import of TensorFlow is not the script's memory (the script, forked
+        # from it, is followed as a root of its own).
+        self._tree = TreeSampler(pid, apart=is_warm_server)
         self._gpus = gpus if gpus is not None and gpus.available else None
 
     def follow(self, pid: int) -> None:

@@ -37,6 +37,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import psutil
+
 from ...settings.child import HOOK_CONFIG_ENV, PROBE_DIR
 from ..process_tree import RUN_MARKER_ENV
 from ..program import EVENTS_FD_ENV, OBSERVE_ENV
@@ -259,6 +261,16 @@ def query_state(path: Path, timeout: float = 2.0) -> dict[str, Any]:
         except (OSError, ValueError):
             return {}
     return answer if isinstance(answer, dict) else {}
+
+
+def is_warm_server(proc: psutil.Process) -> bool:
+    """A warm server, by its command line and its own session (a script forked from one has
+    the same command line, but only a group of its own)."""
+    try:
+        cmdline = proc.cmdline()
+    except (psutil.NoSuchProcess, psutil.AccessDenied, psutil.ZombieProcess):
+        return False
+    return str(FORKSERVER) in cmdline and "--socket" in cmdline and _leads_its_session(proc.pid)
 
 
 def running_servers() -> list[RunningServer]:
