@@ -7,6 +7,7 @@ from dataclasses import fields
 import pytest
 
 from tflaunch.core.report.compare import Delta, deltas, differing_settings, run_labels, setting_rows
+from tflaunch.core.report.subjects import MODEL_ONLY, PROGRAM_ONLY
 from tflaunch.core.settings.config import LaunchConfig
 from tflaunch.core.settings.display import setting_text, short_value
 
@@ -59,11 +60,27 @@ def test_settings_read_as_words_with_the_meaning_of_each_default():
     unsafe_deserialization=True, extra_env={"A": "1"})])
 def test_no_setting_shows_as_true_false_none_or_a_bare_zero(config):
     rows = setting_rows([config])
-    assert [r.name for r in rows] == [f.name for f in fields(LaunchConfig)]
+    assert [r.name for r in rows] == [f.name for f in fields(LaunchConfig) if f.name not in PROGRAM_ONLY]
     for row in rows:
         assert row.values[0] not in ("True", "False", "None", "0", "()", "{}", ""), row
         assert row.label and not row.differs
     assert "True" not in config.summary() and "None" not in config.summary()
+
+
+def test_settings_of_programs_name_no_model_and_a_warm_launch_is_told_from_a_cold_one():
+    """Seen under Xvfb: two program runs compared listed "Model: sample:mlp" (the form's
+    hidden model kept in their configs), and a warm and a cold launch of one script read
+    "Settings (0 differ)" with nothing saying how each started."""
+    from tflaunch.core.run.words import COLD_MARK, WARM_MARK
+
+    warm, cold = finished_record(), finished_record()
+    for record, mark, number in ((warm, WARM_MARK, 3), (cold, COLD_MARK, 2)):
+        record.config = LaunchConfig(program=("python", "train.py"), until="exit", model="sample:mlp")
+        record.marks.append((mark, 0.01))
+        record.history_id = number
+    names = [r.name for r in setting_rows([warm.config, cold.config])]
+    assert "program" in names and not set(MODEL_ONLY) & set(names), names
+    assert run_labels([warm, cold]) == ["#3 (warm start)", "#2 (cold start)"]
 
 
 def test_setting_rows_mark_what_differs_and_run_labels_name_it():

@@ -7,11 +7,20 @@ from dataclasses import dataclass, fields
 
 from ..phases import AFTER_READY, OTHER, OTHER_LABEL, label, phase_rows, short_label
 from ..run.record import RunRecord
+from ..run.words import start_kind
 from ..settings.config import LaunchConfig
 from ..settings.display import setting_text, short_value
 from ..settings.vocabulary import BY_NAME
 from ..units import format_duration
-from .subjects import measurement_kind, own_config, own_settings_differ, reads, subject_words
+from .subjects import (
+    MODEL_ONLY,
+    PROGRAM_ONLY,
+    measurement_kind,
+    own_config,
+    own_settings_differ,
+    reads,
+    subject_words,
+)
 
 # Rows of a comparison: the phases up to ready that any run reported, the time between
 # them, time to ready; then steady latency per call (a phase total would compare 20 calls
@@ -150,11 +159,16 @@ class SettingRow:
 
 
 def setting_rows(configs: Sequence[LaunchConfig]) -> list[SettingRow]:
-    """Every setting of the runs, in declaration order, as a table shows it."""
-    differing = set(differing_settings(configs))
+    """Every setting the runs' subjects read, in declaration order, as a table shows it: no
+    model row among programs (a program's config keeps the form's hidden model), no
+    program row among models."""
+    own = [own_config(c) for c in configs]
+    kinds = {c.is_program for c in configs}
+    unread = set(MODEL_ONLY) if kinds == {True} else set(PROGRAM_ONLY) if kinds == {False} else set()
+    differing = set(differing_settings(own))
     return [SettingRow(f.name, BY_NAME[f.name].label, BY_NAME[f.name].help,
-                       tuple(setting_text(f.name, getattr(c, f.name)) for c in configs), f.name in differing)
-            for f in fields(LaunchConfig)]
+                       tuple(setting_text(f.name, getattr(c, f.name)) for c in own), f.name in differing)
+            for f in fields(LaunchConfig) if f.name not in unread]
 
 
 def run_ident(record: RunRecord, index: int) -> str:
@@ -180,8 +194,13 @@ def run_labels(runs: Sequence[RunRecord], idents: Sequence[str] | None = None,
     else:
         subjects = ["" for _ in runs]
     names = idents if idents is not None else [run_ident(record, i) for i, record in enumerate(runs)]
+    # How a launch asked to start warm did start, where the runs differ in it (a warm and a
+    # cold launch of one script have the same settings, and seconds between them).
+    starts = [start_kind(r) for r in runs]
+    started = [f"({s} start)" if s is not None and len(set(starts)) > 1 else "" for s in starts]
     return [" ".join([names[i], *([subjects[i]] if subjects[i] else []),
-                      *(f"{name}={shown[name][i]}" for name in differing if reads(configs[i], name))])
+                      *(f"{name}={shown[name][i]}" for name in differing if reads(configs[i], name)),
+                      *([started[i]] if started[i] else [])])
             for i in range(len(runs))]
 
 
