@@ -410,8 +410,10 @@ def winner_of(results: Sequence[CandidateResult]) -> CandidateResult | None:
     return leader if leader.ratio.low > 1 else None
 
 
-def outcome(results: Sequence[CandidateResult], objective: str) -> str:
-    """The sweep's conclusion in one sentence: a winner, or why there is none."""
+def outcome(results: Sequence[CandidateResult], objective: str, planned: int = 0) -> str:
+    """The sweep's conclusion in one sentence: a winner, or why there is none. `planned`:
+    the trials the plan has per setting, for a sweep still running (its words then say that
+    more are coming, not that more should be planned)."""
     leader = leader_of(results)
     if leader is None:
         return "No setting succeeded."
@@ -429,7 +431,9 @@ def outcome(results: Sequence[CandidateResult], objective: str) -> str:
         # Trials that failed are why, not the plan, when they leave fewer than were planned.
         short = [r for r in (leader, baseline) if r is not None and len(r.values) < MIN_TRIALS]
         failed = sum(r.failures for r in short)
+        coming = any(r.stopped is None and len(r.values) + r.failures < planned for r in short)
         advice = (f"{failed} of their trials failed (the table says why)" if failed
+                  else f"the sweep has not finished its {planned} trials per setting" if coming
                   else f"run {MIN_TRIALS} or more trials per setting")
         return (f"No winner: not enough runs. {leader.candidate.key} leads ({figure}); a winner needs at least "
                 f"{MIN_TRIALS} successful trials of it and of the baseline: {advice}.")

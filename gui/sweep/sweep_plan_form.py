@@ -242,7 +242,7 @@ class SweepPlanForm(QWidget):
         if seconds is None:
             return f"no estimate yet: no earlier successful run of {model} (the first trials will tell)"
         return (f"about {format_duration(seconds)}, from the median time to ready of the last {len(times)} "
-                f"successful run{'s' if len(times) > 1 else ''} of this model "
+                f"successful run{'s' if len(times) > 1 else ''} of {model} "
                 f"({format_duration(seconds / size.trials)})")
 
     def forget_history(self, model: str | None = None) -> None:

@@ -345,7 +345,8 @@ class SweepView(QWidget):
         self._show_instances(sweep)
         draw_strips(self.chart.getPlotItem(), [(r.candidate.key, r.values, r.stopped is not None) for r in results],
                     objective)
-        self.verdict.setText(html.escape(outcome(results, objective)) if leader_of(results) else "")
+        words = outcome(results, objective, planned=sweep.plan.repeat)
+        self.verdict.setText(html.escape(words) if leader_of(results) else "")
 
     def _show_instances(self, sweep: Sweep) -> None:
         """The per-count table, for a sweep that starts several instances at once."""

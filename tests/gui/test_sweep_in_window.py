@@ -144,7 +144,7 @@ def test_the_tab_counts_the_plan_as_core_does_and_estimates_from_this_models_his
     qtbot.waitUntil(lambda: "about" in view.estimate.text())
     text = view.estimate.text()
     assert f"about {format_duration(2.02 * 18)}, from the median time to ready of the last 3 successful runs " \
-           f"of this model ({format_duration(2.02)})" in text
+           f"of sample:mlp ({format_duration(2.02)})" in text
     window.run_view.show_record(finished_record("sample:other", ready_s=30.0))  # what the Run tab shows: no matter
     assert format_duration(2.02 * 18) in view.estimate.text()
     assert "--" not in text
@@ -250,6 +250,25 @@ def test_too_few_successful_trials_of_a_full_plan_say_they_failed_not_to_run_mor
     text = view.verdict.text()
     assert text.startswith("No winner: not enough runs. intra=2 leads"), text
     assert "run 3 or more trials" not in text and "2 of their trials failed" in text and "over 1 run)" in text, text
+
+
+def test_a_sweep_half_way_says_more_trials_are_coming_not_to_plan_more(qtbot):
+    """Seen under Xvfb: after 4 of 6 trials the verdict advised 'run 3 or more trials per
+    setting', exactly what was planned."""
+    from tflaunch.core.sweep.plan import Sweep, SweepPlan
+    from tflaunch.gui.sweep.sweep_view import SweepView
+
+    plan = SweepPlan(LaunchConfig(), {"intra": ["2"]}, repeat=3, warmup=0, racing=False)
+    sweep = Sweep(plan, plan.candidates())
+    for _ in range(4):
+        trial = sweep.next_trial()
+        assert trial is not None
+        sweep.report(trial, 1.0 if trial.candidate.key == "intra=2" else 2.0, None)
+    view = SweepView()
+    qtbot.addWidget(view)
+    view.show_results(sweep)
+    text = view.verdict.text()
+    assert "run 3 or more trials" not in text and "the sweep has not finished its 3 trials per setting" in text, text
 
 
 def _cmdline(process: psutil.Process) -> list[str]:
