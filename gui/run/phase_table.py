@@ -106,6 +106,11 @@ class PhaseTable(QTableWidget):
         self.updateGeometry()
         self._colour_names()
 
+    def columns_width(self, count: int) -> int:
+        """Pixels from the table's left edge to the end of its first `count` columns."""
+        header = self.horizontalHeader()
+        return self.frameWidth() + sum(header.sectionSize(col) for col in range(count))
+
     def show_nothing(self) -> None:
         """No rows: a run refused before it started has no phases, a model's or a program's
         (the table keeps its height; the headline says why)."""

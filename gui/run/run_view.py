@@ -34,7 +34,7 @@ from ..widgets.palette import keep_colours, status_color
 from .import_breakdown import ImportBreakdown
 from .phase_table import PhaseTable
 
-WATERFALL_MIN_WIDTH = 286  # px: at 1024 wide the table keeps its Duration column whole beside a scroll bar
+WATERFALL_MIN_WIDTH = 260  # px: at 1024 wide the table keeps its Duration column whole beside a scroll bar
 MEMORY_MIN_HEIGHT = 150  # px
 
 
@@ -193,13 +193,18 @@ class RunView(QWidget):
         # scroll into view instead of being cut off unseen.
         phases.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAsNeeded)
         phases.setMinimumHeight(self.phases.minimumHeight() + phases.horizontalScrollBar().sizeHint().height())
+        # Never narrower than the Phase, State and Duration columns beside a vertical scroll bar
+        # (a program's rows outgrow a small screen's height): the memory columns may scroll.
+        phases.setMinimumWidth(self.phases.columns_width(3) + phases.verticalScrollBar().sizeHint().width())
         top = self._top = QSplitter(Qt.Orientation.Horizontal)
         self._phases_area = phases
         top.addWidget(phases)
         top.addWidget(self._waterfall_place)
         top.setStretchFactor(0, 0)  # the table as wide as its columns, when there is room
         top.setStretchFactor(1, 1)
-        top.setSizes([self.phases.width(), WATERFALL_MIN_WIDTH])
+        # Room for the vertical scroll bar too: a program's rows that outgrow the height would
+        # otherwise cut the Peak RSS column ("539.3 Mi" at 1360x860).
+        top.setSizes([self.phases.width() + phases.verticalScrollBar().sizeHint().width(), WATERFALL_MIN_WIDTH])
         top.setChildrenCollapsible(False)
         body = self._body = QSplitter(Qt.Orientation.Vertical)
         body.addWidget(top)

@@ -27,3 +27,24 @@ def test_the_memory_graph_gets_what_the_table_does_not_need(qtbot, make_window, 
     assert graph >= 150, f"the memory graph has {graph} px at {size}"
     if size != (1024, 700):
         assert graph >= table_area.height(), f"the graph ({graph} px) < the table"
+
+
+def test_at_1024_the_duration_column_is_whole_beside_a_vertical_scroll_bar(qtbot, make_window):
+    """Seen under Xvfb: a program's rows outgrew the table's height at 1024x700, the vertical
+    scroll bar came, and the Duration column read "132 m" and "3.83 s" without their ends."""
+    window = make_window(size=(1024, 700))
+    view = window.run_view
+    view.show_record(finished_record())
+    qtbot.wait(50)
+    area = view._phases_area
+    needed = view.phases.columns_width(3) + area.verticalScrollBar().sizeHint().width()
+    assert window.width() == 1024 and area.width() >= needed, (area.width(), needed)
+
+
+def test_at_1360_every_column_is_whole_beside_a_vertical_scroll_bar(qtbot, make_window):
+    window = make_window(size=(1360, 860))
+    view = window.run_view
+    view.show_record(finished_record())
+    qtbot.wait(50)
+    area = view._phases_area
+    assert area.width() >= view.phases.width() + area.verticalScrollBar().sizeHint().width()
