@@ -43,6 +43,7 @@ from .window_actions import WindowActions
 
 if TYPE_CHECKING:  # for types only: the hidden tabs' modules are imported when first built
     from tflaunch.core.report.review import Review
+    from tflaunch.core.sweep.plan import Sweep
 
     from ..advisor.advisor_view import AdvisorView
     from ..compare.compare_view import CompareView
@@ -158,10 +159,13 @@ class MainWindow(DropTarget, QMainWindow):  # DropTarget: a model or a script dr
         self.sweeper.preparing.connect(lambda what: self.sweep_view.show_message(what))
         self.sweeper.failed_to_start.connect(self.sweep_actions.failed_to_start)
         self.sweeper.trial_started.connect(lambda trial, record: self.sweep_view.trial_started(trial, record))
-        self.sweeper.progressed.connect(
-            lambda sweep, _t: self.sweep_view.show_progress(sweep, self.sweeper.seconds_left()))
+        self.sweeper.progressed.connect(self._sweep_progressed)
         self.sweeper.finished.connect(self.sweep_actions.finished)
         self.sweeper.history_problem.connect(self.say)
+
+    def _sweep_progressed(self, sweep: Sweep, _trial: object) -> None:
+        self.sweep_view.show_progress(sweep, self.sweeper.seconds_left())
+        self.say(f"Sweep running: {sweep.trials_run} trial{'s' * (sweep.trials_run != 1)} done. Esc cancels it.")
 
     # The hidden tabs, built (and connected) when first shown or used.
     @property

@@ -46,6 +46,7 @@ class SweepActions:
         w.sweeper.gpu_sampler = w.gpu_sampler
         w.sweeper.start(plan)
         w.one_at_a_time.follow()
+        w.say("Sweep running; the Sweep tab shows its trials. Esc cancels it.")  # not the idle "Ready."
 
     def start_shown(self) -> None:
         """Start sweep from the menu or Ctrl+Shift+W: the plan the Sweep tab shows, or why not."""

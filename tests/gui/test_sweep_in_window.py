@@ -77,7 +77,10 @@ def test_cancelling_a_sweep_keeps_its_finished_trials_and_leaves_no_probe(qtbot,
     plan_intra(window, repeat=5, warmup=0)
     pids = []
 
+    said: list[str] = []
+
     def on_trial(trial, record):
+        said.append(window.statusBar().currentMessage())  # seen under Xvfb: "Ready. Ctrl+R starts a run"
         if window.sweeper.sweep.trials_run >= 2 and not pids:
             pids.append(window.sweeper._processes[0])
             window.cancel_run()
@@ -87,6 +90,7 @@ def test_cancelling_a_sweep_keeps_its_finished_trials_and_leaves_no_probe(qtbot,
         window.start_sweep()
     sweep, status = finished.args
     assert status == "cancelled" and sweep.trials_run == 2
+    assert said and all(text.startswith("Sweep running") for text in said), said
     assert History(history_path()).list_sweeps()[0][3] == "cancelled"
     runs = History(history_path()).list_runs()
     assert sorted(r.status for r in runs) == ["cancelled", "ok", "ok"], \
