@@ -32,7 +32,14 @@ from tflaunch.core.settings.config import LaunchConfig
 from tflaunch.core.store.history import History, HistoryError
 from tflaunch.core.sweep.instances import INSTANCES_HELP, InstanceCountError, parse_counts
 from tflaunch.core.sweep.plan import AXES as CORE_AXES
-from tflaunch.core.sweep.plan import OBJECTIVES, PlanError, SweepPlan, objective_choices, objective_words
+from tflaunch.core.sweep.plan import (
+    MODEL_ONLY_AXES,
+    OBJECTIVES,
+    PlanError,
+    SweepPlan,
+    objective_choices,
+    objective_words,
+)
 from tflaunch.core.sweep.size import NOTHING_TO_VARY, PlanSize, estimate_seconds, recent_ready_times
 from tflaunch.core.units import format_duration
 
@@ -200,9 +207,24 @@ class SweepPlanForm(QWidget):
                 self.objective.addItem(objective_words(key), key)
             self.objective.setCurrentIndex(max(keys.index(chosen) if chosen in keys else 0, 0))
 
+    def _offer_axes(self, base: LaunchConfig) -> None:
+        """A program's own choices (its files, batch, jit_compile) are not offered to vary:
+        greyed, with the reason, instead of refused after Start."""
+        for axis, why in MODEL_ONLY_AXES.items():
+            if axis not in self.axes:
+                continue
+            box, values = self.axes[axis]
+            if box.isEnabled() == base.is_program:
+                with QSignalBlocker(box):
+                    box.setChecked(box.isChecked() and not base.is_program)
+                values.setEnabled(box.isChecked())
+                box.setEnabled(not base.is_program)
+                box.setToolTip(f"A program's {axis} is its own: {why}" if base.is_program else values.toolTip())
+
     def _update_estimate(self) -> None:
         base = self._base()
         self._offer_objectives(base)
+        self._offer_axes(base)
         try:
             plan = self.plan(base)
         except PlanError as exc:

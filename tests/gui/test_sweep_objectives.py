@@ -36,3 +36,24 @@ def test_a_choice_the_new_subject_also_offers_is_kept(qtbot):
     config = LaunchConfig(program=("python", "train.py"))
     form._update_estimate()
     assert form.objective.currentData() == "load" and form.objective.currentText() == "load time"
+
+
+def test_a_programs_own_choices_are_not_offered_to_vary(qtbot):
+    """Seen under Xvfb: with a program subject the Vary grid offered batch, format and
+    jit_compile, which the plan then refused after Start."""
+    from tflaunch.core.sweep.plan import MODEL_ONLY_AXES
+
+    config = LaunchConfig(model="sample:mlp")
+    form = SweepPlanForm()
+    qtbot.addWidget(form)
+    form.follow_settings(QWidget(), lambda: config)
+    form.axes["batch"][0].setChecked(True)
+    config = LaunchConfig(program=("python", "train.py"))
+    form._update_estimate()
+    for axis in MODEL_ONLY_AXES:
+        box, values = form.axes[axis]
+        assert not box.isEnabled() and not box.isChecked() and not values.isEnabled(), axis
+        assert "is its own" in box.toolTip()
+    config = LaunchConfig(model="sample:mlp")
+    form._update_estimate()
+    assert all(form.axes[axis][0].isEnabled() for axis in MODEL_ONLY_AXES)
