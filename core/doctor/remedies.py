@@ -117,6 +117,11 @@ def examine(base: LaunchConfig, record: RunRecord, has_gpu: bool, only: set[str]
     return exam
 
 
+def not_for_programs(remedy: str) -> str | None:
+    """Why a launch cannot apply `remedy` to a program (its files and code are its own), or None."""
+    return _NOT_FOR_PROGRAMS.get(remedy)
+
+
 def _add_arms(exam: Examination, remedy: str, pyc_prefix: str | None, local_root: Path | None = None) -> str | None:
     base, arms = exam.base, exam.arms
     if base.is_program and remedy in _NOT_FOR_PROGRAMS:

@@ -14,6 +14,7 @@ from typing import Any
 
 import pyqtgraph as pg
 from PySide6.QtCore import QObject, Qt, QThread, Signal
+from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import (
     QCheckBox,
     QGridLayout,
@@ -32,7 +33,7 @@ from PySide6.QtWidgets import (
 
 from tflaunch.core.doctor.experiment import Diagnosis, DoctorError, diagnose
 from tflaunch.core.doctor.progress import DoctorProgress
-from tflaunch.core.doctor.remedies import REMEDIES
+from tflaunch.core.doctor.remedies import REMEDIES, not_for_programs
 from tflaunch.core.doctor.report import COLUMNS, doctor_review, report_rows, report_summary, strips
 from tflaunch.core.doctor.verdict import MIN_RUNS
 from tflaunch.core.report.review import Review
@@ -192,6 +193,20 @@ class AdvisorView(QWidget):
     @property
     def running(self) -> bool:
         return self._thread is not None
+
+    def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 (Qt's name)
+        super().showEvent(event)
+        self.offer_remedies(self._config())
+
+    def offer_remedies(self, config: LaunchConfig) -> None:
+        """What a launch cannot change in a program (its files, its compile) greyed with the
+        reason, instead of ticked and skipped after Examine (seen under Xvfb)."""
+        for name, box in self.remedies.items():
+            why = not_for_programs(name) if config.is_program else None
+            if box.isEnabled() == (why is not None):
+                box.setEnabled(why is None)
+                box.setChecked(why is None)
+                box.setToolTip(f"Not for a program: {why}" if why else REMEDIES[name])
 
     def start(self) -> None:
         if self.running:

@@ -69,3 +69,22 @@ def test_the_advisor_refuses_without_a_remedy_and_with_bad_settings(make_window)
     view.remedies["onednn"].setChecked(True)
     view.start()
     assert not view.running and "no built-in sample 'nope'" in view.status.text()
+
+
+def test_a_programs_own_files_and_compile_are_not_offered_as_remedies(qtbot, make_window):
+    """Seen under Xvfb: with a program subject the Advisor ticked format and jit_compile,
+    which the examination then skipped."""
+    from tflaunch.core.doctor.remedies import not_for_programs
+
+    window = make_window()
+    window.use_config(LaunchConfig(program=("python", "train.py")))
+    window.tabs.setCurrentWidget(window.advisor_view)
+    view = window.advisor_view
+    qtbot.waitUntil(view.isVisible)
+    greyed = {name for name, box in view.remedies.items() if not box.isEnabled()}
+    assert greyed == {name for name in view.remedies if not_for_programs(name)} and {"format", "jit_compile"} <= greyed
+    assert all(not view.remedies[name].isChecked() and "Not for a program" in view.remedies[name].toolTip()
+               for name in greyed)
+    window.use_config(LaunchConfig(model="sample:mlp"))
+    view.offer_remedies(LaunchConfig(model="sample:mlp"))
+    assert all(box.isEnabled() and box.isChecked() for box in view.remedies.values())
