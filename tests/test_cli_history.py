@@ -288,6 +288,7 @@ def test_ctrl_c_at_a_question_ends_with_tflaunch_s_line_not_a_traceback(runs):
         asked = b""
         while b"[y/N]" not in asked and time.monotonic() < deadline:
             asked += os.read(cli.stdout.fileno(), 1024) if _readable(cli.stdout.fileno()) else b""  # type: ignore[union-attr]
+        _waiting_for_input(cli.pid)
         cli.send_signal(signal.SIGINT)
         _out, err = cli.communicate(timeout=30)
     finally:
@@ -297,6 +298,21 @@ def test_ctrl_c_at_a_question_ends_with_tflaunch_s_line_not_a_traceback(runs):
     assert cli.returncode == 130 and "Traceback" not in err, err
     assert err.strip().splitlines()[-1] == "tflaunch: history interrupted (Ctrl+C); nothing further was started."
     assert runs["ok"] in [run.id for run in History(history_path()).list_runs()]
+
+
+def _waiting_for_input(pid: int) -> None:
+    """Until the process sleeps in its read, as it is when a person presses Ctrl+C. A signal
+    sent the instant the question appears can land between the prompt and the read, where
+    CPython has no bytecode left to run its handler before it blocks (a race in input(), not
+    in tflaunch: the process then waits for a line; it hung so under load)."""
+    import time
+
+    import psutil
+
+    deadline, asleep = time.monotonic() + 10, 0
+    while asleep < 3 and time.monotonic() < deadline:
+        asleep = asleep + 1 if psutil.Process(pid).status() == psutil.STATUS_SLEEPING else 0
+        time.sleep(0.05)
 
 
 def _as_from_a_terminal() -> None:
