@@ -69,7 +69,10 @@ class Waterfall(pg.PlotWidget):
         self.bar_names: list[str] = []  # the rows drawn, in the bars' order
         self.labels: list[pg.TextItem] = []  # reused from draw to draw; the unused are hidden
         self._live_x = LIVE_MIN_S
+        self._drawn_end: float | None = None  # a finished run's last bar end, for a refit on resize
         self.setMinimumHeight(190)
+        # A label's room is in pixels: at another width the axis must run further (or less).
+        plot.getViewBox().sigResized.connect(self._refit)
 
     def show_record(self, record: RunRecord | None) -> None:
         """A finished run; None clears the chart for a new one."""
@@ -110,6 +113,7 @@ class Waterfall(pg.PlotWidget):
         """A running run at wall-clock time `now`: the running phase's bar grows."""
         spans = live_spans(record, now)
         self._parts.hide()
+        self._drawn_end = None  # the live axis grows in steps of its own
         end = self._draw(spans, (), progress_note(record), phase_rows([record]))
         live_x = max(self._live_x, nice_ceiling(max(end * LABEL_ROOM, self._labels_end())))
         if live_x != self._live_x or not spans:
@@ -122,8 +126,14 @@ class Waterfall(pg.PlotWidget):
         `gaps`, the time between phases, on an "Other" row with their total; `rows`, the
         run's (phases.phase_rows), else the spans' own."""
         end = self._draw(spans, gaps, {}, rows)
+        self._drawn_end = end if spans else None
         # Room on the right for the labels of the bars that end last.
         self.getPlotItem().setXRange(0, max(end * LABEL_ROOM, self._labels_end()) if spans else 1, padding=0)
+
+    def _refit(self) -> None:
+        """The axis again after a resize: the labels fit at the new width."""
+        if self._drawn_end is not None:
+            self.getPlotItem().setXRange(0, max(self._drawn_end * LABEL_ROOM, self._labels_end()), padding=0)
 
     def _labels_end(self) -> float:
         """The shortest axis (s) on which every label ends inside the plot at its present
