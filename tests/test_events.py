@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 
 from tflaunch.core.phases import PHASES
 from tflaunch.core.run import events as ev
+from tflaunch.core.run.line_buffer import LineBuffer
 
 
 def test_each_kind_parses_to_its_type():
@@ -90,7 +91,7 @@ def test_parser_never_raises_on_protocol_shaped_garbage(obj):
 @example("\r\n\r", [1])
 def test_line_buffer_rejoins_lines_split_anywhere(text, cuts):
     data = text.encode("utf-8")
-    buffer = ev.LineBuffer()
+    buffer = LineBuffer()
     lines = []
     start = 0
     for cut in sorted(min(c, len(data)) for c in cuts):
@@ -105,7 +106,7 @@ def test_line_buffer_rejoins_lines_split_anywhere(text, cuts):
 
 
 def test_line_buffer_cuts_a_runaway_line_once():
-    buffer = ev.LineBuffer(max_line=10)
+    buffer = LineBuffer(max_line=10)
     assert buffer.feed(b"x" * 25) == []
     # The rest of the line is dropped up to its newline, not split into more lines.
     assert buffer.feed(b"yy\nzz") == ["x" * 10 + " … [line cut: 17 more bytes]"]

@@ -9,8 +9,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..run.record import RunRecord, RunStatus
-from ..store.rows import DamagedRowError, checked_node
 from ..store.run_rows import record_from_data
+from ..store.stored_values import DamagedRowError, checked_node
 from ..sweep.session import failure_reason
 from .folder import RESULT_CAP, FolderError, SweepFolder, TrialFile, read_json
 from .trial import RESULT_FORMAT, RESULT_VERSION

@@ -18,9 +18,10 @@ from ..settings.child import probe_command
 from ..settings.config import LaunchConfig
 from . import events as ev
 from .environment import launch_environment, prepare_caches
-from .events import EventParser, LineBuffer
+from .events import EventParser
 from .gpus.gpu_notes import launch_facts
 from .gpus.nvml import machine_gpus
+from .line_buffer import LineBuffer
 from .process_tree import RUN_MARKER_ENV, run_marker
 from .program import EVENTS_FD_ENV, OBSERVE_ENV, observe_settings, program_argv
 from .record import STDERR_LINE_CHARS, Failure, RunRecord

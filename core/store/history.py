@@ -28,12 +28,9 @@ from .rows import (
     DAMAGED,
     PHASE_COLUMNS,
     SUMMARY_COLUMNS,
-    DamagedRowError,
     RunSummary,
     gpu_samples_from_rows,
-    parsed_json,
     record_from_rows,
-    stored_trial,
     summary_from_row,
 )
 from .run_rows import FINISHED_COLUMNS, finished_values, phase_rows
@@ -44,6 +41,7 @@ from .storable import (
     storable_real,
     storable_samples,
 )
+from .stored_values import DamagedRowError, parsed_json, stored_trial
 
 # HistoryError and RunSummary live beside History for its callers.
 __all__ = ["BUSY_TIMEOUT_S", "MIGRATIONS", "SCHEMA_VERSION", "DeletedRuns", "History", "HistoryError", "RunSummary",

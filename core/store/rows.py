@@ -1,5 +1,5 @@
-"""The run history's rows read back: every column of every row checked before it becomes a
-summary or a record (storable.py makes values storable on the way in).
+"""The run history's rows read back: every column of every row checked (stored_values.py)
+before it becomes a summary or a record (storable.py makes values storable on the way in).
 
 A file can hold what tflaunch never wrote (another program, a bad disk, an old bug), and
 one such row must not hide the others: it is listed as damaged, with the column and the
@@ -9,31 +9,37 @@ parts, the import X-ray, GPU samples); a damaged one of those loses that detail,
 
 from __future__ import annotations
 
-import json
-import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from ..phases import NAME
 from ..run.anatomy import checked_anatomy
-from ..run.events import EPOCH_RANGE, checked_imports
+from ..run.events import checked_imports
 from ..run.record import Failure, PhaseRecord, PhaseState, RunRecord, RunStatus
 from ..run.words import COLD_MARK, WARM_MARK
 from ..settings.config import LaunchConfig
-from ..settings.vocabulary import LOG_LEVELS
-from .descriptions import ENVIRONMENT, MODEL_INFO, DescriptionError, shown
+from .descriptions import ENVIRONMENT, MODEL_INFO, shown
 from .storable import INT64, gpu_figure, storable_real
+from .stored_values import (
+    MOST_LISTED,
+    TOO_LARGE,
+    DamagedRowError,
+    checked_bytes,
+    checked_choice,
+    checked_described,
+    checked_int,
+    checked_offset,
+    checked_phase_name,
+    checked_seconds,
+    checked_text,
+    checked_time,
+    parsed_json,
+    stored_config,
+    stored_trial,
+)
 
 DAMAGED = "damaged"  # the status a summary shows for a row that cannot be read
-# A duration or a memory figure need only be a finite number from 0 (a whole one for bytes):
-# one beyond any measurement, stored by a version that did not check what children sent,
-# is still a run to show, its figure as "invalid" (units.py).
-# A listing reads every row: a value larger than any run writes (a crafted row of 200 MB)
-# reaches Python as a short marker with its size instead (SQLite measures it), and the row is
-# damaged with that reason; the run itself is still read whole by load().
-MOST_LISTED = 1 << 20
-TOO_LARGE = "\x01too large: "  # no value tflaunch writes starts with \x01
 
 
 def _capped(column: str) -> str:
@@ -49,10 +55,6 @@ SUMMARY_COLUMNS = (f"id, launched_at, {_capped('source')}, {_capped('model')}, {
                    f" {_capped('model_info')}, finished_at, command IS NOT NULL,"
                    f" CASE WHEN instr(marks, '[\"{WARM_MARK}\",') THEN 'warm'"
                    f" WHEN instr(marks, '[\"{COLD_MARK}\",') THEN 'cold' END")
-
-
-class DamagedRowError(ValueError):
-    """A stored value tflaunch could not have written; the message names the column and the value."""
 
 
 @dataclass(frozen=True)
@@ -74,183 +76,6 @@ class RunSummary:
     start: str | None = None  # "warm" or "cold" for a launch asked to start warm (words.start_kind)
 
 
-# -- one value each ----------------------------------------------------------------------------
-def _real(value: Any, name: str, low: float, high: float, expected: str, optional: bool = True) -> float | None:
-    if value is None and optional:
-        return None
-    number = storable_real(value)
-    if number is None or not low <= number <= high:
-        raise DamagedRowError(f"{name} is {shown(value)}, not {expected}")
-    return number
-
-
-def _time(value: Any, name: str, optional: bool = True) -> float | None:
-    """A wall-clock time: what the probe's protocol accepts (a date every table can print)."""
-    return _real(value, name, *EPOCH_RANGE, "a time from 1970 to 2286", optional)
-
-
-def _seconds(value: Any, name: str) -> float | None:
-    return _real(value, name, 0.0, math.inf, "a number of seconds from 0")
-
-
-def _offset(value: Any, name: str) -> float:
-    """Seconds from launch: a sample's time (a clock set back can make it negative)."""
-    number = _real(value, name, -math.inf, math.inf, "a number of seconds from launch", optional=False)
-    assert number is not None  # not optional
-    return number
-
-
-def _int(value: Any, name: str, low: int = INT64[0], high: int = INT64[1], optional: bool = True) -> int | None:
-    if value is None and optional:
-        return None
-    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
-        bounds = "" if (low, high) == INT64 else f" from {low} to {high}"
-        raise DamagedRowError(f"{name} is {shown(value)}, not a whole number{bounds}")
-    return value
-
-
-def _bytes(value: Any, name: str) -> int | None:
-    return _int(value, name, 0)
-
-
-def _text(value: Any, name: str) -> str:
-    if not isinstance(value, str):
-        raise DamagedRowError(f"{name} is {shown(value)}, not text")
-    _not_too_large(value, name)
-    return value
-
-
-def _not_too_large(value: Any, name: str) -> None:
-    if isinstance(value, str) and value.startswith(TOO_LARGE):
-        raise DamagedRowError(f"{name} is {value[len(TOO_LARGE):]} bytes, more than tflaunch lists "
-                              f"({MOST_LISTED}); no run writes that much")
-
-
-def _choice(value: Any, name: str, allowed: Iterable[str]) -> str:
-    if value not in tuple(allowed):
-        raise DamagedRowError(f"{name} is {shown(value)}, which tflaunch does not know")
-    return str(value)
-
-
-def _phase_name(value: Any, name: str) -> str:
-    """A stored phase name: any well-formed one (the vocabulary is open); not one is damage."""
-    if not isinstance(value, str) or not NAME.match(value):
-        raise DamagedRowError(f"{name} is {shown(value)}, not a phase name")
-    return value
-
-
-# -- JSON columns --------------------------------------------------------------------------------
-def _refuse_constant(name: str) -> Any:
-    def refuse(constant: str) -> Any:
-        raise DamagedRowError(f"{name} holds {constant}")
-    return refuse
-
-
-def _finite_float(name: str) -> Any:
-    def parse(text: str) -> float:
-        number = float(text)
-        if not math.isfinite(number):  # 1e400
-            raise DamagedRowError(f"{name} holds {text}")
-        return number
-    return parse
-
-
-def _int64(name: str) -> Any:
-    """JSON integers as tflaunch writes them: none beyond 64 bits (nor a float's range)."""
-    def parse(text: str) -> int:
-        number = int(text)
-        if not INT64[0] <= number <= INT64[1]:
-            raise DamagedRowError(f"{name} holds {shown(number)}, a whole number beyond 64 bits")
-        return number
-    return parse
-
-
-def parsed_json(text: Any, name: str, kind: type = dict) -> Any:
-    """A stored JSON value of the given kind, with no NaN, Infinity or giant integer in it."""
-    if text is None or text == "":
-        return kind()
-    if not isinstance(text, (str, bytes)):
-        raise DamagedRowError(f"{name} is {shown(text)}, not JSON")
-    _not_too_large(text, name)
-    try:
-        value = json.loads(text, parse_constant=_refuse_constant(name), parse_float=_finite_float(name),
-                           parse_int=_int64(name))
-    except DamagedRowError:
-        raise
-    except (ValueError, RecursionError) as exc:
-        raise DamagedRowError(f"{name} is not valid JSON ({exc})") from None
-    if not isinstance(value, kind):
-        raise DamagedRowError(f"{name} is {type(value).__name__}, not {kind.__name__}")
-    return value
-
-
-def _described(text: Any, name: str, check: Any) -> dict[str, Any]:
-    """A stored description (model_info, environment) holding what its readers expect."""
-    value: dict[str, Any] = parsed_json(text, name)
-    try:
-        check(value, name)
-    except DescriptionError as exc:
-        raise DamagedRowError(str(exc)) from None
-    return value
-
-
-_BOOLS = ("xla_auto", "jit_compile", "memory_growth", "unsafe_deserialization")
-# Wide bounds: what no run could have had, not what the launch check allows today (a limit
-# it tightens must not turn older runs into damaged ones).
-_COUNTS = {"intra": (0, 1 << 31), "inter": (0, 1 << 31), "batch": (0, 1 << 40), "steady": (0, 1 << 40)}
-
-
-def stored_config(text: Any) -> LaunchConfig:
-    """The LaunchConfig of a row, every field of the type a run could have had."""
-    data = parsed_json(text, "config")
-    try:
-        config = LaunchConfig.from_dict(data)
-    except (TypeError, ValueError, ArithmeticError, AttributeError) as exc:
-        raise DamagedRowError(f"config cannot be read ({exc})") from None
-    for name in ("model", "python", "signature"):
-        _text(getattr(config, name), f"config {name}")
-    for name in _BOOLS:
-        if not isinstance(getattr(config, name), bool):
-            raise DamagedRowError(f"config {name} is {shown(getattr(config, name))}, not on or off")
-    for name, (low, high) in _COUNTS.items():
-        _int(getattr(config, name), f"config {name}", low, high)
-    if config.onednn is not None and not isinstance(config.onednn, bool):
-        raise DamagedRowError(f"config onednn is {shown(config.onednn)}, not on or off")
-    if config.log_level is not None and (not isinstance(config.log_level, int) or isinstance(config.log_level, bool)
-                                         or config.log_level not in LOG_LEVELS):
-        raise DamagedRowError(f"config log_level is {shown(config.log_level)}")
-    for gpu in config.visible_gpus or ():
-        _int(gpu, "config visible_gpus", 0, 1 << 16)
-    _int(config.memory_limit_mb, "config memory_limit_mb", 0, 1 << 40)
-    timeout = _real(config.timeout, "config timeout", 0.0, math.inf, "a positive number of seconds", optional=False)
-    if not timeout:
-        raise DamagedRowError(f"config timeout is {shown(config.timeout)}, not a positive number of seconds")
-    return config
-
-
-def checked_node(node: Any) -> dict[str, Any]:
-    """The facts of the node a cluster trial ran on (cluster/node.py): texts, None, lists of texts."""
-    if not isinstance(node, dict) or not all(isinstance(v, (str, type(None))) or (
-            isinstance(v, list) and all(isinstance(m, str) for m in v)) for v in node.values()):
-        raise DamagedRowError(f"trial node is {shown(node)}, not the facts of a node")
-    return node
-
-
-def stored_trial(text: Any) -> dict[str, Any]:
-    """Which trial of a sweep a run was: candidate, warmup, number, instance."""
-    trial: dict[str, Any] = parsed_json(text, "trial")
-    _text(trial.get("candidate"), "trial candidate")
-    if not isinstance(trial.get("warmup"), bool):
-        raise DamagedRowError(f"trial warmup is {shown(trial.get('warmup'))}, not true or false")
-    _int(trial.get("number"), "trial number", 0, optional=False)
-    _int(trial.get("instance", 0), "trial instance", 0)
-    if "node" in trial:  # a cluster trial: the node it ran on, as its result file said
-        checked_node(trial["node"])
-        _int(trial.get("index"), "trial index", 0, optional=False)
-        _text(trial.get("node_type"), "trial node type")
-    return trial
-
-
 # -- a summary ----------------------------------------------------------------------------------
 def _marks_of_model(model_info: dict[str, Any]) -> tuple[bool, str, bool]:
     """(assumed_inputs, damage, outputs_not_finite) of a stored run's model facts."""
@@ -264,18 +89,18 @@ def summary_from_row(row: Sequence[Any]) -> RunSummary:
     (run_id, launched_at, source, model, status, failed_phase, ready, peak, config, model_info, finished_at, script,
      start) = row
     try:
-        launched = _time(launched_at, "launched_at", optional=False)
+        launched = checked_time(launched_at, "launched_at", optional=False)
         assert launched is not None  # not optional
         return RunSummary(
-            run_id, launched, _text(source, "source"), _text(model, "model"),
-            _choice(status, "status", (s.value for s in RunStatus)),
-            None if failed_phase is None else _phase_name(failed_phase, "failed_phase"),
-            _ready_or_exit(_seconds(ready, "time_to_ready"), bool(script), status, launched, finished_at),
-            _bytes(peak, "peak_rss"), stored_config(config).summary(),
-            *_marks_of_model(_described(model_info, "model_info", MODEL_INFO)), start=start)
+            run_id, launched, checked_text(source, "source"), checked_text(model, "model"),
+            checked_choice(status, "status", (s.value for s in RunStatus)),
+            None if failed_phase is None else checked_phase_name(failed_phase, "failed_phase"),
+            _ready_or_exit(checked_seconds(ready, "time_to_ready"), bool(script), status, launched, finished_at),
+            checked_bytes(peak, "peak_rss"), stored_config(config).summary(),
+            *_marks_of_model(checked_described(model_info, "model_info", MODEL_INFO)), start=start)
     except DamagedRowError as exc:
         try:
-            launched = _time(launched_at, "launched_at") or 0.0
+            launched = checked_time(launched_at, "launched_at") or 0.0
         except DamagedRowError:
             launched = 0.0
         return RunSummary(run_id, launched, _listable(source), _listable(model), DAMAGED, None, None, None, "",
@@ -300,7 +125,7 @@ def _ran(launched: float, finished_at: Any) -> float | None:
     """How long a run ran; None while it runs, or when its end cannot be read (which loses
     that figure, not the run: load() says what is wrong with it)."""
     try:
-        finished = _time(finished_at, "finished_at")
+        finished = checked_time(finished_at, "finished_at")
     except DamagedRowError:
         return None
     return None if finished is None else max(finished - launched, 0.0)
@@ -315,17 +140,17 @@ def _failure(text: Any) -> Failure | None:
     if not text:
         return None
     data = parsed_json(text, "failure")
-    return Failure(_text(data.get("kind"), "failure kind"), _text(data.get("message"), "failure message"),
-                   _text(data.get("detail", ""), "failure detail"))
+    return Failure(checked_text(data.get("kind"), "failure kind"), checked_text(data.get("message"), "failure message"),
+                   checked_text(data.get("detail", ""), "failure detail"))
 
 
 def _latency(text: Any, name: str) -> dict[str, float]:
     latency: dict[str, float] = parsed_json(text, name)
     for key, value in latency.items():
         if key == "n":
-            _int(value, f"{name} n", 0)
+            checked_int(value, f"{name} n", 0)
         else:
-            _seconds(value, f"{name} {key}")  # None: a figure the child sent out of range
+            checked_seconds(value, f"{name} {key}")  # None: a figure the child sent out of range
     return latency
 
 
@@ -427,12 +252,12 @@ def _flag(value: Any, name: str) -> bool:
 
 def _phase(row: Sequence[Any]) -> PhaseRecord:
     name, state, started, duration, rss, peak, latency, parts, seq, extra = row
-    name = _phase_name(name, "phase")
-    _int(seq, f"phase {name} seq", 0)
+    name = checked_phase_name(name, "phase")
+    checked_int(seq, f"phase {name} seq", 0)
     return PhaseRecord(
-        name, PhaseState(_choice(state, f"phase {name} state", (s.value for s in PhaseState))),
-        _time(started, f"phase {name} start"), _seconds(duration, f"phase {name} duration"),
-        _bytes(rss, f"phase {name} rss"), _bytes(peak, f"phase {name} peak_rss"),
+        name, PhaseState(checked_choice(state, f"phase {name} state", (s.value for s in PhaseState))),
+        checked_time(started, f"phase {name} start"), checked_seconds(duration, f"phase {name} duration"),
+        checked_bytes(rss, f"phase {name} rss"), checked_bytes(peak, f"phase {name} peak_rss"),
         _latency(latency, f"phase {name} latency"), parts=_parts(parts), count=(figures := _extra(extra)).get("count"),
         read_bytes=figures.get("read_bytes"), rchar=figures.get("rchar"))
 
@@ -450,34 +275,36 @@ def record_from_rows(data: dict[str, Any], phases: Iterable[Sequence[Any]],
                      samples: Iterable[Sequence[Any]]) -> RunRecord:
     """A stored run (its runs row by column name, its phases in PHASE_COLUMNS and its
     samples) as a record; DamagedRowError naming the first column that cannot be read."""
-    launched_at = _time(data["launched_at"], "launched_at", optional=False)
+    launched_at = checked_time(data["launched_at"], "launched_at", optional=False)
     assert launched_at is not None  # not optional
-    _text(data["source"], "source"), _text(data["model"], "model"), _bytes(data["peak_rss"], "peak_rss")
-    _int(data["writer_pid"], "writer_pid"), _time(data["writer_started"], "writer_started")
-    _int(data["sweep_id"], "sweep_id")
+    checked_text(data["source"], "source"), checked_text(data["model"], "model")
+    checked_bytes(data["peak_rss"], "peak_rss")
+    checked_int(data["writer_pid"], "writer_pid"), checked_time(data["writer_started"], "writer_started")
+    checked_int(data["sweep_id"], "sweep_id")
     trial = stored_trial(data["trial"]) if data["trial"] is not None else {}
     record = RunRecord(_as_program(stored_config(data["config"]), _command(data["command"])), launched_at=launched_at)
     if "node" in trial:  # a cluster trial: checked by stored_trial
         record.node = {"node_type": str(trial.get("node_type")), "host": str(trial["node"].get("host") or "")}
-    record.status = RunStatus(_choice(data["status"], "status", (s.value for s in RunStatus)))
-    record.finished_at = _time(data["finished_at"], "finished_at")
-    record.failed_phase = None if data["failed_phase"] is None else _phase_name(data["failed_phase"], "failed_phase")
+    record.status = RunStatus(checked_choice(data["status"], "status", (s.value for s in RunStatus)))
+    record.finished_at = checked_time(data["finished_at"], "finished_at")
+    failed = data["failed_phase"]
+    record.failed_phase = None if failed is None else checked_phase_name(failed, "failed_phase")
     record.marks = _stored_marks(data["marks"])
     record.stopped_at_ready = _flag(data["stopped_at_ready"], "stopped_at_ready")
     record.settings = parsed_json(data["settings"], "settings")
-    record.environment = _described(data["environment"], "environment", ENVIRONMENT)
-    record.model = _described(data["model_info"], "model_info", MODEL_INFO)
+    record.environment = checked_described(data["environment"], "environment", ENVIRONMENT)
+    record.model = checked_described(data["model_info"], "model_info", MODEL_INFO)
     record.imports = _imports(data["imports"])
     record.anatomy = _anatomy(data.get("anatomy"))
     record.page_cache, record.launch_notes, record.warm_start = _launch(data.get("launch"))
-    ready = _ready_or_exit(_seconds(data["time_to_ready"], "time_to_ready"), data["command"] is not None,
+    ready = _ready_or_exit(checked_seconds(data["time_to_ready"], "time_to_ready"), data["command"] is not None,
                            record.status.value, launched_at, data["finished_at"])
     if ready is not None:
         record.ready_at = launched_at + ready
     record.failure = _failure(data["failure"])
-    record.exit_code, record.exit_signal = _int(data["exit_code"], "exit_code"), _int(data["exit_signal"],
+    record.exit_code, record.exit_signal = checked_int(data["exit_code"], "exit_code"), checked_int(data["exit_signal"],
                                                                                         "exit_signal")
-    for line in _text(data["stderr_tail"], "stderr_tail").splitlines():
+    for line in checked_text(data["stderr_tail"], "stderr_tail").splitlines():
         record.add_stderr(line)  # capped as a live run's: a row from an older version may be huge
     record.phases = {}  # the phases the run reported, in their stored order
     for row in phases:
@@ -486,7 +313,7 @@ def record_from_rows(data: dict[str, Any], phases: Iterable[Sequence[Any]],
         # seven from the start: one never reached ("waiting") is none the run has.
         if phase.state is not PhaseState.WAITING:
             record.phases[phase.name] = phase
-    record.samples = [(_offset(t, "sample time"), _int(rss, "sample rss", 0, optional=False) or 0)
+    record.samples = [(checked_offset(t, "sample time"), checked_int(rss, "sample rss", 0, optional=False) or 0)
                       for t, rss in samples]
     return record
 

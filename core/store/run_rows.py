@@ -12,7 +12,7 @@ import time
 from typing import Any
 
 from ..run.record import RunRecord
-from .rows import PHASE_COLUMNS, DamagedRowError, gpu_samples_from_rows, record_from_rows, stored_trial
+from .rows import PHASE_COLUMNS, gpu_samples_from_rows, record_from_rows
 from .storable import (
     storable_gpu_samples,
     storable_int,
@@ -21,6 +21,7 @@ from .storable import (
     storable_samples,
     storable_text,
 )
+from .stored_values import DamagedRowError, stored_trial
 
 # The columns a run's end sets, in the order History.finish writes them.
 FINISHED_COLUMNS = ("finished_at", "status", "failed_phase", "time_to_ready", "peak_rss", "config", "settings",

@@ -20,6 +20,7 @@ import pytest
 from tflaunch.core.cli.main import main as cli_main
 from tflaunch.core.paths import history_path
 from tflaunch.core.run import events as ev
+from tflaunch.core.run.line_buffer import LineBuffer
 from tflaunch.core.run.record import STDERR_TAIL_BYTES, RunRecord, RunStatus
 from tflaunch.core.settings.child import PROBE_MAIN, probe_command
 from tflaunch.core.settings.config import LaunchConfig
@@ -119,7 +120,7 @@ def test_a_50_mb_stderr_line_is_cut_and_the_stored_log_is_bounded(tmp_path):
     assert stored.splitlines()[-2:] == ["chatty line 4999", "I fake: a TensorFlow log line"]
     # What the in-memory record keeps is bounded the same way, the cut line included.
     record = RunRecord(LaunchConfig())
-    for line in ev.LineBuffer(max_line=4096).feed(b"y" * HUGE_LINE + b"\n"):
+    for line in LineBuffer(max_line=4096).feed(b"y" * HUGE_LINE + b"\n"):
         record.add_stderr(line)
     assert list(record.stderr_tail) == ["y" * 4096 + f" … [line cut: {HUGE_LINE - 4096} more bytes]"]
     assert_nothing_left(fake)

@@ -26,8 +26,9 @@ from tflaunch.core.settings.config import LaunchConfig
 from tflaunch.core.store import history_file
 from tflaunch.core.store.history import SCHEMA_VERSION, History, HistoryError
 from tflaunch.core.store.recorder import RunRecorder
-from tflaunch.core.store.rows import DAMAGED, DamagedRowError, stored_config
+from tflaunch.core.store.rows import DAMAGED
 from tflaunch.core.store.storable import STDERR_STORED_BYTES
+from tflaunch.core.store.stored_values import DamagedRowError, stored_config
 
 from ..builders import finished_record
 from .children import fake_python
