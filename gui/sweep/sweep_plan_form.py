@@ -78,10 +78,11 @@ class SweepPlanForm(QWidget):
 
     def _build_vary(self) -> QGroupBox:
         self.axes: dict[str, tuple[QCheckBox, QLineEdit]] = {}
+        self._vary_tips: dict[str, str] = {}  # each box's own tooltip, given back when it is offered again
         grid = QGridLayout()
         for row, (axis, default, text) in enumerate(AXES):
             box = QCheckBox(axis)
-            box.setToolTip(f"Vary {text}")
+            box.setToolTip(self._vary_tips.setdefault(axis, f"Vary {text}"))
             values = QLineEdit(default)
             values.setToolTip(f"Values of {axis} separated by commas: {text}")
             # The offered values stay readable ("default,off"), not clipped to "fault,off".
@@ -219,7 +220,7 @@ class SweepPlanForm(QWidget):
                     box.setChecked(box.isChecked() and not base.is_program)
                 values.setEnabled(box.isChecked())
                 box.setEnabled(not base.is_program)
-                box.setToolTip(f"A program's {axis} is its own: {why}" if base.is_program else values.toolTip())
+                box.setToolTip(f"A program's {axis} is its own: {why}" if base.is_program else self._vary_tips[axis])
 
     def _update_estimate(self) -> None:
         base = self._base()

@@ -10,6 +10,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+import psutil
+
 TFLAUNCH = [sys.executable, "-m", "tflaunch.core.cli.main"]
 SETTLE_TIMEOUT_S = 180.0
 
@@ -65,3 +67,26 @@ def merge(folder: Path) -> list[dict[str, Any]]:
     done = tflaunch("sweep", "merge", str(folder), "--json")
     assert done.returncode == 0, done.stderr[-3000:]
     return list(json.loads(done.stdout)["parts"])
+
+
+def leftovers(marker: str) -> list[psutil.Process]:
+    """Live processes whose command line or environment holds `marker` (a trial's run marker)."""
+    found = []
+    for proc in psutil.process_iter(["cmdline", "environ"]):
+        try:
+            if marker in " ".join(proc.info["cmdline"] or []) or marker in (proc.info["environ"] or {}).values():
+                found.append(proc)
+        except (psutil.Error, TypeError):
+            continue
+    return found
+
+
+def unreachable_squeue(folder: Path) -> str:
+    """A PATH whose squeue cannot reach a controller, as on a machine that sees the shared
+    folder but not the cluster."""
+    bin_dir = folder / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "squeue").write_text("#!/bin/sh\necho 'slurm_load_jobs error: Unable to contact slurm controller "
+                                    "(connect failure)' >&2\nexit 1\n")
+    (bin_dir / "squeue").chmod(0o755)
+    return f"{bin_dir}{os.pathsep}{os.environ['PATH']}"

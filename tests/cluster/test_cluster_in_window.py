@@ -5,7 +5,6 @@ trial to a fraction of a second."""
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
@@ -25,7 +24,7 @@ from ..builders import fake_python
 from ..fake_child import CHILD_ENV
 from ..gui.conftest import make_window, screenshot, settings_file, window  # noqa: F401
 from ..gui.test_theme_and_sizes import dark_palette, restore_palette  # noqa: F401
-from .cluster_tools import settle, submit, tflaunch
+from .cluster_tools import settle, submit, tflaunch, unreachable_squeue
 
 SETTLE_MS = 120_000
 
@@ -217,12 +216,7 @@ def test_a_folder_seen_where_slurm_cannot_be_asked_shows_and_merges_its_files(qt
                     cwd=tmp_path)
     assert settle(folder)["counts"] == {"done": 2}
     # This machine sees the folder but not the cluster: its squeue cannot reach a controller.
-    bin_dir = tmp_path / "bin"
-    bin_dir.mkdir()
-    (bin_dir / "squeue").write_text("#!/bin/sh\necho 'slurm_load_jobs error: Unable to contact slurm controller "
-                                    "(connect failure)' >&2\nexit 1\n")
-    (bin_dir / "squeue").chmod(0o755)
-    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
+    monkeypatch.setenv("PATH", unreachable_squeue(tmp_path))
     merged = tflaunch("sweep", "merge", str(folder))
     assert merged.returncode == 0 and "Shown from the folder's files alone" in merged.stderr, merged.stderr
     assert "2 runs added" in merged.stderr

@@ -25,24 +25,13 @@ from tflaunch.core.store.history import History
 
 from ..builders import fake_python
 from ..fake_child import CHILD_ENV, MARKER_ENV
-from .cluster_tools import merge, settle, status, submit, tflaunch, wait_for
+from .cluster_tools import leftovers, merge, settle, status, submit, tflaunch, unreachable_squeue, wait_for
 
 
 @pytest.fixture
 def fake(tmp_path):
     """A probe that speaks the protocol in a fraction of a second (no TensorFlow)."""
     return ["--model", "sample:mlp", "--python", fake_python(tmp_path), "--timeout", "120"]
-
-
-def _leftovers(marker: str) -> list[psutil.Process]:
-    found = []
-    for proc in psutil.process_iter(["cmdline", "environ"]):
-        try:
-            if marker in " ".join(proc.info["cmdline"] or []) or marker in (proc.info["environ"] or {}).values():
-                found.append(proc)
-        except (psutil.Error, TypeError):
-            continue
-    return found
 
 
 def _trial_process(folder: Path) -> psutil.Process:
@@ -67,9 +56,9 @@ def _alive(proc: psutil.Process) -> bool:
 
 def _none_left(marker: str, timeout: float = 20) -> bool:
     deadline = time.monotonic() + timeout
-    while _leftovers(marker) and time.monotonic() < deadline:
+    while leftovers(marker) and time.monotonic() < deadline:
         time.sleep(0.2)
-    return not _leftovers(marker)
+    return not leftovers(marker)
 
 
 # 022 (no group write) in the slow tier: the fast one keeps the shared-group case, 002.
@@ -207,12 +196,7 @@ def test_status_answers_from_the_files_where_squeue_fails_or_hangs(cluster, tmp_
     folder = submit(*fake, "--env", f"{CHILD_ENV}=ok", "--vary", "intra=2", "--repeat", "1", "--warmup", "0",
                     "--shared-dir", str(cluster.shared), cwd=tmp_path)
     assert settle(folder)["counts"] == {"done": 2}
-    bin_dir = tmp_path / "bin"
-    bin_dir.mkdir()
-    (bin_dir / "squeue").write_text("#!/bin/sh\necho 'slurm_load_jobs error: Unable to contact slurm controller "
-                                    "(connect failure)' >&2\nexit 1\n")
-    (bin_dir / "squeue").chmod(0o755)
-    env = {"PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}"}
+    env = {"PATH": unreachable_squeue(tmp_path)}
     done = tflaunch("sweep", "status", str(folder), env=env)
     assert done.returncode == 0 and "2 trials: 2 done" in done.stdout, done.stderr
     assert "Shown from the folder's files alone" in done.stderr

@@ -7,7 +7,6 @@ import shutil
 import time
 from pathlib import Path
 
-import psutil
 import pytest
 
 from tflaunch.core.cluster.folder import load
@@ -17,7 +16,7 @@ from tflaunch.core.store.profiles import ProfileStore, describe_evidence
 
 from ..builders import fake_python
 from ..fake_child import CHILD_ENV, MARKER_ENV
-from .cluster_tools import merge, settle, status, submit, tflaunch, wait_for
+from .cluster_tools import leftovers, merge, settle, status, submit, tflaunch, wait_for
 
 
 def test_a_real_sweep_runs_as_a_job_array_and_merges_into_the_history_once(cluster, tmp_path):
@@ -150,20 +149,10 @@ def test_cancel_mid_array_ends_the_running_trial_and_its_children(cluster, tmp_p
     settled = settle(folder)
     assert settled["counts"] == {"cancelled": 4}, settled
 
-    def leftovers() -> list[psutil.Process]:
-        found = []
-        for proc in psutil.process_iter(["cmdline", "environ"]):
-            try:
-                if marker in " ".join(proc.info["cmdline"] or []) or marker in (proc.info["environ"] or {}).values():
-                    found.append(proc)
-            except (psutil.Error, TypeError):
-                continue
-        return found
-
     deadline = time.monotonic() + 15
-    while leftovers() and time.monotonic() < deadline:
+    while leftovers(marker) and time.monotonic() < deadline:
         time.sleep(0.2)
-    assert not leftovers(), "a cancelled trial left processes on the node"
+    assert not leftovers(marker), "a cancelled trial left processes on the node"
 
 
 def test_a_model_the_nodes_cannot_see_fails_its_check_and_no_trial_runs(cluster, tmp_path, models):

@@ -56,4 +56,5 @@ def test_a_programs_own_choices_are_not_offered_to_vary(qtbot):
         assert "is its own" in box.toolTip()
     config = LaunchConfig(model="sample:mlp")
     form._update_estimate()
-    assert all(form.axes[axis][0].isEnabled() for axis in MODEL_ONLY_AXES)
+    assert all(form.axes[axis][0].isEnabled() and form.axes[axis][0].toolTip().startswith("Vary ")
+               for axis in MODEL_ONLY_AXES)
