@@ -1,51 +1,46 @@
-"""The observer's hooks into Keras 3: the program's model building, compile, fit and
-train_on_batch (the first step begins), calls and predict (inference), loads, and the
-optimizer's apply (a step's end). Each hook only reads the clock around the original and
-notifies the Observer (observe.py), which holds every rule. Each method is replaced where
-Keras defines it (hook_tools.wrap), so `type(model).compile is Trainer.compile` and every
-other such comparison reads as without tflaunch."""
+"""The observer's hooks into Keras, any generation (keras_frameworks.py says which is loaded and
+resolves its classes): the program's model building, compile, fit and train_on_batch (the
+first step begins), calls, predict and evaluate (inference), loads, and the optimizer's apply
+(a step's end). Each hook only reads the clock around the original and notifies the Observer
+(observe.py), which holds every rule. Each method is replaced where Keras defines it
+(hook_tools.wrap), so `type(model).compile is Trainer.compile` and every other such
+comparison reads as without tflaunch."""
 
-import importlib
 import sys
 import time
 from typing import Any, Callable, Optional
 
 from .hook_tools import guarded, wrap
+from .keras_frameworks import Keras, any_symbolic
 from .tf_hooks import timed
 
+# What a Keras model does that is an inference when the program does it outside training.
+_INFERENCES = ("predict", "predict_on_batch", "evaluate", "test_on_batch")
 
-def patch_keras(obs: Any) -> None:
-    """Hooks into Keras 3's classes, right after `import keras` finished."""
-    try:
-        layer = importlib.import_module("keras.src.layers.layer")
-        model = importlib.import_module("keras.src.models.model")
-        saving = importlib.import_module("keras.src.saving.saving_api")
-        optimizer = importlib.import_module("keras.src.optimizers.base_optimizer")
-        symbolic = importlib.import_module("keras.src.backend.common.keras_tensor").any_symbolic_tensors
-    except Exception:
-        return  # not Keras 3: TensorFlow's own hooks still see steps and loads
+
+def patch_keras(obs: Any, keras: Keras) -> None:
+    """Hooks into one Keras' classes, once its import has finished."""
     eager = _eager_test()
     # A model's constructor builds its layers after Layer.__init__ has returned: the hull of
     # the program's construction ends with the outermost model constructor.
-    wrap(layer.Layer, "__init__", lambda original: _layer_made(obs, original))
-    for name, cls in (("keras.src.models.sequential", "Sequential"), ("keras.src.models.functional", "Functional")):
-        try:
-            owner = getattr(importlib.import_module(name), cls)
-        except Exception:
-            continue
+    for owner in (keras.layer,) + keras.constructors:
         wrap(owner, "__init__", lambda original: _layer_made(obs, original))
-    wrap(layer.Layer, "__call__", lambda original: _model_called(obs, original, model.Model, symbolic, eager))
-    # Where each is defined: Trainer (compile), the backend's trainer (fit, predict...), Model.
-    wrap(model.Model, "compile", lambda original: timed(obs, "compile", original))
+    symbolic = keras.symbolic if callable(keras.symbolic) else any_symbolic
+    wrap(keras.layer, "__call__", lambda original: _model_called(obs, original, keras.model, symbolic, eager))
+    # Where each is defined: Trainer or Model (compile), the backend's trainer (fit, predict...).
+    wrap(keras.model, "compile", lambda original: timed(obs, "compile", original))
     for name in ("fit", "train_on_batch"):
-        wrap(model.Model, name, lambda original: _training(obs, original))
-    for name in ("predict", "predict_on_batch"):
-        wrap(model.Model, name, lambda original: _inference(obs, original, lambda _m, _a, _k: (True, False)))
-    wrap(model.Model, "load_weights", lambda original: timed(obs, "load", original))
+        wrap(keras.model, name, lambda original: _training(obs, original))
+    for name in _INFERENCES:
+        wrap(keras.model, name, lambda original: _inference(obs, original, lambda _m, _a, _k: (True, False)))
+    wrap(keras.model, "load_weights", lambda original: timed(obs, "load", original))
     # And the public names bound to it in the modules already loaded (keras.models, keras.saving);
-    # one loaded later imports it from saving_api, where it is wrapped already.
-    wrap(saving, "load_model", lambda original: timed(obs, "load", original))
-    wrap(optimizer.BaseOptimizer, "apply", lambda original: _optimizer_apply(obs, original, eager))
+    # one loaded later imports it from its home module, where it is wrapped already.
+    home = sys.modules.get(getattr(keras.load_model, "__module__", ""))
+    if home is not None:
+        wrap(home, keras.load_model.__name__, lambda original: timed(obs, "load", original))
+    for optimizer in keras.optimizers:
+        wrap(optimizer, keras.apply, lambda original: _optimizer_apply(obs, original, eager))
 
 
 def _eager_test() -> Callable[[], bool]:

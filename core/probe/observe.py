@@ -22,11 +22,17 @@ Tests feed it notifications with a fake clock (tests/test_observer_rules.py).
   an optimizer's apply was traced (fit, train_on_batch, a @tf.function custom loop), or an
   eager optimizer apply (from the GradientTape that began the step).
 - first: the first inference outside training: a Keras model called eagerly on real tensors,
-  predict, predict_on_batch, or a function of a loaded SavedModel. A call on symbolic tensors
-  (a model being constructed) is build, never an inference.
+  predict, predict_on_batch, evaluate, test_on_batch, a function of a loaded SavedModel, or
+  the program's own tf.function called on real inputs outside a tape (one that traced no
+  optimizer apply: a serving or evaluation function). A call on symbolic tensors (a model
+  being constructed) is build, never an inference.
 - steady: the next N steps (or calls, for first inference): median, p90, min, max.
 - retraces: tf.function traces beyond each function's first (count and time).
 - marks: the program's own points and spans (tflaunch_mark.mark).
+- what cannot be observed (a Keras on another backend, one tflaunch does not know) is said at
+  its import: with --until first_step or first_inference the run is refused there, before the
+  program runs on (the user is told to measure to the exit or to a mark of their own);
+  otherwise it is noted and the run goes on.
 
 Each phase is reported once, with its own start and end as the program's clock read them
 (never the time of the report). Nesting (inside a tf.function, a load, a model call, a tape)
@@ -48,6 +54,10 @@ _PROGRESS_EVERY_S = 0.2
 STEADY_WAIT_S = 3.0
 # Phases that end the program's construction: build is closed (and reported) by these alone.
 _READY_SIDE = ("first_step", "first")
+# The --until points that need the observer to see a step or an inference.
+_SEEN_POINTS = ("first_step", "first_inference")
+# The status a program refused at its import exits with (tflaunch reports the reason itself).
+REFUSED_EXIT = 3
 
 
 def memory() -> Tuple[Optional[int], Optional[int]]:
@@ -87,7 +97,9 @@ class Observer:
         self.first_done: Callable[[str, float, float], None] = lambda phase, start, end: None
         self.training = 0  # inside fit or train_on_batch, in any thread
         self.apply_traced = False  # an optimizer apply was traced in the current outermost call
+        self.tape_traced = False  # a gradient tape was traced in it
         self.training_fns: Set[int] = set()
+        self.gradient_fns: Set[int] = set()  # functions that take gradients: never an inference
         self.loaded_fns: Set[int] = set()
         self.fit_start: Optional[float] = None  # fit or train_on_batch entered: the first step began
         self.step_optimizer: Optional[int] = None  # an eager loop's steps end at this optimizer's apply
@@ -104,6 +116,8 @@ class Observer:
         self.last_progress = 0.0
         self.traces: Dict[int, int] = {}
         self.retraces = [0, 0.0]
+        self.unobserved: List[str] = []  # why parts of this program cannot be observed
+        self.refuse: Callable[[], None] = lambda: os._exit(REFUSED_EXIT)
 
     # -- the channel ---------------------------------------------------------------------
     def send(self, event: str, phase: str, **fields: Any) -> None:
@@ -206,18 +220,23 @@ class Observer:
         here.fn += 1
         if outermost:
             self._data_taken_in_function()
-            self.apply_traced = False
+            self.apply_traced = self.tape_traced = False
         return outermost
 
-    def function_left(self, key: int, outermost: bool, start: float, end: float) -> None:
+    def function_left(self, key: int, outermost: bool, start: float, end: float, own: bool = False) -> None:
+        """An outermost call ends: a step if its function traced an optimizer apply; an
+        inference if it is a loaded SavedModel's, or the program's own (`own`) called outside
+        a tape (a tape's forward pass is part of a step)."""
         self.here.fn = max(0, self.here.fn - 1)
         if not outermost:
             return
         if self.apply_traced:
             self.training_fns.add(key)
+        elif self.tape_traced:
+            self.gradient_fns.add(key)
         if key in self.training_fns:
             self.step_done(start, end)
-        elif key in self.loaded_fns:
+        elif key in self.loaded_fns or (own and not self.here.tape and key not in self.gradient_fns):
             self.call_done(start, end)
 
     def loaded_function(self, key: int) -> None:
@@ -226,6 +245,8 @@ class Observer:
 
     def tape_entered(self) -> None:
         here = self.here
+        if here.fn:
+            self.tape_traced = True
         if not here.fn and not here.tape:
             here.tape_start = self.clock()
         here.tape += 1
@@ -398,6 +419,25 @@ class Observer:
         if self.ready_kind is not None:
             self.finish_steady()
         self.send_retraces()
+
+    # -- what cannot be observed -----------------------------------------------------------
+    def cannot_observe(self, reason: str) -> None:
+        """Part of the program cannot be observed (`reason` says which and why). When --until
+        needs it, the run is refused now, at the import, with what to measure instead: before
+        the program trains to its end and is blamed for it. Otherwise it is noted once."""
+        with self.lock:
+            if reason in self.unobserved:
+                return
+            self.unobserved.append(reason)
+        if self.until in _SEEN_POINTS:
+            self.send("error", self.last_phase, kind="not_observable", detail="", message=(
+                f"tflaunch cannot observe this program's {self.until.replace('_', ' ')}: {reason}. It stopped the "
+                f"program at that import, before it ran on. Measure it to --until exit, or mark the point in it "
+                f"(tflaunch_mark.mark(NAME), README: Marks) and measure to --until mark:NAME."))
+            self.refuse()
+        else:
+            self.send("notice", self.last_phase, message=f"Not observed: {reason}; phases after the import are "
+                      "those tflaunch can see (marks still count).")
 
     # -- marks --------------------------------------------------------------------------
     def mark(self, name: str) -> None:

@@ -10,7 +10,7 @@ import tempfile
 import time
 from typing import Any, Dict, Optional
 
-from . import anatomy
+from . import anatomy, keras_frameworks
 from .hook_tools import guarded
 from .keras_hooks import patch_keras
 from .observe import Observer, observer, set_observer
@@ -33,8 +33,11 @@ def install(fd: int, settings: Dict[str, Any], process_age: Optional[float]) -> 
     obs = Observer(write, str(settings.get("until", "first_step")), int(settings.get("steady", 20)))
     describe, tidy = guarded(lambda: describe_environment(obs)), guarded(remove_autograph_files)
 
+    read_back = guarded(lambda: read_back_settings(obs))
+
     def before_stop() -> None:  # tflaunch ends the program after steady: said and tidied first
         describe()
+        read_back()
         tidy()
 
     obs.before_stop = before_stop
@@ -63,7 +66,9 @@ def describe_environment(obs: Observer) -> None:
     obs.reported["environment"] = True
     from .describe import environment
 
-    obs.send("result", obs.last_phase, environment=environment(tf, sys.modules.get("keras")), model={})
+    described = environment(tf, None)
+    described["keras"] = _keras_in_use() or ""
+    obs.send("result", obs.last_phase, environment=described, model={})
 
 
 def remove_autograph_files() -> None:
@@ -93,14 +98,15 @@ def warm_start(obs: Observer) -> None:
     if "tensorflow" in sys.modules:
         patch_tensorflow(obs)
         guarded(anatomy.after_import)(obs)
-    if "keras.src.layers.layer" in sys.modules:
-        patch_keras(obs)
+    _patch_kerases(obs)
     _send_versions(obs)
+    _say_what_is_not_observed(obs)
 
 
 def imported(obs: Optional[Observer], name: str, start: float, outermost: bool) -> None:
-    """`import NAME` (tensorflow or keras) has just finished; `outermost` when no other of
-    the two was being imported around it (keras imports tensorflow inside its own import)."""
+    """`import NAME` (tensorflow, keras or tf_keras) has just finished; `outermost` when no
+    other of them was being imported around it (TensorFlow 2.13-2.15 import their Keras 2,
+    and TF_USE_LEGACY_KERAS=1 tf-keras, inside their own import; keras imports tensorflow)."""
     if obs is None:
         return
     if outermost:
@@ -108,22 +114,63 @@ def imported(obs: Optional[Observer], name: str, start: float, outermost: bool) 
     if name == "tensorflow":
         patch_tensorflow(obs)
         guarded(anatomy.after_import)(obs)
-        if "keras.src.layers.layer" in sys.modules:
-            patch_keras(obs)
-    elif name == "keras":
-        patch_keras(obs)
+        atexit.register(guarded(lambda: read_back_settings(obs)))  # runs before TensorFlow's own atexit
+    _patch_kerases(obs)
     if outermost:  # not inside another's import: a module being imported may resolve names lazily
         _send_versions(obs)
+        _say_what_is_not_observed(obs)
+
+
+def _patch_kerases(obs: Observer) -> None:
+    """Every Keras whose import has finished, whichever generation (each hook goes in once)."""
+    for keras in keras_frameworks.loaded():
+        if keras.unobservable() is None:
+            patch_keras(obs, keras)
+
+
+def _say_what_is_not_observed(obs: Observer) -> None:
+    """A Keras tflaunch cannot watch is said at its import, before the program's run costs
+    anything: refused there when --until needs what cannot be seen, noted otherwise."""
+    reasons = [k.unobservable() for k in keras_frameworks.loaded()]
+    reasons += [f"{name} is a Keras tflaunch does not know" for name in keras_frameworks.unresolved()]
+    for reason in reasons:
+        if reason:
+            obs.cannot_observe(reason)
+
+
+def read_back_settings(obs: Observer) -> None:
+    """The launch settings as this program's TensorFlow reports them (threads, oneDNN, XLA,
+    GPUs), as a model run reads them back: once, at the ready point or the exit, and only once
+    the program initialised its devices itself (reading them back would otherwise do it)."""
+    tf = sys.modules.get("tensorflow")
+    if tf is None or obs.reported.get("settings") or not obs.reported.get("devices"):
+        return
+    obs.reported["settings"] = True
+    from .tf_setup import read_back
+
+    applied = read_back(tf, {})
+    applied.pop("jit_compile", None)  # a model's setting: no launch can compile a program's model
+    obs.send("settings", obs.last_phase, applied=applied)
 
 
 def _send_versions(obs: Observer) -> None:
     versions = {}
-    for module in ("tensorflow", "keras"):
-        # From the module's own dictionary: getattr on a module with a lazy __getattr__
-        # (keras, tf.keras) can import whole trees the program never asked for.
-        version = getattr(sys.modules.get(module), "__dict__", {}).get("__version__")
-        if version:
-            versions[module] = str(version)
+    tensorflow = getattr(sys.modules.get("tensorflow"), "__dict__", {}).get("__version__")
+    if tensorflow:
+        versions["tensorflow"] = str(tensorflow)
+    keras = _keras_in_use()
+    if keras:
+        versions["keras"] = keras
     if versions:
         obs.send("result", obs.last_phase, environment={"python": sys.version.split()[0], "cores": os.cpu_count(),
                                                          **versions}, model={})
+
+
+def _keras_in_use() -> Optional[str]:
+    """The Keras the program runs, as its version says it: tf-keras where it is loaded (it is
+    what tf.keras is then), else the Keras it imported."""
+    kerases = keras_frameworks.loaded()
+    if not kerases:
+        return None
+    keras = next((k for k in kerases if k.package == "tf_keras"), kerases[0])
+    return keras.version + (" (tf-keras)" if keras.package == "tf_keras" else "")

@@ -3,10 +3,15 @@ tf.function calls, traces and gradient tapes. Each hook only reads the clock aro
 original and notifies the Observer (observe.py), which holds every rule."""
 
 import importlib
+import os
+import re
 import time
 from typing import Any, Callable, Optional
 
 from .hook_tools import guarded, unwrap, wrap
+
+# Where installed packages live, in every layout (venv, conda, Debian's dist-packages).
+_INSTALLED = re.compile(r"[/\\](site|dist)-packages([/\\]|$)")
 
 
 def _module(name: str) -> Optional[Any]:
@@ -126,9 +131,19 @@ def _function_call(obs: Any, original: Callable[..., Any]) -> Callable[..., Any]
         try:
             return original(self, *args, **kwargs)
         finally:
-            guarded(obs.function_left)(id(self), bool(outermost), start, time.time())
+            own = bool(outermost) and bool(guarded(programs_own)(self))
+            guarded(obs.function_left)(id(self), bool(outermost), start, time.time(), own)
 
     return call
+
+
+def programs_own(function: Any) -> bool:
+    """Whether a tf.function wraps the program's own Python code, not a library's (Keras'
+    train and predict functions, an optimizer's): its code lies outside every installed
+    package's folder."""
+    code = getattr(getattr(function, "python_function", None), "__code__", None)
+    folder = os.path.dirname(getattr(code, "co_filename", "") or "")
+    return bool(folder) and not _INSTALLED.search(folder)
 
 
 def _traced(obs: Any, original: Callable[..., Any]) -> Callable[..., Any]:

@@ -14,7 +14,15 @@ import psutil
 from ..phases import IMPORT, label, model_phases, step_unit
 from ..units import format_bytes, format_duration
 from . import fold
-from .program_outcome import last_error_line, reached_words, stdin_hint, until_hint, until_words
+from .program_outcome import (
+    NOT_OBSERVABLE,
+    last_error_line,
+    reached_words,
+    stdin_hint,
+    unseen_words,
+    until_hint,
+    until_words,
+)
 from .record_data import Failure, PhaseState, RecordData, RunStatus
 
 # Signals a process dies of when memory runs out: the kernel's OOM killer sends SIGKILL;
@@ -75,6 +83,12 @@ def _finish_program(record: RecordData, cancelled: bool, timed_out: bool) -> Non
                 phase.state = PhaseState.CANCELLED
         return
     record.failed_phase = where
+    if record.failure is not None and record.failure.kind == NOT_OBSERVABLE and not (cancelled or timed_out):
+        # The observer refused the run at an import it cannot watch: its words are the reason.
+        record.status = RunStatus.FAILED
+        if where is not None:
+            _close_open_phase(record, where, PhaseState.FAILED)
+        return
     done = {name for name, phase in record.phases.items() if phase.state is PhaseState.DONE}
     hint = until_hint(record.config.until, done, [name for name, _ in record.marks])
     if cancelled:
@@ -97,10 +111,16 @@ def _finish_program(record: RecordData, cancelled: bool, timed_out: bool) -> Non
         else:
             how = f"exited with code {record.exit_code}"
         error = last_error_line(list(record.stderr_tail)) if record.exit_code else None
+        if record.exit_code == 0 and not record.exit_signal and IMPORT in record.phases:
+            # It ran to its end: whether it trained or inferred in a way tflaunch cannot see is
+            # not known, so nothing is claimed about what it did "before".
+            words = f"The program exited with code 0, and tflaunch saw no {unseen_words(record.config.until)}; " \
+                    f"{reached}."
+        else:
+            words = f"The program {how} before {until_words(record.config.until)} (--until); {reached}."
         record.failure = Failure(
             "program_failed" if record.exit_code or record.exit_signal else "not_ready",
-            f"The program {how} before {until_words(record.config.until)} (--until); {reached}."
-            + (f" Its last error: {error}" + stdin_hint(error) if error else hint) + _memory_hint(record),
+            words + (f" Its last error: {error}" + stdin_hint(error) if error else hint) + _memory_hint(record),
             record.stderr_excerpt())
     if where is not None:
         _close_open_phase(record, where, PhaseState.CANCELLED if cancelled else PhaseState.FAILED)

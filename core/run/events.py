@@ -44,6 +44,9 @@ Kinds and their extra fields:
   ``written``, ``uncached``, ``folder``), ``read_bytes`` (from storage, or null),
   ``onednn`` (TF_ENABLE_ONEDNN_OPTS or null), ``keras`` (``keras``, ``tf_keras`` versions).
 - ``mark``: a program's own point in time (``tflaunch_mark.mark(NAME)``): ``name``.
+- ``notice``: a program's observer says what it cannot observe (a Keras on another backend):
+  ``message``, one sentence kept with the run's notes. (Where --until needs what it cannot see,
+  it sends an ``error`` of kind ``not_observable`` instead and the program is stopped.)
 - ``anatomy``: an extra, profiled run's first step or first call cut into parts
   (run/anatomy.py checks it): ``window`` (s), ``parts`` (``part``, ``seconds``, ``names``),
   ``not_attributed`` (s), or ``error`` when the trace could not be read.
@@ -146,6 +149,13 @@ class ProbeError:
 
 
 @dataclass(frozen=True)
+class Notice:
+    ts: float
+    phase: str
+    message: str
+
+
+@dataclass(frozen=True)
 class Saved:
     ts: float
     phase: str
@@ -183,7 +193,7 @@ class ServingWarmupAnswered:
 
 
 Event = (Hello | PhaseStart | PhaseEnd | SettingsApplied | InputsListed | Result | ProbeError | Saved | Progress
-         | ImportsMeasured | Mark | AnatomyMeasured | ServingWarmupAnswered)
+         | ImportsMeasured | Mark | AnatomyMeasured | ServingWarmupAnswered | Notice)
 
 
 class _Malformed(Exception):  # noqa: N818 (private; a protocol violation, not a bug)
@@ -362,6 +372,7 @@ _BUILDERS: dict[str, Callable[[dict[str, Any], float, str], Event]] = {
     "error": lambda o, ts, ph: ProbeError(
         ts, ph, _text(o, "kind", limit=200), _text(o, "message"), _text(o, "detail", "", MAX_DETAIL)
     ),
+    "notice": lambda o, ts, ph: Notice(ts, ph, _text(o, "message")),
     "saved": lambda o, ts, ph: Saved(ts, ph, _text(o, "path"), _text(o, "format")),
     "progress": lambda o, ts, ph: _progress(ts, ph, _count(o, "done"), _count(o, "total")),
     "imports": lambda o, ts, ph: ImportsMeasured(ts, ph, checked_imports(o)),

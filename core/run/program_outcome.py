@@ -17,6 +17,23 @@ def until_words(until: str) -> str:
     return UNTIL_WORDS.get(until) or f"its mark {until.removeprefix('mark:')}"
 
 
+# The observer's refusal at an import it cannot watch (probe/observe.py, cannot_observe).
+NOT_OBSERVABLE = "not_observable"
+# What the observer counts as a step and as an inference, for a program that showed neither.
+_SEEN_AS = {
+    "first_step": ("training step (--until first_step): it sees a step as fit or train_on_batch, or a Keras "
+                   "optimizer's apply, eager or in a tf.function"),
+    "first_inference": ("inference (--until first_inference): it sees predict, evaluate, a model called on real "
+                        "tensors, a SavedModel's function, or the program's own tf.function called outside a "
+                        "gradient tape"),
+}
+
+
+def unseen_words(until: str) -> str:
+    """What tflaunch did not see in a program that ran to its end, and what it looks for."""
+    return _SEEN_AS.get(until) or f"{until_words(until)} (--until)"
+
+
 def reached_words(last: str | None, imported: bool) -> str:
     """What a program reached before it stopped short, for the failure's sentence."""
     if not imported:
@@ -30,6 +47,9 @@ def until_hint(until: str, reached: set[str], marks: list[str]) -> str:
         return " It trains: measure it to --until first_step (or exit)."
     if UNTIL_PHASE.get(until) == FIRST_STEP and FIRST in reached and FIRST_STEP not in reached:
         return " It made inferences but no training step: measure it to --until first_inference (or exit)."
+    if until in _SEEN_AS:
+        return (" If it trains or infers another way, mark that point (tflaunch_mark.mark(NAME), README: Marks) and "
+                "measure to --until mark:NAME, or measure it to --until exit.")
     if until.startswith("mark:"):
         seen = ", ".join(sorted(set(marks))[:8])
         return (f" The marks it made: {seen}." if seen else

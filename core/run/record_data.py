@@ -27,6 +27,7 @@ STDERR_LINE_CHARS = 4096  # the session cuts longer lines as it reads them
 # more are counted as dropped, never stored.
 MAX_PHASE_NAMES = 64
 MAX_MARKS = 1000
+MAX_NOTES = 32  # notes a child may add to a run (notice events), beyond the launcher's own
 LATE_EVENTS_KEPT = 3  # events after a probe's result: the first few kept, to say what they were
 
 
@@ -226,6 +227,9 @@ class RecordData:
             self.described = True
         elif isinstance(event, ev.ProbeError):
             self.failure = Failure(event.kind, event.message, event.detail)
+        elif isinstance(event, ev.Notice):
+            if len(self.launch_notes) < MAX_NOTES and event.message not in self.launch_notes:
+                self.launch_notes.append(event.message)
             self.failed_phase = event.phase
         elif isinstance(event, ev.ImportsMeasured):
             self.imports = dict(event.imports)

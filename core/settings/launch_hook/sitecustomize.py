@@ -26,7 +26,7 @@ import time
 CONFIG_ENV = "TFLAUNCH_TF_CONFIG"
 EVENTS_FD_ENV = "TFLAUNCH_EVENTS_FD"
 OBSERVE_ENV = "TFLAUNCH_OBSERVE"
-_WATCHED = ("tensorflow", "keras")
+_WATCHED = ("tensorflow", "keras", "tf_keras")
 _HERE = os.path.dirname(os.path.abspath(__file__))
 
 
