@@ -80,9 +80,10 @@ class Tapped(ProbeSession):
         return super().stderr(data)
 
 
-def bench_config(argv: tuple[str, ...], folder: Path, until: str = "exit") -> LaunchConfig:
+def bench_config(argv: tuple[str, ...], folder: Path, until: str = "exit", python: str = PY) -> LaunchConfig:
     """The settings `tflaunch bench --until UNTIL --no-history -- python ...` runs with."""
-    args = build_parser().parse_args(["bench", "--until", until, "--no-history", "--python", PY, "--cwd", str(folder),
+    args = build_parser().parse_args(["bench", "--until", until, "--no-history", "--python", python,
+                                      "--cwd", str(folder),
                                       "--timeout", str(int(TIMEOUT_S)), "--", "python", *argv])
     config = config_from_args(args, model_required=True)
     problems = launch_check(config)
@@ -90,23 +91,25 @@ def bench_config(argv: tuple[str, ...], folder: Path, until: str = "exit") -> La
     return config
 
 
-def observed(c: Case, folder: Path, env: dict[str, str], until: str = "exit") -> tuple[int | str, bytes, bytes]:
-    record, session = observed_record(c, folder, env, until)
+def observed(c: Case, folder: Path, env: dict[str, str], until: str = "exit",
+             python: str = PY) -> tuple[int | str, bytes, bytes]:
+    record, session = observed_record(c, folder, env, until, python)
     if session.timed_out:
         return f"timed out after {TIMEOUT_S:.0f} s", bytes(session.out), bytes(session.err)
     status = record.exit_code if record.exit_code is not None else -(record.exit_signal or 0)
     return status, bytes(session.out), bytes(session.err)
 
 
-def observed_record(c: Case, folder: Path, env: dict[str, str], until: str) -> tuple[RunRecord, Tapped]:
+def observed_record(c: Case, folder: Path, env: dict[str, str], until: str,
+                    python: str = PY) -> tuple[RunRecord, Tapped]:
     """The run's record as bench gets it, and the session that kept the program's streams."""
-    session = Tapped(bench_config(c.argv, folder, until), env)
+    session = Tapped(bench_config(c.argv, folder, until, python), env)
     return run_sessions([session])[0], session
 
 
-def plain(c: Case, folder: Path, env: dict[str, str]) -> tuple[int | str, bytes, bytes]:
+def plain(c: Case, folder: Path, env: dict[str, str], python: str = PY) -> tuple[int | str, bytes, bytes]:
     """As the engine starts it, without the engine: no stdin, pipes, a session of its own."""
-    proc = subprocess.Popen([PY, *c.argv], cwd=folder, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+    proc = subprocess.Popen([python, *c.argv], cwd=folder, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, start_new_session=True)
     try:
         out, err = proc.communicate(timeout=TIMEOUT_S)
@@ -117,29 +120,30 @@ def plain(c: Case, folder: Path, env: dict[str, str]) -> tuple[int | str, bytes,
         return f"timed out after {TIMEOUT_S:.0f} s", out, err
 
 
-def copy_of_cases(into: Path) -> Path:
-    shutil.copytree(CASES, into, ignore=shutil.ignore_patterns("__pycache__"))
+def copy_of_cases(into: Path, cases: Path = CASES) -> Path:
+    shutil.copytree(cases, into, ignore=shutil.ignore_patterns("__pycache__"))
     return into
 
 
-def both(c: Case, tmp: Path, env: dict[str, str]) -> tuple[Seen, Seen]:
-    """(plain, observed), run at the same time, each in its own copy of the folder."""
-    plain_folder, observed_folder = copy_of_cases(tmp / "plain"), copy_of_cases(tmp / "observed")
+def both(c: Case, tmp: Path, env: dict[str, str], python: str = PY, cases: Path = CASES) -> tuple[Seen, Seen]:
+    """(plain, observed), run at the same time, each in its own copy of the folder: by default
+    this interpreter and tests/observed_cases, or another stack's (tests/stacks)."""
+    plain_folder, observed_folder = copy_of_cases(tmp / "plain", cases), copy_of_cases(tmp / "observed", cases)
     got: dict[str, tuple[int | str, bytes, bytes]] = {}
-    thread = threading.Thread(target=lambda: got.update(plain=plain(c, plain_folder, env)))
+    thread = threading.Thread(target=lambda: got.update(plain=plain(c, plain_folder, env, python)))
     thread.start()
     try:
-        got["observed"] = observed(c, observed_folder, env)
+        got["observed"] = observed(c, observed_folder, env, python=python)
     finally:
         thread.join()
-    return settle(c, *got["plain"], plain_folder), settle(c, *got["observed"], observed_folder)
+    return settle(c, *got["plain"], plain_folder, cases), settle(c, *got["observed"], observed_folder, cases)
 
 
-def written(folder: Path) -> dict[str, str]:
+def written(folder: Path, cases: Path = CASES) -> dict[str, str]:
     files = {}
     for path in sorted(folder.rglob("*")):
         name = path.relative_to(folder).as_posix()
-        if path.is_dir() or "__pycache__" in path.parts or (CASES / name).exists():
+        if path.is_dir() or "__pycache__" in path.parts or (cases / name).exists():
             continue
         if path.suffix in COMPARED:
             data = path.read_bytes()
@@ -149,7 +153,7 @@ def written(folder: Path) -> dict[str, str]:
     return files
 
 
-def settle(c: Case, status: int | str, out: bytes, err: bytes, folder: Path) -> Seen:
+def settle(c: Case, status: int | str, out: bytes, err: bytes, folder: Path, cases: Path = CASES) -> Seen:
     def even(text: str) -> str:
         return ADDRESS.sub("0x…", TIMING.sub("<time>", text.replace(str(folder), "<folder>")))
 
@@ -157,7 +161,7 @@ def settle(c: Case, status: int | str, out: bytes, err: bytes, folder: Path) -> 
     at = stderr.find(TRACEBACK)
     lines = stderr.rstrip("\n").splitlines()
     return Seen(status, stdout, stderr[at:] if at >= 0 else "", lines[-1] if c.message and lines else "",
-                written(folder))
+                written(folder, cases))
 
 
 def differences(plain_seen: Seen, observed_seen: Seen) -> str:

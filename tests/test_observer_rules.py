@@ -238,3 +238,69 @@ def test_a_start_that_does_not_fit_its_own_report_is_malformed() -> None:
     line["start"] = 998.0
     event = parser.parse(json.dumps(line))
     assert isinstance(event, PhaseEnd) and event.start == 998.0
+
+
+def own_call(obs: Observer, clock: Clock, key: int, start: float, end: float, *, tape: bool = False,
+             traced_tape: bool = False) -> None:
+    """The program's own tf.function called from `start` to `end`; `tape`: inside a GradientTape
+    (a step's forward pass); `traced_tape`: the function takes gradients itself (traced now)."""
+    clock.at(start)
+    if tape:
+        obs.tape_entered()
+    outermost = obs.function_entered()
+    if traced_tape:
+        obs.tape_entered()
+        obs.tape_left()
+    obs.function_left(key, outermost, 1000.0 + start, clock.at(end), own=True)
+    if tape:
+        obs.tape_left()
+
+
+def test_the_programs_own_function_outside_a_tape_is_its_first_inference() -> None:
+    obs, clock, lines = observer("first_inference")
+    own_call(obs, clock, key=5, start=1.0, end=1.25)
+    assert ends(lines)["first"] == (1.0, 1.25)
+
+
+def test_a_function_called_under_a_tape_or_taking_gradients_is_never_an_inference() -> None:
+    obs, clock, lines = observer("first_inference")
+    own_call(obs, clock, key=5, start=1.0, end=1.2, tape=True)  # a forward pass inside an eager step
+    own_call(obs, clock, key=6, start=2.0, end=2.2, traced_tape=True)  # a raw TF step: tape, no optimizer
+    own_call(obs, clock, key=6, start=3.0, end=3.2)  # the same step again: known to take gradients
+    assert "first" not in ends(lines)
+    own_call(obs, clock, key=7, start=4.0, end=4.1)  # a serving function
+    assert ends(lines)["first"] == (4.0, 4.1)
+
+
+def test_a_librarys_function_is_not_an_inference_of_the_program() -> None:
+    obs, clock, lines = observer("first_inference")
+    clock.at(1.0)
+    outermost = obs.function_entered()
+    obs.function_left(9, outermost, 1001.0, clock.at(1.5), own=False)
+    assert "first" not in ends(lines)
+
+
+def test_what_cannot_be_observed_refuses_a_run_to_a_step_at_the_import() -> None:
+    obs, clock, lines = observer("first_step")
+    refused: list[bool] = []
+    obs.refuse = lambda: refused.append(True)
+    obs.cannot_observe("Keras 3.15.1 runs on its jax backend here")
+    obs.cannot_observe("Keras 3.15.1 runs on its jax backend here")  # said once
+    errors = [line for line in lines if line["event"] == "error"]
+    assert refused == [True] and len(errors) == 1
+    assert errors[0]["kind"] == "not_observable"
+    message = errors[0]["message"]
+    assert "jax backend" in message and "--until exit" in message and "mark:NAME" in message
+
+
+def test_what_cannot_be_observed_is_noted_when_the_run_goes_to_its_exit() -> None:
+    obs, clock, lines = observer("exit")
+    obs.refuse = lambda: pytest.fail("a run to its exit is not refused")
+    obs.cannot_observe("tf_keras 9.0 is a Keras tflaunch does not know")
+    notices = [line for line in lines if line["event"] == "notice"]
+    assert len(notices) == 1 and "tf_keras 9.0" in notices[0]["message"]
+    record = RunRecord(LaunchConfig(program=("python", "train.py"), until="exit"))
+    event = EventParser().parse(json.dumps(notices[0]))
+    assert event is not None
+    record.apply(event)
+    assert any("tf_keras 9.0" in note for note in record.notes)
