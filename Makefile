@@ -8,7 +8,7 @@ STAMP  := $(VENV)/.installed
 # editable install's import hook is invisible to both (pyproject.toml, [tool.mypy]).
 TYPECHECK := build/typecheck
 
-.PHONY: run lint typecheck-tree system-deps test test-slow test-gpu bench soak screenshots install-desktop pipx-check clean
+.PHONY: run lint typecheck-tree system-deps test test-slow test-stacks test-gpu bench soak screenshots install-desktop pipx-check clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -52,11 +52,20 @@ system-deps:
 test: $(STAMP) system-deps lint
 	# Two workers, one test file each at a time (files share their built models); the
 	# children are real TensorFlow processes, so this halves the suite on two cores.
-	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest -q -n 2 --dist loadfile --durations=10 -m "not slow"
+	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest -q -n 2 --dist loadfile --durations=10 -m "not slow and not stacks"
 
 # The slow tier: the model zoo (23 real architectures) and whole real sweeps.
 test-slow: $(STAMP)
-	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest -q -n 2 --dist loadfile --durations=10 -m slow
+	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest -q -n 2 --dist loadfile --durations=10 -m "slow and not stacks"
+
+# The stack tier: one venv per stack researchers run (Python 3.8-3.13, TensorFlow 2.13-2.21, Keras 2
+# and 3), built once from this machine's interpreters into ~/.cache/tflaunch-stacks (tests/stacks/
+# stacks.py), then each program observed = unobserved, its clock, warm start, anatomy, doctor. One
+# run at a time: the clock agreement (1 % or 20 ms) is measured, not raced. A stack whose Python
+# is absent is skipped with its reason.
+test-stacks: $(STAMP)
+	$(BIN)/python -m tests.stacks.stacks
+	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest -q -p no:xdist -rs -s --durations=10 -m stacks tests/stacks
 
 # The GPU tier: NVML, per-process GPU memory, and TensorFlow with CUDA where there is one.
 # Every test that cannot run here says why (-rs). TFLAUNCH_GPU_PYTHON names another

@@ -20,6 +20,7 @@ import re
 import shutil
 import sys
 import tempfile
+import time
 from typing import Any, Dict, List, Optional, Tuple
 
 # Parts, in the order views list them; the keys are the protocol's (core/run/anatomy.py).
@@ -115,6 +116,9 @@ def finish(tf: Any, window_start: float, window_end: float) -> Dict[str, Any]:
         return {"window": window, "error": f"the profiler did not start: {_START_ERROR}"}
     try:
         try:
+            # The marker's own wall clock: where a trace keeps no start time (TensorFlow 2.15 and
+            # older), the marker event anchors its relative timestamps to time.time().
+            marker_at = time.time()
             with tf.profiler.experimental.Trace(MARKER):
                 pass  # an event on this thread: the window's thread is the marker's line
             tf.profiler.experimental.stop()
@@ -126,7 +130,7 @@ def finish(tf: Any, window_start: float, window_end: float) -> Dict[str, Any]:
         space = _xplane_pb2().XSpace()
         with open(files[-1], "rb") as f:
             space.ParseFromString(f.read())
-        result = attribute(space, window_start, window_end)
+        result = attribute(space, window_start, window_end, marker_at)
         result["trace_bytes"] = os.path.getsize(files[-1])
         return result
     except Exception as exc:
@@ -177,6 +181,16 @@ def _profile_start_ns(space: Any) -> Optional[int]:
                 if plane.stat_metadata[stat.metadata_id].name == "profile_start_time":
                     return int(stat.uint64_value or stat.int64_value)
     return None
+
+
+def _marker_base(plane: Any, line: Any, marker_at: Optional[float]) -> Optional[int]:
+    """The trace's start in ns since the epoch, from the marker event made at `marker_at`
+    (TensorFlow 2.15 and older keep relative times and no profile_start_time)."""
+    if marker_at is None:
+        return None
+    marker_ids = {k for k, m in plane.event_metadata.items() if m.name == MARKER}
+    offsets = [e.offset_ps for e in line.events if e.metadata_id in marker_ids]
+    return int(marker_at * 1e9) - (line.timestamp_ns + max(offsets) // 1000) if offsets else None
 
 
 def _window_thread(space: Any) -> Optional[Tuple[Any, Any]]:
@@ -232,9 +246,11 @@ def _side_work(space: Any, thread_id: int, base_ns: int) -> List[Tuple[int, int,
     return spans
 
 
-def attribute(space: Any, window_start: float, window_end: float) -> Dict[str, Any]:
+def attribute(space: Any, window_start: float, window_end: float,
+              marker_at: Optional[float] = None) -> Dict[str, Any]:
     """The window [window_start, window_end] (seconds since the epoch, the child's
-    time.time()) cut into parts by the innermost event of the window's thread at each instant."""
+    time.time()) cut into parts by the innermost event of the window's thread at each instant.
+    `marker_at`: when the marker event began, by the same clock (for a trace with no start time)."""
     window_ns = (int(window_start * 1e9), int(window_end * 1e9))
     window = max(0, window_ns[1] - window_ns[0]) / 1e9
     found = _window_thread(space)
@@ -245,9 +261,9 @@ def attribute(space: Any, window_start: float, window_end: float) -> Dict[str, A
     if base is None:
         # Older TensorFlow kept absolute timestamps; a small one with no start time is
         # relative to nothing this process knows.
-        if line.timestamp_ns < 10 ** 17:
+        base = 0 if line.timestamp_ns >= 10 ** 17 else _marker_base(plane, line, marker_at)
+        if base is None:
             return {"window": window, "error": "the trace has no time base (profile_start_time)"}
-        base = 0
     seconds: Dict[str, float] = {}
     names: Dict[str, Dict[str, float]] = {}
 

@@ -1,5 +1,4 @@
 """A serving check that only evaluates a compiled model: evaluate is its first inference."""
-import tensorflow as tf
 from _stack_lab import mlp, regression, seed, show, truth
 
 seed()
