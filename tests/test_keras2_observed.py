@@ -123,3 +123,18 @@ def test_a_programs_settings_are_read_back_from_its_tensorflow(tmp_path: Path) -
     assert "jit_compile" not in record.settings, "no launch compiles a program's model"
     record = measure("fit_tfdata.py", tmp_path, until="exit", intra=1)
     assert record.settings.get("intra_op_threads") == 1, "read back at the exit too"
+
+
+def test_keras_told_to_run_on_another_backend_is_refused_before_the_launch(tmp_path: Path) -> None:
+    config = LaunchConfig(program=("python", "train.py"), workdir=str(tmp_path), extra_env={"KERAS_BACKEND": "jax"})
+    (tmp_path / "train.py").write_text("import keras\n")
+    problems = launch_check(config, known=None)
+    assert [p.field for p in problems] == ["until"], problems
+    assert "jax backend" in problems[0].message and "--until exit" in problems[0].message
+    assert not launch_check(LaunchConfig(program=("python", "train.py"), workdir=str(tmp_path), until="exit",
+                                         extra_env={"KERAS_BACKEND": "jax"}), known=None)
+    home = tmp_path / "keras_home"
+    home.mkdir()
+    (home / "keras.json").write_text('{"backend": "torch"}')
+    config = LaunchConfig(program=("python", "train.py"), workdir=str(tmp_path), extra_env={"KERAS_HOME": str(home)})
+    assert "torch backend" in launch_check(config, known=None)[0].message

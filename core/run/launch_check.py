@@ -21,6 +21,7 @@ from .environment import launch_environment
 from .gpus.gpu_notes import warnings_before_run
 from .gpus.nvml import machine_gpus
 from .interpreters.build_info import BuildInfo, build_info
+from .observable import unobservable_problems
 from .program import program_problems
 
 KnownFlags = Callable[[str], "list[str] | None"]
@@ -95,7 +96,7 @@ def launch_check(config: LaunchConfig, *, script: bool = False,
     """Every reason `config` cannot be launched; a script brings its own model."""
     problems = config.validate(check_model=not script)
     if config.is_program and not script:
-        problems += program_problems(config)
+        problems += program_problems(config) + unobservable_problems(config)
     if known is not None and not any(p.field == "python" for p in problems):
         problems += xla_flag_problems(config, known)
     if not script and (why := page_cache_problem(config)):
