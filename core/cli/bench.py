@@ -4,13 +4,17 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from .. import phases
 from ..paths import profiles_dir
+from ..report import exports
 from ..report.imports import import_table
+from ..report.trace_export import trace_json
 from ..report.table import repeat_table, run_table
 from ..run import events
 from ..run.driver import Watchers, run_sessions
@@ -20,6 +24,7 @@ from ..run.record import RunRecord, RunStatus
 from ..run.session import ProbeSession
 from ..settings.config import LaunchConfig
 from ..stats import summarize
+from ..store.atomic import atomic_write
 from ..store.profiles import Profile, ProfileError, ProfileStore, evidence_from_runs
 from ..store.recorder import RunRecorder
 from ..sweep.plan import Candidate, SweepPlan
@@ -55,6 +60,9 @@ def add_arguments(sub: argparse._SubParsersAction) -> None:  # type: ignore[type
                        help="after the measured runs, one extra run with TensorFlow's profiler on: its first step "
                             "(a program) or first call (a model) in parts: tracing, instantiation and graph "
                             "optimisation, XLA, variables, data, execution, the GPU's one-time work")
+    bench.add_argument("--trace", metavar="FILE",
+                       help="also write the runs as a Chrome trace (one process track each, the anatomy run's too) "
+                            "that ui.perfetto.dev and chrome://tracing open; gzipped when FILE ends in .gz")
     add_sweep_options(bench)  # --on slurm: the --repeat runs as a job array per node type
 
 
@@ -88,6 +96,9 @@ def run(args: argparse.Namespace) -> int:
             ProfileStore(profiles_dir()).check_writable(args.save_profile)
         except ProfileError as exc:
             return refuse("invalid_profile_name", str(exc), args.json)
+    if args.trace and not os.access(Path(args.trace).resolve().parent, os.W_OK):
+        return refuse("cannot_write", f"--trace {args.trace}: its folder does not exist or takes no files; choose "
+                                      "another file.", args.json)
     history, problem = open_history(not args.no_history)
     recorder = RunRecorder(history, "cli", problem=problem)
     records: list[RunRecord] = []
@@ -127,6 +138,11 @@ def run(args: argparse.Namespace) -> int:
         print(f"\n{import_table(x_rayed[-1].imports if x_rayed else {}, config.python)}")
         if len(x_rayed) > 1:
             print(f"(the last of {len(records)} runs)")
+    if args.trace and records:
+        traced = [*records, *([anatomy.record] if anatomy is not None else [])]
+        if (problem := write_trace(args.trace, traced)) is not None:
+            say(problem)
+            return 1
     if note := recorder.note():  # after the results, which a history problem must never cost
         sys.stdout.flush()  # the results first, wherever both streams go
         say(note)
@@ -172,6 +188,17 @@ def anatomy_run(config: LaunchConfig, recorder: RunRecorder, gpus: GpuMemorySamp
     first step's (or call's) end; stored in the history like every run, its note saying so."""
     session = ProbeSession(config, anatomy=True)
     return AnatomyRun(run_sessions([session], Watchers(recorder, Progress(prefix="[anatomy] ")), gpus)[0])
+
+
+def write_trace(path: str, records: list[RunRecord]) -> str | None:
+    """The runs as a Chrome trace at `path`; what went wrong, in words, or None."""
+    try:
+        atomic_write(Path(path), exports.encoded(trace_json([(r.history_id, r) for r in records]), path))
+    except OSError as exc:
+        return f"trace not written to {path} ({exc.strerror or exc}); choose another file with --trace."
+    say(f"trace of {len(records)} run{'s' if len(records) != 1 else ''} written to {path}: open it in "
+        "ui.perfetto.dev or chrome://tracing")
+    return None
 
 
 def json_result(records: list[RunRecord], anatomy: AnatomyRun | None = None) -> dict[str, Any]:

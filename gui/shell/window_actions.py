@@ -26,6 +26,13 @@ def _review_actions():
     return review_actions
 
 
+def _trace_actions():
+    """Imported on first use, as the review's."""
+    from ..review import trace_actions
+
+    return trace_actions
+
+
 def _action(parent: QWidget, text: str, slot: Callable[[], object],
             shortcut: QKeySequence | QKeySequence.StandardKey | None = None, tip: str | None = None) -> QAction:
     action = QAction(text, parent)
@@ -63,6 +70,9 @@ class WindowActions:
                                 "One self-explanatory image (or SVG, Markdown, CSV) of what this tab shows")
         copy_review = _action(widget, "&Copy review image", lambda: _review_actions().copy_review(widget),
                               QKeySequence("Ctrl+Shift+C"))
+        self.export_trace = _action(widget, "Export as &trace…", lambda: _trace_actions().export_trace(w, widget),
+                                    tip="The run shown, the runs compared or those selected in History as a "
+                                        "Chrome trace for ui.perfetto.dev: phases, marks, memory, one track per run")
         toggle_log = w.log_dock.toggleViewAction()
         toggle_log.setShortcut(QKeySequence("Ctrl+L"))
         toggle_runs = w.runs_dock.toggleViewAction()
@@ -91,6 +101,7 @@ class WindowActions:
         file_menu.addSeparator()
         file_menu.addAction(export_review)
         file_menu.addAction(copy_review)
+        file_menu.addAction(self.export_trace)
         file_menu.addSeparator()
         file_menu.addAction(quit_action)
         run_menu = menu.addMenu("&Run")
