@@ -75,7 +75,8 @@ def test_a_programs_overlapping_phases_nest_per_thread_and_last_what_the_record_
     assert set(phases) == drawn
     for name in drawn:
         start, duration = offsets[name]
-        assert phases[name]["dur"] == microseconds(duration) and abs(phases[name]["dur"] / 1e6 - duration) <= 5e-7 + 1e-12
+        assert phases[name]["dur"] == microseconds(duration)
+        assert abs(phases[name]["dur"] / 1e6 - duration) <= 5e-7 + 1e-12  # to the microsecond
         assert phases[name]["ts"] == microseconds(start)
     if data_ends_after_step:  # 4 µs past the step's end: it cannot share the step's thread
         assert phases["data"]["tid"] != phases["first_step"]["tid"]

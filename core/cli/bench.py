@@ -14,8 +14,8 @@ from .. import phases
 from ..paths import profiles_dir
 from ..report import exports
 from ..report.imports import import_table
-from ..report.trace_export import trace_json
 from ..report.table import repeat_table, run_table
+from ..report.trace_export import trace_json
 from ..run import events
 from ..run.driver import Watchers, run_sessions
 from ..run.gpus.nvml import GpuMemorySampler
@@ -140,8 +140,8 @@ def run(args: argparse.Namespace) -> int:
             print(f"(the last of {len(records)} runs)")
     if args.trace and records:
         traced = [*records, *([anatomy.record] if anatomy is not None else [])]
-        if (problem := write_trace(args.trace, traced)) is not None:
-            say(problem)
+        if (unwritten := write_trace(args.trace, traced)) is not None:
+            say(unwritten)
             return 1
     if note := recorder.note():  # after the results, which a history problem must never cost
         sys.stdout.flush()  # the results first, wherever both streams go

@@ -17,8 +17,8 @@ from datetime import date, datetime, timedelta
 from pathlib import Path
 
 from ..paths import history_path
-from ..report.imports import import_table
 from ..report import exports
+from ..report.imports import import_table
 from ..report.run_export import ExportedRun, local_time, summary_dict
 from ..report.table import run_table
 from ..run.record import RunRecord, RunStatus

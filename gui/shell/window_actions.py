@@ -28,7 +28,7 @@ def _review_actions():
 
 def _trace_actions():
     """Imported on first use, as the review's."""
-    from ..review import trace_actions
+    from . import trace_actions
 
     return trace_actions
 

@@ -19,7 +19,7 @@ from tflaunch.core.run.record import RunRecord
 from ..widgets import file_dialogs
 
 if TYPE_CHECKING:
-    from ..shell.window_host import WindowHost
+    from .window_host import WindowHost
 
 NOTHING = ("Nothing to export as a trace here: show a finished run in the Run tab, compare runs, or select runs "
            "in History.")
