@@ -381,7 +381,7 @@ def _export(args: argparse.Namespace, history: History | None) -> int:
     text = fmt.write_runs(runs, str(history_path()))
     for run in runs:
         if run.record is None:
-            what = "left out of the trace" if fmt.name == "trace" else "exported as damaged"
+            what = "exported as damaged" if fmt.damaged_rows else f"left out of the {fmt.name}"
             print(f"tflaunch: run {run.summary.id} cannot be read and is {what} ({run.damage}).", file=sys.stderr)
     if not args.output or args.output == "-":
         sys.stdout.write(text)

@@ -27,6 +27,7 @@ REVIEW: Of = "review"
 
 RunsWriter = Callable[[Sequence[ExportedRun], str], str]  # (runs, the history they came from) -> text
 ReviewWriter = Callable[[Review], str]
+TRACE = "trace"  # the format's name (also a phase's: never compared with one)
 
 
 def runs_json(runs: Sequence[ExportedRun], history: str) -> str:
@@ -55,6 +56,7 @@ class Format:
     write_runs: RunsWriter | None = None
     write_review: ReviewWriter | None = None
     scales: tuple[int, ...] = (1,)  # an image's sizes: each gets a filter of its own
+    damaged_rows: bool = True  # a run that cannot be read is written as what is known of it (not in a trace)
 
     def filters(self) -> list[tuple[str, int]]:
         """(file-dialog filter, scale) for this format."""
@@ -68,8 +70,8 @@ class Format:
 FORMATS: tuple[Format, ...] = (
     Format("json", RUNS, ("json",), "JSON, every figure of each run", write_runs=runs_json),
     Format("csv", RUNS, ("csv",), "CSV, a row per run", write_runs=_runs_csv),
-    Format("trace", RUNS, ("trace.json", "trace.json.gz"), "Chrome trace (Perfetto, chrome://tracing)",
-           write_runs=_runs_trace),
+    Format(TRACE, RUNS, ("trace.json", "trace.json.gz"), "Chrome trace (Perfetto, chrome://tracing)",
+           write_runs=_runs_trace, damaged_rows=False),
     Format("png", REVIEW, ("png",), "PNG image, 1600×900", scales=(1, 2)),
     Format("svg", REVIEW, ("svg",), "SVG vector image"),
     Format("md", REVIEW, ("md",), "Markdown", write_review=Review.markdown),

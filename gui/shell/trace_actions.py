@@ -48,7 +48,7 @@ def export_trace(w: WindowHost, widget: QMainWindow) -> None:
     if not records:
         w.say(NOTHING)
         return
-    trace = exports.find(exports.RUNS, "trace")
+    trace = exports.find(exports.RUNS, exports.TRACE)
     filters = [text for text, fmt, _ in exports.file_filters(exports.RUNS) if fmt is trace]
     stem = f"tflaunch-run-{records[0].history_id}" if len(records) == 1 else f"tflaunch-{len(records)}-runs"
     path, _ = file_dialogs.save_file(widget, "review", "Export as trace", f"{stem}.trace.json", ";;".join(filters))
