@@ -17,7 +17,7 @@ from ..report.imports import import_table
 from ..report.table import repeat_table, run_table
 from ..report.trace_export import trace_json
 from ..run import events
-from ..run.driver import Watchers, run_sessions
+from ..run.driver import Watcher, Watchers, run_sessions
 from ..run.gpus.nvml import GpuMemorySampler
 from ..run.launch_check import launch_check, launch_warnings
 from ..run.record import RunRecord, RunStatus
@@ -40,6 +40,7 @@ from .arguments import (
 from .cluster import add_sweep_options, submit_sweep
 from .cluster_options import local_refusal
 from .command_tools import open_history, refuse, say
+from .echo import Echo, echo_wanted
 from .progress import Progress
 
 
@@ -60,6 +61,8 @@ def add_arguments(sub: argparse._SubParsersAction) -> None:  # type: ignore[type
                        help="after the measured runs, one extra run with TensorFlow's profiler on: its first step "
                             "(a program) or first call (a model) in parts: tracing, instantiation and graph "
                             "optimisation, XLA, variables, data, execution, the GPU's one-time work")
+    bench.add_argument("--quiet", action="store_true",
+                       help="do not show the program's own output (shown live on a terminal, each line after │)")
     bench.add_argument("--trace", metavar="FILE",
                        help="also write the runs as a Chrome trace (one process track each, the anatomy run's too) "
                             "that ui.perfetto.dev and chrome://tracing open; gzipped when FILE ends in .gz")
@@ -102,18 +105,19 @@ def run(args: argparse.Namespace) -> int:
     history, problem = open_history(not args.no_history)
     recorder = RunRecorder(history, "cli", problem=problem)
     records: list[RunRecord] = []
+    echo = [Echo()] if echo_wanted(args.quiet) else []
     gpus = GpuMemorySampler()  # per-process GPU memory beside RSS, as the app samples it
     try:
         for i in range(args.repeat):
             prefix = f"[{i + 1}/{args.repeat}] " if args.repeat > 1 else ""
             session = ProbeSession(config, warm=args.warm)
-            record = run_sessions([session], Watchers(recorder, Progress(prefix=prefix)), gpus)[0]
+            record = run_sessions([session], Watchers(recorder, *echo, Progress(prefix=prefix)), gpus)[0]
             records.append(record)
             if record.status is RunStatus.CANCELLED:
                 break
         anatomy = None
         if args.anatomy and not any(r.status is RunStatus.CANCELLED for r in records):
-            anatomy = anatomy_run(config, recorder, gpus)
+            anatomy = anatomy_run(config, recorder, gpus, *echo)
     finally:
         gpus.close()
     failed = [r for r in records if r.status is not RunStatus.OK]
@@ -183,11 +187,12 @@ class AnatomyRun:
                 "first inference)")
 
 
-def anatomy_run(config: LaunchConfig, recorder: RunRecorder, gpus: GpuMemorySampler) -> AnatomyRun:
+def anatomy_run(config: LaunchConfig, recorder: RunRecorder, gpus: GpuMemorySampler, *more: Watcher) -> AnatomyRun:
     """One extra run, cold, with TensorFlow's profiler on from the end of the import to the
     first step's (or call's) end; stored in the history like every run, its note saying so."""
     session = ProbeSession(config, anatomy=True)
-    return AnatomyRun(run_sessions([session], Watchers(recorder, Progress(prefix="[anatomy] ")), gpus)[0])
+    watchers = Watchers(recorder, *more, Progress(prefix="[anatomy] "))
+    return AnatomyRun(run_sessions([session], watchers, gpus)[0])
 
 
 def write_trace(path: str, records: list[RunRecord]) -> str | None:

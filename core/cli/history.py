@@ -272,7 +272,8 @@ def show_text(record: RunRecord, run_id: int, stderr_lines: int = 20) -> str:
     exit_text = (f"killed by signal {record.exit_signal}" if record.exit_signal
                  else "–" if record.exit_code is None else f"code {record.exit_code}")
     lines.append(f"Exit: {exit_text}")
-    tail = list(record.stderr_tail)
+    # A failed run keeps all it wrote; --stderr-lines N shows as much of it as asked.
+    tail = record.whole_output() if len(record.output) > len(record.stderr_tail) else list(record.stderr_tail)
     if record.failure is not None:
         lines += [f"Why it failed ({record.failure.kind}, in {record.failed_phase or 'spawn'}): "
                   f"{record.failure.message}"]
