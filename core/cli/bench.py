@@ -5,7 +5,9 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import sys
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -15,6 +17,7 @@ from ..paths import profiles_dir
 from ..report import exports
 from ..report.imports import import_table
 from ..report.table import repeat_table, run_table
+from ..report.tensorboard_logdir import KeepError, keep_profile
 from ..report.trace_export import trace_json
 from ..run import events
 from ..run.driver import Watcher, Watchers, run_sessions
@@ -61,6 +64,10 @@ def add_arguments(sub: argparse._SubParsersAction) -> None:  # type: ignore[type
                        help="after the measured runs, one extra run with TensorFlow's profiler on: its first step "
                             "(a program) or first call (a model) in parts: tracing, instantiation and graph "
                             "optimisation, XLA, variables, data, execution, the GPU's one-time work")
+    bench.add_argument("--tensorboard", metavar="LOGDIR",
+                       help="with --anatomy: keep its run's TensorFlow profile where TensorBoard's Profile tab finds "
+                            "it (LOGDIR/plugins/profile/TIME_tflaunch_run_ID/HOST.xplane.pb): tensorboard --logdir "
+                            "LOGDIR")
     bench.add_argument("--quiet", action="store_true",
                        help="do not show the program's own output (shown live on a terminal, each line after │)")
     bench.add_argument("--trace", metavar="FILE",
@@ -99,6 +106,8 @@ def run(args: argparse.Namespace) -> int:
             ProfileStore(profiles_dir()).check_writable(args.save_profile)
         except ProfileError as exc:
             return refuse("invalid_profile_name", str(exc), args.json)
+    if args.tensorboard and not args.anatomy:
+        return refuse("invalid_arguments", "--tensorboard keeps the anatomy run's profile: add --anatomy.", args.json)
     if args.trace and not os.access(Path(args.trace).resolve().parent, os.W_OK):
         return refuse("cannot_write", f"--trace {args.trace}: its folder does not exist or takes no files; choose "
                                       "another file.", args.json)
@@ -117,7 +126,7 @@ def run(args: argparse.Namespace) -> int:
                 break
         anatomy = None
         if args.anatomy and not any(r.status is RunStatus.CANCELLED for r in records):
-            anatomy = anatomy_run(config, recorder, gpus, *echo)
+            anatomy = anatomy_run(config, recorder, gpus, *echo, keep=args.tensorboard)
     finally:
         gpus.close()
     failed = [r for r in records if r.status is not RunStatus.OK]
@@ -137,6 +146,11 @@ def run(args: argparse.Namespace) -> int:
         print(repeat_table(records, anatomy.anatomy_dict if anatomy else None))
     if anatomy is not None and anatomy.problem:
         say(anatomy.problem)
+    if anatomy is not None and anatomy.kept is not None:
+        say(f"the anatomy run's profile is kept at {anatomy.kept}: tensorboard --logdir {args.tensorboard}, then "
+            "its Profile tab")
+    elif anatomy is not None and anatomy.keep_problem:
+        say(anatomy.keep_problem)
     if args.import_xray and not args.json:
         x_rayed = [r for r in records if r.imports]
         print(f"\n{import_table(x_rayed[-1].imports if x_rayed else {}, config.python)}")
@@ -167,6 +181,8 @@ class AnatomyRun:
     """The extra, profiled run of --anatomy, and its anatomy with the run it came from."""
 
     record: RunRecord
+    kept: Path | None = None  # the profile kept for TensorBoard (--tensorboard)
+    keep_problem: str | None = None  # why it was not
 
     @property
     def anatomy_dict(self) -> dict[str, Any] | None:
@@ -187,12 +203,28 @@ class AnatomyRun:
                 "first inference)")
 
 
-def anatomy_run(config: LaunchConfig, recorder: RunRecorder, gpus: GpuMemorySampler, *more: Watcher) -> AnatomyRun:
+def anatomy_run(config: LaunchConfig, recorder: RunRecorder, gpus: GpuMemorySampler, *more: Watcher,
+                keep: str | None = None) -> AnatomyRun:
     """One extra run, cold, with TensorFlow's profiler on from the end of the import to the
-    first step's (or call's) end; stored in the history like every run, its note saying so."""
-    session = ProbeSession(config, anatomy=True)
-    watchers = Watchers(recorder, *more, Progress(prefix="[anatomy] "))
-    return AnatomyRun(run_sessions([session], watchers, gpus)[0])
+    first step's (or call's) end; stored in the history like every run, its note saying so.
+    `keep`: a TensorBoard log folder that keeps the profile (tensorboard_logdir.py)."""
+    written = Path(tempfile.mkdtemp(prefix="tflaunch-anatomy-")) if keep else None
+    try:
+        session = ProbeSession(config, anatomy=True, keep_trace=str(written) if written else None)
+        watchers = Watchers(recorder, *more, Progress(prefix="[anatomy] "))
+        run = AnatomyRun(run_sessions([session], watchers, gpus)[0])
+        if keep and written is not None and "parts" in run.record.anatomy:
+            try:
+                run.kept = keep_profile(written, Path(keep).expanduser(), run.record.history_id,
+                                        run.record.launched_at)
+            except KeepError as exc:
+                run.keep_problem = f"profile not kept: {exc}"
+        elif keep:
+            run.keep_problem = f"nothing kept in {keep}: the anatomy run gave no profile (said above)"
+        return run
+    finally:
+        if written is not None:
+            shutil.rmtree(written, ignore_errors=True)
 
 
 def write_trace(path: str, records: list[RunRecord]) -> str | None:
