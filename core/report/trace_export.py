@@ -32,6 +32,7 @@ from ..run.record_json import config_dict
 from ..units import format_duration
 
 US_PER_S = 1_000_000
+ROUNDING_US = 1  # how far two reported instants can round apart: a start may move this much
 # Spans that are not spans: drawn nowhere, said in the root slice's args.
 NOT_A_SPAN = frozenset({RETRACES})
 # Short facts of the environment shown in the process's labels (the args hold all of it).
@@ -70,12 +71,25 @@ class Tracks:
         self.placed: list[Slice] = []
 
     def place(self, piece: Slice) -> int:
-        """Put `piece` on the first thread where it nests, else on a new one. Slices must
-        come in order of start, the longer first at the same start."""
+        """Put `piece` on the first thread where it nests; else where it nests once started
+        a rounding step later (one phase's end and the next one's start, read by two clocks,
+        can round to overlap by 1 µs: the start moves, the duration stays); else on a new
+        thread. Slices must come in order of start, the longer first at the same start."""
         for tid, stack in enumerate(self.open, start=1):
             while stack and stack[-1].end <= piece.ts:
                 stack.pop()
             if not stack or stack[-1].holds(piece):
+                return self.put(piece, tid)
+        for tid, stack in enumerate(self.open, start=1):
+            if not stack or not 0 < stack[-1].end - piece.ts <= ROUNDING_US:
+                continue
+            moved = Slice(piece.name, stack[-1].end, piece.dur, piece.cat)
+            holder = _holder(stack, moved)
+            if holder is None or holder.holds(moved):
+                piece.args["start_moved_us"] = moved.ts - piece.ts
+                piece.ts = moved.ts
+                while stack and stack[-1].end <= piece.ts:
+                    stack.pop()
                 return self.put(piece, tid)
         return self.put(piece, self.new_thread())
 
@@ -93,6 +107,11 @@ class Tracks:
     def inside(self, outer: Slice) -> list[Slice]:
         """Slices already on `outer`'s thread within it."""
         return [s for s in self.placed if s is not outer and s.tid == outer.tid and outer.holds(s)]
+
+
+def _holder(stack: list[Slice], piece: Slice) -> Slice | None:
+    """The innermost open slice still open at `piece`'s start, if any."""
+    return next((s for s in reversed(stack) if s.end > piece.ts), None)
 
 
 def _end_s(record: RunRecord) -> float:
