@@ -8,11 +8,14 @@ from __future__ import annotations
 
 import argparse
 import random
+import subprocess
 import sys
 import xml.etree.ElementTree as ET
+from pathlib import Path
 
 import pytest
 
+from tflaunch.core.cli.base_checkout import CheckoutError, base_checkout
 from tflaunch.core.cli.check import BASELINES, GATE, baseline_config, interleaved
 from tflaunch.core.report.check_outputs import CheckResult, check_junit, check_markdown
 from tflaunch.core.report.mann_whitney import mann_whitney_u, smallest_p
@@ -154,3 +157,35 @@ def test_the_baseline_is_the_same_settings_but_what_it_names(tmp_path):
     assert other == config.replace(workdir=str(tmp_path.resolve())) and said == f"python train.py in {tmp_path}"
     other, said = baseline_config(namespace(baseline_command="python old.py --steps 3"), config)
     assert other.program == ("python", "old.py", "--steps", "3") and other.intra == 2
+
+
+def git_repo(tmp_path, script: str) -> Path:
+    repo = tmp_path / "repo"
+    (repo / "tools").mkdir(parents=True)
+    (repo / "tools" / "run.py").write_text(script)
+    for args in (["init", "-q"], ["add", "."], ["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "base"]):
+        subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True)
+    return repo
+
+
+def test_the_base_commit_is_checked_out_beside_for_the_check_then_removed(tmp_path):
+    repo = git_repo(tmp_path, "print('base')\n")
+    (repo / "tools" / "run.py").write_text("print('changed')\n")
+    with base_checkout("HEAD", repo / "tools") as folder:
+        assert (folder / "run.py").read_text() == "print('base')\n" and folder.name == "tools"
+    assert not folder.exists()
+    listed = subprocess.run(["git", "-C", str(repo), "worktree", "list"], capture_output=True, text=True).stdout
+    assert len(listed.splitlines()) == 1, listed
+    with pytest.raises(CheckoutError, match="git rev-parse --verify --quiet no-such-branch"):
+        with base_checkout("no-such-branch", repo):
+            pass
+
+
+@pytest.mark.slow
+def test_a_change_made_30_percent_slower_than_its_base_commit_fails_the_check(tmp_path):
+    repo = git_repo(tmp_path, SLEEPS.replace("float(sys.argv[1])", "1.0"))
+    (repo / "tools" / "run.py").write_text(SLEEPS.replace("float(sys.argv[1])", "1.35"))
+    done = tflaunch("check", "--until", "exit", "--runs", "7", "--no-history", "--baseline-commit", "HEAD",
+                    "--cwd", str(repo / "tools"), "--", sys.executable, "run.py", timeout=300)
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "run.py at HEAD" in done.stdout

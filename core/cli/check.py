@@ -17,9 +17,11 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import shlex
 import sys
 from collections.abc import Sequence
+from contextlib import ExitStack
 from pathlib import Path
 
 from ..phases import AFTER_READY, label, phase_rows
@@ -35,12 +37,14 @@ from ..store.atomic import atomic_write
 from ..store.history import HistoryError
 from ..store.recorder import RunRecorder
 from .arguments import SettingsError, add_config_arguments, add_program_argument, config_from_args, positive_int
+from .base_checkout import CheckoutError, base_checkout
 from .command_tools import open_history, refuse, say
 from .echo import Echo, echo_wanted
 from .progress import Progress
 
 GATE = "time to ready"
-BASELINES = ("baseline_python", "baseline_command", "baseline_cwd", "baseline_model", "baseline_runs")
+BASELINES = ("baseline_python", "baseline_command", "baseline_cwd", "baseline_commit", "baseline_model",
+             "baseline_runs")
 
 
 def _ids(text: str) -> list[int]:
@@ -86,6 +90,8 @@ def add_arguments(sub: argparse._SubParsersAction) -> None:  # type: ignore[type
                       help="another program command line, quoted as one argument (a program subject only)")
     base.add_argument("--baseline-cwd", metavar="DIR", help="the same program started in another folder: a "
                       "checkout of the base commit (git worktree add DIR main)")
+    base.add_argument("--baseline-commit", metavar="REV", help="the same program in a checkout of REV (main, "
+                      "HEAD~1, a tag), made with git worktree for the check and removed after it")
     base.add_argument("--baseline-model", metavar="MODEL", help="another model (a model subject only)")
     base.add_argument("--baseline-runs", type=_ids, metavar="ID,ID,...",
                       help="runs stored in this machine's History (not interleaved: said in the summary)")
@@ -132,6 +138,8 @@ def baseline_config(args: argparse.Namespace, config: LaunchConfig) -> tuple[Lau
     if not config.is_program:
         raise ValueError(f"--{which.replace('_', '-')} needs a program after --; for a model give --baseline-model "
                          "or --baseline-python")
+    if which == "baseline_commit":  # its folder exists only while the check runs (base_checkout)
+        return config, f"{words(config)} at {args.baseline_commit}"
     if which == "baseline_cwd":
         folder = Path(args.baseline_cwd).expanduser()
         if not folder.is_dir():
@@ -204,6 +212,17 @@ def run(args: argparse.Namespace) -> int:
         problems = launch_check(side_config) if side_config is not None else []
         if problems:
             return refuse(f"invalid_{problems[0].field}", f"the {side}: {problems[0].message}", args.json)
+    with ExitStack() as checkout:
+        if args.baseline_commit is not None:
+            here = Path(config.workdir or os.getcwd()).expanduser()
+            try:
+                other = config.replace(workdir=str(checkout.enter_context(base_checkout(args.baseline_commit, here))))
+            except CheckoutError as exc:
+                return refuse("no_checkout", str(exc), args.json)
+        return _check(args, config, other, baseline_words)
+
+
+def _check(args: argparse.Namespace, config: LaunchConfig, other: LaunchConfig | None, baseline_words: str) -> int:
     history, problem = open_history(not args.no_history)
     stored: list[RunRecord] = []
     if other is None:
