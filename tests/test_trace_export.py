@@ -5,6 +5,7 @@ against the record: every phase's slice lasts the record's duration to the micro
 from __future__ import annotations
 
 import json
+import sqlite3
 
 import pytest
 
@@ -235,3 +236,15 @@ def test_a_start_that_rounds_a_microsecond_into_the_last_phase_moves_not_to_anot
     start, duration = record.offsets()["steady"]
     assert phases["steady"]["dur"] == microseconds(duration)
     assert phases["steady"]["ts"] - microseconds(start) == phases["steady"]["args"]["start_moved_us"] == 1
+
+
+def test_a_run_that_cannot_be_read_is_left_out_of_the_trace_and_said(capsys, tmp_path):
+    history = History(history_path())
+    good, bad = history.record(finished_record(), "cli"), history.record(finished_record(model="x"), "cli")
+    history.close()
+    with sqlite3.connect(history_path()) as db:
+        db.execute("UPDATE runs SET peak_rss = 99999999999999999999999 WHERE id = ?", (bad,))
+    target = tmp_path / "runs.trace.json"
+    assert main(["history", "export", str(good), str(bad), "-o", str(target)]) == 0
+    assert f"tflaunch: run {bad} cannot be read and is left out of the trace (" in capsys.readouterr().err
+    assert load(target).processes == {1: f"Run {good}: sample:mlp"}

@@ -55,16 +55,13 @@ class Format:
     label: str
     write_runs: RunsWriter | None = None
     write_review: ReviewWriter | None = None
-    scales: tuple[int, ...] = (1,)  # an image's sizes: each gets a filter of its own
+    larger: tuple[tuple[str, int], ...] = ()  # an image's other sizes: (label, scale), a filter each
     damaged_rows: bool = True  # a run that cannot be read is written as what is known of it (not in a trace)
 
     def filters(self) -> list[tuple[str, int]]:
         """(file-dialog filter, scale) for this format."""
         patterns = " ".join(f"*.{s}" for s in self.suffixes)
-        out = [(f"{self.label} ({patterns})", 1)]
-        if 2 in self.scales:
-            out.append((f"{self.label.replace(', 1600×900', '')} at 2×, 3200×1800 ({patterns})", 2))
-        return out
+        return [(f"{label} ({patterns})", scale) for label, scale in ((self.label, 1), *self.larger)]
 
 
 FORMATS: tuple[Format, ...] = (
@@ -72,7 +69,7 @@ FORMATS: tuple[Format, ...] = (
     Format("csv", RUNS, ("csv",), "CSV, a row per run", write_runs=_runs_csv),
     Format(TRACE, RUNS, ("trace.json", "trace.json.gz"), "Chrome trace (Perfetto, chrome://tracing)",
            write_runs=_runs_trace, damaged_rows=False),
-    Format("png", REVIEW, ("png",), "PNG image, 1600×900", scales=(1, 2)),
+    Format("png", REVIEW, ("png",), "PNG image, 1600×900", larger=(("PNG image at 2×, 3200×1800", 2),)),
     Format("svg", REVIEW, ("svg",), "SVG vector image"),
     Format("md", REVIEW, ("md",), "Markdown", write_review=Review.markdown),
     Format("csv", REVIEW, ("csv",), "CSV", write_review=Review.csv),
