@@ -248,3 +248,9 @@ def test_a_run_that_cannot_be_read_is_left_out_of_the_trace_and_said(capsys, tmp
     assert main(["history", "export", str(good), str(bad), "-o", str(target)]) == 0
     assert f"tflaunch: run {bad} cannot be read and is left out of the trace (" in capsys.readouterr().err
     assert load(target).processes == {1: f"Run {good}: sample:mlp"}
+
+
+def test_a_trace_of_runs_made_on_a_cluster_is_refused_with_what_to_do_instead():
+    done = tflaunch("bench", "--model", "sample:mlp", "--on", "slurm", "--trace", "x.trace.json", timeout=60)
+    assert done.returncode == 2
+    assert "with --on slurm, merge the sweep, then `tflaunch history export ID... -o runs.trace.json`" in done.stderr

@@ -94,6 +94,9 @@ def run(args: argparse.Namespace) -> int:
             print(json.dumps(failure_json(f"invalid_{first.field}", first.message, first.field), indent=2))
         print_problems(problems)
         return 2
+    if args.on == "slurm" and (args.trace or args.tensorboard):
+        return refuse("invalid_arguments", "--trace and --tensorboard write what runs here; with --on slurm, merge the "
+                      "sweep, then `tflaunch history export ID... -o runs.trace.json`.", args.json)
     if args.on == "slurm":  # the same settings on each node type: a sweep with nothing varied
         plan = SweepPlan(config, {}, args.repeat, 0, "ready", False)
         return submit_sweep(args, plan, [Candidate("baseline", config, baseline=True)])
