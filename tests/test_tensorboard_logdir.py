@@ -35,7 +35,7 @@ print(json.dumps({"trace_viewer_events": len(json.loads(data)["traceEvents"])}))
 """
 
 
-def test_a_profile_is_moved_into_the_plugins_layout_under_a_named_run(tmp_path):
+def test_a_profile_is_copied_into_the_plugins_layout_under_a_named_run(tmp_path):
     written = tmp_path / "written"
     (written / "plugins" / "profile" / "2026_11_28_00_00_00").mkdir(parents=True)
     (written / "plugins" / "profile" / "2026_11_28_00_00_00" / "node7.xplane.pb").write_bytes(b"x")
@@ -43,7 +43,7 @@ def test_a_profile_is_moved_into_the_plugins_layout_under_a_named_run(tmp_path):
     assert kept == tmp_path / "logs" / "plugins" / "profile" / run_name(12, 1_800_000_000.0) / "node7.xplane.pb"
     assert kept.read_bytes() == b"x" and run_name(12, 1_800_000_000.0).endswith("_tflaunch_run_12")
     with pytest.raises(KeepError, match="wrote no .xplane.pb under"):
-        keep_profile(written, tmp_path / "logs", 12, 0.0)
+        keep_profile(tmp_path / "empty", tmp_path / "logs", 12, 0.0)
 
 
 def test_tensorboard_needs_the_anatomy_run():

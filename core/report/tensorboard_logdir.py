@@ -3,7 +3,7 @@ LOGDIR/plugins/profile/RUN/HOST.xplane.pb, the layout `tf.profiler.experimental.
 writes and the profile plugin reads (each RUN folder is a run in its list).
 
 The probe writes the profile into a folder the launcher gave (probe/anatomy.KEEP_ENV) and
-leaves it; this moves the XPlane file into the user's log folder under a run name that
+leaves it; this copies the XPlane file into the user's log folder under a run name that
 starts with the launch time (the plugin lists runs by name) and ends with the run's id in
 History, so the two can be found from each other.
 """
@@ -33,14 +33,15 @@ def written_profile(folder: Path) -> Path | None:
 
 
 def keep_profile(written: Path, logdir: Path, run_id: int | None, launched_at: float) -> Path:
-    """Move the profiler's folder's XPlane file into `logdir`'s layout; where it now is."""
+    """Copy the profiler's folder's XPlane file into `logdir`'s layout (the app may keep the
+    same run's profile in a second folder); where it now is."""
     found = written_profile(written)
     if found is None:
         raise KeepError(f"the anatomy run's profiler wrote no .xplane.pb under {written}; nothing to keep")
     target = logdir.joinpath(*PROFILE_DIR, run_name(run_id, launched_at), found.name)
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
-        shutil.move(str(found), target)
+        shutil.copyfile(found, target)
     except OSError as exc:
         raise KeepError(f"cannot keep the profile in {target.parent} ({exc.strerror or exc}); give another "
                         "--tensorboard folder") from None

@@ -33,6 +33,13 @@ def _trace_actions():
     return trace_actions
 
 
+def _tensorboard_actions():
+    """Imported on first use, as the review's."""
+    from . import tensorboard_actions
+
+    return tensorboard_actions
+
+
 def _action(parent: QWidget, text: str, slot: Callable[[], object],
             shortcut: QKeySequence | QKeySequence.StandardKey | None = None, tip: str | None = None) -> QAction:
     action = QAction(text, parent)
@@ -57,6 +64,10 @@ class WindowActions:
                                "One extra run with TensorFlow's profiler on: the first step (or first call) in "
                                "parts — tracing, graph optimisation, XLA, variables, data, execution (Ctrl+Shift+A)")
         self.anatomy.setIconText("Anatomy")  # the toolbar's word: the window must fit 1024 px
+        self.keep_profile = _action(widget, "&Keep profile for TensorBoard…",
+                                    lambda: _tensorboard_actions().keep_for_tensorboard(w, widget),
+                                    tip="Copy the anatomy run's TensorFlow profile into a log folder: "
+                                        "tensorboard --logdir FOLDER, then its Profile tab")
         self.cancel = _action(widget, "&Cancel", w.cancel_run, QKeySequence(Qt.Key.Key_Escape),
                               "Stop the run and everything it started (Esc)")
         self.cancel.setEnabled(False)
@@ -107,6 +118,7 @@ class WindowActions:
         run_menu = menu.addMenu("&Run")
         run_menu.addAction(self.run)
         run_menu.addAction(self.anatomy)
+        run_menu.addAction(self.keep_profile)
         run_menu.addAction(self.cancel)
         run_menu.addAction(self.script)
         run_menu.addSeparator()
