@@ -4,22 +4,30 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
+import shutil
 import sys
+import tempfile
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from .. import phases
 from ..paths import profiles_dir
+from ..report import exports
 from ..report.imports import import_table
 from ..report.table import repeat_table, run_table
+from ..report.tensorboard_logdir import KeepError, keep_profile
+from ..report.trace_export import trace_json
 from ..run import events
-from ..run.driver import Watchers, run_sessions
+from ..run.driver import Watcher, Watchers, run_sessions
 from ..run.gpus.nvml import GpuMemorySampler
 from ..run.launch_check import launch_check, launch_warnings
 from ..run.record import RunRecord, RunStatus
 from ..run.session import ProbeSession
 from ..settings.config import LaunchConfig
 from ..stats import summarize
+from ..store.atomic import atomic_write
 from ..store.profiles import Profile, ProfileError, ProfileStore, evidence_from_runs
 from ..store.recorder import RunRecorder
 from ..sweep.plan import Candidate, SweepPlan
@@ -35,6 +43,7 @@ from .arguments import (
 from .cluster import add_sweep_options, submit_sweep
 from .cluster_options import local_refusal
 from .command_tools import open_history, refuse, say
+from .echo import Echo, echo_wanted
 from .progress import Progress
 
 
@@ -55,6 +64,15 @@ def add_arguments(sub: argparse._SubParsersAction) -> None:  # type: ignore[type
                        help="after the measured runs, one extra run with TensorFlow's profiler on: its first step "
                             "(a program) or first call (a model) in parts: tracing, instantiation and graph "
                             "optimisation, XLA, variables, data, execution, the GPU's one-time work")
+    bench.add_argument("--tensorboard", metavar="LOGDIR",
+                       help="with --anatomy: keep its run's TensorFlow profile where TensorBoard's Profile tab finds "
+                            "it (LOGDIR/plugins/profile/TIME_tflaunch_run_ID/HOST.xplane.pb): tensorboard --logdir "
+                            "LOGDIR")
+    bench.add_argument("--quiet", action="store_true",
+                       help="do not show the program's own output (shown live on a terminal, each line after │)")
+    bench.add_argument("--trace", metavar="FILE",
+                       help="also write the runs as a Chrome trace (one process track each, the anatomy run's too) "
+                            "that ui.perfetto.dev and chrome://tracing open; gzipped when FILE ends in .gz")
     add_sweep_options(bench)  # --on slurm: the --repeat runs as a job array per node type
 
 
@@ -76,6 +94,9 @@ def run(args: argparse.Namespace) -> int:
             print(json.dumps(failure_json(f"invalid_{first.field}", first.message, first.field), indent=2))
         print_problems(problems)
         return 2
+    if args.on == "slurm" and (args.trace or args.tensorboard):
+        return refuse("invalid_arguments", "--trace and --tensorboard write what runs here; with --on slurm, merge the "
+                      "sweep, then `tflaunch history export ID... -o runs.trace.json`.", args.json)
     if args.on == "slurm":  # the same settings on each node type: a sweep with nothing varied
         plan = SweepPlan(config, {}, args.repeat, 0, "ready", False)
         return submit_sweep(args, plan, [Candidate("baseline", config, baseline=True)])
@@ -88,21 +109,27 @@ def run(args: argparse.Namespace) -> int:
             ProfileStore(profiles_dir()).check_writable(args.save_profile)
         except ProfileError as exc:
             return refuse("invalid_profile_name", str(exc), args.json)
+    if args.tensorboard and not args.anatomy:
+        return refuse("invalid_arguments", "--tensorboard keeps the anatomy run's profile: add --anatomy.", args.json)
+    if args.trace and not os.access(Path(args.trace).resolve().parent, os.W_OK):
+        return refuse("cannot_write", f"--trace {args.trace}: its folder does not exist or takes no files; choose "
+                                      "another file.", args.json)
     history, problem = open_history(not args.no_history)
     recorder = RunRecorder(history, "cli", problem=problem)
     records: list[RunRecord] = []
+    echo = [Echo()] if echo_wanted(args.quiet) else []
     gpus = GpuMemorySampler()  # per-process GPU memory beside RSS, as the app samples it
     try:
         for i in range(args.repeat):
             prefix = f"[{i + 1}/{args.repeat}] " if args.repeat > 1 else ""
             session = ProbeSession(config, warm=args.warm)
-            record = run_sessions([session], Watchers(recorder, Progress(prefix=prefix)), gpus)[0]
+            record = run_sessions([session], Watchers(recorder, *echo, Progress(prefix=prefix)), gpus)[0]
             records.append(record)
             if record.status is RunStatus.CANCELLED:
                 break
         anatomy = None
         if args.anatomy and not any(r.status is RunStatus.CANCELLED for r in records):
-            anatomy = anatomy_run(config, recorder, gpus)
+            anatomy = anatomy_run(config, recorder, gpus, *echo, keep=args.tensorboard)
     finally:
         gpus.close()
     failed = [r for r in records if r.status is not RunStatus.OK]
@@ -122,11 +149,21 @@ def run(args: argparse.Namespace) -> int:
         print(repeat_table(records, anatomy.anatomy_dict if anatomy else None))
     if anatomy is not None and anatomy.problem:
         say(anatomy.problem)
+    if anatomy is not None and anatomy.kept is not None:
+        say(f"the anatomy run's profile is kept at {anatomy.kept}: tensorboard --logdir {args.tensorboard}, then "
+            "its Profile tab")
+    elif anatomy is not None and anatomy.keep_problem:
+        say(anatomy.keep_problem)
     if args.import_xray and not args.json:
         x_rayed = [r for r in records if r.imports]
         print(f"\n{import_table(x_rayed[-1].imports if x_rayed else {}, config.python)}")
         if len(x_rayed) > 1:
             print(f"(the last of {len(records)} runs)")
+    if args.trace and records:
+        traced = [*records, *([anatomy.record] if anatomy is not None else [])]
+        if (unwritten := write_trace(args.trace, traced)) is not None:
+            say(unwritten)
+            return 1
     if note := recorder.note():  # after the results, which a history problem must never cost
         sys.stdout.flush()  # the results first, wherever both streams go
         say(note)
@@ -147,6 +184,8 @@ class AnatomyRun:
     """The extra, profiled run of --anatomy, and its anatomy with the run it came from."""
 
     record: RunRecord
+    kept: Path | None = None  # the profile kept for TensorBoard (--tensorboard)
+    keep_problem: str | None = None  # why it was not
 
     @property
     def anatomy_dict(self) -> dict[str, Any] | None:
@@ -167,11 +206,39 @@ class AnatomyRun:
                 "first inference)")
 
 
-def anatomy_run(config: LaunchConfig, recorder: RunRecorder, gpus: GpuMemorySampler) -> AnatomyRun:
+def anatomy_run(config: LaunchConfig, recorder: RunRecorder, gpus: GpuMemorySampler, *more: Watcher,
+                keep: str | None = None) -> AnatomyRun:
     """One extra run, cold, with TensorFlow's profiler on from the end of the import to the
-    first step's (or call's) end; stored in the history like every run, its note saying so."""
-    session = ProbeSession(config, anatomy=True)
-    return AnatomyRun(run_sessions([session], Watchers(recorder, Progress(prefix="[anatomy] ")), gpus)[0])
+    first step's (or call's) end; stored in the history like every run, its note saying so.
+    `keep`: a TensorBoard log folder that keeps the profile (tensorboard_logdir.py)."""
+    written = Path(tempfile.mkdtemp(prefix="tflaunch-anatomy-")) if keep else None
+    try:
+        session = ProbeSession(config, anatomy=True, keep_trace=str(written) if written else None)
+        watchers = Watchers(recorder, *more, Progress(prefix="[anatomy] "))
+        run = AnatomyRun(run_sessions([session], watchers, gpus)[0])
+        if keep and written is not None and "parts" in run.record.anatomy:
+            try:
+                run.kept = keep_profile(written, Path(keep).expanduser(), run.record.history_id,
+                                        run.record.launched_at)
+            except KeepError as exc:
+                run.keep_problem = f"profile not kept: {exc}"
+        elif keep:
+            run.keep_problem = f"nothing kept in {keep}: the anatomy run gave no profile (said above)"
+        return run
+    finally:
+        if written is not None:
+            shutil.rmtree(written, ignore_errors=True)
+
+
+def write_trace(path: str, records: list[RunRecord]) -> str | None:
+    """The runs as a Chrome trace at `path`; what went wrong, in words, or None."""
+    try:
+        atomic_write(Path(path), exports.encoded(trace_json([(r.history_id, r) for r in records]), path))
+    except OSError as exc:
+        return f"trace not written to {path} ({exc.strerror or exc}); choose another file with --trace."
+    say(f"trace of {len(records)} run{'s' if len(records) != 1 else ''} written to {path}: open it in "
+        "ui.perfetto.dev or chrome://tracing")
+    return None
 
 
 def json_result(records: list[RunRecord], anatomy: AnatomyRun | None = None) -> dict[str, Any]:

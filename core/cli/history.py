@@ -17,8 +17,9 @@ from datetime import date, datetime, timedelta
 from pathlib import Path
 
 from ..paths import history_path
+from ..report import exports
 from ..report.imports import import_table
-from ..report.run_export import ExportedRun, local_time, run_dict, summary_dict, to_csv
+from ..report.run_export import ExportedRun, local_time, summary_dict
 from ..report.table import run_table
 from ..run.record import RunRecord, RunStatus
 from ..safe_text import shown
@@ -107,11 +108,14 @@ def add_arguments(sub: argparse._SubParsersAction) -> None:  # type: ignore[type
     delete.add_argument("ids", type=int, nargs="*", metavar="ID", help="the runs to delete")
     _add_filters(delete, None)
     delete.add_argument("--yes", action="store_true", help="delete without asking")
-    export = actions.add_parser("export", help="write runs as JSON or CSV (seconds and bytes as numbers)")
+    export = actions.add_parser("export", help="write runs as JSON or CSV (seconds and bytes as numbers), or as a "
+                                "Chrome trace that Perfetto opens (one process track per run)")
     export.add_argument("ids", type=int, nargs="*", metavar="ID", help="the runs to export (default: all matching)")
     _add_filters(export, None)
     export.add_argument("-o", "--output", metavar="FILE", help="file to write (default: stdout)")
-    export.add_argument("--format", choices=("json", "csv"), help="default: from the file's extension, else json")
+    export.add_argument("--format", choices=exports.names(exports.RUNS),
+                        help="default: from the file's name (runs.csv, runs.trace.json), else json; a name "
+                             "ending .gz is written gzipped")
 
 
 # -- the command -------------------------------------------------------------------------------
@@ -268,7 +272,8 @@ def show_text(record: RunRecord, run_id: int, stderr_lines: int = 20) -> str:
     exit_text = (f"killed by signal {record.exit_signal}" if record.exit_signal
                  else "–" if record.exit_code is None else f"code {record.exit_code}")
     lines.append(f"Exit: {exit_text}")
-    tail = list(record.stderr_tail)
+    # A failed run keeps all it wrote; --stderr-lines N shows as much of it as asked.
+    tail = record.whole_output() if len(record.output) > len(record.stderr_tail) else list(record.stderr_tail)
     if record.failure is not None:
         lines += [f"Why it failed ({record.failure.kind}, in {record.failed_phase or 'spawn'}): "
                   f"{record.failure.message}"]
@@ -357,10 +362,9 @@ def _deleted(args: argparse.Namespace, ids: list[int], message: str) -> int:
 
 # -- export ------------------------------------------------------------------------------------
 def _export(args: argparse.Namespace, history: History | None) -> int:
-    fmt = "json" if args.json else args.format
-    if fmt is None:
-        suffix = Path(args.output).suffix.lstrip(".").lower() if args.output else ""
-        fmt = suffix if suffix in ("json", "csv") else "json"
+    named = "json" if args.json else args.format
+    guessed = exports.guess(exports.RUNS, args.output) if args.output and args.output != "-" else None
+    fmt = exports.find(exports.RUNS, named) if named else guessed or exports.find(exports.RUNS, "json")
     runs = []
     for summary in _selected(history, args, "export"):
         record, damage = None, summary.damage
@@ -374,22 +378,20 @@ def _export(args: argparse.Namespace, history: History | None) -> int:
                     raise
                 damage = exc.what
         runs.append(ExportedRun(summary, record, damage))
-    if fmt == "csv":
-        text = to_csv(runs)
-    else:
-        text = json.dumps({"history": str(history_path()), "runs": [run_dict(r) for r in runs]}, indent=2) + "\n"
+    assert fmt.write_runs is not None
+    text = fmt.write_runs(runs, str(history_path()))
     for run in runs:
         if run.record is None:
-            print(f"tflaunch: run {run.summary.id} cannot be read and is exported as damaged ({run.damage}).",
-                  file=sys.stderr)
+            what = "exported as damaged" if fmt.damaged_rows else f"left out of the {fmt.name}"
+            print(f"tflaunch: run {run.summary.id} cannot be read and is {what} ({run.damage}).", file=sys.stderr)
     if not args.output or args.output == "-":
         sys.stdout.write(text)
         return 0
     try:
-        atomic_write(Path(args.output), text.encode("utf-8"))
+        atomic_write(Path(args.output), exports.encoded(text, args.output))
     except OSError as exc:
         raise CommandError("cannot_write", f"cannot write {args.output} ({exc.strerror or exc}); choose another "
                            "file with -o, or - for stdout.") from None
-    print(f"tflaunch: wrote {_runs(len(runs))} as {fmt.upper()} to {args.output}", file=sys.stderr)
+    print(f"tflaunch: wrote {_runs(len(runs))} as {fmt.name.upper()} to {args.output}", file=sys.stderr)
     return 0
 

@@ -49,9 +49,9 @@ def build_parser(gui_only: bool = False) -> argparse.ArgumentParser:
 
 
 def _command_modules() -> dict[str, Any]:
-    from . import advise, bench, cluster, devices, history, profiles, report, sample, serving_warmup, sweep, warm
+    from . import advise, bench, check, cluster, devices, history, profiles, report, sample, serving_warmup, sweep, warm
 
-    return {"bench": bench, "sample": sample, "profiles": profiles, "sweep": sweep, "report": report,
+    return {"bench": bench, "check": check, "sample": sample, "profiles": profiles, "sweep": sweep, "report": report,
             "history": history, "devices": devices, "warm": warm, "doctor": advise,
             "serving-warmup": serving_warmup, "cluster": cluster}
 
@@ -73,7 +73,8 @@ def main(argv: Sequence[str] | None = None, gui_launcher: GuiLauncher | None = N
     if args.command != "gui" and args.command is not None:
         m = _command_modules()
         commands: dict[str, Callable[[argparse.Namespace], int]] = {
-            "bench": m["bench"].run, "sample": m["sample"].run, "run": m["profiles"].run_command,
+            "bench": m["bench"].run, "check": m["check"].run, "sample": m["sample"].run,
+            "run": m["profiles"].run_command,
             "profiles": m["profiles"].profiles_command, "sweep": m["sweep"].run,
             "report": lambda a: m["report"].run(a, review_renderer), "history": m["history"].run,
             "devices": m["devices"].run, "warm": m["warm"].run,

@@ -16,6 +16,7 @@ from ..cluster.merge import node_type_sweeps, stored_facts
 from ..cluster.review import folder_review
 from ..cluster.status import trial_states
 from ..paths import profiles_dir
+from ..report import exports
 from ..report.review import Review, comparison_review, profile_review, run_review, sweep_review
 from ..store.history import HistoryError, default_history
 from ..store.profiles import ProfileError, ProfileStore
@@ -31,7 +32,7 @@ def add_arguments(sub: argparse._SubParsersAction) -> None:  # type: ignore[type
     report.add_argument("target", help="a run id (12), runs to compare (12,15,17), a sweep (sweep:3), a cluster "
                                        "sweep's folder (cluster:DIR, one verdict per node type) or a profile name")
     report.add_argument("-o", "--output", required=True, help="file to write")
-    report.add_argument("--format", choices=("png", "svg", "md", "csv"), help="default: from the file's extension")
+    report.add_argument("--format", choices=exports.names(exports.REVIEW), help="default: from the file's extension")
     report.add_argument("--scale", type=int, choices=(1, 2), default=1, help="2 for a high-DPI PNG (3200×1800)")
     report.add_argument("--baseline", type=int, default=0, help="with several runs: the index of the baseline")
 
@@ -68,10 +69,13 @@ def _cluster(path: Path) -> Review:
 
 
 def run(args: argparse.Namespace, renderer: Renderer | None) -> int:
-    fmt = args.format or Path(args.output).suffix.lstrip(".").lower() or "png"
-    if fmt not in ("png", "svg", "md", "csv"):
-        print(f"tflaunch: cannot write '{fmt}': use --format png, svg, md or csv.", file=sys.stderr)
+    typed = Path(args.output).suffix.lstrip(".").lower()
+    found = exports.find(exports.REVIEW, args.format) if args.format else exports.guess(exports.REVIEW, args.output)
+    if found is None and typed:
+        choices = ", ".join(exports.names(exports.REVIEW))
+        print(f"tflaunch: cannot write '{typed}' ({args.output}): use --format {choices}.", file=sys.stderr)
         return 2
+    fmt = found or exports.find(exports.REVIEW, "png")
     try:
         review = build(args.target, args.baseline)
     except (HistoryError, ProfileError, PlanError, FolderError) as exc:
@@ -81,12 +85,12 @@ def run(args: argparse.Namespace, renderer: Renderer | None) -> int:
         print(f"tflaunch: nothing to report for {args.target!r}: no such run or sweep ({exc}).", file=sys.stderr)
         return 1
     path = Path(args.output)
-    if fmt in ("md", "csv"):
-        path.write_text(review.markdown() if fmt == "md" else review.csv(), encoding="utf-8")
+    if fmt.write_review is not None:
+        path.write_bytes(exports.encoded(fmt.write_review(review), path))
     elif renderer is None:
         print("tflaunch: PNG and SVG reviews need PySide6; write --format md or csv here.", file=sys.stderr)
         return 2
     else:
-        renderer(review, path, fmt, args.scale)
+        renderer(review, path, fmt.name, args.scale)
     print(str(path))
     return 0

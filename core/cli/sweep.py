@@ -31,6 +31,7 @@ from .arguments import SettingsError, add_config_arguments, add_program_argument
 from .cluster import add_sweep_options, submit_sweep
 from .cluster_options import local_refusal
 from .command_tools import open_history, refuse, say
+from .echo import Echo, echo_wanted
 
 
 def _vary(text: str) -> tuple[str, list[str]]:
@@ -53,6 +54,8 @@ def add_arguments(sub: argparse._SubParsersAction) -> None:  # type: ignore[type
     sweep.add_argument("--vary", type=_vary, action="append", default=[], metavar="SETTING=V1,V2",
                        help="a setting and its values (repeatable; needed unless --instances gives several "
                             "counts): " + axes_help().replace("%", "%%"))
+    sweep.add_argument("--quiet", action="store_true",
+                       help="do not show the programs' own output (shown live on a terminal, each line after │)")
     sweep.add_argument("--repeat", type=int, default=5, help="measured trials per setting (default 5)")
     sweep.add_argument("--warmup", type=int, default=1, help="discarded warm-up rounds (default 1)")
     sweep.add_argument("--objective", type=_objective, default="ready",
@@ -111,7 +114,7 @@ def run(args: argparse.Namespace) -> int:
     print(f"tflaunch: sweep of {plan.describe(len(candidates))}", file=sys.stderr)
     gpus = GpuMemorySampler()  # each child's GPU memory, per device (nothing without NVML)
     try:
-        status = run_headless(session, _progress, gpus)
+        status = run_headless(session, _progress, gpus, Echo() if echo_wanted(args.quiet) else None)
     finally:
         gpus.close()
     sweep = session.sweep

@@ -29,6 +29,9 @@ PARTS = ("tracing", "instantiation", "xla", "variables", "data", "execution",
 NOT_ATTRIBUTED = "not_attributed"
 MARKER = "tflaunch.anatomy.window"  # a TraceMe made on the window's thread: how its line is found
 NAMES_PER_PART = 5  # the largest event names kept per part, to say what the part was made of
+# A folder the launcher gives for the profiler's log (`bench --tensorboard`): written there
+# and left for it to keep, instead of a temporary folder removed once read.
+KEEP_ENV = "TFLAUNCH_ANATOMY_LOGDIR"
 
 # name -> part, first match wins. `None` as the part: the event is a wrapper (a binding or a
 # dispatch) whose own time belongs to whatever encloses it; at the top of the thread, where
@@ -95,7 +98,7 @@ def start(tf: Any) -> Optional[str]:
     make every Python call an event, costing more than the parts it would show."""
     global _LOGDIR, _START_ERROR
     try:
-        _LOGDIR = tempfile.mkdtemp(prefix="tflaunch-anatomy-")
+        _LOGDIR = os.environ.get(KEEP_ENV) or tempfile.mkdtemp(prefix="tflaunch-anatomy-")
         options = tf.profiler.experimental.ProfilerOptions(host_tracer_level=3, python_tracer_level=0,
                                                            device_tracer_level=1)
         tf.profiler.experimental.start(_LOGDIR, options=options)
@@ -136,7 +139,8 @@ def finish(tf: Any, window_start: float, window_end: float) -> Dict[str, Any]:
     except Exception as exc:
         return {"window": window, "error": f"the trace could not be read: {type(exc).__name__}: {exc}"}
     finally:
-        shutil.rmtree(logdir, ignore_errors=True)
+        if logdir != os.environ.get(KEEP_ENV):
+            shutil.rmtree(logdir, ignore_errors=True)
 
 
 # -- the program observer's two calls (probe/observe.py, marked "anatomy hook") ---------------

@@ -42,6 +42,8 @@ class RunRecord(RecordData):
         """Close the run once the process is gone; decides status and the failed phase
         (ending.py holds the rules and the words)."""
         end_run(self, exit_code, exit_signal, cancelled=cancelled, timed_out=timed_out)
+        if self.status is RunStatus.OK:
+            self.forget_output()  # the tail says enough of a run that succeeded
 
     # -- in words (words.py) --------------------------------------------------------
     @property

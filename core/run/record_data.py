@@ -23,6 +23,10 @@ from . import fold
 STDERR_TAIL_LINES = 200
 STDERR_TAIL_BYTES = 64 * 1024
 STDERR_LINE_CHARS = 4096  # the session cuts longer lines as it reads them
+# A failed run keeps its child's whole output (stderr, a program's stdout) in the history, up
+# to this much: beyond it, the first part, a line saying how much was left out, and the tail.
+# A run that succeeded keeps only the tail.
+OUTPUT_KEPT_BYTES = 8 << 20
 # What one run keeps of the names and points a program reports (OpenTelemetry's SpanLimits):
 # more are counted as dropped, never stored.
 MAX_PHASE_NAMES = 64
@@ -90,6 +94,8 @@ class RecordData:
     exit_signal: int | None = None
     pid: int | None = None
     stderr_tail: deque[str] = field(default_factory=lambda: deque(maxlen=STDERR_TAIL_LINES))
+    output: list[str] = field(default_factory=list)  # every line of stderr_tail's, up to OUTPUT_KEPT_BYTES
+    output_dropped: int = 0  # lines past OUTPUT_KEPT_BYTES: only the tail has them
     samples: list[tuple[float, int]] = field(default_factory=list)  # (s since launch, bytes)
     gpu_samples: list[tuple[float, dict[int, int]]] = field(default_factory=list)  # (s, {gpu: bytes})
     described: bool = False  # the probe's result arrived
@@ -114,6 +120,7 @@ class RecordData:
     late_events: list[ev.Event] = field(default_factory=list)  # after the probe's result: ignored (the first few)
     late_count: int = 0
     _stderr_bytes: int = field(default=0, init=False, repr=False, compare=False)  # of stderr_tail, UTF-8
+    _output_bytes: int = field(default=0, init=False, repr=False, compare=False)  # of output, UTF-8
 
     def __post_init__(self) -> None:
         if not self.phases:
@@ -251,11 +258,17 @@ class RecordData:
         # lines that come another way, such as an older history's.
         if len(line) > STDERR_LINE_CHARS + 64:
             line = f"{line[:STDERR_LINE_CHARS]} … [line cut: {len(line) - STDERR_LINE_CHARS} more characters]"
+        size = _size(line)
+        if self._output_bytes + size <= OUTPUT_KEPT_BYTES and not self.output_dropped:
+            self.output.append(line)
+            self._output_bytes += size
+        else:
+            self.output_dropped += 1
         tail = self.stderr_tail
         if tail.maxlen is not None and len(tail) == tail.maxlen:
             self._stderr_bytes -= _size(tail[0])  # append will push it out
         tail.append(line)
-        self._stderr_bytes += _size(line)
+        self._stderr_bytes += size
         while self._stderr_bytes > STDERR_TAIL_BYTES and len(tail) > 1:
             self._stderr_bytes -= _size(tail.popleft())
 
@@ -264,6 +277,21 @@ class RecordData:
         self.samples.append((at - self.launched_at, rss))
         if gpu:
             self.gpu_samples.append((at - self.launched_at, gpu))
+
+    def whole_output(self) -> list[str]:
+        """Every line the child wrote, as far as kept: the first OUTPUT_KEPT_BYTES, then (past
+        them) a line saying how many were left out and the tail's lines after the gap."""
+        if not self.output_dropped:
+            return list(self.output)
+        after = list(self.stderr_tail)[-min(self.output_dropped, len(self.stderr_tail)):]
+        left_out = self.output_dropped - len(after)
+        gap = [f"[… {left_out} lines left out: a run keeps {OUTPUT_KEPT_BYTES >> 20} MiB of its output …]"] \
+            if left_out else []
+        return [*self.output, *gap, *after]
+
+    def forget_output(self) -> None:
+        """A run that succeeded keeps only its tail."""
+        self.output, self.output_dropped, self._output_bytes = [], 0, 0
 
     def stderr_excerpt(self, lines: int = 12) -> str:
         return "\n".join(list(self.stderr_tail)[-lines:])

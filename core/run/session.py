@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from ..phases import SPAWN
+from ..probe.anatomy import KEEP_ENV as ANATOMY_LOGDIR_ENV
 from ..settings.child import probe_command
 from ..settings.config import LaunchConfig
 from . import events as ev
@@ -91,10 +92,12 @@ ANATOMY_NOTE = ("TensorFlow's profiler was on (an anatomy run): its phases are s
 class ProbeSession:
     def __init__(self, config: LaunchConfig, *, command: list[str] | None = None,
                  base_env: Mapping[str, str] | None = None, warm: bool = False, launcher: list[str] | None = None,
-                 anatomy: bool = False, child: list[str] | None = None) -> None:
+                 anatomy: bool = False, child: list[str] | None = None, keep_trace: str | None = None) -> None:
         """`warm` (a program): forked from a warm server (cold, saying why, when it cannot be);
         `anatomy`: an extra run with TensorFlow's profiler on, whose first step or first
         call comes back in parts (probe/anatomy.py); never a measured run.
+        `keep_trace`: with `anatomy`, the folder the profiler writes its log to and leaves
+        there (TensorBoard's layout below it), instead of a temporary one removed once read.
         `command`: replaces the probe's argv (tests stand in a misbehaving child).
         `child`: the argv of one of the probe's other modes, which measures nothing (the
         serving warm-up file's writer): started, timed out, cancelled and read as a run's
@@ -118,6 +121,7 @@ class ProbeSession:
         if self.warm:
             self.record.warm_start = {"asked": True}
         self.anatomy = anatomy
+        self.keep_trace = keep_trace if anatomy else None
         self.warm_child: int | None = None  # the warm-started script's pid, once the client says it
         self._parser = EventParser()
         # A program's stdout is its own output: a log, not events.
@@ -175,6 +179,8 @@ class ProbeSession:
         env[RUN_MARKER_ENV] = self.marker
         if self.observes:
             env[OBSERVE_ENV] = observe_settings(record.config, anatomy=self.anatomy)
+        if self.keep_trace is not None:
+            env[ANATOMY_LOGDIR_ENV] = self.keep_trace
         return argv, env
 
     def _prepare_page_cache(self) -> None:

@@ -11,9 +11,11 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from ..run.record import RunRecord
+from ..run.record import RunRecord, RunStatus
+from ..run.record_data import OUTPUT_KEPT_BYTES
 from .rows import PHASE_COLUMNS, gpu_samples_from_rows, record_from_rows
 from .storable import (
+    STDERR_STORED_BYTES,
     storable_gpu_samples,
     storable_int,
     storable_json,
@@ -40,10 +42,18 @@ def finished_values(record: RunRecord) -> tuple[Any, ...]:
             storable_json(record.config.to_dict()), storable_json(record.settings),
             storable_json(record.environment), storable_json(record.model),
             None if failure is None else storable_json(failure), storable_int(record.exit_code),
-            storable_int(record.exit_signal), storable_text("\n".join(record.stderr_tail)),
+            storable_int(record.exit_signal), _stored_output(record),
             storable_json(record.imports),
             storable_json([[name, storable_real(at)] for name, at in record.marks], "[]"),
             int(record.stopped_at_ready), storable_json(launch_facts(record)), storable_json(record.anatomy))
+
+
+def _stored_output(record: RunRecord) -> str:
+    """The child's output: all of it for a run that did not succeed (what it printed before
+    it failed is the evidence), the tail for one that did."""
+    if record.status is RunStatus.OK:
+        return storable_text("\n".join(record.stderr_tail))
+    return storable_text("\n".join(record.whole_output()), OUTPUT_KEPT_BYTES + STDERR_STORED_BYTES)
 
 
 def launch_facts(record: RunRecord) -> dict[str, Any]:

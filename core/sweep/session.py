@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ..run.driver import run_sessions
+from ..run.driver import Watcher, Watchers, run_sessions
 from ..run.formats import in_formats
 from ..run.gpus.nvml import GpuMemorySampler
 from ..run.launch_check import KnownFlags, ask_known_flags, launch_check
@@ -105,13 +105,14 @@ def failure_reason(records: list[RunRecord]) -> str | None:
 
 
 def run_headless(session: SweepSession, on_trial: Callable[[Sweep, Trial, float | None], None] | None = None,
-                 gpus: GpuMemorySampler | None = None) -> str:
+                 gpus: GpuMemorySampler | None = None, watcher: Watcher | None = None) -> str:
     """Drive a sweep to its end with the command line's driver, sampling each child's GPU
-    memory with `gpus` where given; its status."""
+    memory with `gpus` where given, `watcher` hearing each run after the recorder; its status."""
     status = "done"
     while (due := session.next_trial()) is not None:
         trial, sessions = due
-        records = run_sessions(sessions, session.recorder, gpus)
+        heard = session.recorder if watcher is None else Watchers(session.recorder, watcher)
+        records = run_sessions(sessions, heard, gpus)
         if any(r.status is RunStatus.CANCELLED for r in records):  # Ctrl+C reached us
             status = "cancelled"
             break

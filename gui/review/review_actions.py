@@ -6,14 +6,14 @@ from pathlib import Path
 
 from PySide6.QtWidgets import QApplication, QMainWindow
 
+from tflaunch.core.report import exports
 from tflaunch.core.report.review import Review
 
 from ..widgets import file_dialogs
 from .review_image import render_image, write
 
-# File dialog filters: (filter text, format, scale).
-FILTERS = (("PNG image, 1600×900 (*.png)", "png", 1), ("PNG image at 2×, 3200×1800 (*.png)", "png", 2),
-           ("SVG vector image (*.svg)", "svg", 1), ("Markdown (*.md)", "md", 1), ("CSV (*.csv)", "csv", 1))
+# File dialog filters: (filter text, format, scale), from core's one table of formats.
+FILTERS = tuple((text, fmt.name, scale) for text, fmt, scale in exports.file_filters(exports.REVIEW))
 
 
 def current_review(window: QMainWindow) -> Review | None:

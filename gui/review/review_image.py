@@ -20,6 +20,7 @@ from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QPointF, QRectF, QSiz
 from PySide6.QtGui import QColor, QFont, QFontMetricsF, QImage, QPainter, QPen, QTextOption
 from PySide6.QtSvg import QSvgGenerator, QSvgRenderer
 
+from tflaunch.core.report import exports
 from tflaunch.core.report.review import Review, Series
 from tflaunch.core.units import MIB
 
@@ -361,10 +362,13 @@ def png_bytes(review: Review, scale: int = 1) -> bytes:
 
 def write(review: Review, path: Path, fmt: str | None = None, scale: int = 1) -> Path:
     """Write the review as png, svg, md or csv (from the file's extension by default)."""
-    fmt = (fmt or Path(path).suffix.lstrip(".") or "png").lower()
-    data = {"png": lambda: png_bytes(review, scale), "svg": lambda: render_svg(review),
-            "md": lambda: review.markdown().encode(), "csv": lambda: review.csv().encode()}
-    if fmt not in data:
-        raise ValueError(f"Cannot write a review as '{fmt}': use png, svg, md or csv.")
-    Path(path).write_bytes(data[fmt]())
+    guessed = exports.guess(exports.REVIEW, path)
+    try:
+        found = exports.find(exports.REVIEW, fmt.lower()) if fmt else guessed or exports.find(exports.REVIEW, "png")
+    except ValueError as exc:
+        raise ValueError(f"{str(exc).capitalize()}.") from None  # "Cannot write a review as 'x': use png, …"
+    drawn = {"png": lambda: png_bytes(review, scale), "svg": lambda: render_svg(review)}
+    write_text = found.write_review
+    data = exports.encoded(write_text(review), path) if write_text is not None else drawn[found.name]()
+    Path(path).write_bytes(data)
     return Path(path)

@@ -6,8 +6,12 @@ line uses; this owns the one ProbeProcess of the moment and says what happens to
 
 from __future__ import annotations
 
+import shutil
+from pathlib import Path
+
 from PySide6.QtCore import QObject, Signal
 
+from tflaunch.core.paths import cache_dir
 from tflaunch.core.run.gpus.nvml import GpuMemorySampler
 from tflaunch.core.run.launch_check import cached_known_flags, launch_check
 from tflaunch.core.run.record import RunRecord
@@ -32,6 +36,7 @@ class RunController(QObject):
         self.gpu_sampler: GpuMemorySampler | None = None
         self.process: ProbeProcess | None = None
         self.not_stored: str | None = None  # why the last run is not in the history, when it is not
+        self.profile: tuple[RunRecord, Path] | None = None  # the last anatomy run and where its profile is
         self._recorder = RunRecorder(history, "gui", self._on_history_problem)
 
     @property
@@ -55,7 +60,8 @@ class RunController(QObject):
         if self.running:
             return None
         self.not_stored = None
-        session = ProbeSession(config, warm=warm, anatomy=anatomy)
+        written = self._profile_folder() if anatomy else None
+        session = ProbeSession(config, warm=warm, anatomy=anatomy, keep_trace=str(written) if written else None)
         process = ProbeProcess(session, self, self.gpu_sampler, self._recorder)
         process.event_applied.connect(self.phase_changed)
         process.sampled.connect(self.sampled)
@@ -63,7 +69,18 @@ class RunController(QObject):
         process.finished.connect(self._on_finished)
         self.process = process
         process.start()
+        if written is not None:
+            self.profile = (process.record, written)
         return process.record
+
+    @staticmethod
+    def _profile_folder() -> Path:
+        """The one folder an anatomy run's profile is kept in, for "Keep profile for
+        TensorBoard…": emptied for each anatomy run, so at most one profile is kept."""
+        folder = cache_dir() / "anatomy-profile"
+        shutil.rmtree(folder, ignore_errors=True)
+        folder.mkdir(parents=True, exist_ok=True)
+        return folder
 
     def cancel(self) -> None:
         if self.process is not None:

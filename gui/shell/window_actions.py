@@ -26,6 +26,20 @@ def _review_actions():
     return review_actions
 
 
+def _trace_actions():
+    """Imported on first use, as the review's."""
+    from . import trace_actions
+
+    return trace_actions
+
+
+def _tensorboard_actions():
+    """Imported on first use, as the review's."""
+    from . import tensorboard_actions
+
+    return tensorboard_actions
+
+
 def _action(parent: QWidget, text: str, slot: Callable[[], object],
             shortcut: QKeySequence | QKeySequence.StandardKey | None = None, tip: str | None = None) -> QAction:
     action = QAction(text, parent)
@@ -50,6 +64,10 @@ class WindowActions:
                                "One extra run with TensorFlow's profiler on: the first step (or first call) in "
                                "parts — tracing, graph optimisation, XLA, variables, data, execution (Ctrl+Shift+A)")
         self.anatomy.setIconText("Anatomy")  # the toolbar's word: the window must fit 1024 px
+        self.keep_profile = _action(widget, "&Keep profile for TensorBoard…",
+                                    lambda: _tensorboard_actions().keep_for_tensorboard(w, widget),
+                                    tip="Copy the anatomy run's TensorFlow profile into a log folder: "
+                                        "tensorboard --logdir FOLDER, then its Profile tab")
         self.cancel = _action(widget, "&Cancel", w.cancel_run, QKeySequence(Qt.Key.Key_Escape),
                               "Stop the run and everything it started (Esc)")
         self.cancel.setEnabled(False)
@@ -63,6 +81,9 @@ class WindowActions:
                                 "One self-explanatory image (or SVG, Markdown, CSV) of what this tab shows")
         copy_review = _action(widget, "&Copy review image", lambda: _review_actions().copy_review(widget),
                               QKeySequence("Ctrl+Shift+C"))
+        self.export_trace = _action(widget, "Export as &trace…", lambda: _trace_actions().export_trace(w, widget),
+                                    tip="The run shown, the runs compared or those selected in History as a "
+                                        "Chrome trace for ui.perfetto.dev: phases, marks, memory, one track per run")
         toggle_log = w.log_dock.toggleViewAction()
         toggle_log.setShortcut(QKeySequence("Ctrl+L"))
         toggle_runs = w.runs_dock.toggleViewAction()
@@ -91,11 +112,13 @@ class WindowActions:
         file_menu.addSeparator()
         file_menu.addAction(export_review)
         file_menu.addAction(copy_review)
+        file_menu.addAction(self.export_trace)
         file_menu.addSeparator()
         file_menu.addAction(quit_action)
         run_menu = menu.addMenu("&Run")
         run_menu.addAction(self.run)
         run_menu.addAction(self.anatomy)
+        run_menu.addAction(self.keep_profile)
         run_menu.addAction(self.cancel)
         run_menu.addAction(self.script)
         run_menu.addSeparator()
