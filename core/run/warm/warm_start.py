@@ -341,6 +341,10 @@ def main(argv: Sequence[str] | None = None) -> None:
     args = parser.parse_args(argv)
     command = args.command[1:] if args.command[:1] == ["--"] else args.command
     env = dict(os.environ)
+    if EVENTS_FD_ENV in env:  # measured: a background job of the launcher's terminal, as a cold run is
+        from ...probe.terminal import leave_terminal
+
+        leave_terminal()
     try:
         launch = plan(command, args.python, env)
         code = run(launch, idle_s=args.idle, parent=args.parent,
