@@ -18,6 +18,7 @@ import pytest
 from tflaunch.core.cli.arguments import config_from_args
 from tflaunch.core.cli.main import build_parser
 from tflaunch.core.doctor.warm_arm import interpreter
+from tflaunch.core.run.launch_check import launch_check
 from tflaunch.core.run.program import normal_subject, program_argv, program_problems
 from tflaunch.core.run.session import ProbeSession
 from tflaunch.core.run.warm.warm_servers import server_key
@@ -144,3 +145,12 @@ def test_a_tf_keras_stacks_warm_server_imports_tf_keras_as_the_program_does(tmp_
                 os.environ.pop("TFLAUNCH_RUNTIME_DIR")
             else:
                 os.environ["TFLAUNCH_RUNTIME_DIR"] = saved
+
+
+def test_the_launch_check_judges_the_interpreter_the_command_named(linked_venv: Path, tmp_path: Path) -> None:
+    (tmp_path / "train.py").write_text("")
+    asked: list[str] = []
+    config = LaunchConfig(program=(str(linked_venv), "train.py"), workdir=str(tmp_path), extra_env={
+        "TF_XLA_FLAGS": "--tf_xla_auto_jit=2"})
+    assert launch_check(config, known=lambda python: asked.append(python) or None) == []
+    assert asked == [str(linked_venv)]  # the TF_XLA_FLAGS check asks that interpreter's TensorFlow
