@@ -155,7 +155,7 @@ def test_threads_and_multiprocessing_work_in_a_warm_child(scripts):
 
 
 def test_what_cannot_start_warm_is_said(scripts):
-    with pytest.raises(WarmStartError, match="not the profile's interpreter"):
+    with pytest.raises(WarmStartError, match="not the interpreter of this launch's settings"):
         plan(["/usr/bin/env", "python3", "x.py"], sys.executable, ENV)
     with pytest.raises(WarmStartError, match="-X"):
         plan([sys.executable, "-X", "importtime", "x.py"], sys.executable, ENV)

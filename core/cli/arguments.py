@@ -11,6 +11,7 @@ from ..phases import normal_until
 from ..probe.input_shapes import InputSpecError, spec_text
 from ..probe.input_shapes import parse as parse_input
 from ..run.events import PROTOCOL_VERSION
+from ..run.program import normal_subject
 from ..settings.config import LaunchConfig, valid_until
 from ..settings.display import setting_text
 from ..settings.setting import Kind, Setting
@@ -162,7 +163,8 @@ def program_of(args: argparse.Namespace) -> tuple[str, ...]:
 
 
 def config_from_args(args: argparse.Namespace, *, model_required: bool = False) -> LaunchConfig:
-    """The settings of a command: its flags, on top of --profile's settings when one is named.
+    """The settings of a command: its flags, on top of --profile's settings when one is named,
+    the program's command line read once (an interpreter as its first word is --python).
 
     Raises SettingsError (no model, or a profile that cannot be used: missing, broken or
     running code its user has not accepted)."""
@@ -177,7 +179,7 @@ def config_from_args(args: argparse.Namespace, *, model_required: bool = False) 
             raise SettingsError("invalid_arguments", "Give the model with --model PATH (or sample:NAME), your "
                                                      "program after -- (-- python train.py), or name a saved "
                                                      "profile with --profile NAME.")
-        return flags
+        return normal_subject(flags)
     try:
         profile = ProfileStore(profiles_dir()).load_for_launch(name)
     except UntrustedProfileError as exc:
@@ -194,7 +196,7 @@ def config_from_args(args: argparse.Namespace, *, model_required: bool = False) 
         changes[key] = value
     if program:
         changes["program"] = program
-    return base.replace(**changes)
+    return normal_subject(base.replace(**changes))
 
 
 def _flag_config(args: argparse.Namespace) -> LaunchConfig:

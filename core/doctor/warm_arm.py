@@ -27,7 +27,7 @@ from ..paths import cache_dir, profiles_dir
 from ..run.driver import Watcher, Watchers, run_sessions
 from ..run.environment import launch_environment
 from ..run.formats import in_formats
-from ..run.program import program_argv
+from ..run.program import BARE_PYTHONS, program_argv
 from ..run.record import RunRecord, RunStatus
 from ..run.session import ProbeSession
 from ..run.words import start_kind, warm_notes
@@ -78,7 +78,7 @@ def interpreter(config: LaunchConfig) -> str:
     """The program's interpreter as the measured run started it (a bare `python` is the chosen
     interpreter; another name is found on the launch's PATH, a path from its working folder),
     by absolute path; a model subject's is the configured one."""
-    if not config.is_program:
+    if not config.is_program or config.program[0] in BARE_PYTHONS:  # the setting, from our folder
         return os.path.abspath(config.python)
     first = program_argv(config)[0]
     if os.sep in first:

@@ -337,8 +337,10 @@ class Imported:
     """What this server's import saw: its environment then, the variables Python code read
     during the import (a launch differing in one of them needs another server), versions."""
 
-    def __init__(self, env: Dict[str, str], read: List[str], tensorflow: str, keras: str) -> None:
+    def __init__(self, env: Dict[str, str], read: List[str], tensorflow: str, keras: str,
+                 keras_module: str = "keras") -> None:
         self.env, self.read, self.tensorflow, self.keras = env, read, tensorflow, keras
+        self.keras_module = keras_module  # tf_keras when the environment asked for Keras 2
 
 
 class _StoppedError(Exception):
@@ -346,8 +348,9 @@ class _StoppedError(Exception):
 
 
 def _preload() -> Imported:
-    """What a script's first lines import, done once here: TensorFlow, and Keras when
-    installed (Keras 3 is imported by a script itself, not by TensorFlow). The variables
+    """What a script's first lines import, done once here: TensorFlow, and the Keras its
+    tf.keras is when installed (Keras 3 is imported by a script itself, not by TensorFlow;
+    tf-keras under TF_USE_LEGACY_KERAS). The variables
     read through os.environ meanwhile are recorded by swapping its class for the import's
     length (measured: a few dozen names, KERAS_BACKEND and TF_USE_LEGACY_KERAS among them)."""
     env = dict(os.environ)
@@ -372,17 +375,33 @@ def _preload() -> Imported:
     try:
         import tensorflow as tf
 
-        try:
-            import keras
-
-            keras_version = getattr(keras, "__version__", "")
-        except ImportError:
-            keras_version = ""
+        keras_module, keras_version = _import_keras()
     finally:
         os.environ.__class__ = environ_class
         os.environb.__class__ = environ_class
     names = sorted(env) if "*" in read else sorted(n for n in read if isinstance(n, str))
-    return Imported(env, names, tf.__version__, keras_version)
+    return Imported(env, names, tf.__version__, keras_version, keras_module)
+
+
+# TensorFlow's own test (tensorflow/__init__.py): these values make tf.keras tf-keras (Keras 2).
+LEGACY_KERAS = ("true", "True", "1")
+
+
+def _import_keras() -> Tuple[str, str]:
+    """The Keras the program's `tf.keras` is, imported: its module and version ("" when none
+    is installed): tf-keras when TF_USE_LEGACY_KERAS asks for it (a cold program never imports
+    Keras 3 then, so neither does this server), else `keras` (Keras 3, or TensorFlow 2.15's
+    own Keras 2)."""
+    legacy = os.environ.get("TF_USE_LEGACY_KERAS") in LEGACY_KERAS
+    name = "tf_keras" if legacy else "keras"
+    try:
+        if legacy:
+            import tf_keras as keras  # type: ignore[import-not-found]  # the user's, where asked for
+        else:
+            import keras
+    except ImportError:
+        return name, ""  # the program meets the same ImportError (or TensorFlow's warning) cold
+    return name, str(getattr(keras, "__version__", ""))
 
 
 def main(argv: Optional[List[str]] = None) -> None:
@@ -411,6 +430,7 @@ def main(argv: Optional[List[str]] = None) -> None:
         print(json.dumps({"error": f"cannot listen on {args.socket}: {exc}"}), flush=True)
         return
     print(json.dumps({"ready": True, "pid": os.getpid(), "tensorflow": imported.tensorflow, "keras": imported.keras,
+                      "keras_module": imported.keras_module,
                       "import_s": time.perf_counter() - started, "threads": 1 + server.allowed_threads,
                       "read": imported.read}), flush=True)
     why = ""

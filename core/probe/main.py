@@ -24,6 +24,7 @@ from .failure import ProbeFailure
 from .model_files import FORMATS
 from .process import exit_with_parent
 from .runner import Probe
+from .terminal import leave_terminal
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -69,6 +70,7 @@ def main(argv: Optional[Sequence[str]] = None) -> None:
         return
     channel = Channel()
     exit_with_parent(_launcher(args))
+    leave_terminal()  # in the launcher's session, a background job: no terminal to stop it
     probe = None
     code = 0
     try:

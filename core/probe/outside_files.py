@@ -52,10 +52,12 @@ def same_interpreter(a: str, b: str) -> bool:
     the same resolved folder. A virtual environment is its folder (Python looks for
     pyvenv.cfg beside the path it was started by, before following that link), and every
     venv's python is a link to one base interpreter, so the file alone does not say."""
-    return same_file(a, b) and _folder(a) == _folder(b)
+    return same_file(a, b) and interpreter_folder(a) == interpreter_folder(b)
 
 
-def _folder(path: str) -> str:
+def interpreter_folder(path: str) -> str:
+    """The folder an interpreter was started from, as Python looks for pyvenv.cfg beside it:
+    with its executable file, what tells one interpreter (one environment) from another."""
     # Never abspath first: it folds LINK/.. as text, which is the very mistake.
     return os.path.realpath(os.path.dirname(os.path.join(os.getcwd(), os.path.expanduser(path))))
 

@@ -22,7 +22,7 @@ from .gpus.gpu_notes import warnings_before_run
 from .gpus.nvml import machine_gpus
 from .interpreters.build_info import BuildInfo, build_info
 from .observable import unobservable_problems
-from .program import program_problems
+from .program import normal_subject, program_problems
 
 KnownFlags = Callable[[str], "list[str] | None"]
 
@@ -94,6 +94,7 @@ def page_cache_problem(config: LaunchConfig) -> str | None:
 def launch_check(config: LaunchConfig, *, script: bool = False,
                  known: KnownFlags | None = ask_known_flags) -> list[Problem]:
     """Every reason `config` cannot be launched; a script brings its own model."""
+    config = normal_subject(config)  # checked as it will run: an interpreter first is the setting
     problems = config.validate(check_model=not script)
     if config.is_program and not script:
         problems += program_problems(config) + unobservable_problems(config)

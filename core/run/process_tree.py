@@ -111,7 +111,7 @@ class TreeSampler:
 
 
 def end_group(pid: int, *, tree: bool = True) -> None:
-    """SIGKILL the child's process group (it leads one: start_new_session) and, with
+    """SIGKILL the child's process group (it leads one: process_group=0) and, with
     `tree`, every descendant that left the group; quiet if gone. Pass tree=False once
     the child is reaped: its pid may then belong to a stranger."""
     if pid <= 1:  # never a group we did not make: 0 is our own, 1 is init's

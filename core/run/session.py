@@ -24,7 +24,7 @@ from .gpus.gpu_notes import launch_facts
 from .gpus.nvml import machine_gpus
 from .line_buffer import LineBuffer
 from .process_tree import RUN_MARKER_ENV, run_marker
-from .program import EVENTS_FD_ENV, OBSERVE_ENV, observe_settings, program_argv
+from .program import EVENTS_FD_ENV, OBSERVE_ENV, normal_subject, observe_settings, program_argv
 from .record import STDERR_LINE_CHARS, Failure, RunRecord
 from .storage.eviction import PageCacheReport
 from .storage.eviction import prepare as prepare_page_cache
@@ -105,7 +105,7 @@ class ProbeSession:
         `launcher`: a program's launch as a user types it, a tflaunch command that applies the
         settings itself (`tflaunch run --warm --profile NAME -- python SCRIPT`, the doctor's
         advice): it gets our environment and the observation's variables, not the settings."""
-        self.record = RunRecord(config)
+        self.record = RunRecord(normal_subject(config))  # the app's configs too: one reading of a command line
         self._command, self._base_env = command, base_env
         self._launcher = launcher
         self._child = child

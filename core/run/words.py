@@ -68,6 +68,14 @@ def notes(record: RecordData) -> list[str]:
     return [*record.launch_notes, *program, *late, *gpu_notes(record.environment)]
 
 
+# The one path a measured program runs outside the launcher's session (driver.py says why
+# that matters): a fork of the warm server is in the server's session, which must outlive
+# its launchers, and a session's scheduling group cannot be joined from another session.
+WARM_SESSION_NOTE = ("Started warm, it ran in the warm server's session, so the kernel scheduled it in the "
+                     "server's scheduling group (its autogroup), not in the launcher's as a cold start is: on a busy "
+                     "machine its figures can differ from a terminal run's for that alone.")
+
+
 def warm_notes(record: RecordData) -> list[str]:
     """A launch asked to start warm: why it started cold, and whether its figure includes the
     warm server's own start (its import), which a later warm launch does not pay."""
@@ -79,6 +87,8 @@ def warm_notes(record: RecordData) -> list[str]:
     if kind == "cold":
         why = facts.get("cold_because") or "the warm client did not say why"
         out.append(f"Asked to start warm, started cold: {why}. Its figures are a cold start's.")
+    elif kind == "warm":
+        out.append(WARM_SESSION_NOTE)
     elif kind is None and record.finished_at is not None:
         out.append("Asked to start warm, but the warm client said neither that it forked the program nor why "
                    "not (it may have failed before it could): its figures may be a cold start's; see the log.")

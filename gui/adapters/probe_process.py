@@ -1,12 +1,14 @@
-"""ProbeProcess: the app's driver of a ProbeSession, a QProcess, a sampling thread and a clock.
+"""ProbeProcess: the app's driver of a ProbeSession, a child process, a sampling thread and a clock.
 
 Only I/O lives here: the child's bytes go to core's ProbeSession, which parses and folds
 them into the RunRecord exactly as the command line's driver does; the clock, the memory
-samples and the exit are reported to the same session, all on the GUI thread. QProcess
-starts the child and says when it ended; its stdout and stderr are pipes of ours, as the
-command line's are, read at the pipe's speed (PipeReader) rather than a pipe-full per turn.
+samples and the exit are reported to the same session, all on the GUI thread. The child is
+started as the command line's is (subprocess, a process group of its own in the app's
+session: QProcess can only make a new session, which the kernel schedules as a group of its
+own, apart from the app; core/run/driver.py says why that matters); a pidfd says when it
+ended. Its stdout and stderr are pipes of ours, read at the pipe's speed (PipeReader).
 Memory is read on a thread of its own (SamplerThread) and collected on the clock's tick.
-Nothing blocks: it reacts to QProcess signals, pipe notifiers and timers. Watchers (the
+Nothing blocks: it reacts to the pidfd's and the pipes' notifiers and to timers. Watchers (the
 recorder that stores the run) hear what the CLI's hear.
 """
 
@@ -14,10 +16,11 @@ from __future__ import annotations
 
 import os
 import signal
+import subprocess
 import time
 from collections.abc import Callable
 
-from PySide6.QtCore import QObject, QProcess, QProcessEnvironment, QTimer, Signal
+from PySide6.QtCore import QObject, QSocketNotifier, QTimer, Signal
 
 from tflaunch.core.run.driver import EXIT_DRAIN_S, Watcher
 from tflaunch.core.run.gpus.nvml import GpuMemorySampler
@@ -52,13 +55,8 @@ class ProbeProcess(QObject):
         self._sampling: SamplerThread | None = None
         self._followed: int | None = None
         self._pid = 0
-        self._program = session.record.config.python
-        self._process = QProcess(self)
-        # Its own process group, as the CLI's child: cancel and timeout end the whole group.
-        self._process.setUnixProcessParameters(QProcess.UnixProcessFlag.CreateNewSession)
-        self._process.started.connect(self._on_started)
-        self._process.errorOccurred.connect(self._on_error)
-        self._process.finished.connect(self._on_finished)
+        self._process: subprocess.Popen[bytes] | None = None
+        self._ended: QSocketNotifier | None = None  # on the child's pidfd: readable once it has ended
         self._clock = QTimer(self)
         self._clock.setInterval(TICK_MS)
         self._clock.timeout.connect(self._on_tick)
@@ -67,7 +65,12 @@ class ProbeProcess(QObject):
 
     @property
     def running(self) -> bool:
-        return not self.session.done and self._process.state() != QProcess.ProcessState.NotRunning
+        return not self.session.done and self._alive
+
+    @property
+    def _alive(self) -> bool:
+        """Started and not yet reaped: until we reap it, its pid (and group) is still the child's."""
+        return self._process is not None and self._process.returncode is None
 
     def start(self) -> None:
         if self.session.done:  # refused by the launch check
@@ -75,30 +78,37 @@ class ProbeProcess(QObject):
             self.finished.emit(self.record)
             return
         argv, env = self.session.launch(time.time(), time.monotonic())
-        # QProcess opens a path for a child's stream: /dev/fd/N opens our pipe's write end again.
         write_ends = [self._pipe(self.session.stdout), self._pipe(self.session.stderr)]
-        self._process.setStandardOutputFile(f"/dev/fd/{write_ends[0]}")
-        self._process.setStandardErrorFile(f"/dev/fd/{write_ends[1]}")
         if self.session.observes:
             write_ends.append(self._pipe(self.session.events))
-            os.set_inheritable(write_ends[-1], True)  # QProcess execs without closing inherited descriptors
             env.update(self.session.events_fd_env(write_ends[-1]))
-        environment = QProcessEnvironment()
-        for name, value in env.items():
-            environment.insert(name, value)
-        self._process.setProcessEnvironment(environment)
-        if self.session.cwd:
-            self._process.setWorkingDirectory(self.session.cwd)
         self._watcher.started(self.record)
         self._clock.start()
-        self._program = argv[0]
-        self._process.start(argv[0], argv[1:])
-        for write_end in write_ends:
-            os.close(write_end)  # the child has its copies: its end (and its descendants') closes the pipes
-        # Sampled from now, not from the `started` signal: that comes through the event loop,
-        # which a busy or loaded GUI thread held for 0.7 s, most of a short child's life. Qt
-        # starts a child as vfork does, so its pid is already the program, not a copy of us.
-        self._start_sampling(int(self._process.processId()))
+        try:
+            # As the command line's driver: its own process group in our session (setpgid
+            # before exec; no Python runs in the child), stdin /dev/null.
+            self._process = subprocess.Popen(argv, env=env, cwd=self.session.cwd, stdin=subprocess.DEVNULL,
+                                             stdout=write_ends[0], stderr=write_ends[1],
+                                             pass_fds=tuple(write_ends[2:]), process_group=0)
+        except OSError as exc:
+            self._failed_to_start(f"Could not start {argv[0]}: {exc.strerror or exc}.")
+            return
+        finally:
+            for write_end in write_ends:
+                os.close(write_end)  # the child has its copies: its end (and its descendants') closes the pipes
+        self._pid = self._process.pid
+        self.session.started(self._pid)
+        self._start_sampling(self._pid)  # from now: the child's whole life is sampled
+        self._watch_end()
+
+    def _watch_end(self) -> None:
+        """Hear the child's end: its pidfd turns readable (Linux 5.3); else the clock asks."""
+        try:
+            fd = os.pidfd_open(self._pid)
+        except (AttributeError, OSError):
+            return  # _on_tick polls instead
+        self._ended = QSocketNotifier(fd, QSocketNotifier.Type.Read, self)
+        self._ended.activated.connect(self._on_ended)
 
     def _pipe(self, feed: Callable[[bytes], Output]) -> int:
         """A pipe whose bytes go to `feed`; returns the write end, for the child."""
@@ -119,12 +129,6 @@ class ProbeProcess(QObject):
             self._kill()
 
     # -- slots -------------------------------------------------------------------------
-    def _on_started(self) -> None:
-        pid = int(self._process.processId())
-        self._pid = pid
-        self.session.started(pid)
-        self._start_sampling(pid)
-
     def _start_sampling(self, pid: int) -> None:
         if pid and self._sampling is None and not self.session.done:
             self._sampling = SamplerThread(ResourceSampler(pid, self._gpu))
@@ -155,8 +159,8 @@ class ProbeProcess(QObject):
     def _stop_at_ready(self) -> None:
         """The program reached its ready point: TERM to its group now, KILL after a grace."""
         self.session.stopping()
-        pid = int(self._process.processId())
-        if pid:
+        pid = self._pid
+        if pid and self._alive:
             try:
                 os.killpg(pid, signal.SIGTERM)
             except (ProcessLookupError, PermissionError):
@@ -168,6 +172,9 @@ class ProbeProcess(QObject):
             self._kill()
 
     def _on_tick(self) -> None:
+        if self._ended is None and self._process is not None and self._process.poll() is not None:
+            self._on_ended()  # no pidfd to tell us
+            return
         if self.session.expired(time.monotonic()):
             self._kill()
             return
@@ -189,33 +196,34 @@ class ProbeProcess(QObject):
         if self._sampling is not None:
             self._sampling.stop()
 
-    def _on_error(self, error: QProcess.ProcessError) -> None:
-        if error is QProcess.ProcessError.FailedToStart and not self.session.done:
-            self._close_pipes()
-            self._stop_sampling()
-            self.session.failed_to_start(f"Could not start {self._program}: "
-                                         f"{self._process.errorString()}.")
-            self._end()
+    def _failed_to_start(self, message: str) -> None:
+        self._close_pipes()
+        self._stop_sampling()
+        self.session.failed_to_start(message)
+        self._end()
 
-    def _on_finished(self, exit_code: int, status: QProcess.ExitStatus) -> None:
+    def _on_ended(self) -> None:
+        if self._ended is not None:
+            self._ended.setEnabled(False)
+            os.close(int(self._ended.socket()))
+            self._ended.deleteLater()
+            self._ended = None
+        assert self._process is not None
+        returncode = self._process.wait()  # it has ended: no wait at all
         self._stop_sampling()
         self._collect()  # what was read before the end belongs to the run
-        if self._pid:  # ours, from QProcess: the record's pid is whatever the child claimed
+        if self._pid:  # ours, from Popen: the record's pid is whatever the child claimed
             end_group(self._pid, tree=False)  # a descendant may still run in the child's group
         end_leftovers(self.session.marker)  # and one that left the group and outlived the child
         self._drain()
-        crashed = status is QProcess.ExitStatus.CrashExit
-        # On a crash Qt 6 reports the terminating signal's number as the exit code.
-        _record, output = self.session.exited(None if crashed else exit_code, exit_code if crashed else None)
+        _record, output = self.session.exited(returncode if returncode >= 0 else None,
+                                              -returncode if returncode < 0 else None)
         self._deliver(output)
         self._end()
 
     def _kill(self) -> None:
-        pid = int(self._process.processId())
-        if pid:
-            end_group(pid)
-        elif self._process.state() != QProcess.ProcessState.NotRunning:
-            self._process.kill()
+        if self._alive and self._pid:
+            end_group(self._pid)
 
     def _end(self) -> None:
         self._watcher.ended(self.record)

@@ -1,7 +1,10 @@
-"""Does an interpreter have TensorFlow, and which version? Asked without importing it.
+"""Does an interpreter have TensorFlow, and which stack? Asked without importing it.
 
-Importing TensorFlow takes seconds; reading its installed metadata takes milliseconds,
-so the check stays cheap enough to run whenever the user picks an interpreter.
+One child of the interpreter reads its Python version, TensorFlow's and Keras' installed
+versions (keras, tf-keras, and whether TF_USE_LEGACY_KERAS asks for tf-keras), and how
+TensorFlow was built (its generated build_info.py, read as a file). Importing TensorFlow
+takes seconds; reading these takes milliseconds, so the check stays cheap enough to run
+whenever the user picks an interpreter. observed.py turns the answer into words.
 """
 
 from __future__ import annotations
@@ -14,24 +17,42 @@ import subprocess
 from dataclasses import dataclass
 from typing import Any
 
+from .observed import InterpreterStack, observed_on, stack_of
+
 # Runs inside the chosen interpreter: standard library only, valid on Python 3.8+.
 CHECK_CODE = r"""
-import importlib.util, json, platform, sys
+import importlib.util, json, os, platform, sys
 try:
     from importlib import metadata
 except ImportError:
     metadata = None
-version = None
-if importlib.util.find_spec("tensorflow") is not None:
-    version = "unknown"
-    for dist in ("tensorflow", "tensorflow-cpu", "tf-nightly", "tensorflow-macos", "tensorflow-intel"):
+
+def installed(*dists):
+    for dist in dists:
         try:
-            version = metadata.version(dist)
+            return metadata.version(dist)
+        except Exception:
+            pass
+    return None
+
+version = build = None
+spec = importlib.util.find_spec("tensorflow")
+if spec is not None:
+    version = installed("tensorflow", "tensorflow-cpu", "tf-nightly", "tensorflow-macos",
+                        "tensorflow-intel") or "unknown"
+    for root in spec.submodule_search_locations or []:
+        name = os.path.join(root, "python", "platform", "build_info.py")
+        try:
+            scope = {}
+            with open(name) as f:
+                exec(compile(f.read(), name, "exec"), scope)
+            build = dict(scope["build_info"])
             break
         except Exception:
             pass
 print(json.dumps({"python": platform.python_version(), "executable": sys.executable,
-                  "tensorflow": version}))
+                  "tensorflow": version, "keras": installed("keras"), "tf_keras": installed("tf-keras", "tf_keras"),
+                  "legacy_keras": os.environ.get("TF_USE_LEGACY_KERAS"), "build_info": build}, default=str))
 """
 
 
@@ -42,6 +63,7 @@ class InterpreterInfo:
     message: str
     python_version: str | None = None
     tensorflow: str | None = None
+    stack: InterpreterStack | None = None  # what it runs a program with, when TensorFlow is there
 
 
 def check_command(python: str) -> list[str]:
@@ -105,5 +127,6 @@ def interpret_check(python: str, exit_code: int | None, stdout: str, stderr: str
             f"{python} -m pip install tensorflow",
             version,
         )
-    tf = data["tensorflow"]
-    return InterpreterInfo(python, True, f"Python {version}, TensorFlow {tf}", version, tf)
+    stack = stack_of(data)
+    return InterpreterInfo(python, True, f"{stack.words}. {observed_on(stack)}.", version,
+                           data["tensorflow"], stack)

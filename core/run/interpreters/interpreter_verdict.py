@@ -25,7 +25,8 @@ def interpreter_verdict(python: str, exit_code: int | None, stdout: str, stderr:
     info = interpret_check(python, exit_code, stdout, stderr)
     detail = _detail(stdout, stderr)
     if info.ok:
-        return InterpreterVerdict(python, True, info.message, info.python_version, info.tensorflow, detail)
+        return InterpreterVerdict(python, True, info.message, info.python_version, info.tensorflow, info.stack,
+                                  detail=detail)
     choose = "choose another interpreter"
     install = f"Install it there ({python} -m pip install tensorflow) or {choose}."
     if not isinstance(answer_of(python, exit_code, stdout, stderr), str):  # it ran the check: no TensorFlow
@@ -54,7 +55,7 @@ def not_started(python: str, reason: str) -> InterpreterVerdict:
 
 
 def _failed(python: str, message: str, info: InterpreterInfo, detail: str) -> InterpreterVerdict:
-    return InterpreterVerdict(python, False, message, info.python_version, info.tensorflow, detail)
+    return InterpreterVerdict(python, False, message, info.python_version, info.tensorflow, detail=detail)
 
 
 def _detail(stdout: str, stderr: str) -> str:

@@ -39,6 +39,7 @@ from typing import Any
 
 import psutil
 
+from ...probe.outside_files import interpreter_folder
 from ...settings.child import HOOK_CONFIG_ENV, PROBE_DIR
 from ..process_tree import RUN_MARKER_ENV
 from ..program import EVENTS_FD_ENV, OBSERVE_ENV
@@ -113,7 +114,9 @@ def server_key(python: str, env: Mapping[str, str], also: Sequence[str] = (), cw
     stable = sorted((k, v) for k, v in env.items()
                     if k not in PER_LAUNCH and (read_at_import(k) or k in also))
     affinity = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else []
-    data: list[Any] = [os.path.realpath(python), stable, sorted(also), affinity]
+    # The interpreter is its file and the folder it starts from (a venv is its folder: every
+    # venv of one base Python is a link to the same file).
+    data: list[Any] = [os.path.realpath(python), interpreter_folder(python), stable, sorted(also), affinity]
     if start_folder(env, cwd) != "/":
         data.append(start_folder(env, cwd))
     return hashlib.sha1(json.dumps(data).encode()).hexdigest()[:16]

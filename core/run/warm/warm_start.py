@@ -25,6 +25,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ...probe.outside_files import same_interpreter
 from ..program import EVENTS_FD_ENV
 from .warm_servers import (
     DEFAULT_IDLE_S,
@@ -80,9 +81,11 @@ def plan(command: Sequence[str], python: str, env: Mapping[str, str], cwd: str |
     if not command:
         raise WarmStartError("there is no command")
     found = shutil.which(command[0], path=env.get("PATH")) if os.sep not in command[0] else command[0]
-    if not found or os.path.realpath(found) != os.path.realpath(python):
-        raise WarmStartError(f"{command[0]} is not the profile's interpreter {python}; a warm server runs that "
-                                   "interpreter only")
+    # The same interpreter is the same file started from the same folder: every venv's python
+    # is a link to one base interpreter, whose packages are not the venv's.
+    if not found or not same_interpreter(found, python):
+        raise WarmStartError(f"{command[0]} is not the interpreter of this launch's settings ({python}: --python, "
+                             "or the profile's); a warm server runs that interpreter only")
     rest = list(command[1:])
     if not rest:
         raise WarmStartError("an interactive interpreter cannot start warm; give a script")
@@ -338,6 +341,10 @@ def main(argv: Sequence[str] | None = None) -> None:
     args = parser.parse_args(argv)
     command = args.command[1:] if args.command[:1] == ["--"] else args.command
     env = dict(os.environ)
+    if EVENTS_FD_ENV in env:  # measured: a background job of the launcher's terminal, as a cold run is
+        from ...probe.terminal import leave_terminal
+
+        leave_terminal()
     try:
         launch = plan(command, args.python, env)
         code = run(launch, idle_s=args.idle, parent=args.parent,

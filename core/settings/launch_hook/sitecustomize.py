@@ -139,6 +139,8 @@ def _observer_module():
     try:
         fd, settings = int(raw_fd), json.loads(raw or "{}")
         package = _probe_package()
+        # Measured in the launcher's session as a background job: no terminal to stop it.
+        importlib.import_module(package.__name__ + ".terminal").leave_terminal()
         age = importlib.import_module(package.__name__ + ".age")
         observe = importlib.import_module(package.__name__ + ".observe_install")
         observe.install(fd, settings, age.process_age())
