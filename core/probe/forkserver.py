@@ -396,7 +396,7 @@ def _import_keras() -> Tuple[str, str]:
     name = "tf_keras" if legacy else "keras"
     try:
         if legacy:
-            import tf_keras as keras  # type: ignore[import-not-found]  # the user's, where asked for
+            import tf_keras as keras  # type: ignore[import-untyped, import-not-found, unused-ignore]  # the user's, where asked for
         else:
             import keras
     except ImportError:

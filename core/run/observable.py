@@ -11,7 +11,6 @@ reason and what to measure instead; the import-time refusal covers what only the
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Mapping
 from pathlib import Path
 
