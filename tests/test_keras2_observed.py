@@ -8,6 +8,8 @@ import, evaluate is an inference, and a program's settings are read back.
 from __future__ import annotations
 
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -63,18 +65,24 @@ def test_a_tf_keras_program_is_seen_to_its_first_step(program: str, tmp_path: Pa
     assert agrees(record, "first_step_end")
 
 
+RESOLVE = """
+import keras
+from tflaunch.core.probe import keras_frameworks
+found = keras_frameworks.resolve("keras", keras)
+assert found is not None and found.major == 3 and found.apply == "apply" and found.unobservable() is None
+assert found.model is keras.Model and found.layer is keras.layers.Layer
+reason = found._replace(backend="jax").unobservable()
+assert reason is not None and "jax backend" in reason and found.name in reason, reason
+print("resolved", found.name)
+"""
+
+
 def test_a_keras_on_another_backend_is_said_unobservable_by_its_own_classes() -> None:
-    # The Keras 3 of this venv, resolved from its public names as the hooks resolve it; its other
-    # backends (jax, torch, numpy) need packages this venv has not, so the verdict is asked of it.
-    import keras
-
-    from tflaunch.core.probe import keras_frameworks
-
-    found = keras_frameworks.resolve("keras", keras)
-    assert found is not None and found.major == 3 and found.apply == "apply" and found.unobservable() is None
-    assert found.model is keras.Model and found.layer is keras.layers.Layer
-    reason = found._replace(backend="jax").unobservable()
-    assert reason is not None and "jax backend" in reason and found.name in reason
+    # The Keras 3 of this venv, resolved from its public names as the hooks resolve it (in a
+    # child: this process must not import TensorFlow); its other backends (jax, torch, numpy)
+    # need packages this venv has not, so the verdict is asked of it.
+    done = subprocess.run([sys.executable, "-c", RESOLVE], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0 and "resolved Keras 3." in done.stdout, done.stderr[-2000:]
 
 
 def test_a_run_the_observer_refused_ends_with_its_words_not_a_guess() -> None:

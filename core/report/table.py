@@ -171,8 +171,11 @@ def repeat_table(records: Sequence[RunRecord], anatomy: dict[str, object] | None
         measured = summarize(p.duration for p in (r.phase(str(anatomy.get("phase"))) for r in ok) if p is not None)
         footer += anatomy_lines(anatomy, measured.median if measured else None)
     # A warm launch's own start (cold and why, or paying for its server) differs from run to
-    # run: said for each run it concerns, never as if it were every run's.
-    per_run = [(i, note) for i, record in enumerate(records, start=1) for note in warm_notes(record)]
+    # run: said for each run it concerns, never as if it were every run's; a note every run
+    # has (a warm start's session) is said once, with the others.
+    notes = [warm_notes(record) for record in records]
+    everyone = set.intersection(*(set(n) for n in notes)) if notes else set()
+    per_run = [(i, note) for i, run_notes in enumerate(notes, start=1) for note in run_notes if note not in everyone]
     footer += [f"run {i}: {note}" for i, note in per_run]
     head = describe_run(ok[0] if ok else records[0], [note for _, note in per_run])
     return "\n".join([head, "", text, "", *footer])

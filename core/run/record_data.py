@@ -234,10 +234,10 @@ class RecordData:
             self.described = True
         elif isinstance(event, ev.ProbeError):
             self.failure = Failure(event.kind, event.message, event.detail)
+            self.failed_phase = event.phase
         elif isinstance(event, ev.Notice):
             if len(self.launch_notes) < MAX_NOTES and event.message not in self.launch_notes:
                 self.launch_notes.append(event.message)
-            self.failed_phase = event.phase
         elif isinstance(event, ev.ImportsMeasured):
             self.imports = dict(event.imports)
         elif isinstance(event, ev.AnatomyMeasured):
