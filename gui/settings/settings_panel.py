@@ -252,11 +252,9 @@ class SettingsPanel(QWidget):
                                        "escape it with a backslash.")]
         return []
 
-    def use_program(self, argv: list[str], until: str | None = None) -> None:
-        """Measure this command line next (the Launch script dialog's choice), to `until`."""
+    def use_program(self, argv: list[str]) -> None:
+        """Measure this command line next (a script dropped on the window); none: the model."""
         self.editors["program"].put(tuple(argv))
-        if until is not None:
-            self.editors["until"].put(until)
 
     def _browse_script(self) -> None:
         path = file_dialogs.open_file(self, "script", "Choose a script", "Python (*.py);;All files (*)")
