@@ -7,7 +7,6 @@ from dataclasses import dataclass, fields
 
 from ..phases import AFTER_READY, OTHER, OTHER_LABEL, label, phase_rows, short_label
 from ..run.record import RunRecord
-from ..run.words import start_kind
 from ..settings.config import LaunchConfig
 from ..settings.display import setting_text, short_value
 from ..settings.vocabulary import BY_NAME
@@ -194,10 +193,10 @@ def run_labels(runs: Sequence[RunRecord], idents: Sequence[str] | None = None,
     else:
         subjects = ["" for _ in runs]
     names = idents if idents is not None else [run_ident(record, i) for i, record in enumerate(runs)]
-    # How a launch asked to start warm did start, where the runs differ in it (a warm and a
-    # cold launch of one script have the same settings, and seconds between them).
-    starts = [start_kind(r) for r in runs]
-    started = [f"({s} start)" if s is not None and len(set(starts)) > 1 else "" for s in starts]
+    # The kind of run where the runs differ in it (a warm and a cold launch of one script have
+    # the same settings, and seconds between them; an anatomy run is slowed by its profiler).
+    kinds = [r.kind for r in runs]
+    started = [f"({k.short})" if not k.plain and len(set(kinds)) > 1 else "" for k in kinds]
     return [" ".join([names[i], *([subjects[i]] if subjects[i] else []),
                       *(f"{name}={shown[name][i]}" for name in differing if reads(configs[i], name)),
                       *([started[i]] if started[i] else [])])

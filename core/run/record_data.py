@@ -100,6 +100,9 @@ class RecordData:
     # The cluster node a sweep's trial ran on (its node type and host, from its result file);
     # empty off a cluster.
     node: dict[str, str] = field(default_factory=dict)
+    # Who launched it, as the history stores it (gui, cli, sweep, doctor, cluster): set when a
+    # recorder starts it, read back with it; "" for a run no recorder watched (run_kind.py).
+    source: str = ""
     launch_notes: list[str] = field(default_factory=list)  # what the launcher did first (a cache emptied, and why)
     launch_gpus: dict[str, Any] = field(default_factory=dict)  # NVML at launch (gpu_notes.launch_facts)
     page_cache: dict[str, Any] = field(default_factory=dict)  # a cold start's eviction (eviction.PageCacheReport)

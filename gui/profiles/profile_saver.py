@@ -58,7 +58,14 @@ class ProfileSaver(QObject):
             self.save(lambda: Profile(name, combined, doctor_evidence(diagnosis)))
 
     def save_runs(self, name: str, runs: Sequence[RunRecord], baseline: Sequence[RunRecord] = ()) -> bool:
-        """Store runs' settings as a profile, with them as evidence."""
+        """Store runs' settings as a profile, with them as evidence (runs of one kind: an
+        anatomy run's or a warm server's start is no figure of the others')."""
+        kinds = list(dict.fromkeys(r.kind for r in runs))
+        if len(kinds) > 1:
+            self.message.emit(f"Profile not saved: the runs were measured in different ways "
+                              f"({', '.join(k.words for k in kinds)}), and evidence pools runs of one kind. "
+                              "Select runs of one kind.")
+            return False
         return self.save(lambda: Profile(name, runs[-1].config, evidence_from_runs(runs, baseline)))
 
     def save(self, make_profile: Callable[[], Profile], *, trusted: bool = True) -> bool:
