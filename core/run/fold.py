@@ -12,16 +12,18 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Literal
 
-from ..phases import MODEL_READY, NOT_SPANS, UNTIL_PHASE
+from ..phases import NOT_SPANS
+from ..subject import Subject
 from .intervals import uncovered
 
 Moment = Literal["end", "mark", "exit"]  # a phase's end, a program's mark, its exit
 
 
 def ready_phase(program: bool, until: str) -> str | None:
-    """The phase whose end is the ready point: a model's first inference; for a program,
-    the phase --until names (None for mark:NAME and exit, which are no phase's end)."""
-    return UNTIL_PHASE.get(until) if program else MODEL_READY
+    """The phase whose end is the ready point, as the subject says (Subject.ready_phase): a
+    model's first inference; for a program, the phase --until names (None for mark:NAME and
+    exit, which are no phase's end)."""
+    return Subject.of(program).ready_phase(until)
 
 
 def is_ready_point(program: bool, until: str, moment: Moment, name: str = "") -> bool:

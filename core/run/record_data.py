@@ -15,6 +15,7 @@ from typing import Any
 
 from ..phases import PART_LABELS, SPAWN, STEADY, model_phases
 from ..settings.config import LaunchConfig
+from ..subject import Subject
 from . import events as ev
 from . import fold
 
@@ -125,6 +126,11 @@ class RecordData:
     def is_program(self) -> bool:
         """The subject is the user's own program, observed by the launch hook."""
         return self.config.is_program
+
+    @property
+    def subject_type(self) -> Subject:
+        """What it measured, as a value (subject.py): its phases, ready point and words."""
+        return self.config.subject_type
 
     @property
     def phase_order(self) -> list[str]:

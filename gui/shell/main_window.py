@@ -22,7 +22,8 @@ from tflaunch.core.run.launch_check import cached_known_flags, flags_to_check, l
 from tflaunch.core.run.record import RunRecord
 from tflaunch.core.settings.config import LaunchConfig
 from tflaunch.core.store.history import History
-from tflaunch.core.store.profiles import ProfileStore
+from tflaunch.core.store.profile_subject import applied_to
+from tflaunch.core.store.profiles import Profile, ProfileStore
 
 from ..adapters.interpreter_check import InterpreterCheck
 from ..adapters.window_state import WindowState
@@ -410,8 +411,10 @@ class MainWindow(DropTarget, QMainWindow):  # DropTarget: a model or a script dr
     def save_profile(self, name: str, runs: list[RunRecord], baseline: Sequence[RunRecord] = ()) -> bool:
         return self.saver.save_runs(name, runs, baseline)
 
-    def apply_profile(self, config: LaunchConfig) -> None:
-        """Fill the settings panel; an interpreter from another machine is not taken over."""
+    def apply_profile(self, profile: Profile) -> None:
+        """Fill the settings panel with what the profile keeps (a program's profile leaves the
+        subject and its command line as they are); an interpreter from another machine is not taken over."""
+        config = applied_to(profile.config, profile.subject_type, self.panel.form_config())
         if config.python != self.panel.python.text() and not Path(config.python).exists():
             config = config.replace(python=self.panel.python.text())
         self.use_config(config)
