@@ -11,15 +11,8 @@ from ..settings.config import LaunchConfig
 from ..settings.display import setting_text, short_value
 from ..settings.vocabulary import BY_NAME
 from ..units import format_duration
-from .subjects import (
-    MODEL_ONLY,
-    PROGRAM_ONLY,
-    measurement_kind,
-    own_config,
-    own_settings_differ,
-    reads,
-    subject_words,
-)
+from .subjects import measurement_kind, own_config, own_settings_differ, reads, subject_words
+from .subjects import unread as unread_by
 
 # Rows of a comparison: the phases up to ready that any run reported, the time between
 # them, time to ready; then steady latency per call (a phase total would compare 20 calls
@@ -162,8 +155,8 @@ def setting_rows(configs: Sequence[LaunchConfig]) -> list[SettingRow]:
     model row among programs (a program's config keeps the form's hidden model), no
     program row among models."""
     own = [own_config(c) for c in configs]
-    kinds = {c.is_program for c in configs}
-    unread = set(MODEL_ONLY) if kinds == {True} else set(PROGRAM_ONLY) if kinds == {False} else set()
+    subjects = {c.subject_type for c in configs}
+    unread = set(unread_by(subjects.pop())) if len(subjects) == 1 else set()
     differing = set(differing_settings(own))
     return [SettingRow(f.name, BY_NAME[f.name].label, BY_NAME[f.name].help,
                        tuple(setting_text(f.name, getattr(c, f.name)) for c in own), f.name in differing)

@@ -152,8 +152,8 @@ class RecordData:
 
     @property
     def ready_phase(self) -> str | None:
-        """The phase whose end is the ready point (fold.ready_phase)."""
-        return fold.ready_phase(self.is_program, self.config.until)
+        """The phase whose end is the ready point, as its subject says (Subject.ready_phase)."""
+        return self.subject_type.ready_phase(self.config.until)
 
     def _named(self, name: str) -> PhaseRecord | None:
         """The phase called `name`, added when first reported; None past the cap."""

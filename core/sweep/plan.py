@@ -24,7 +24,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..phases import NAME, SPAWN, STEADY, label, subject_phases
+from ..phases import NAME, SPAWN, STEADY, label
 from ..run.record import RunRecord, RunStatus
 from ..settings.config import LaunchConfig
 from ..settings.vocabulary import SETTINGS
@@ -88,7 +88,7 @@ def objective_choices(config: LaunchConfig) -> list[str]:
     """The objectives a subject can give, for a chooser: time to ready, each phase of its
     start (by its name, or phase:NAME), the mark it is measured to, steady state, peak."""
     phases = [next((k for k, v in _PHASE_NAMED.items() if v == name), f"phase:{name}")
-              for name in subject_phases(config.is_program, config.call) if name != SPAWN]
+              for name in config.subject_type.phases(config.call) if name != SPAWN]
     mark = [config.until] if config.is_program and config.until.startswith("mark:") else []
     steady = [] if objective_refusal(config, "steady") else ["steady"]
     return ["ready", *phases, *mark, *steady, "peak"]

@@ -309,7 +309,7 @@ class MainWindow(DropTarget, QMainWindow):  # DropTarget: a model or a script dr
         config = self.checked_config(self._refuse_run)
         if config is None:
             return
-        what = "first step" if config.is_program else "first call"
+        what = config.subject_type.first_work
         self._launch(config, f"anatomy of the {what} of {config.subject} (profiler on)", anatomy=True)
 
     def ask_script(self) -> None:
