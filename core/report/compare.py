@@ -10,8 +10,9 @@ from ..run.record import RunRecord
 from ..settings.config import LaunchConfig
 from ..settings.display import setting_text, short_value
 from ..settings.vocabulary import BY_NAME
+from ..subject import Subject
 from ..units import format_duration
-from .subjects import measurement_kind, own_config, own_settings_differ, reads, subject_words
+from .subjects import own_config, own_settings_differ, reads, subject_words
 from .subjects import unread as unread_by
 
 # Rows of a comparison: the phases up to ready that any run reported, the time between
@@ -180,7 +181,7 @@ def run_labels(runs: Sequence[RunRecord], idents: Sequence[str] | None = None,
     subjects = [subject_words(r) for r in runs]
     if len(set(subjects)) > 1:
         # A model by the end of its path that tells it apart; a command line whole, if short.
-        models = [i for i, r in enumerate(runs) if measurement_kind(r) == "model"]
+        models = [i for i, r in enumerate(runs) if r.subject_type is Subject.MODEL]
         tails = dict(zip(models, _tails([subjects[i] for i in models]), strict=True)) if models else {}
         subjects = [tails.get(i) or _shorten(subjects[i], 20) for i in range(len(runs))]
     else:
