@@ -39,6 +39,11 @@ MODEL_READY = FIRST
 # no time to ready and are compared per call (steady) or as a count (retraces).
 AFTER_READY: frozenset[str] = frozenset({STEADY, RETRACES})
 
+# Reported with a duration but not as a span: retraces are a count and their total time,
+# sent when steady state ends (the record gives them a start, its end minus the time, only
+# to draw them). They cover no time of the start: "other" never leaves them out of its gaps.
+NOT_SPANS: frozenset[str] = frozenset({RETRACES})
+
 # Time to ready spent outside every phase (generating inputs, the program's own Python).
 # Not a phase, since no one reports it: it is what wall time leaves over.
 OTHER = "other"

@@ -80,7 +80,7 @@ def test_settings_of_programs_name_no_model_and_a_warm_launch_is_told_from_a_col
         record.history_id = number
     names = [r.name for r in setting_rows([warm.config, cold.config])]
     assert "program" in names and not set(MODEL_ONLY) & set(names), names
-    assert run_labels([warm, cold]) == ["#3 (warm start)", "#2 (cold start)"]
+    assert run_labels([warm, cold]) == ["#3 (warm)", "#2 (cold)"]
 
 
 def test_setting_rows_mark_what_differs_and_run_labels_name_it():

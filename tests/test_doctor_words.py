@@ -117,3 +117,39 @@ def test_a_cost_smaller_than_a_saving_must_be_is_no_gain_not_a_cost():
     assert not jitter.costly and jitter.describe().startswith("no gain: 8.0 ms slower, a cost under 2% ")
     real = Saving(seconds=-0.2, low=-0.25, high=-0.15, baseline=0.4, runs=3)
     assert real.costly and real.describe().startswith("measured: costs 200 ms")
+
+
+def warm_only() -> Diagnosis:
+    """A program's examination where only warm start was measured (the testers' Advisor)."""
+    program = LaunchConfig(program=("python", "train_fit.py"), until="first_step")
+    exam = examine(program, RunRecord(program), has_gpu=False, only={"warm"})
+    d = Diagnosis(exam)
+    d.warm = saving([2.5, 2.6, 2.4, 2.55, 2.45], [20.1, 20.3, 19.9, 20.2, 20.0])
+    return d
+
+
+def test_the_baseline_row_counts_the_cold_launches_warm_start_was_measured_against():
+    """It said "0 runs" (and no figure) when warm start was all the doctor measured."""
+    d = warm_only()
+    baseline = next(row for row in report_rows(d) if row[1] == "baseline")
+    assert baseline[3:5] == ["20.10 s", "5"], baseline
+
+
+def test_progress_through_warm_start_counts_its_launches_and_time_left():
+    """It said "about 1 s left" for minutes: warm start's launches were counted as done the
+    moment they began, and nothing was said while they ran."""
+    now = [0.0]
+    progress = DoctorProgress(repeat=3, warm=True, clock=lambda: now[0])
+    progress.stage("examining python train_fit.py: one run with your settings")
+    now[0] += 10.0
+    progress.stage("measuring warm start: 3 launches of your command cold and 3 of `tflaunch run --warm`, "
+                   "alternated, each to the ready point")
+    assert progress.left().startswith("about 1 min 10 s left"), progress.left()  # 7 launches at 10 s
+    texts = []
+    for _ in range(7):
+        now[0] += 10.0
+        texts.append(progress.run_ended())
+    assert texts[0].startswith("warm start: launch 1 of 7; about 1 min left"), texts[0]
+    assert texts[5].startswith("warm start: launch 6 of 7; about 10 s left"), texts[5]
+    assert (progress.done, progress.total) == (7, 7)
+    assert "about 1 s left" not in " ".join(texts[:-1])

@@ -55,3 +55,45 @@ def test_until_exit_is_ready_at_a_clean_exit_only():
         record.apply(ev.PhaseEnd(100.05, "spawn", 0.05, 1, 1))
         record.finish(code)
         assert (record.time_to_ready is not None) is ready, code
+
+
+def _program_to_exit(retraces: tuple[float, float] | None = None) -> RunRecord:
+    """The review's case: a 10 s program run to its exit, 3 s of it steady steps."""
+    import time
+
+    at = time.time() - 10
+    record = RunRecord(LaunchConfig(program=("python", "t.py"), until="exit", steady=3), launched_at=at)
+    record.apply(ev.Hello(at + 0.5, "spawn", 7, 0.5, "python"))
+    record.apply(ev.PhaseEnd(at + 0.5, "spawn", 0.5, 1, 1))
+    for name, start, end in (("import", 0.5, 2.0), ("first_step", 2.0, 3.0)):
+        record.apply(ev.PhaseEnd(at + end, name, end - start, 1, 1, start=at + start))
+    if retraces is not None:  # a count with its total time, sent when steady ends: no span of its own
+        record.apply(ev.PhaseEnd(at + 6.0, "retraces", retraces[1], 1, 1, count=int(retraces[0])))
+    record.apply(ev.PhaseEnd(at + 6.0, "steady", 3.0, 1, 1, latency={"n": 3, "median": 1.0}, start=at + 3.0))
+    record.finish(0)
+    return record
+
+
+def test_until_exit_counts_the_steady_steps_as_a_phase_not_as_other():
+    """`gaps` excluded steady by name: with --until exit, 7.0 s of a 10 s run (3.0 s of it
+    steady) was "Other (between phases)"."""
+    record = _program_to_exit()
+    assert record.time_to_ready == pytest.approx(10.0, abs=0.5)
+    assert record.other_time == pytest.approx(record.time_to_ready - 6.0, abs=1e-6)  # from the steady's end to exit
+    assert [start for start, _ in record.gaps()] == [pytest.approx(6.0)]
+
+
+def test_retraces_are_no_span_and_cover_no_other_time():
+    """Retraces are a count and a total, their start invented (the end minus the time): the
+    time they would cover is still "other" when no real phase covers it."""
+    record = _program_to_exit(retraces=(2, 3.5))  # its invented span would cover 2.5-6.0
+    assert record.other_time == pytest.approx(record.time_to_ready - 6.0, abs=1e-6)
+    spans = {"spawn": (0.0, 0.5), "retraces": (0.5, 1.0)}
+    assert fold.gaps(spans, 2.0) == [(pytest.approx(0.5), pytest.approx(1.5))]
+
+
+def test_steady_after_the_ready_point_is_clipped_away():
+    """Where steady runs after the ready point (a model, a program to its first step), the
+    union clips it at ready: it covers nothing of the start."""
+    spans = {"spawn": (0.0, 0.5), "first": (0.5, 0.5), "steady": (1.2, 3.0)}
+    assert fold.gaps(spans, 1.0) == []

@@ -67,3 +67,45 @@ def test_no_module_decides_by_a_phase_name_written_out():
 def test_the_grep_sees_what_it_forbids():
     tree = ast.parse('if name == "steady" or "first_step" in names or record.phase("import") or p["spawn"]: pass')
     assert sorted(c.value for c in deciding_literals(tree)) == ["first_step", "import", "spawn", "steady"]
+
+
+# -- subjects: "model" and "program" are words of core/subject.py -------------------------------
+SUBJECT_WORDS = {"model", "program"}
+# What a subject's word may be compared with: a setting's name (the model and program
+# settings), or a table of them, never a run's kind of measurement.
+SETTING_NAMES = {"name", "field_name", "values"}
+
+
+def subject_deciding(tree: ast.AST) -> Iterator[tuple[int, str]]:
+    """(line, source) of comparisons with "model" or "program" whose other side is not a setting's name."""
+    def has_word(node: ast.AST) -> bool:
+        if isinstance(node, ast.Constant):
+            return node.value in SUBJECT_WORDS
+        return isinstance(node, (ast.Tuple, ast.List, ast.Set)) and any(has_word(e) for e in node.elts)
+
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Compare):
+            parts = [node.left, *node.comparators]
+            if any(has_word(p) for p in parts):
+                others = [ast.unparse(p) for p in parts if not has_word(p)]
+                if not all(other.rsplit(".", 1)[-1] in SETTING_NAMES for other in others):
+                    yield node.lineno, ast.unparse(node)
+
+
+def test_no_module_decides_by_a_subject_word_written_out():
+    """Which subject a run measured is asked of its Subject (core/subject.py: is_program, its
+    phases, words and the settings it reads): `measurement_kind(r) == "model"` elsewhere was a
+    second rule (the settings table and the observer name the subjects themselves)."""
+    found = []
+    for path in sorted([*ROOT.glob("core/**/*.py"), *ROOT.glob("gui/**/*.py")]):
+        relative = path.relative_to(ROOT).as_posix()
+        if relative == "core/subject.py" or any(relative.startswith(folder + "/") for folder in ALLOWED_FOLDERS):
+            continue
+        found += [f"{relative}:{line}: {source}" for line, source in
+                  subject_deciding(ast.parse(path.read_text(encoding="utf-8")))]
+    assert not found, "ask the run's Subject, not a word written out: " + "; ".join(found)
+
+
+def test_the_subject_grep_sees_what_it_forbids():
+    tree = ast.parse('if kind(r) == "model" or kinds == {"program"} or name in ("model", "python"): pass')
+    assert [source for _, source in subject_deciding(tree)] == ["kind(r) == 'model'", "kinds == {'program'}"]

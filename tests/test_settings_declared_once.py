@@ -13,6 +13,7 @@ from tflaunch.core.phases import UNTIL_POINTS
 from tflaunch.core.settings.config import LaunchConfig
 from tflaunch.core.settings.display import setting_text
 from tflaunch.core.settings.vocabulary import BY_NAME, SETTINGS, Kind
+from tflaunch.core.subject import BOTH, Subject
 from tflaunch.core.sweep.axes import AXES, apply_value
 from tflaunch.core.sweep.plan import PlanError
 
@@ -115,3 +116,64 @@ def test_a_count_or_mib_is_ascii_digits_only(text):
     for setting in (s for s in SETTINGS if s.kind in (Kind.COUNT, Kind.MIB)):
         with pytest.raises(ValueError):
             setting.parse(text)
+
+
+# -- which subject reads a setting: Setting.read_by, and the lists made from it -----------------
+PROGRAM_CONFIG = LaunchConfig(program=("python", "t.py"))
+
+
+def test_a_setting_read_by_one_subject_says_why_the_other_does_not():
+    for setting in SETTINGS:
+        assert setting.read_by and (setting.read_by == BOTH) == (not setting.unread_because), setting.name
+        for subject in Subject:
+            assert setting.why_unread(subject) == (None if setting.reads(subject) else setting.unread_because)
+
+
+@pytest.mark.parametrize("subject", list(Subject), ids=lambda s: s.value)
+def test_the_four_lists_are_made_from_the_table(subject, qtbot):
+    """Which subject reads a setting was four hand lists that disagreed (report/subjects.py,
+    the settings panel, the sweep's MODEL_ONLY_AXES, the doctor's _NOT_FOR_PROGRAMS): each is
+    the table's answer, setting by setting."""
+    from tflaunch.core.doctor.remedies import REMEDIES, not_for_programs
+    from tflaunch.core.report import subjects
+    from tflaunch.core.sweep.plan import MODEL_ONLY_AXES
+    from tflaunch.gui.settings.settings_panel import SettingsPanel
+
+    panel = SettingsPanel()
+    qtbot.addWidget(panel)
+    panel.set_config(PROGRAM_CONFIG if subject.is_program else LaunchConfig())
+    config = panel.config()
+    assert config.subject_type is subject and panel.subject_type is subject
+    for setting in SETTINGS:
+        reads = setting.reads(subject)
+        # Compare, labels and own_config (report/subjects.py)
+        assert (setting.name in subjects.unread(subject)) is not reads, setting.name
+        assert subjects.reads(config, setting.name) is reads, setting.name
+        assert (setting.name in (subjects.MODEL_ONLY if subject.is_program else subjects.PROGRAM_ONLY)) is not reads
+        # The form: hidden, or greyed with the reason
+        widget = panel.editors[setting.name].widget
+        if setting.group in ("Subject", "Inference"):  # the subject's own rows: the other's hidden
+            assert panel._forms[setting.name].isRowVisible(widget) is reads, setting.name
+        elif setting.read_by != BOTH:  # elsewhere greyed (a GPU setting may be greyed for want of a GPU)
+            assert widget.isEnabled() is reads, setting.name
+        if not reads and widget.isVisibleTo(panel):
+            assert setting.unread_because in widget.toolTip(), setting.name
+        if subject.is_program:
+            # The sweep's axes a program cannot vary, and the doctor's remedies it cannot apply
+            if setting.sweep:
+                assert MODEL_ONLY_AXES.get(setting.axis) == (None if reads else setting.unread_because), setting.name
+            if setting.name in REMEDIES:
+                assert not_for_programs(setting.name) == (None if reads else setting.unread_because), setting.name
+    assert set(MODEL_ONLY_AXES) - {s.axis for s in SETTINGS} == {"format"}, "the only axis that is no setting"
+
+
+def test_jit_compile_has_one_answer_a_program_does_not_read_it():
+    """The review's check: a program was offered jit_compile and compared by it, while the
+    sweep greyed it and the doctor said a launch cannot apply it."""
+    from tflaunch.core.report.subjects import own_settings_differ, reads
+    from tflaunch.core.run.record import RunRecord
+    from tflaunch.core.sweep.plan import MODEL_ONLY_AXES
+
+    runs = [RunRecord(PROGRAM_CONFIG), RunRecord(PROGRAM_CONFIG.replace(jit_compile=True))]
+    assert own_settings_differ(runs) == [] and not reads(PROGRAM_CONFIG, "jit_compile")
+    assert "jit_compile" in MODEL_ONLY_AXES and reads(LaunchConfig(), "jit_compile")

@@ -12,6 +12,7 @@ from ..run.warm.warm_start import DEFAULT_IDLE_S
 from ..safe_text import shown, shown_lines
 from ..settings.display import setting_text
 from ..store.model_code import model_details
+from ..store.profile_subject import measured_on
 from ..store.profiles import ProfileError, ProfileStore, diff, evidence_weakness
 from ..store.trust import code_it_runs
 from ..units import format_duration
@@ -130,7 +131,7 @@ def _list(store: ProfileStore) -> int:
         weak = "; weak evidence" if evidence_weakness(entry.profile.evidence) else ""
         untrusted = "  NOT ACCEPTED: runs code, see `tflaunch profiles trust " + entry.name + "`" \
             if store.unaccepted_code(entry.profile) else ""
-        print(f"{shown(entry.name)}  {shown(entry.profile.config.model)}  {shown(entry.profile.config.summary())}  "
+        print(f"{shown(entry.name)}  {shown(measured_on(entry.profile))}  {shown(entry.profile.config.summary())}  "
               f"ready {format_duration(ready)} (median of {runs} run{'' if runs == 1 else 's'}{weak}){untrusted}")
     return 1 if any(e.profile is None for e in entries) else 0
 

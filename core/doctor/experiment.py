@@ -136,7 +136,7 @@ def diagnose(base: LaunchConfig, *, repeat: int = 5, only: set[str] | None = Non
 def _anatomy(base: LaunchConfig, recorder: RunRecorder, watcher: Watcher | None, say: Say) -> dict[str, Any]:
     """The first step's (or first call's) parts, from one extra run with TensorFlow's profiler
     on: it chooses the anatomy's arms, and measures none of them."""
-    what = "first step" if base.is_program else "first call"
+    what = base.subject_type.first_work
     say(f"one extra run with TensorFlow's profiler on: the anatomy of the {what}")
     record = _one_run(base, recorder, watcher, anatomy=True)
     return {**record.anatomy, "run_id": record.history_id} if record.anatomy else {}

@@ -19,8 +19,11 @@ from ..units import format_duration
 
 
 def about(seconds: float) -> str:
-    """A rough time: "40 s", "2 min 5 s" (no hundredths for an estimate)."""
-    return f"{max(1, round(seconds))} s" if seconds < 59.5 else format_duration(seconds)
+    """A rough time: "40 s", "2 min 5 s", "1 min" (no hundredths for an estimate)."""
+    if seconds < 59.5:
+        return f"{max(1, round(seconds))} s"
+    minutes, rest = divmod(round(seconds), 60)
+    return f"{minutes} min" + (f" {rest} s" if rest else "")
 
 
 @dataclass
@@ -36,6 +39,11 @@ class DoctorProgress:
     _verifying: bool = False
     _warm_started: bool = False
 
+    @property
+    def warm_launches(self) -> int:
+        """Warm start's launches: cold and warm, alternated, and the one that starts the server."""
+        return 2 * self.repeat + 1
+
     def stage(self, text: str) -> None:
         """The doctor said what it starts now (its `say`)."""
         now = self.clock()
@@ -43,8 +51,22 @@ class DoctorProgress:
             self.durations.append(now - self._mark)
         self._examining = text.startswith("examining")
         self._verifying = self._verifying or text.startswith("verifying")
-        self._warm_started = self._warm_started or text.startswith("measuring warm start")
+        if text.startswith("measuring warm start") and not self._warm_started:
+            self._warm_started = True
+            self.total, self.done = self.warm_launches, 0  # its launches are counted as they end
         self._mark = now
+
+    def run_ended(self) -> str | None:
+        """A run outside the sweeps ended (the doctor's watcher): during warm start, which of
+        its launches it was and the time left; None before, where stage() and trial() say it."""
+        if not self._warm_started:
+            return None
+        now = self.clock()
+        if self._mark is not None:
+            self.durations.append(now - self._mark)
+        self._mark = now
+        self.done = min(self.done + 1, self.total)
+        return f"warm start: launch {self.done} of {self.total}; {self.left()}"
 
     def trial(self, sweep: Any, trial: Any, value: float | None) -> str:
         """A run of a sweep ended (its `on_trial`): where the doctor is, and the time left."""
@@ -67,7 +89,7 @@ class DoctorProgress:
             return "time left not known yet"
         runs = max(self.total - self.done, 0)
         if self.warm and not self._warm_started:
-            runs += 2 * self.repeat + 1  # cold and warm launches, and the server's first start
+            runs += self.warm_launches
         seconds = statistics.median(self.durations) * runs
         after = "" if self._verifying else ", more if a final A/B of the remedies that helped follows"
         return f"about {about(seconds)} left{after}"

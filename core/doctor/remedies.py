@@ -19,6 +19,8 @@ from ..run.record import RunRecord
 from ..run.storage.local_copy import local_copy
 from ..run.storage.mounts import mount_of
 from ..settings.config import LaunchConfig
+from ..settings.vocabulary import SETTINGS
+from ..subject import Subject
 from .anatomy_cures import choose
 
 REMEDIES: dict[str, str] = {
@@ -70,11 +72,11 @@ class Examination:
     anatomy_notes: list[str] = field(default_factory=list)  # parts that chose no arm, and why
 
 
-# What a launch cannot change in a program: its files and its code are its own.
+# What a launch cannot change in a program: its files and its code are its own. A remedy
+# that is a setting a program does not read says so, and why, in the settings table.
 _NOT_FOR_PROGRAMS = {
     "format": "a program loads its own files: convert them (tflaunch sample --format) and measure it again",
-    "jit_compile": "a program compiles its own model: model.compile(jit_compile=True) in your code; XLA "
-                   "auto-clustering, which a launch applies, is measured instead",
+    **{s.name: s.unread_because for s in SETTINGS if s.name in REMEDIES and not s.reads(Subject.PROGRAM)},
     "preload": "a program's model files are its own, unknown to tflaunch: preload them in your start script "
                "(vmtouch -t FILES) and measure it again",
     "local_copy": "a program's model files are its own, unknown to tflaunch: copy them to a local disk in your "

@@ -32,8 +32,11 @@ def report_rows(d: Diagnosis) -> list[list[str]]:
     rows = []
     number = iter(range(1, len(d.results) + 2))
     if d.baseline or not d.part_baseline:
-        rows.append([str(next(number)), "baseline", "your settings", format_duration(_median(d.baseline)),
-                     str(len(d.baseline)), "–"])
+        # With no arm measured, warm start's cold launches of your command are the baseline.
+        against = d.warm if not d.baseline else None
+        rows.append([str(next(number)), "baseline", "your settings" + (" (cold start)" if against else ""),
+                     format_duration(against.baseline if against else _median(d.baseline)),
+                     str(against.runs if against else len(d.baseline)), "–"])
     if d.part_baseline:  # the anatomy arms' baseline: the same settings, their phase measured
         rows.append(["" if d.baseline else str(next(number)), "baseline", "your settings",
                      format_duration(_median(d.part_baseline)) + " *", str(len(d.part_baseline)), "–"])

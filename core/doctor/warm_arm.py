@@ -34,6 +34,7 @@ from ..run.words import start_kind, warm_notes
 from ..settings.config import LaunchConfig
 from ..store.profiles import Profile, ProfileError, ProfileStore, evidence_from_runs
 from ..store.recorder import RunRecorder
+from ..subject import Subject
 from .verdict import Saving, saving
 
 Say = Callable[[str], None]
@@ -129,7 +130,8 @@ def measure(base: LaunchConfig, repeat: int, say: Say, recorder: RunRecorder | N
     arm = WarmArm(command=[*tflaunch_command(), "run", "--warm", "--profile", name, "--", python,
                            *program.program[1:]], profile=name, workdir=program.workdir)
     try:  # the settings measured, so the command advised applies exactly them
-        store.save(Profile(name, program.replace(program=(), workdir=""), {"runs": 0}), overwrite=True)
+        store.save(Profile(name, program.replace(program=(), workdir=""), {"runs": 0}, subject=Subject.PROGRAM),
+                   overwrite=True)
     except (ProfileError, OSError) as exc:
         arm.note = f"warm start could not be measured: the profile {name} could not be saved ({exc})"
         return arm
@@ -169,8 +171,8 @@ def measure(base: LaunchConfig, repeat: int, say: Say, recorder: RunRecorder | N
         _remove(store, name)  # advised nowhere: not left behind
         arm.profile = None
         return arm
-    store.save(Profile(name, program.replace(program=(), workdir=""), evidence_from_runs(warm, cold)),
-               overwrite=True)
+    store.save(Profile(name, program.replace(program=(), workdir=""), evidence_from_runs(warm, cold),
+                       subject=Subject.PROGRAM), overwrite=True)
     return arm
 
 

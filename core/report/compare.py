@@ -7,20 +7,13 @@ from dataclasses import dataclass, fields
 
 from ..phases import AFTER_READY, OTHER, OTHER_LABEL, label, phase_rows, short_label
 from ..run.record import RunRecord
-from ..run.words import start_kind
 from ..settings.config import LaunchConfig
 from ..settings.display import setting_text, short_value
 from ..settings.vocabulary import BY_NAME
+from ..subject import Subject
 from ..units import format_duration
-from .subjects import (
-    MODEL_ONLY,
-    PROGRAM_ONLY,
-    measurement_kind,
-    own_config,
-    own_settings_differ,
-    reads,
-    subject_words,
-)
+from .subjects import own_config, own_settings_differ, reads, subject_words
+from .subjects import unread as unread_by
 
 # Rows of a comparison: the phases up to ready that any run reported, the time between
 # them, time to ready; then steady latency per call (a phase total would compare 20 calls
@@ -163,8 +156,8 @@ def setting_rows(configs: Sequence[LaunchConfig]) -> list[SettingRow]:
     model row among programs (a program's config keeps the form's hidden model), no
     program row among models."""
     own = [own_config(c) for c in configs]
-    kinds = {c.is_program for c in configs}
-    unread = set(MODEL_ONLY) if kinds == {True} else set(PROGRAM_ONLY) if kinds == {False} else set()
+    subjects = {c.subject_type for c in configs}
+    unread = set(unread_by(subjects.pop())) if len(subjects) == 1 else set()
     differing = set(differing_settings(own))
     return [SettingRow(f.name, BY_NAME[f.name].label, BY_NAME[f.name].help,
                        tuple(setting_text(f.name, getattr(c, f.name)) for c in own), f.name in differing)
@@ -188,16 +181,16 @@ def run_labels(runs: Sequence[RunRecord], idents: Sequence[str] | None = None,
     subjects = [subject_words(r) for r in runs]
     if len(set(subjects)) > 1:
         # A model by the end of its path that tells it apart; a command line whole, if short.
-        models = [i for i, r in enumerate(runs) if measurement_kind(r) == "model"]
+        models = [i for i, r in enumerate(runs) if r.subject_type is Subject.MODEL]
         tails = dict(zip(models, _tails([subjects[i] for i in models]), strict=True)) if models else {}
         subjects = [tails.get(i) or _shorten(subjects[i], 20) for i in range(len(runs))]
     else:
         subjects = ["" for _ in runs]
     names = idents if idents is not None else [run_ident(record, i) for i, record in enumerate(runs)]
-    # How a launch asked to start warm did start, where the runs differ in it (a warm and a
-    # cold launch of one script have the same settings, and seconds between them).
-    starts = [start_kind(r) for r in runs]
-    started = [f"({s} start)" if s is not None and len(set(starts)) > 1 else "" for s in starts]
+    # The kind of run where the runs differ in it (a warm and a cold launch of one script have
+    # the same settings, and seconds between them; an anatomy run is slowed by its profiler).
+    kinds = [r.kind for r in runs]
+    started = [f"({k.short})" if not k.plain and len(set(kinds)) > 1 else "" for k in kinds]
     return [" ".join([names[i], *([subjects[i]] if subjects[i] else []),
                       *(f"{name}={shown[name][i]}" for name in differing if reads(configs[i], name)),
                       *([started[i]] if started[i] else [])])

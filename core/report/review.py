@@ -27,6 +27,7 @@ from ..settings.config import LaunchConfig
 from ..settings.display import setting_text
 from ..stats import summarize
 from ..store.profiles import describe_evidence
+from ..subject import Subject
 from ..sweep.instances import instances_rows
 from ..sweep.plan import CandidateResult, Sweep, objective_words, outcome
 from ..sweep.report import result_rows
@@ -43,7 +44,7 @@ from .compare import (
 )
 from .imports import import_flags, import_line
 from .sides import Side, differences, headline, measured, side_labels, sides_of, spread_text, too_few_note
-from .subjects import measurement_kind, own_settings_differ, subject_words, subjects_title
+from .subjects import own_settings_differ, subject_words, subjects_title
 
 Cell = float | int | bool | str | None  # a spreadsheet's cell: a number, a yes/no, a word, or nothing
 
@@ -289,8 +290,8 @@ def comparison_review(records: Sequence[RunRecord], baseline: int = 0) -> Review
     counted = "; ".join(f"{side.letter}: {side.ident} ({side.n} run{'s' if side.n > 1 else ''}"
                         + (", baseline)" if i == base_side else ")") for i, side in enumerate(sides))
     letters = [side_of[id(r)].letter for r in records]
-    kinds = {measurement_kind(r) for r in records}
-    facts = [("Model" if kinds == {"model"} else "Subject", _each(records, subject_words, letters) or base.subject),
+    models = {r.subject_type for r in records} == {Subject.MODEL}
+    facts = [("Model" if models else "Subject", _each(records, subject_words, letters) or base.subject),
              *environment_facts(records, letters), ("Runs compared", counted),
              ("Settings that differ", "; ".join(
                  f"{name}: " + " / ".join(f"{side.letter} {value}" for side, value in zip(sides, _words(name, sides),

@@ -15,7 +15,6 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
 from ..run.record import RunRecord
-from ..run.words import start_kind
 from ..settings.config import LaunchConfig
 from ..stats import MIN_RUNS_TO_COMPARE, Spread, summarize
 from ..units import format_duration
@@ -55,11 +54,13 @@ class Side:
 
 def _identity(record: RunRecord) -> str:
     """What makes runs one measurement repeated: the same kind of measurement (a program never
-    joins a model's side), the same start (a warm launch never joins a cold one), and the
-    same settings that the subject reads, the program's command line among them (a hidden
-    field of the other subject tells nothing apart)."""
-    return json.dumps([measurement_kind(record), start_kind(record), own_config(record.config).to_dict()],
-                      sort_keys=True)
+    joins a model's side), the same kind of run (run_kind.py: an anatomy run never joins a
+    measured one, a warm launch never a cold one, nor one that paid the warm server's start
+    the warm launches that did not), and the same settings that the subject reads, the
+    program's command line among them (a hidden field of the other subject tells nothing apart)."""
+    kind = record.kind
+    return json.dumps([measurement_kind(record), [kind.anatomy, kind.start, kind.origin],
+                       own_config(record.config).to_dict()], sort_keys=True)
 
 
 def _letter(index: int) -> str:

@@ -15,28 +15,36 @@ from dataclasses import fields
 
 from ..run.record import RunRecord
 from ..settings.config import LaunchConfig
+from ..settings.vocabulary import BY_NAME, SETTINGS
+from ..subject import Subject
 
-# Settings only one subject reads: the probe's model and how it is called; the program's
+
+def unread(subject: Subject) -> tuple[str, ...]:
+    """The settings a run of `subject` does not read, in declaration order (Setting.read_by)."""
+    return tuple(s.name for s in SETTINGS if not s.reads(subject))
+
+
+# Settings only one subject reads, as the settings table says: the probe's model and how it is
+# called (and jit_compile, which a program sets in its own code); the program's command line,
 # folder and ready point. `program` itself says which subject a config measures.
-MODEL_ONLY = ("model", "signature", "imports", "unsafe_deserialization", "batch", "inputs", "call")
-PROGRAM_ONLY = ("program", "workdir", "until")
+MODEL_ONLY = unread(Subject.PROGRAM)
+PROGRAM_ONLY = unread(Subject.MODEL)
 _DEFAULTS = LaunchConfig()
 
 
 def own_config(config: LaunchConfig) -> LaunchConfig:
-    """The config with the other subject's settings at their defaults."""
-    other = MODEL_ONLY if config.is_program else PROGRAM_ONLY
-    return config.replace(**{name: getattr(_DEFAULTS, name) for name in other})
+    """The config with the settings its subject does not read at their defaults."""
+    return config.replace(**{name: getattr(_DEFAULTS, name) for name in unread(config.subject_type)})
 
 
 def measurement_kind(record: RunRecord) -> str:
     """How the run measured: "model" (the probe) or "program" (observed phase by phase)."""
-    return "program" if record.is_program else "model"
+    return record.subject_type.words
 
 
 def subject_words(record: RunRecord) -> str:
     """The run's subject as its user wrote it: the model, or the command line with its quotes."""
-    if record.config.is_program:
+    if record.subject_type.is_program:
         return shlex.join(record.config.program)
     return record.config.model
 
@@ -54,7 +62,7 @@ def subjects_title(records: Sequence[RunRecord]) -> str:
 
 def reads(config: LaunchConfig, name: str) -> bool:
     """Whether a run of this config reads the setting (a program reads no model's settings)."""
-    return (name not in MODEL_ONLY or not config.is_program) and (name not in PROGRAM_ONLY or config.is_program)
+    return BY_NAME[name].reads(config.subject_type)
 
 
 def own_settings_differ(records: Sequence[RunRecord]) -> list[str]:

@@ -12,16 +12,18 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Literal
 
-from ..phases import AFTER_READY, MODEL_READY, UNTIL_PHASE
+from ..phases import NOT_SPANS
+from ..subject import Subject
 from .intervals import uncovered
 
 Moment = Literal["end", "mark", "exit"]  # a phase's end, a program's mark, its exit
 
 
 def ready_phase(program: bool, until: str) -> str | None:
-    """The phase whose end is the ready point: a model's first inference; for a program,
-    the phase --until names (None for mark:NAME and exit, which are no phase's end)."""
-    return UNTIL_PHASE.get(until) if program else MODEL_READY
+    """The phase whose end is the ready point, as the subject says (Subject.ready_phase): a
+    model's first inference; for a program, the phase --until names (None for mark:NAME and
+    exit, which are no phase's end)."""
+    return Subject.of(program).ready_phase(until)
 
 
 def is_ready_point(program: bool, until: str, moment: Moment, name: str = "") -> bool:
@@ -44,17 +46,22 @@ def time_to_ready(ready_at: float | None, launched_at: float) -> float | None:
 
 
 def gaps(spans: Mapping[str, tuple[float, float]], ready: float | None) -> list[tuple[float, float]]:
-    """(start, duration) of each stretch of [0, ready] that no phase covers: "other" time.
+    """(start, duration) of each stretch of [0, ready] that no reported span covers: "other" time.
 
     The union of the phases' intervals, for every subject: a program's phases nest (`data`
     runs inside `first_step`, a mark's span inside `load`), so ready minus the sum of the
     durations would count nested time twice and can go below zero. A model's phases run
     one after another, where the union and the sum agree; one rule keeps a model and a
     program comparable row by row.
+
+    The union stops at the ready point, so what runs after it (steady state, for a model or
+    a program measured to its first step) covers nothing, with no name to exclude; where the
+    ready point is the exit, steady steps are time the program reported, not "other". Only
+    what is no span is left out (retraces: a count and its total, NOT_SPANS).
     """
     if ready is None:
         return []
-    return uncovered([span for name, span in spans.items() if name not in AFTER_READY], ready)
+    return uncovered([span for name, span in spans.items() if name not in NOT_SPANS], ready)
 
 
 def other_time(spans: Mapping[str, tuple[float, float]], ready: float | None) -> float | None:

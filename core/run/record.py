@@ -25,6 +25,7 @@ from .record_data import (
     RunStatus,
 )
 from .record_json import record_dict
+from .run_kind import RunKind, run_kind
 
 __all__ = ["LATE_EVENTS_KEPT", "MAX_MARKS", "MAX_PHASE_NAMES", "STDERR_LINE_CHARS", "STDERR_TAIL_BYTES",
            "STDERR_TAIL_LINES", "Failure", "PhaseRecord", "PhaseState", "RunRecord", "RunStatus"]
@@ -63,6 +64,11 @@ class RunRecord(RecordData):
     @property
     def inputs_line(self) -> str:
         return words.inputs_line(self)
+
+    @property
+    def kind(self) -> RunKind:
+        """How it was measured besides its settings: plain, anatomy, warm... (run_kind.py)."""
+        return run_kind(self)
 
     @property
     def start_kind(self) -> str | None:

@@ -15,6 +15,7 @@ from typing import Any
 
 from ..phases import PART_LABELS, SPAWN, STEADY, model_phases
 from ..settings.config import LaunchConfig
+from ..subject import Subject
 from . import events as ev
 from . import fold
 
@@ -107,6 +108,9 @@ class RecordData:
     # The cluster node a sweep's trial ran on (its node type and host, from its result file);
     # empty off a cluster.
     node: dict[str, str] = field(default_factory=dict)
+    # Who launched it, as the history stores it (gui, cli, sweep, doctor, cluster): set when a
+    # recorder starts it, read back with it; "" for a run no recorder watched (run_kind.py).
+    source: str = ""
     launch_notes: list[str] = field(default_factory=list)  # what the launcher did first (a cache emptied, and why)
     launch_gpus: dict[str, Any] = field(default_factory=dict)  # NVML at launch (gpu_notes.launch_facts)
     page_cache: dict[str, Any] = field(default_factory=dict)  # a cold start's eviction (eviction.PageCacheReport)
@@ -132,6 +136,11 @@ class RecordData:
         return self.config.is_program
 
     @property
+    def subject_type(self) -> Subject:
+        """What it measured, as a value (subject.py): its phases, ready point and words."""
+        return self.config.subject_type
+
+    @property
     def phase_order(self) -> list[str]:
         """The phases reached, in the order they started."""
         return list(self.phases)
@@ -151,8 +160,8 @@ class RecordData:
 
     @property
     def ready_phase(self) -> str | None:
-        """The phase whose end is the ready point (fold.ready_phase)."""
-        return fold.ready_phase(self.is_program, self.config.until)
+        """The phase whose end is the ready point, as its subject says (Subject.ready_phase)."""
+        return self.subject_type.ready_phase(self.config.until)
 
     def _named(self, name: str) -> PhaseRecord | None:
         """The phase called `name`, added when first reported; None past the cap."""

@@ -25,7 +25,7 @@ def config_dict(record: RecordData) -> dict[str, Any]:
 def record_dict(record: RecordData) -> dict[str, Any]:
     """Everything a run measured and said, with each phase as it ended."""
     return {
-        "subject": {"kind": "program" if record.is_program else "model", "spec": record.config.subject,
+        "subject": {"kind": record.subject_type.words, "spec": record.config.subject,
                     **({"until": record.config.until, "workdir": record.config.workdir}
                        if record.is_program else {"call": record.config.call})},
         "stopped_at_ready": record.stopped_at_ready,

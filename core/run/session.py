@@ -26,6 +26,7 @@ from .line_buffer import LineBuffer
 from .process_tree import RUN_MARKER_ENV, run_marker
 from .program import EVENTS_FD_ENV, OBSERVE_ENV, normal_subject, observe_settings, program_argv
 from .record import STDERR_LINE_CHARS, Failure, RunRecord
+from .run_kind import ANATOMY_NOTE
 from .storage.eviction import PageCacheReport
 from .storage.eviction import prepare as prepare_page_cache
 from .warm.warm_start import CHILD_LINE, COLD_END, COLD_LINE, SERVER_LINE, client_command
@@ -85,8 +86,6 @@ def start_together(sessions: list[ProbeSession]) -> None:
         StartedTogether(sessions)
 
 
-ANATOMY_NOTE = ("TensorFlow's profiler was on (an anatomy run): its phases are slower than a measured run's "
-                "and are shown only beside them")
 
 
 class ProbeSession:

@@ -21,6 +21,7 @@ from ..probe.input_shapes import parse as parse_input
 from ..probe.model_files import check_model_path
 from ..probe.user_code import is_file
 from ..safe_text import shown
+from ..subject import Subject
 from .display import short_value
 from .vocabulary import BY_NAME, MAX_THREADS, SAMPLE_MODELS, SETTINGS, TF_DECIDES, Kind
 
@@ -105,6 +106,11 @@ class LaunchConfig:
     @property
     def is_program(self) -> bool:
         return bool(self.program)
+
+    @property
+    def subject_type(self) -> Subject:
+        """What a run of it measures, as a value: the model, or the program (subject.py)."""
+        return Subject.of(self.program)
 
     @property
     def subject(self) -> str:

@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
 
+from ..subject import BOTH, Subject
+
 DEFAULT = "default"  # the word for "leave it to TensorFlow, the driver or the environment" (None)
 
 
@@ -70,6 +72,18 @@ class Setting:
     bounds: tuple[int, int] | None = None  # COUNT: the lowest and highest value allowed
     unit: str = ""  # after a number: MiB, s, calls
     sweep: str | None = None  # the values a sweep offers first; None: a sweep cannot vary it
+    # The subjects whose runs read it (a program decides its batch and its jit_compile in its
+    # own code), and why the other one does not: the form, Compare, the sweep and the doctor
+    # all ask here.
+    read_by: frozenset[Subject] = BOTH
+    unread_because: str = ""
+
+    def reads(self, subject: Subject) -> bool:
+        return subject in self.read_by
+
+    def why_unread(self, subject: Subject) -> str | None:
+        """Why a run of `subject` does not read it, or None when it does."""
+        return None if self.reads(subject) else self.unread_because
 
     @property
     def axis(self) -> str:

@@ -12,6 +12,7 @@ import sys
 
 from ..probe.input_shapes import DEFAULTS_HELP
 from ..probe.samples import SAMPLES
+from ..subject import Subject
 from .setting import DEFAULT, Kind, Reach, Setting, parse_switch, parse_tristate
 
 __all__ = ["BY_NAME", "SETTINGS", "Kind", "Reach", "Setting", "parse_switch", "parse_tristate"]
@@ -45,25 +46,31 @@ CALLS: dict[str, str] = {"function": "traced, then called", "eager": "model(x) a
 UNTIL_WORDS: dict[str, str] = {"first_step": "its first training step", "first_inference": "its first inference",
                                "exit": "its exit"}
 TF_DECIDES = "default (TensorFlow decides)"
+# Settings one subject reads (Setting.read_by), each with the reason the other does not.
+MODEL_ONLY, PROGRAM_ONLY = frozenset({Subject.MODEL}), frozenset({Subject.PROGRAM})
 
 SETTINGS: tuple[Setting, ...] = (
     Setting("model", "Model", "A SavedModel folder, a .keras or .h5 file, FILE.py:FUNCTION (a function of "
             "yours that builds the model: it runs that code), or a built-in sample built from code (sample:"
             + "|".join(SAMPLE_MODELS) + ").", Reach.MEASUREMENT, "Subject", "--model",
-            kind=Kind.TEXT, default="sample:mlp"),
+            kind=Kind.TEXT, default="sample:mlp",
+            read_by=MODEL_ONLY, unread_because="a program loads or builds its own model"),
     Setting("program", "Program", "Your own command line (python train.py ...) as the subject instead of a model: "
             "the launch hook observes its phases (import, build or load, compile, data, first step, first "
             "inference, steady) on a private channel; its output is untouched.", Reach.MEASUREMENT, "Subject",
             "-- COMMAND",
-            kind=Kind.LIST, default=(), unset=("none (a model is the subject)", "none")),
+            kind=Kind.LIST, default=(), unset=("none (a model is the subject)", "none"),
+            read_by=PROGRAM_ONLY, unread_because="a model is the subject: no command line runs"),
     Setting("workdir", "Working folder", "The folder a program starts in (its relative paths are read from "
             "there); empty: tflaunch's own.", Reach.MEASUREMENT, "Subject", "--cwd",
-            kind=Kind.TEXT, default="", unset=("the current folder", DEFAULT)),
+            kind=Kind.TEXT, default="", unset=("the current folder", DEFAULT),
+            read_by=PROGRAM_ONLY, unread_because="a model's probe starts in tflaunch's own folder"),
     Setting("until", "Until", "Where a program's run is measured to: " + ", ".join(UNTIL_WORDS) + " or "
             "mark:NAME (a tflaunch_mark.mark of its own). tflaunch then ends the program (its whole process group) "
             "after --steady more steps or calls and records it as stopped at ready, not as a failure.",
             Reach.MEASUREMENT, "Subject", "--until",
-            kind=Kind.CHOICE, default="first_step", choices=UNTIL_WORDS),
+            kind=Kind.CHOICE, default="first_step", choices=UNTIL_WORDS,
+            read_by=PROGRAM_ONLY, unread_because="a model is ready at its first inference"),
     Setting("python", "Interpreter", "The python that runs the child: any environment with TensorFlow "
             "(venv, conda...); tflaunch need not be installed there.", Reach.LAUNCHER, "Python environment",
             "--python",
@@ -145,7 +152,9 @@ SETTINGS: tuple[Setting, ...] = (
             "forward pass in tf.function(jit_compile=True). A launch cannot do this to your script: to get it, "
             "call your model through tf.function(model, jit_compile=True) or model.compile(jit_compile=True).",
             Reach.MEASUREMENT, "TensorFlow", "--jit-compile",
-            kind=Kind.SWITCH, default=False, sweep="off,on"),
+            kind=Kind.SWITCH, default=False, sweep="off,on", read_by=MODEL_ONLY,
+            unread_because="a program compiles its own model: model.compile(jit_compile=True) in your code; "
+                           "XLA auto-clustering, which a launch applies, is measured instead"),
     Setting("onednn", "oneDNN", "oneDNN CPU optimisations: TF_ENABLE_ONEDNN_OPTS=1 or 0 before start; "
             "default leaves TensorFlow's choice.", Reach.ENVIRONMENT, "TensorFlow", "--onednn",
             kind=Kind.TRISTATE, unset=(TF_DECIDES, DEFAULT), sweep="default,off"),
@@ -158,23 +167,28 @@ SETTINGS: tuple[Setting, ...] = (
             kind=Kind.PAIRS, default={}, unset=("none", "none")),
     Setting("batch", "Batch size", "Batch size of the inputs generated from the model's signature.",
             Reach.MEASUREMENT, "Inference", "--batch",
-            kind=Kind.COUNT, default=1, bounds=(1, 1 << 20), sweep="1,8"),
+            kind=Kind.COUNT, default=1, bounds=(1, 1 << 20), sweep="1,8",
+            read_by=MODEL_ONLY, unread_because="a program chooses its own batch"),
     Setting("inputs", "Input shapes", "The shape of each model input without the batch dimension, "
             "NAME=D1xD2...[:DTYPE] (for example image=320x320x3 or tokens=256). An unknown dimension left "
             "unset gets a default (" + DEFAULTS_HELP + ") and the result says the shape was assumed.",
             Reach.MEASUREMENT, "Inference", "--input",
-            kind=Kind.PAIRS, default={}, unset=("as the model declares them", DEFAULT)),
+            kind=Kind.PAIRS, default={}, unset=("as the model declares them", DEFAULT),
+            read_by=MODEL_ONLY, unread_because="a program makes its own inputs"),
     Setting("signature", "Signature", "The SavedModel signature to call; by default serving_default, or the "
             "only one there is.", Reach.MEASUREMENT, "Subject", "--signature",
-            kind=Kind.TEXT, default="", unset=("default (serving_default, or the only one)", DEFAULT)),
+            kind=Kind.TEXT, default="", unset=("default (serving_default, or the only one)", DEFAULT),
+            read_by=MODEL_ONLY, unread_because="a program calls its own model"),
     Setting("imports", "Imports (run code)", "Modules or .py files imported in the child before the model "
             "loads, so the custom layers they register can be found. This runs their code.",
             Reach.MEASUREMENT, "Subject", "--import",
-            kind=Kind.LIST, default=(), unset=("none", "none")),
+            kind=Kind.LIST, default=(), unset=("none", "none"),
+            read_by=MODEL_ONLY, unread_because="a program imports what it needs itself"),
     Setting("unsafe_deserialization", "Unsafe deserialization (run code)", "Turn off Keras's safe mode, so "
             "Lambda layers load: they run Python code stored in the model file. Only for files you trust.",
             Reach.MEASUREMENT, "Subject", "--unsafe-deserialization",
-            kind=Kind.SWITCH, default=False),
+            kind=Kind.SWITCH, default=False,
+            read_by=MODEL_ONLY, unread_because="a program loads its own model"),
     Setting("steady", "Steady runs", "Inferences after the first (a program's steps or calls after its ready "
             "point), to measure steady-state latency.", Reach.MEASUREMENT, "Inference", "--steady",
             kind=Kind.COUNT, default=20, bounds=(0, 1_000_000), unit="calls"),
@@ -182,7 +196,8 @@ SETTINGS: tuple[Setting, ...] = (
             "tf.function's concrete function, the default: a `trace` phase, then calls), eager (model(x) as "
             "written, no trace phase) or predict (model.predict / the signature through predict_on_batch). Every "
             "result says which.", Reach.MEASUREMENT, "Inference", "--call",
-            kind=Kind.CHOICE, default="function", choices=CALLS),
+            kind=Kind.CHOICE, default="function", choices=CALLS,
+            read_by=MODEL_ONLY, unread_because="a program calls its own model"),
     Setting("timeout", "Timeout", "A run still going after this many seconds is stopped and marked timed out.",
             Reach.LAUNCHER, "Inference", "--timeout",
             kind=Kind.SECONDS, default=600.0, unit="s"),

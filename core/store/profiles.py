@@ -27,10 +27,12 @@ from ..safe_text import shown
 from ..settings.config import LaunchConfig
 from ..settings.vocabulary import BY_NAME, launch_statement
 from ..stats import summarize
+from ..subject import Subject
 from ..units import format_bytes, format_duration
 from .atomic import atomic_write
 from .model_code import model_fingerprint
 from .profile_shape import shape_problem
+from .profile_subject import declared_subject, profile_subject, to_keep
 from .trust import TrustFile, code_it_runs, digest
 
 SCHEMA_VERSION = 1
@@ -49,15 +51,16 @@ class Profile:
     evidence: dict[str, Any] = field(default_factory=dict)
     created: str = field(default_factory=lambda: time.strftime("%Y-%m-%dT%H:%M:%S%z"))
     digest: str = field(default="", compare=False)  # SHA-256 of the file it was read from
+    subject: Subject | None = None  # what it was measured on; None: as its config or evidence says
+
+    @property
+    def subject_type(self) -> Subject:
+        return profile_subject(self.subject, self.config, self.evidence)
 
     def to_toml(self) -> str:
-        # A program is what the evidence was measured on, not a setting to share: never saved.
-        settings = {k: v for k, v in self.config.to_dict().items()
-                    if v is not None and v != {} and k not in ("program", "workdir", "until")
-                    and not (k == "model" and self.config.is_program)}
         return tomli_w.dumps({"schema_version": SCHEMA_VERSION, "name": self.name, "created": self.created,
-                              "settings": settings, "launch": self.launch_statement(),
-                              "evidence": _drop_none(self.evidence)})
+                              "subject": self.subject_type.value, "settings": to_keep(self.config, self.subject_type),
+                              "launch": self.launch_statement(), "evidence": _drop_none(self.evidence)})
 
     def launch_statement(self) -> dict[str, Any]:
         """What `tflaunch run --profile` applies of these settings, and what it cannot: the
@@ -108,8 +111,8 @@ class Profile:
         if wrong:
             raise ProfileError(f"{source} has a setting tflaunch cannot use: {wrong[0].field}: "
                                f"{shown(wrong[0].message)} Correct it in the file or save the profile again.")
-        evidence = data.get("evidence", {})
-        return cls(str(data.get("name", "")), config, evidence, str(data.get("created", "")))
+        return cls(str(data.get("name", "")), config, data.get("evidence", {}), str(data.get("created", "")),
+                   subject=declared_subject(data.get("subject")))
 
 
 def read_profile_file(path: Path, within: Path | None = None) -> tuple[bytes, str]:

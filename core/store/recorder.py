@@ -53,6 +53,7 @@ class RunRecorder(Watcher):
 
     def started(self, record: RunRecord) -> None:
         sweep_id, trial = self._labels.pop(id(record), (None, None))
+        record.source = self.source  # who ran it is part of its kind (run_kind.py), live as when read back
         row = _Row(None, sweep_id, trial, flushed_at=time.monotonic())
         self._rows[id(record)] = row
         self._begin(record, row)

@@ -17,6 +17,7 @@ from ..phases import NAME
 from ..run.anatomy import checked_anatomy
 from ..run.events import checked_imports
 from ..run.record import Failure, PhaseRecord, PhaseState, RunRecord, RunStatus
+from ..run.run_kind import PLAIN, RunKind, stored_kind
 from ..run.words import COLD_MARK, WARM_MARK
 from ..settings.config import LaunchConfig
 from .descriptions import ENVIRONMENT, MODEL_INFO, shown
@@ -47,14 +48,22 @@ def _capped(column: str) -> str:
             f"THEN '{TOO_LARGE}' || length(CAST({column} AS BLOB)) ELSE {column} END")
 
 
+ANATOMY_SIGN = "(an anatomy run)"  # a part of ANATOMY_NOTE, as the launch's JSON holds it
+
+
 # The columns a summary is read from, in summary_from_row's order. How a launch asked to
 # start warm did start is one of its marks (words.start_kind): found by SQLite in the marks'
 # text, not by parsing a program's thousand marks for every row listed.
+# The rest of its kind (run_kind.py) likewise: a profiled run by its anatomy or its launch
+# note, a warm launch that started the server by that fact in its launch, a cluster trial by
+# the node in its trial.
 SUMMARY_COLUMNS = (f"id, launched_at, {_capped('source')}, {_capped('model')}, {_capped('status')}, "
                    f"{_capped('failed_phase')}, time_to_ready, peak_rss, {_capped('config')},"
                    f" {_capped('model_info')}, finished_at, command IS NOT NULL,"
                    f" CASE WHEN instr(marks, '[\"{WARM_MARK}\",') THEN 'warm'"
-                   f" WHEN instr(marks, '[\"{COLD_MARK}\",') THEN 'cold' END")
+                   f" WHEN instr(marks, '[\"{COLD_MARK}\",') THEN 'cold' END,"
+                   f" anatomy NOT IN ('', '{{}}') OR instr(launch, '{ANATOMY_SIGN}') > 0,"
+                   " instr(launch, '\"server_import_s\"') > 0, trial IS NOT NULL AND instr(trial, '\"node\"') > 0")
 
 
 @dataclass(frozen=True)
@@ -74,6 +83,7 @@ class RunSummary:
     damage: str = ""  # why a damaged row cannot be read: the column and its value
     outputs_not_finite: bool = False  # ready, but the first inference gave NaN or Inf
     start: str | None = None  # "warm" or "cold" for a launch asked to start warm (words.start_kind)
+    kind: RunKind = PLAIN  # how it was measured besides its settings (run_kind.py)
 
 
 # -- a summary ----------------------------------------------------------------------------------
@@ -87,7 +97,7 @@ def summary_from_row(row: Sequence[Any]) -> RunSummary:
     """A row of SUMMARY_COLUMNS as a summary; a damaged one when any of them is not what
     tflaunch writes."""
     (run_id, launched_at, source, model, status, failed_phase, ready, peak, config, model_info, finished_at, script,
-     start) = row
+     start, anatomy, server_started, on_a_node) = row
     try:
         launched = checked_time(launched_at, "launched_at", optional=False)
         assert launched is not None  # not optional
@@ -97,7 +107,8 @@ def summary_from_row(row: Sequence[Any]) -> RunSummary:
             None if failed_phase is None else checked_phase_name(failed_phase, "failed_phase"),
             _ready_or_exit(checked_seconds(ready, "time_to_ready"), bool(script), status, launched, finished_at),
             checked_bytes(peak, "peak_rss"), stored_config(config).summary(),
-            *_marks_of_model(checked_described(model_info, "model_info", MODEL_INFO)), start=start)
+            *_marks_of_model(checked_described(model_info, "model_info", MODEL_INFO)), start=start,
+            kind=stored_kind(source, bool(anatomy), start, bool(server_started), bool(on_a_node)))
     except DamagedRowError as exc:
         try:
             launched = checked_time(launched_at, "launched_at") or 0.0
@@ -277,12 +288,14 @@ def record_from_rows(data: dict[str, Any], phases: Iterable[Sequence[Any]],
     samples) as a record; DamagedRowError naming the first column that cannot be read."""
     launched_at = checked_time(data["launched_at"], "launched_at", optional=False)
     assert launched_at is not None  # not optional
-    checked_text(data["source"], "source"), checked_text(data["model"], "model")
+    source = checked_text(data["source"], "source")
+    checked_text(data["model"], "model")
     checked_bytes(data["peak_rss"], "peak_rss")
     checked_int(data["writer_pid"], "writer_pid"), checked_time(data["writer_started"], "writer_started")
     checked_int(data["sweep_id"], "sweep_id")
     trial = stored_trial(data["trial"]) if data["trial"] is not None else {}
     record = RunRecord(_as_program(stored_config(data["config"]), _command(data["command"])), launched_at=launched_at)
+    record.source = source
     if "node" in trial:  # a cluster trial: checked by stored_trial
         record.node = {"node_type": str(trial.get("node_type")), "host": str(trial["node"].get("host") or "")}
     record.status = RunStatus(checked_choice(data["status"], "status", (s.value for s in RunStatus)))

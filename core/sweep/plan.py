@@ -24,10 +24,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..phases import NAME, SPAWN, STEADY, label, subject_phases
+from ..phases import NAME, SPAWN, STEADY, label
 from ..run.record import RunRecord, RunStatus
 from ..settings.config import LaunchConfig
+from ..settings.vocabulary import SETTINGS
 from ..stats import Spread, spread
+from ..subject import Subject
 from ..units import format_bytes, format_duration
 from .axes import AXES as AXES  # re-exported: the plan's users name the axes through it
 from .axes import PlanError as PlanError
@@ -75,16 +77,18 @@ def objective_words(objective: str) -> str:
         return f"time to mark {mark}"
     return OBJECTIVES[objective]
 
-# Axes that change how the probe measures a model; a program decides them in its own code.
-MODEL_ONLY_AXES = {"format": "it loads its own files", "batch": "it chooses its own batch",
-                   "jit_compile": "model.compile(jit_compile=True) is in its code"}
+# Axes that change how the probe measures a model; a program decides them in its own code:
+# the model's format (an axis, not a setting), and each sweepable setting a program does not
+# read, with the settings table's reason (Setting.read_by).
+MODEL_ONLY_AXES = {"format": "a program loads its own files",
+                   **{s.axis: s.unread_because for s in SETTINGS if s.sweep and not s.reads(Subject.PROGRAM)}}
 
 
 def objective_choices(config: LaunchConfig) -> list[str]:
     """The objectives a subject can give, for a chooser: time to ready, each phase of its
     start (by its name, or phase:NAME), the mark it is measured to, steady state, peak."""
     phases = [next((k for k, v in _PHASE_NAMED.items() if v == name), f"phase:{name}")
-              for name in subject_phases(config.is_program, config.call) if name != SPAWN]
+              for name in config.subject_type.phases(config.call) if name != SPAWN]
     mark = [config.until] if config.is_program and config.until.startswith("mark:") else []
     steady = [] if objective_refusal(config, "steady") else ["steady"]
     return ["ready", *phases, *mark, *steady, "peak"]
@@ -193,7 +197,7 @@ class SweepPlan:
             raise PlanError(NOTHING_TO_VARY[:1].upper() + NOTHING_TO_VARY[1:] + ".")
         for axis, values in self.axes.items():
             if self.base.is_program and axis in MODEL_ONLY_AXES:
-                raise PlanError(f"A program's {axis} is its own ({MODEL_ONLY_AXES[axis]}): vary a setting a launch "
+                raise PlanError(f"A program does not read {axis}: {MODEL_ONLY_AXES[axis]}. Vary a setting a launch "
                                 "applies (threads, oneDNN, XLA auto-clustering, caches, GPUs), or measure a model.")
             if not values:
                 example = AXES.get(axis, ("", ""))[1] or "a,b"

@@ -37,6 +37,7 @@ from tflaunch.core.doctor.remedies import REMEDIES, not_for_programs
 from tflaunch.core.doctor.report import COLUMNS, doctor_review, report_rows, report_summary, strips
 from tflaunch.core.doctor.verdict import MIN_RUNS
 from tflaunch.core.report.review import Review
+from tflaunch.core.run.driver import Watcher
 from tflaunch.core.settings.config import LaunchConfig
 from tflaunch.core.store.history import History, HistoryError
 
@@ -48,6 +49,14 @@ from ..widgets.wrapping_label import WrappingLabel
 
 class StopRequestedError(Exception):
     """The user cancelled the doctor between two runs."""
+
+
+class _RunEnds(Watcher):
+    def __init__(self, ended: Callable[[], None]) -> None:
+        self._ended = ended
+
+    def ended(self, record: Any) -> None:
+        self._ended()
 
 
 class _Worker(QObject):
@@ -75,6 +84,15 @@ class _Worker(QObject):
             if self.cancelled:
                 raise StopRequestedError
 
+        def on_run_ended() -> None:
+            """A run outside the sweeps (warm start's launches) ended: progress too."""
+            text = progress.run_ended()
+            if text is not None:
+                self.trial.emit(text[:1].upper() + text[1:])
+                self.counted.emit(progress.done, progress.total)
+            if self.cancelled:
+                raise StopRequestedError
+
         # SQLite connections belong to the thread that made them: the worker opens its own.
         history = None
         if self.history is not None:
@@ -84,7 +102,7 @@ class _Worker(QObject):
                 self.said.emit(f"runs not stored: {exc}")
         try:
             result: object = diagnose(self.config, repeat=self.repeat, only=self.only, history=history,
-                                      say=on_said, on_trial=on_trial)
+                                      say=on_said, on_trial=on_trial, watcher=_RunEnds(on_run_ended))
         except DoctorError as exc:
             result = f"Cannot examine: {exc}"
         except (StopRequestedError, KeyboardInterrupt):
@@ -95,6 +113,13 @@ class _Worker(QObject):
             if history is not None:
                 history.close()
         self.finished.emit(result)
+
+
+def verified_winner(d: Diagnosis) -> bool:
+    """Whether the examination has something measured to save: the combination verified in
+    its final A/B, or warm start, measured in its own A/B (the profile its command names)."""
+    warm = d.warm is not None and d.warm.significant and d.warm_arm is not None and bool(d.warm_arm.profile)
+    return (d.verified and d.combined is not None) or warm
 
 
 START_TIP = "Run the doctor on the Run tab's model and settings (tflaunch doctor)"
@@ -144,7 +169,8 @@ class AdvisorView(QWidget):
         self.cancel_button.clicked.connect(self.cancel)
         self.save_button = QPushButton("Save as profile…")
         self.save_button.setEnabled(False)
-        self.save_button.setToolTip("Save the verified combination of remedies as a launch profile")
+        self.save_button.setToolTip("Save the verified combination of remedies, or the settings warm start was "
+                                    "measured with, as a launch profile")
         self.save_button.clicked.connect(self._save)
         row = QHBoxLayout()
         row.addWidget(QLabel("Runs each"))
@@ -315,12 +341,12 @@ class AdvisorView(QWidget):
         draw_strips(self.strips.getPlotItem(), shown, "ready")
         self.strips.setVisible(any(values for _, values, _ in shown))
         self.summary.setText(" ".join(report_summary(d, cli=False)))
-        self.save_button.setEnabled(d.verified and d.combined is not None)
+        self.save_button.setEnabled(verified_winner(d))
 
     def review(self) -> Review | None:
         """The finished examination as a review image (File ▸ Export review…)."""
         return doctor_review(self.diagnosis) if self.diagnosis is not None else None
 
     def _save(self) -> None:
-        if self.diagnosis is not None and self.diagnosis.combined is not None and self.diagnosis.verified:
+        if self.diagnosis is not None and verified_winner(self.diagnosis):
             self.save_requested.emit(self.diagnosis)

@@ -71,8 +71,10 @@ def run_label(record: RunRecord, index: int) -> str:
 
 
 def side_label(side: Side) -> str:
-    """A side's runs and all its settings (tooltips)."""
-    return f"{side.ident} ({side.n} run{'s' if side.n > 1 else ''}) {side.config.summary()}"
+    """A side's runs, their kind where it is not plain, and all its settings (tooltips)."""
+    kind = side.runs[0].kind
+    return (f"{side.ident} ({side.n} run{'s' if side.n > 1 else ''}{'' if kind.plain else ', ' + kind.words}) "
+            f"{side.config.summary()}")
 
 
 def _bytes_text(values: list[int | None]) -> str:
@@ -331,7 +333,9 @@ class CompareView(QWidget):
         """Columns named by the sides' runs (the legend and tooltips say the rest)."""
         table.setColumnCount(len(self.sides))
         for col, side in enumerate(self.sides):
-            item = QTableWidgetItem(f"{side.ident} (baseline)" if col == base else side.ident)
+            kind = side.runs[0].kind  # a side holds runs of one kind (sides.py)
+            name = side.ident if kind.plain else f"{side.ident} ({kind.short})"
+            item = QTableWidgetItem(f"{name} (baseline)" if col == base else name)
             item.setToolTip(side_label(side))
             table.setHorizontalHeaderItem(col, item)
 

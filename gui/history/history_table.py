@@ -37,11 +37,6 @@ _RIGHT = int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
 _ID, _TEXTS, _KEYS, _STATUS, _TIPS, _HAYSTACK = range(6)
 Index = QModelIndex | QPersistentModelIndex
 
-# What a cell's tooltip adds to a row that is not the usual kind.
-START_TIPS = {
-    "warm": "Started warm: forked from a warm server that had imported TensorFlow and Keras before the launch.",
-    "cold": "Asked to start warm, it started cold: a warm start was not possible (the run's log says why).",
-}
 _NO_TIPS = ("",) * len(COLUMNS)
 
 
@@ -52,12 +47,12 @@ def _date(run: RunSummary) -> str:
 
 
 def _status(run: RunSummary) -> str:
-    """"ok", "failed (load)", "ok (assumed input shape)"; ", warm" or ", cold" after it for
-    a launch asked to start warm."""
+    """"ok", "failed (load)", "ok (assumed input shape)"; the kind of a run that is not a
+    plain one after it (", anatomy", ", warm", ", warm + server start", ", doctor")."""
     status = run.status if not run.failed_phase or run.status == "ok" else f"{run.status} ({run.failed_phase})"
     if run.assumed_inputs and run.status == "ok":
         status = "ok (assumed input shape)"
-    return f"{status}, {run.start}" if run.start in START_TIPS else status
+    return status if run.kind.plain else f"{status}, {run.kind.short}"
 
 
 def _ready(run: RunSummary) -> tuple[str, float]:
@@ -76,8 +71,8 @@ def _row(run: RunSummary) -> tuple[Any, ...]:
     if run.status == DAMAGED:
         tips = (f"Run {run.id} cannot be read: {run.damage}. Select it and press Delete; the other runs are not "
                 "affected.",) * len(COLUMNS)
-    elif run.start:
-        tips = tuple(START_TIPS.get(run.start or "", "") if column == STATUS else "" for column in range(len(COLUMNS)))
+    elif not run.kind.plain:
+        tips = tuple(run.kind.tip if column == STATUS else "" for column in range(len(COLUMNS)))
     else:
         tips = _NO_TIPS
     return run.id, texts, keys, run.status, tips, "\n".join(texts).lower()

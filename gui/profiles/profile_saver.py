@@ -4,6 +4,7 @@ sweep's winner or the doctor's verified remedies."""
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Signal
@@ -49,16 +50,28 @@ class ProfileSaver(QObject):
         self.ask_and_save_runs([best], [runs[baseline]])
 
     def ask_and_save_diagnosis(self, diagnosis: Diagnosis) -> None:
-        """The doctor's verified combination, saved like a sweep's winner."""
+        """The doctor's verified combination, saved like a sweep's winner; without one, the
+        profile warm start was measured with (the doctor saved it for its advice), as a copy."""
         from tflaunch.core.doctor.report import doctor_evidence
 
-        combined = diagnosis.combined
-        name = self.ask_name("Save the verified remedies as a profile")
+        combined = diagnosis.combined if diagnosis.verified else None
+        warm = diagnosis.warm_arm.profile if diagnosis.warm_arm is not None else None
+        name = self.ask_name("Save the verified remedies as a profile" if combined is not None
+                             else "Save the settings warm start was measured with as a profile")
         if name and combined is not None:
             self.save(lambda: Profile(name, combined, doctor_evidence(diagnosis)))
+        elif name and warm:
+            self.save(lambda: replace(self.store.load(warm), name=name))
 
     def save_runs(self, name: str, runs: Sequence[RunRecord], baseline: Sequence[RunRecord] = ()) -> bool:
-        """Store runs' settings as a profile, with them as evidence."""
+        """Store runs' settings as a profile, with them as evidence (runs of one kind: an
+        anatomy run's or a warm server's start is no figure of the others')."""
+        kinds = list(dict.fromkeys(r.kind for r in runs))
+        if len(kinds) > 1:
+            self.message.emit(f"Profile not saved: the runs were measured in different ways "
+                              f"({', '.join(k.words for k in kinds)}), and evidence pools runs of one kind. "
+                              "Select runs of one kind.")
+            return False
         return self.save(lambda: Profile(name, runs[-1].config, evidence_from_runs(runs, baseline)))
 
     def save(self, make_profile: Callable[[], Profile], *, trusted: bool = True) -> bool:

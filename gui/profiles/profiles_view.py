@@ -7,7 +7,6 @@ within a moment, the selection kept.
 from __future__ import annotations
 
 import html
-import shlex
 from pathlib import Path
 
 from PySide6.QtCore import QItemSelectionModel, Qt, Signal
@@ -28,9 +27,9 @@ from PySide6.QtWidgets import (
 
 from tflaunch.core.report.review import Review, profile_review
 from tflaunch.core.safe_text import shown
-from tflaunch.core.settings.config import LaunchConfig
 from tflaunch.core.store.model_code import model_details
-from tflaunch.core.store.profiles import Profile, ProfileError, ProfileStore, describe_evidence, diff, weak_evidence
+from tflaunch.core.store.profile_subject import measured_on
+from tflaunch.core.store.profiles import ProfileError, ProfileStore, describe_evidence, diff, weak_evidence
 
 from ..adapters.folder_watch import FolderWatch
 from ..widgets import file_dialogs
@@ -39,16 +38,8 @@ from ..widgets.palette import STATE_COLORS, STATUS_COLORS
 from .trust_dialog import TrustDialog
 
 
-def measured_on(profile: Profile) -> str:
-    """What the profile's evidence was measured on: its model, or the program's command line
-    (a profile never keeps a program as a setting, so its config's model is only the default)."""
-    program = profile.evidence.get("program")
-    if isinstance(program, list) and program:
-        return shlex.join(str(part) for part in program)
-    return profile.config.model
-
 class ProfilesView(QWidget):
-    apply_requested = Signal(object)  # LaunchConfig
+    apply_requested = Signal(object)  # Profile: its settings, applied as its subject reads them
 
     def __init__(self, store: ProfileStore, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -185,8 +176,8 @@ class ProfilesView(QWidget):
                 return
             # What a SavedModel's graph holds, read in a child (this process never imports
             # TensorFlow); a short wait on a click, capped: an unreadable graph is said as such.
-            subject = entry.profile.config
-            details = [] if subject.is_program else model_details(subject.model, timeout=10)
+            subject = entry.profile
+            details = [] if subject.subject_type.is_program else model_details(subject.config.model, timeout=10)
             if not TrustDialog(entry.name, code + [f"    {line}" for line in details], text,
                                self).accepted_code():
                 return
@@ -198,8 +189,7 @@ class ProfilesView(QWidget):
                 return
             self.refresh()
             self.select(entry.name)
-        config: LaunchConfig = entry.profile.config
-        self.apply_requested.emit(config)
+        self.apply_requested.emit(entry.profile)
 
     def diff_selected(self) -> None:
         entries = self.usable_entries()

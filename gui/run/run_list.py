@@ -57,12 +57,15 @@ class RunList(QTableWidget):
         self.insertRow(row)
         model = record.subject
         status = record.status.value + (" (assumed input shape)" if record.assumed_inputs else "")
+        kind = record.kind
+        status += "" if kind.plain else f", {kind.short}"  # an anatomy or a warm run is not a plain one
+        status_tip = "\n".join(text for text in (record.headline, kind.tip) if text)
         ident = NOT_STORED if record.history_id is None else f"#{record.history_id}"
         cells = (ident, model, record.config.summary(), format_duration(record.time_to_ready),
                  format_bytes(record.peak_rss), status)
         for col, text in enumerate(cells):
             item = QTableWidgetItem(text)
-            item.setToolTip(record.headline if col == STATUS else self._ident_tip(record) if col == 0
+            item.setToolTip(status_tip if col == STATUS else self._ident_tip(record) if col == 0
                             else f"{record.config.subject}\n{record.config.summary()}")
             if col in (0, 3, 4):
                 item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)

@@ -45,9 +45,12 @@ class ScriptDialog(QDialog):
                              "exit code; when forking is not safe it starts cold and the Log says why.")
         self.error = QLabel()
         self.error.setStyleSheet(error_style())
-        note = QLabel(f"Runs with {python}. Environment settings are set before it starts, and the "
-                      "tf.config settings are applied the moment it imports TensorFlow; the script "
-                      "itself is not changed. Its output goes to the Log.")
+        self.note = note = QLabel(
+            f"Runs with {python} to its end, as tflaunch run --profile does, under the settings panel's "
+            "settings (environment settings are set before it starts, tf.config settings the moment it "
+            "imports TensorFlow; the script itself is not changed). Measured: its phases as they happen "
+            "(import, build, first step…), its steady steps and its memory, from its start to its exit. "
+            "Its output goes to the Log; the settings panel is left as it is.")
         note.setWordWrap(True)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
         buttons.button(QDialogButtonBox.StandardButton.Ok).setText("Launch")

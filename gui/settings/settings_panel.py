@@ -32,6 +32,7 @@ from tflaunch.core.run.gpus.nvml import GpuInventory
 from tflaunch.core.run.interpreters.interpreter import InterpreterInfo
 from tflaunch.core.settings.config import LaunchConfig, Problem
 from tflaunch.core.settings.vocabulary import BY_NAME, SAMPLE_MODELS, SETTINGS, Setting
+from tflaunch.core.subject import BOTH, Subject
 from tflaunch.core.units import format_bytes
 
 from ..widgets import file_dialogs
@@ -40,6 +41,9 @@ from . import setting_editors as ed
 from .inputs_table import InputsTable
 from .tab_order import order_tabs
 
+# Groups whose settings describe the subject itself (its model, command line, inputs, calls):
+# there the other subject's rows are hidden, not greyed.
+_SUBJECT_GROUPS = ("Subject", "Inference")
 # What an empty text field stands for, where the setting's words do not say it.
 _PLACEHOLDERS = {"signature": "serving_default", "imports": "my_layers  or  /path/to/layers.py, one per line"}
 
@@ -210,23 +214,34 @@ class SettingsPanel(QWidget):
         row.addWidget(browse)
         return ed.Editor(box, lambda: self.workdir.text().strip(), lambda v: self.workdir.setText(str(v or "")))
 
-    # Rows that mean something for one subject only: the other's are hidden.
-    _MODEL_ONLY = ("model", "signature", "imports", "unsafe_deserialization", "batch", "inputs", "call")
-    _PROGRAM_ONLY = ("workdir", "until")
+    @property
+    def subject_type(self) -> Subject:
+        return Subject.PROGRAM if self.subject.currentIndex() == 1 else Subject.MODEL
 
     @property
     def is_program(self) -> bool:
-        return self.subject.currentIndex() == 1
+        return self.subject_type.is_program
 
     def _shown_for_subject(self, name: str) -> bool:
-        if name in self._MODEL_ONLY:
-            return not self.is_program
-        return name not in (*self._PROGRAM_ONLY, "program") or self.is_program
+        """Whether the row is shown: a setting the subject does not read (Setting.read_by) is
+        hidden where it describes the other subject (its Subject and Inference groups)."""
+        setting = BY_NAME[name]
+        return setting.reads(self.subject_type) or setting.group not in _SUBJECT_GROUPS
 
     def _show_subject(self) -> None:
-        for name in (*self._MODEL_ONLY, *self._PROGRAM_ONLY, "program"):
-            if name in self._forms:
-                self._forms[name].setRowVisible(self.editors[name].widget, self._shown_for_subject(name))
+        """The other subject's rows hidden; a setting of another group the subject does not
+        read (a program's jit_compile: its own code decides it) greyed, with the reason."""
+        subject = self.subject_type
+        for setting in SETTINGS:
+            if setting.read_by == BOTH:
+                continue
+            widget = self.editors[setting.name].widget
+            if setting.group in _SUBJECT_GROUPS:
+                self._forms[setting.name].setRowVisible(widget, setting.reads(subject))
+                continue
+            why = setting.why_unread(subject)
+            widget.setEnabled(why is None)
+            widget.setToolTip(setting.help + ("" if why is None else f"\nNot read by {subject.noun}: {why}."))
         self._place_errors()
 
     def _place_errors(self) -> None:
@@ -252,11 +267,9 @@ class SettingsPanel(QWidget):
                                        "escape it with a backslash.")]
         return []
 
-    def use_program(self, argv: list[str], until: str | None = None) -> None:
-        """Measure this command line next (the Launch script dialog's choice), to `until`."""
+    def use_program(self, argv: list[str]) -> None:
+        """Measure this command line next (a script dropped on the window); none: the model."""
         self.editors["program"].put(tuple(argv))
-        if until is not None:
-            self.editors["until"].put(until)
 
     def _browse_script(self) -> None:
         path = file_dialogs.open_file(self, "script", "Choose a script", "Python (*.py);;All files (*)")

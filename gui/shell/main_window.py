@@ -16,12 +16,14 @@ from PySide6.QtGui import QCloseEvent
 from PySide6.QtWidgets import QDockWidget, QMainWindow, QMessageBox, QScrollArea, QSplitter, QWidget
 
 from tflaunch.core.phases import label
+from tflaunch.core.report.subjects import own_config
 from tflaunch.core.run.gpus import nvml as gpus
 from tflaunch.core.run.launch_check import cached_known_flags, flags_to_check, launch_warnings
 from tflaunch.core.run.record import RunRecord
 from tflaunch.core.settings.config import LaunchConfig
 from tflaunch.core.store.history import History
-from tflaunch.core.store.profiles import ProfileStore
+from tflaunch.core.store.profile_subject import applied_to
+from tflaunch.core.store.profiles import Profile, ProfileStore
 
 from ..adapters.interpreter_check import InterpreterCheck
 from ..adapters.window_state import WindowState
@@ -256,12 +258,15 @@ class MainWindow(DropTarget, QMainWindow):  # DropTarget: a model or a script dr
     def running(self) -> bool:
         return self.one_at_a_time.busy_with() is not None
 
-    def checked_config(self, report: Callable[[str], None]) -> LaunchConfig | None:
-        """The panel's settings, or None with the reasons shown next to the controls and the
-        first one handed to `report`."""
-        config = self.panel.config()
-        # The form's own problems first: with them, the config is not what the user asked for.
-        problems = self.panel.input_problems() or self.runner.check(config)
+    def checked_config(self, report: Callable[[str], None], config: LaunchConfig | None = None) -> LaunchConfig | None:
+        """The panel's settings (or `config`, made from them), or None with the reasons shown
+        next to the controls and the first one handed to `report`."""
+        if config is None:
+            config = self.panel.config()
+            # The form's own problems first: with them, the config is not what the user asked for.
+            problems = self.panel.input_problems() or self.runner.check(config)
+        else:
+            problems = self.runner.check(config)
         self.panel.show_problems(problems)
         if problems:
             report(problems[0].message)
@@ -304,7 +309,7 @@ class MainWindow(DropTarget, QMainWindow):  # DropTarget: a model or a script dr
         config = self.checked_config(self._refuse_run)
         if config is None:
             return
-        what = "first step" if config.is_program else "first call"
+        what = config.subject_type.first_work
         self._launch(config, f"anatomy of the {what} of {config.subject} (profiler on)", anatomy=True)
 
     def ask_script(self) -> None:
@@ -318,11 +323,16 @@ class MainWindow(DropTarget, QMainWindow):  # DropTarget: a model or a script dr
                 self.start_script(argv, warm=dialog.warm.isChecked())
 
     def start_script(self, argv: list[str], warm: bool = False) -> None:
-        """Launch a user's script as the Run tab's program subject (one engine: observed phase
-        by phase, as launched); `warm`: forked from a warm server that has already imported
-        TensorFlow. A script launched runs to its end unless the Run tab already measures a program."""
-        self.panel.use_program(["python", *argv[1:]], None if self.panel.is_program else "exit")
-        self.start_run(warm=warm)
+        """Launch a user's script under the panel's settings, to its end (as `tflaunch run
+        --profile` runs it), observed phase by phase by the one engine; `warm`: forked from a
+        warm server that has already imported TensorFlow. The panel is left as it is."""
+        if self.one_at_a_time.refuse(self.say):
+            return
+        script = own_config(self.panel.config().replace(program=("python", *argv[1:]), until="exit", workdir=""))
+        config = self.checked_config(self._refuse_run, script)
+        if config is not None:
+            self._launch(config, f"{config.subject} to its end: {config.summary()}" + (" (warm)" if warm else ""),
+                         warm)
 
     def _launch(self, config: LaunchConfig, title: str, warm: bool = False, anatomy: bool = False) -> None:
         self.tabs.setCurrentWidget(self.run_view)
@@ -401,8 +411,10 @@ class MainWindow(DropTarget, QMainWindow):  # DropTarget: a model or a script dr
     def save_profile(self, name: str, runs: list[RunRecord], baseline: Sequence[RunRecord] = ()) -> bool:
         return self.saver.save_runs(name, runs, baseline)
 
-    def apply_profile(self, config: LaunchConfig) -> None:
-        """Fill the settings panel; an interpreter from another machine is not taken over."""
+    def apply_profile(self, profile: Profile) -> None:
+        """Fill the settings panel with what the profile keeps (a program's profile leaves the
+        subject and its command line as they are); an interpreter from another machine is not taken over."""
+        config = applied_to(profile.config, profile.subject_type, self.panel.form_config())
         if config.python != self.panel.python.text() and not Path(config.python).exists():
             config = config.replace(python=self.panel.python.text())
         self.use_config(config)

@@ -220,7 +220,7 @@ class SweepPlanForm(QWidget):
                     box.setChecked(box.isChecked() and not base.is_program)
                 values.setEnabled(box.isChecked())
                 box.setEnabled(not base.is_program)
-                box.setToolTip(f"A program's {axis} is its own: {why}" if base.is_program else self._vary_tips[axis])
+                box.setToolTip(f"A program does not read {axis}: {why}." if base.is_program else self._vary_tips[axis])
 
     def _update_estimate(self) -> None:
         base = self._base()

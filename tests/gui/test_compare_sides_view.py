@@ -99,7 +99,7 @@ def test_a_warm_script_and_a_program_never_join_a_model_side(qtbot):
     view = CompareView()
     qtbot.addWidget(view)
     view.show_runs([warm_script(999.0, 9), *side([1.0, 1.01]), program_run(1003.0, 7)])
-    assert [view.phases.horizontalHeaderItem(c).text() for c in range(3)] == ["#9 (baseline)", "#1, #2", "#7"]
+    assert [view.phases.horizontalHeaderItem(c).text() for c in range(3)] == ["#9 (warm) (baseline)", "#1, #2", "#7"]
     peaks = cells(view)["Peak memory"]
     assert "n=" not in peaks[0] and "n=3" not in peaks[1], peaks
     labels = [view.baseline.itemText(i) for i in range(view.baseline.count())]

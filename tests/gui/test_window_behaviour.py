@@ -20,7 +20,7 @@ from tflaunch.core.run.record import RunStatus
 from tflaunch.core.run.session import ProbeSession
 from tflaunch.core.settings.config import MANAGED_VARIABLES, LaunchConfig
 from tflaunch.core.store.history import History
-from tflaunch.core.store.profiles import ProfileStore
+from tflaunch.core.store.profiles import Profile, ProfileStore
 from tflaunch.gui.adapters.probe_process import ProbeProcess
 from tflaunch.gui.app import create_app
 from tflaunch.gui.run.log_pane import MAX_LINES
@@ -266,7 +266,7 @@ def test_hidden_tabs_are_built_when_first_shown_and_then_connected(qtbot, window
     assert tabs.is_built("Profiles") and tabs.currentWidget() is window.compare_view
     assert tabs.indexOf(profiles) == 3
     with qtbot.waitSignal(profiles.apply_requested):
-        profiles.apply_requested.emit(LaunchConfig(model="sample:mlp", intra=3))
+        profiles.apply_requested.emit(Profile("three", LaunchConfig(model="sample:mlp", intra=3)))
     assert window.panel.config().intra == 3, "a tab built late is connected like the others"
     window.history_view.problem.emit("The run history is busy.")
     assert window.statusBar().currentMessage() == "The run history is busy."
