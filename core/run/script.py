@@ -11,8 +11,9 @@ import subprocess
 import sys
 from collections.abc import Sequence
 
+from ..settings import cache_pack
 from ..settings.config import LaunchConfig
-from .environment import launch_environment, prepare_caches
+from .environment import launch_environment, pack_for, prepare_caches
 
 
 def exit_status(returncode: int) -> int:
@@ -24,6 +25,9 @@ def run_with_profile(config: LaunchConfig, command: Sequence[str]) -> int:
     """Run `command` in the foreground with the profile applied; its exit status."""
     for note in prepare_caches(config):
         print(f"tflaunch: {note}", file=sys.stderr)
+    pack = pack_for(config)
+    before = cache_pack.snapshot(pack[0]) if pack else {}
+    seen = bool(pack) and not pack[1] and cache_pack.mark_unread(pack[0])
     try:
         child = subprocess.Popen(list(command), env=launch_environment(config, launch_hook=True))
     except FileNotFoundError:
@@ -34,6 +38,9 @@ def run_with_profile(config: LaunchConfig, command: Sequence[str]) -> int:
         return exit_status(child.wait())
     finally:
         signal.signal(signal.SIGINT, previous)
+        if pack and not pack[1]:  # its stderr is the terminal's: hits by read times, misses by entries added
+            added = cache_pack.snapshot(pack[0])["entries"] - before["entries"]
+            cache_pack.record_run(pack[0], cache_pack.read_since_marked(pack[0]) if seen else 0, max(added, 0))
 
 
 def run_warm_with_profile(config: LaunchConfig, command: Sequence[str], idle_s: float) -> int:
