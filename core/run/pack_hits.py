@@ -87,6 +87,8 @@ def pack_sentence(facts: dict[str, Any]) -> str | None:
     elif hits == 0 and misses == 0:
         found = "no XLA program was looked up: the program compiled nothing with XLA"
     else:
-        found = f"{hits} hit{'s' if hits != 1 else ''} (compile skipped), {misses} miss{'es' if misses != 1 else ''}"
+        compiled = " (compiled and added)" if not facts.get("read_only") else " (compiled, not added)"
+        found = (f"{hits} hit{'s' if hits != 1 else ''}{' (compile skipped)' if hits else ''}, "
+                 f"{misses} miss{'es' if misses != 1 else ''}{compiled if misses else ''}")
     mode = ", read-only" if facts.get("read_only") else ""
     return f"Cache pack{mode}: {held}; {found}."

@@ -238,9 +238,9 @@ def read_since_marked(folder: Path) -> int:
     return sum(1 for st in entries(folder).values() if st.st_atime_ns >= st.st_mtime_ns)
 
 
-def record_run(folder: Path, hits: int, misses: int) -> dict[str, int]:
+def record_run(folder: Path, hits: int, misses: int, *, run: bool = True) -> dict[str, int]:
     """After a run: its new entries noted (size and time, what `damaged` checks), its hits and
-    misses counted; what the pack holds now."""
+    misses counted; what the pack holds now. `run=False`: the entries alone (an import)."""
     meta = read_meta(folder)
     if meta is None:
         return snapshot(folder)
@@ -249,7 +249,7 @@ def record_run(folder: Path, hits: int, misses: int) -> dict[str, int]:
         known[name] = {"size": st.st_size, "mtime": st.st_mtime, "added": known.get(name, {}).get("added", time.time())}
     for name in [n for n in known if not (folder / XLA / n).exists()]:
         del known[name]
-    meta["runs"] = int(meta.get("runs") or 0) + 1
+    meta["runs"] = int(meta.get("runs") or 0) + (1 if run else 0)
     meta["hits"] = int(meta.get("hits") or 0) + hits
     meta["misses"] = int(meta.get("misses") or 0) + misses
     meta["used"] = time.time()

@@ -51,7 +51,7 @@ KINDS = ("cuda", "xla", "autotune")
 class Stack:
     """What compiled kernels and XLA programs depend on."""
 
-    python: str  # the interpreter's real path
+    python: str  # the interpreter's absolute path, links kept (a virtual environment's own)
     tensorflow: str | None
     driver: str | None
     gpus: tuple[str, ...]  # model names, in index order

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import os
+import shutil
 
 from ...settings.caches import Stack
 from ..gpus.nvml import inventory
@@ -20,6 +21,9 @@ def current_stack(python: str) -> Stack:
     info = build.info
     kind = (f"cuda {info.get('cuda_version')} cudnn {info.get('cudnn_version')}" if build.is_cuda_build
             else "rocm" if info.get("is_rocm_build") else "cpu") if build.ok else None
-    return Stack(os.path.realpath(python), build.tensorflow, gpus.driver, tuple(g.name for g in gpus.gpus),
+    # The path as named, links kept: a virtual environment's python links to the base interpreter,
+    # whose TensorFlow is another (or none).
+    named = python if os.sep in python else shutil.which(python) or python
+    return Stack(os.path.abspath(named), build.tensorflow, gpus.driver, tuple(g.name for g in gpus.gpus),
                  kind, tuple("" if g.compute_capability is None else "{}.{}".format(*g.compute_capability)
                              for g in gpus.gpus))
