@@ -56,7 +56,7 @@ def packs() -> list[dict[str, Any]]:
         meta = cache_pack.read_meta(folder)
         if meta is None or not folder.is_dir():
             continue
-        key = meta.get("key") if isinstance(meta.get("key"), dict) else {}
+        key: dict[str, Any] = meta["key"] if isinstance(meta.get("key"), dict) else {}
         state, why = _standing(key)
         out.append({"key": folder.name, "folder": str(folder), "stack": key, "bytes": cache_pack.size_of(folder),
                     "entries": len(cache_pack.entries(folder)), "created": meta.get("created"),

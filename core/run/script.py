@@ -27,7 +27,7 @@ def run_with_profile(config: LaunchConfig, command: Sequence[str]) -> int:
         print(f"tflaunch: {note}", file=sys.stderr)
     pack = pack_for(config)
     before = cache_pack.snapshot(pack[0]) if pack else {}
-    seen = bool(pack) and not pack[1] and cache_pack.mark_unread(pack[0])
+    seen = pack is not None and not pack[1] and cache_pack.mark_unread(pack[0])
     try:
         child = subprocess.Popen(list(command), env=launch_environment(config, launch_hook=True))
     except FileNotFoundError:

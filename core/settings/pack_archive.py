@@ -129,7 +129,7 @@ def _meta(archive: Path, tar: tarfile.TarFile, name: str) -> dict[str, Any]:
     except (KeyError, ValueError, tarfile.TarError):
         meta = None
     stack = stack_of(meta.get("key")) if isinstance(meta, dict) else None
-    if meta is None or stack is None:
+    if not isinstance(meta, dict) or stack is None:
         raise PackArchiveError(f"{archive} has no readable {cache_pack.META} with its key: not imported.")
     if stack.key != name:
         raise PackArchiveError(f"{archive}'s folder {name} is not the key its {cache_pack.META} describes "
