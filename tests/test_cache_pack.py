@@ -4,6 +4,8 @@ bad pack from costing more than the cache, and the lines that count its hits."""
 from __future__ import annotations
 
 import json
+import os
+import time
 from pathlib import Path
 
 import pytest
@@ -112,8 +114,12 @@ def test_a_cut_entry_and_an_unfinished_write_are_removed_before_the_start():
     entry.write_bytes(ENTRY[:-10])
     unfinished = entry.with_name(entry.name + "vm-f8fb542a-7299.tmp")
     unfinished.write_bytes(b"x" * 10)
+    under_way = entry.with_name(entry.name + "vm-0123-7300.tmp")  # another node's write, seconds old
+    under_way.write_bytes(b"x" * 10)
+    hour_ago = time.time() - cache_pack.LEFTOVER_AGE_S - 1
+    os.utime(unfinished, (hour_ago, hour_ago))
     notes = caches.prepare(None, True, CPU)
-    assert not entry.exists() and not unfinished.exists() and kept.read_bytes() == ENTRY
+    assert not entry.exists() and not unfinished.exists() and kept.read_bytes() == ENTRY and under_way.exists()
     assert len(notes) == 2 and any(f"damaged XLA cache entry {entry.name}" in n for n in notes)
     assert entry.name not in cache_pack.read_meta(caches.pack_folder(CPU))["entries"]
 

@@ -19,8 +19,9 @@ def test_a_profile_s_evidence_names_its_pack_and_a_launch_on_another_stack_says_
     assert here is not None
     record = RunRecord(CONFIG)
     record.status = RunStatus.OK
-    record.cache_pack = {"folder": f"/home/me/.cache/tflaunch/packs/{here.key}", "hits": 1, "misses": 0}
-    record.settings = {"xla_flags": f"--tf_xla_persistent_cache_directory=/home/me/.cache/tflaunch/packs/{here.key}/xla"}
+    folder = f"/home/me/.cache/tflaunch/packs/{here.key}"
+    record.cache_pack = {"folder": folder, "hits": 1, "misses": 0}
+    record.settings = {"xla_flags": f"--tf_xla_persistent_cache_directory={folder}/xla"}
     caches = evidence_from_runs([record])["caches"]
     assert caches["cache_pack"] == here.key
     assert pack_note(Profile("fast", CONFIG, {"caches": caches})) is None  # measured here: the same pack

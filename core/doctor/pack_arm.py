@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from ..run.driver import Watcher, Watchers, run_sessions
 from ..run.record import RunRecord, RunStatus
 from ..run.session import ProbeSession
+from ..settings.caches import PACKS_ENV
 from ..settings.config import LaunchConfig
 from ..store.recorder import RunRecorder
 from ..units import format_bytes, format_duration
@@ -134,16 +135,16 @@ def no_xla_reason(record: RunRecord, config: LaunchConfig) -> str:
 def scratch_packs() -> Iterator[str]:
     """Packs in a scratch folder while the arms run: the fill is measured from empty, and the
     user's own packs are left as they are."""
-    before = os.environ.get("TFLAUNCH_CACHE_DIR")
+    before = os.environ.get(PACKS_ENV)
     with tempfile.TemporaryDirectory(prefix="tflaunch-doctor-pack-") as folder:
-        os.environ["TFLAUNCH_CACHE_DIR"] = folder
+        os.environ[PACKS_ENV] = folder
         try:
             yield folder
         finally:
             if before is None:
-                os.environ.pop("TFLAUNCH_CACHE_DIR", None)
+                os.environ.pop(PACKS_ENV, None)
             else:
-                os.environ["TFLAUNCH_CACHE_DIR"] = before
+                os.environ[PACKS_ENV] = before
 
 
 def arms_for(base: LaunchConfig, has_gpu: bool) -> tuple[list[tuple[str, LaunchConfig]], dict[str, str]]:

@@ -22,6 +22,7 @@ import json
 import os
 import shutil
 import time
+import uuid
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -33,6 +34,8 @@ ENTRY_SUFFIX = ".pb"
 # Below this much free space a pack is read-only: TensorFlow fails the program, not the
 # write, when an entry does not fit (checked: ResourceExhaustedError on a full tmpfs).
 MIN_FREE_BYTES = 256 * 1024 ** 2
+# A write under way on another node of a shared pack lasts seconds: only an older one is a leftover.
+LEFTOVER_AGE_S = 3600.0
 
 
 @dataclass(frozen=True)
@@ -55,7 +58,7 @@ def read_meta(folder: Path) -> dict[str, Any] | None:
 
 def write_meta(folder: Path, meta: dict[str, Any]) -> bool:
     """pack.json written whole (a temporary file in the pack, renamed); False when it cannot be."""
-    tmp = folder / f".{META}.{os.getpid()}.tmp"
+    tmp = folder / f".{META}.{os.getpid()}.{uuid.uuid4().hex[:8]}.tmp"  # nodes of a shared pack: pids may repeat
     try:
         tmp.write_text(json.dumps(meta, indent=1, sort_keys=True), encoding="utf-8")
         os.replace(tmp, folder / META)
@@ -151,11 +154,17 @@ def damaged(folder: Path, meta: dict[str, Any] | None) -> list[str]:
 
 
 def leftovers(folder: Path) -> list[str]:
-    """Files of writes that never finished (TensorFlow renames a whole entry into place)."""
+    """Files of writes that never finished (TensorFlow renames a whole entry into place), an
+    hour old: a younger one may be a write under way in another run of a shared pack."""
+    now, out = time.time(), []
     try:
-        return [n for n in os.listdir(folder / XLA) if not n.endswith(ENTRY_SUFFIX)]
+        with os.scandir(folder / XLA) as it:
+            for entry in it:
+                if not entry.name.endswith(ENTRY_SUFFIX) and now - entry.stat().st_mtime > LEFTOVER_AGE_S:
+                    out.append(entry.name)
     except OSError:
-        return []
+        pass
+    return out
 
 
 def state(folder: Path) -> PackState:

@@ -91,8 +91,14 @@ class Stack:
         return out
 
 
+PACKS_ENV = "TFLAUNCH_PACKS_DIR"
+
+
 def packs_root() -> Path:
-    return cache_dir() / "packs"
+    """Where the packs are: TFLAUNCH_PACKS_DIR (a cluster sweep's shared folder, the doctor's
+    scratch folder), else the cache folder's packs/."""
+    given = os.environ.get(PACKS_ENV)
+    return Path(given) if given else cache_dir() / "packs"
 
 
 def pack_folder(stack: Stack) -> Path:
