@@ -107,8 +107,8 @@ SETTINGS: tuple[Setting, ...] = (
             "--tf_xla_persistent_cache_directory=FOLDER before start, in the cache pack tflaunch keeps for this "
             "interpreter, TensorFlow and build, XLA flags, driver and GPUs (on a GPU with XLA's autotune cache); "
             "checked against the installed TensorFlow first; a damaged entry is removed and a full disk reads the "
-            "pack without filling it. It acts on XLA-compiled code only (XLA auto-clustering, jit_compile).", Reach.ENVIRONMENT, "TensorFlow",
-            "--xla-cache",
+            "pack without filling it. It acts on XLA-compiled code only (XLA auto-clustering, jit_compile).",
+            Reach.ENVIRONMENT, "TensorFlow", "--xla-cache",
             kind=Kind.SWITCH, default=False, sweep="off,on"),
     Setting("page_cache", "Page cache", "What the kernel's page cache holds at the start. warm: nothing is done "
             "(the files are as earlier runs left them, usually in memory); cold: before the start tflaunch evicts "
