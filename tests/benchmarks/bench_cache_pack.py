@@ -82,7 +82,8 @@ def main() -> None:
     report("cache_pack", {
         "benchmark": "time to first step and steady step of a jit_compile=True Keras CNN fit: pack / none",
         "program": PROGRAM.strip(), "pairs": PAIRS, "steady_steps_each": STEADY,
-        "pairs_s": [{"pack": a, "none": b} for a, b in pairs],
+        "pairs_s": [{"pack": a, "none": b, "pack_steady": steady(w), "none_steady": steady(c)}
+                    for (a, b), w, c in zip(pairs, warm, cold, strict=True)],
         "median_first_step_with_pack_s": statistics.median(a for a, _ in pairs),
         "median_first_step_without_s": statistics.median(b for _, b in pairs),
         "median_ratio_time_to_first_step": first_ratio,
