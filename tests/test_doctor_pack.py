@@ -79,3 +79,11 @@ def test_the_doctor_measures_the_pack_on_a_jit_program_and_explains_a_program_wi
                                  timeout=120), 3, said.append, recorder, None, has_gpu=False)
     assert plain.uses_xla is False and plain.arms == []
     assert plain.note is not None and "does not use XLA" in plain.note and "saw no GPU" in plain.note
+
+
+def test_a_model_called_without_xla_is_not_measured_and_says_which_remedies_measure_it():
+    said: list[str] = []
+    found = measure(LaunchConfig(model="sample:mlp"), 3, said.append, RunRecorder(None, "doctor"), None,
+                    has_gpu=False)
+    assert found.uses_xla is False and found.arms == [] and said == []
+    assert found.note is not None and "jit_compile and xla_auto remedies" in found.note

@@ -97,8 +97,10 @@ class PackDiagnosis:
 
 
 def first_step(record: RunRecord) -> float | None:
-    """The first step (a program's) or the trace and first call (a model's): where XLA compiles."""
-    names = ("first_step",) if record.is_program else ("trace", "first")
+    """The first step (a program's; its first inference when it does not train) or the trace and
+    first call (a model's): where XLA compiles."""
+    names = (("first_step",) if "first_step" in record.phases else ("first",)) if record.is_program \
+        else ("trace", "first")
     parts = [record.phases[n].duration for n in names if n in record.phases]
     return sum(p for p in parts if p is not None) if parts and None not in parts else None
 
@@ -169,6 +171,11 @@ def measure(base: LaunchConfig, repeat: int, say: Say, recorder: RunRecorder, wa
     base = base.replace(steady=max(base.steady, STEADY_STEPS))
     arms, skipped = arms_for(base, has_gpu)
     result = PackDiagnosis(skipped=skipped)
+    if not base.is_program and not base.jit_compile and not base.xla_auto:
+        result.uses_xla = False
+        result.note = ("the model is called without XLA here (jit_compile and xla_auto off), so a pack has nothing "
+                       "to keep: the jit_compile and xla_auto remedies measure XLA with and without it")
+        return result
     watchers = Watchers(recorder, watcher) if watcher is not None else recorder
 
     def one(config: LaunchConfig) -> RunRecord:
