@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tflaunch.core.run.pack_hits import PackHits, pack_sentence
+from tflaunch.core.run.pack_hits import PackHits, anatomy_sentence, pack_sentence
 from tflaunch.core.settings import cache_pack, caches
 from tflaunch.core.settings.child import child_environment, xla_flag_set
 from tflaunch.core.settings.config import LaunchConfig
@@ -171,6 +171,17 @@ def test_the_summary_sentence_says_what_the_pack_held_and_gave():
     nothing = pack_sentence(PackHits("/p", read=0, before={"entries": 0}, after={"entries": 0}).to_dict())
     assert nothing is not None and "compiled nothing with XLA" in nothing
     assert pack_sentence({}) is None
+
+
+def test_the_anatomy_names_the_parts_a_hit_removed():
+    anatomy = {"window": 1.0, "parts": [{"part": "xla", "seconds": 0.012}, {"part": "execution", "seconds": 0.5}]}
+    hit = {"folder": "/p", "hits": 1, "misses": 0}
+    assert anatomy_sentence(hit, anatomy) == ("In this run's anatomy, XLA compilation 12.0 ms: with 1 hit from the "
+                                              "pack that is loading the compiled program, not compiling it.")
+    miss = anatomy_sentence({"folder": "/p", "hits": 0, "misses": 1}, anatomy)
+    assert miss is not None and "compiled in full" in miss
+    assert anatomy_sentence(hit, {"window": 1.0, "parts": [{"part": "execution", "seconds": 0.5}]}) is None
+    assert anatomy_sentence({}, anatomy) is None
 
 
 def test_stored_pack_facts_are_checked_where_they_are_read():

@@ -16,6 +16,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..units import format_duration
+from .anatomy import part_label
+
 LOOKUP = "Try loading serialized cache entry"
 HIT = "Loading cached entry for"
 SAVED = "Serializing and saving cache entry"
@@ -72,6 +75,29 @@ class PackHits:
     def to_dict(self) -> dict[str, Any]:
         return {"folder": self.folder, "read_only": self.read_only, "before": self.before, "after": self.after,
                 "hits": self.found, "misses": self.misses, "lines": self.lines}
+
+
+def anatomy_sentence(facts: dict[str, Any], anatomy: dict[str, Any]) -> str | None:
+    """Which of the first step's parts a pack acts on, in this run's anatomy, and what its hits
+    and misses made of them: a hit loads the compiled (and on a GPU autotuned) program, a miss
+    compiles and autotunes it in full."""
+    if not facts or not anatomy or not isinstance(anatomy.get("parts"), list):
+        return None
+    parts = {p.get("part"): p.get("seconds") for p in anatomy["parts"] if isinstance(p, dict)}
+    shown = [f"{part_label(key)} {format_duration(parts[key])}" for key in ("xla", "gpu_autotune")
+             if isinstance(parts.get(key), (int, float))]
+    if not shown:
+        return None
+    hits, misses = facts.get("hits"), facts.get("misses") or 0
+    if hits:
+        what = (f"with {hits} hit{'s' if hits != 1 else ''} from the pack that is loading the compiled program, "
+                "not compiling it" + (f" ({misses} miss{'es' if misses != 1 else ''} compiled in full)" if misses
+                                      else ""))
+    elif misses:
+        what = "compiled in full: the pack had none of it yet, and the next run reads it"
+    else:
+        return None
+    return f"In this run's anatomy, {' and '.join(shown)}: {what}."
 
 
 def pack_sentence(facts: dict[str, Any]) -> str | None:
