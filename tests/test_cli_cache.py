@@ -86,6 +86,13 @@ def _archive(path: Path, files: dict[str, bytes], links: tuple[str, ...] = ()) -
     return path
 
 
+def test_the_command_line_names_the_archive_it_refuses(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    junk = tmp_path / "junk.tar.gz"
+    junk.write_bytes(b"not a tar")
+    code, _, err = cli(capsys, "import", str(junk))
+    assert code == 2 and f"{junk} is not a cache pack archive" in err and "tflaunch cache export" in err
+
+
 def test_an_archive_is_checked_before_anything_is_written(tmp_path: Path) -> None:
     meta = json.dumps({**cache_pack.new_meta(GONE.to_dict())}).encode()
     root = tmp_path / "packs"
