@@ -87,3 +87,16 @@ def test_a_model_called_without_xla_is_not_measured_and_says_which_remedies_meas
                     has_gpu=False)
     assert found.uses_xla is False and found.arms == [] and said == []
     assert found.note is not None and "jit_compile and xla_auto remedies" in found.note
+
+
+def test_warm_start_measured_with_the_pack_is_said_to_be_one_cure_with_it():
+    from tflaunch.core.doctor.experiment import Diagnosis
+    from tflaunch.core.doctor.remedies import examine
+    from tflaunch.core.doctor.report import report_summary
+
+    exam = examine(BASE, RunRecord(BASE), has_gpu=False, only={"warm", "pack"})
+    assert "pack" not in exam.skipped and exam.arms == []  # measured apart, as warm start is
+    warm = Saving(1.5, 1.2, 1.8, 4.0, 3)
+    lines = report_summary(Diagnosis(exam, warm=warm, warm_with_pack=True))
+    assert any("measured with the cache pack on both sides" in line for line in lines)
+    assert not any("both sides" in line for line in report_summary(Diagnosis(exam, warm=warm)))

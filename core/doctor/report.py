@@ -151,6 +151,9 @@ def report_summary(d: Diagnosis, cli: bool = True) -> list[str]:
                      f"ready point: warm start, which {d.warm.describe()[len('measured: '):]} ({how}; the profile "
                      f"{_warm_profile(d)} holds the settings measured).")
     lines += pack_lines(d.pack)
+    if d.warm_with_pack and d.warm is not None:
+        lines.append("Warm start was measured with the cache pack on both sides, so the profile it names starts warm "
+                     "and with the pack: the two as one cure.")
     lines += d.kernel_notes
     return lines
 
