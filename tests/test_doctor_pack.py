@@ -100,3 +100,15 @@ def test_warm_start_measured_with_the_pack_is_said_to_be_one_cure_with_it():
     lines = report_summary(Diagnosis(exam, warm=warm, warm_with_pack=True))
     assert any("measured with the cache pack on both sides" in line for line in lines)
     assert not any("both sides" in line for line in report_summary(Diagnosis(exam, warm=warm)))
+
+
+def test_with_only_the_pack_measured_the_table_has_no_empty_baseline_row():
+    from tflaunch.core.doctor.experiment import Diagnosis
+    from tflaunch.core.doctor.remedies import examine
+    from tflaunch.core.doctor.report import report_rows
+
+    exam = examine(BASE, RunRecord(BASE), has_gpu=False, only={"pack"})
+    kept = PackArmResult("xla_cache=on", BASE, first=[1.0] * 3, steady=[0.1] * 3,
+                         first_saving=Saving(2.0, 1.5, 2.5, 3.0, 3))
+    rows = report_rows(Diagnosis(exam, pack=PackDiagnosis([3.0] * 3, [0.1] * 3, [kept])))
+    assert [row[2] for row in rows[:2]] == ["your settings: first step †", "xla_cache=on: first step †"]

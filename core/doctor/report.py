@@ -33,7 +33,7 @@ def report_rows(d: Diagnosis) -> list[list[str]]:
     each remedy that does not apply (with why)."""
     rows = []
     number = iter(range(1, len(d.results) + 2))
-    if d.baseline or not d.part_baseline:
+    if d.baseline or not (d.part_baseline or (d.pack is not None and d.pack.baseline_first)):
         rows.append([str(next(number)), "baseline", "your settings", format_duration(_median(d.baseline)),
                      str(len(d.baseline)), "–"])
     if d.part_baseline:  # the anatomy arms' baseline: the same settings, their phase measured
