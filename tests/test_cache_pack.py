@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 import time
 from pathlib import Path
 
@@ -190,3 +191,20 @@ def test_stored_pack_facts_are_checked_where_they_are_read():
     assert _cache_pack(stored) == {"folder": "/p", "read_only": False, "before": {"entries": 2}, "after": {},
                                    "hits": None, "misses": 3, "lines": ["a" * 300]}
     assert _cache_pack("{damaged") == {}
+
+
+@pytest.mark.slow  # scans TensorFlow's libraries for their flag names (a minute on a busy machine)
+def test_the_installed_tensorflow_knows_the_pack_s_flags_and_a_flag_in_the_wrong_variable_is_refused():
+    from tflaunch.core.run.launch_check import ask_known_flags, xla_flag_problems
+
+    known = ask_known_flags(sys.executable)
+    assert known is not None
+    assert {"tf_xla_persistent_cache_directory", "tf_xla_persistent_cache_read_only",
+            "tf_xla_persistent_cache_device_types", "tf_xla_persistent_cache_prefix",
+            "xla_gpu_per_fusion_autotune_cache_dir", "xla_gpu_experimental_autotune_cache_mode",
+            "xla_gpu_autotune_level"} <= set(known)
+    assert xla_flag_problems(LaunchConfig(python=sys.executable, xla_cache=True), ask_known_flags) == []
+    # An XLA_FLAGS name in TF_XLA_FLAGS aborts TensorFlow as an unknown one does.
+    wrong = LaunchConfig(python=sys.executable, extra_env={"TF_XLA_FLAGS": "--xla_gpu_autotune_level=2"})
+    (problem,) = xla_flag_problems(wrong, ask_known_flags)
+    assert problem.field == "extra_env" and "--xla_gpu_autotune_level=2" in problem.message
