@@ -49,11 +49,25 @@ def build_parser(gui_only: bool = False) -> argparse.ArgumentParser:
 
 
 def _command_modules() -> dict[str, Any]:
-    from . import advise, bench, check, cluster, devices, history, profiles, report, sample, serving_warmup, sweep, warm
+    from . import (
+        advise,
+        bench,
+        cache,
+        check,
+        cluster,
+        devices,
+        history,
+        profiles,
+        report,
+        sample,
+        serving_warmup,
+        sweep,
+        warm,
+    )
 
     return {"bench": bench, "check": check, "sample": sample, "profiles": profiles, "sweep": sweep, "report": report,
             "history": history, "devices": devices, "warm": warm, "doctor": advise,
-            "serving-warmup": serving_warmup, "cluster": cluster}
+            "serving-warmup": serving_warmup, "cluster": cluster, "cache": cache}
 
 
 def main(argv: Sequence[str] | None = None, gui_launcher: GuiLauncher | None = None,
@@ -77,7 +91,7 @@ def main(argv: Sequence[str] | None = None, gui_launcher: GuiLauncher | None = N
             "run": m["profiles"].run_command,
             "profiles": m["profiles"].profiles_command, "sweep": m["sweep"].run,
             "report": lambda a: m["report"].run(a, review_renderer), "history": m["history"].run,
-            "devices": m["devices"].run, "warm": m["warm"].run,
+            "devices": m["devices"].run, "warm": m["warm"].run, "cache": m["cache"].run,
             "doctor": m["doctor"].run, "serving-warmup": m["serving-warmup"].run,
             "trial": m["cluster"].run_trial_command, "cluster": m["cluster"].cluster_command,
             **{f"sweep-{action}": m["cluster"].action_command for action in m["cluster"].ACTIONS},

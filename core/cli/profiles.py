@@ -6,6 +6,7 @@ import argparse
 import sys
 
 from ..paths import profiles_dir
+from ..run.environment import stack_for
 from ..run.launch_check import launch_check
 from ..run.script import run_warm_with_profile, run_with_profile
 from ..run.warm.warm_start import DEFAULT_IDLE_S
@@ -13,7 +14,7 @@ from ..safe_text import shown, shown_lines
 from ..settings.display import setting_text
 from ..store.model_code import model_details
 from ..store.profile_subject import measured_on
-from ..store.profiles import ProfileError, ProfileStore, diff, evidence_weakness
+from ..store.profiles import Profile, ProfileError, ProfileStore, diff, evidence_weakness
 from ..store.trust import code_it_runs
 from ..units import format_duration
 from .arguments import print_problems
@@ -66,12 +67,29 @@ def run_command(args: argparse.Namespace) -> int:
             print(f"tflaunch: the profile {args.profile} cannot be applied:", file=sys.stderr)
             print_problems(problems)
             return 2
+        if note := pack_note(profile):
+            print(f"tflaunch: {note}", file=sys.stderr)
         if args.warm:
             return run_warm_with_profile(profile.config, command, args.warm_idle)
         return run_with_profile(profile.config, command)
     except (ProfileError, OSError) as exc:
         print(f"tflaunch: {shown_lines(str(exc))}", file=sys.stderr)
         return 2
+
+
+def pack_note(profile: Profile) -> str | None:
+    """When the profile was measured with another cache pack than this stack's: which, and
+    that this launch fills its own (a pack never crosses its key)."""
+    caches = profile.evidence.get("caches")
+    measured = caches.get("cache_pack") if isinstance(caches, dict) else None
+    if not profile.config.xla_cache or not isinstance(measured, str):
+        return None
+    stack = stack_for(profile.config)
+    if stack is None or stack.key == measured:
+        return None
+    return (f"the profile {profile.name} was measured with the cache pack {measured}; this stack's is {stack.key} "
+            "(another TensorFlow, build, driver, GPU or XLA flag set): its runs fill and read their own, never "
+            "the other key's. `tflaunch cache import` brings a pack exported from a machine of this stack.")
 
 
 def profiles_command(args: argparse.Namespace) -> int:

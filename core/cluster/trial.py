@@ -14,7 +14,7 @@ import os
 import signal
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from types import FrameType
 from typing import Any
@@ -24,6 +24,7 @@ from ..run.gpus.nvml import GpuMemorySampler
 from ..run.launch_check import launch_check
 from ..run.record import RunRecord, RunStatus
 from ..run.session import ProbeSession
+from ..settings.caches import PACKS_ENV
 from ..store.atomic import atomic_write
 from ..store.run_rows import run_data
 from .folder import FolderError, SweepFolder, TrialFile, load, name, write_json
@@ -80,8 +81,9 @@ def run_trial(path: Path, index: int) -> tuple[int, str]:
     previous = signal.signal(signal.SIGTERM, _terminated)
     gpus = GpuMemorySampler()
     try:
-        sessions = [ProbeSession(trial.config) for _ in range(trial.instances)]
-        records = run_sessions(sessions, None, gpus)
+        with shared_packs(folder.path):
+            sessions = [ProbeSession(trial.config) for _ in range(trial.instances)]
+            records = run_sessions(sessions, None, gpus)
     finally:
         gpus.close()
         signal.signal(signal.SIGTERM, previous)
@@ -89,6 +91,21 @@ def run_trial(path: Path, index: int) -> tuple[int, str]:
         return 130, f"trial {index} cancelled; no result written"
     status = _write(folder, trial, node, started, records, None)
     return status, f"trial {index} ({trial.candidate}): " + "; ".join(r.status_line for r in records)
+
+
+@contextlib.contextmanager
+def shared_packs(sweep: Path) -> Iterator[Path]:
+    """The sweep's cache packs on its shared folder (packs/), unless TFLAUNCH_PACKS_DIR names
+    others: a pack's key is its node's stack, so each node type fills one, and the trials after
+    the first on that type start with it."""
+    given = os.environ.get(PACKS_ENV)
+    root = Path(given) if given else sweep / "packs"
+    os.environ[PACKS_ENV] = str(root)
+    try:
+        yield root
+    finally:
+        if given is None:
+            os.environ.pop(PACKS_ENV, None)
 
 
 def run_trials(path: Path, indices: list[int], say: Callable[[int, str], None]) -> int:

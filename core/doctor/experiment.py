@@ -30,6 +30,9 @@ from ..store.recorder import RunRecorder
 from ..sweep.plan import ARMS_AXIS, Candidate, Sweep, SweepPlan, Trial
 from ..sweep.session import SweepSession, run_headless
 from .cuda_cache import cost_sentence, jit_cards
+from .pack_arm import PackDiagnosis
+from .pack_arm import measure as measure_pack
+from .pack_report import recommended as pack_recommended
 from .remedies import Arm, Examination, combine, examine, pyc_missing
 from .verdict import Saving, saving
 from .warm_arm import WarmArm
@@ -61,6 +64,8 @@ class Diagnosis:
     warm: Saving | None = None
     warm_note: str | None = None  # why warm start was not measured
     warm_arm: WarmArm | None = None  # the command advised for warm start, as measured
+    pack: PackDiagnosis | None = None  # the cache pack's arms (None: not asked for)
+    warm_with_pack: bool = False  # warm start measured with the pack on both sides (it helped)
     kernel_notes: list[str] = field(default_factory=list)  # JIT-compiled kernels here, with their measured cost
     combined: LaunchConfig | None = None
     combined_keys: list[str] = field(default_factory=list)
@@ -119,10 +124,18 @@ def diagnose(base: LaunchConfig, *, repeat: int = 5, only: set[str] | None = Non
             values = list(sweep.values[arm.key])
             diagnosis.results.append(ArmResult(arm, values, sweep.failures[arm.key], sweep.first_failure.get(arm.key),
                                                saving(values, baseline), objective))
+    if only is None or "pack" in only:
+        diagnosis.pack = measure_pack(base, repeat, say, recorder, watcher, gpus.available)
     if only is None or "warm" in only:
-        warm = measure_warm(base, repeat, say, recorder, watcher)
+        # With a pack that helps, warm start is measured with it on both sides: the profile the
+        # advice names then starts warm with the pack, the two as one cure.
+        diagnosis.warm_with_pack = bool(pack_recommended(diagnosis.pack)) and not base.xla_cache
+        warm = measure_warm(base.replace(xla_cache=True) if diagnosis.warm_with_pack else base, repeat, say,
+                            recorder, watcher)
         diagnosis.warm_arm, diagnosis.warm, diagnosis.warm_note = warm, warm.saving, warm.note
     launchable = [r.arm for r in diagnosis.recommended if r.arm.launchable]
+    if (best := pack_recommended(diagnosis.pack)) and not any(a.config.xla_cache for a in launchable):
+        launchable.append(Arm(best[0].key, "pack", best[0].config.replace(steady=base.steady)))
     if launchable:
         combined = combine(base, launchable)
         diagnosis.combined, diagnosis.combined_keys = combined, [a.key for a in launchable]

@@ -34,6 +34,8 @@ REMEDIES: dict[str, str] = {
     "gpu": "GPU caches and allocator",
     "preload": "preload the model's files into the page cache before the start (vmtouch -t)",
     "local_copy": "copy the model to a local disk first (a model on a network file system)",
+    "pack": "the cache pack: TensorFlow's persistent XLA cache (on a GPU with XLA's autotune cache, and autotune "
+            "levels 1-3), judged on the first step and the steady step, its cold fill measured",
     # Last: its arms join the ones above (one arm per key), each naming the part it acts on.
     "anatomy": "the first step's or first call's parts (one extra run with TensorFlow's profiler) and the "
                "launch settings that act on them",
@@ -175,8 +177,8 @@ def _add_arms(exam: Examination, remedy: str, pyc_prefix: str | None, local_root
         arms.append(Arm("pyc=compiled", remedy,
                         base.replace(extra_env={**base.extra_env, "PYTHONPYCACHEPREFIX": pyc_prefix})))
         return None
-    if remedy == "warm":
-        return None  # measured apart: it changes how a script starts, not the probe's settings
+    if remedy in ("warm", "pack"):
+        return None  # measured apart (warm_arm.py, pack_arm.py): a start command; a fill, then two phases
     if remedy in STORAGE_REMEDIES:
         return _storage_arms(exam, remedy, local_root)
     if remedy == "anatomy":

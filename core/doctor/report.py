@@ -13,6 +13,8 @@ from ..report.table import anatomy_lines
 from ..run.anatomy import part_label
 from ..units import format_duration
 from .experiment import Diagnosis
+from .pack_report import pack_json, pack_lines, pack_rows
+from .pack_report import recommended as pack_recommended
 from .verdict import Saving, interval_text, verdict_text
 
 # "#" numbers the rows whose runs the review's strip plot draws, in the plot's order.
@@ -31,7 +33,7 @@ def report_rows(d: Diagnosis) -> list[list[str]]:
     each remedy that does not apply (with why)."""
     rows = []
     number = iter(range(1, len(d.results) + 2))
-    if d.baseline or not d.part_baseline:
+    if d.baseline or not (d.part_baseline or (d.pack is not None and d.pack.baseline_first)):
         # With no arm measured, warm start's cold launches of your command are the baseline.
         against = d.warm if not d.baseline else None
         rows.append([str(next(number)), "baseline", "your settings" + (" (cold start)" if against else ""),
@@ -61,6 +63,7 @@ def report_rows(d: Diagnosis) -> list[list[str]]:
         cold = f" (cold {format_duration(d.warm.baseline)})" if d.warm else ""
         rows.append(["", "warm", f"warm start{cold}", warm_median, str(d.warm.runs) if d.warm else "0",
                      verdict_text(d.warm, d.warm.runs) if d.warm else str(d.warm_note)])
+    rows += pack_rows(d.pack)
     for remedy, why in d.exam.skipped.items():
         rows.append(["", remedy, "", "", "", f"does not apply: {why}"])
     return rows
@@ -96,6 +99,11 @@ def gains(d: Diagnosis, cli: bool = True) -> list[Gain]:
     if d.warm is not None and d.warm.significant:
         how = f"start it with {warm_advice(d)}" if cli else "tick Warm launch in Launch script"
         found.append(Gain("warm start", d.warm, how))
+    for arm in pack_recommended(d.pack)[:1]:
+        assert arm.first_saving is not None
+        how = ("save the verified combination: --save-profile NAME" if d.verified and arm.key in d.combined_keys
+               else f"set {arm.key}") + f"; {arm.price()}"
+        found.append(Gain(f"cache pack ({arm.key})", arm.first_saving, how, "first step"))
     return sorted(found, key=lambda g: -g.saving.seconds)
 
 
@@ -145,6 +153,10 @@ def report_summary(d: Diagnosis, cli: bool = True) -> list[str]:
                      f"{d.warm.runs} warm launches of the advised one {what}, each timed from the command to the "
                      f"ready point: warm start, which {d.warm.describe()[len('measured: '):]} ({how}; the profile "
                      f"{_warm_profile(d)} holds the settings measured).")
+    lines += pack_lines(d.pack)
+    if d.warm_with_pack and d.warm is not None:
+        lines.append("Warm start was measured with the cache pack on both sides, so the profile it names starts warm "
+                     "and with the pack: the two as one cure.")
     lines += d.kernel_notes
     return lines
 
@@ -191,6 +203,7 @@ def diagnosis_json(d: Diagnosis, saved: str | None = None) -> dict[str, Any]:
                        "workdir": d.warm_arm.workdir if d.warm_arm else None}
         if d.warm else {"not_measured": d.warm_note},
         "gpu_kernels": d.kernel_notes,
+        "cache_pack": pack_json(d.pack),
         "does_not_apply": d.exam.skipped,
         "combined": d.combined_keys, "verification": _saving_json(d.verification), "verified": d.verified,
         "profile": saved, "sweeps": d.sweep_ids,

@@ -1,7 +1,8 @@
-"""Which TF_XLA_FLAGS entries the installed TensorFlow knows, found without importing it.
+"""Which TF_XLA_FLAGS and XLA_FLAGS entries the installed TensorFlow knows, found without importing it.
 
 TensorFlow kills the whole process on an unknown entry in TF_XLA_FLAGS ("Unknown flags
-in TF_XLA_FLAGS"), so flags are checked before a launch. The flag names are string
+in TF_XLA_FLAGS") or XLA_FLAGS ("Unknown flag in XLA_FLAGS"), so flags are checked before a
+launch. The flag names are string
 constants in TensorFlow's shared libraries; scanning them takes seconds for a 1 GB
 library, so the answer is cached under the libraries' paths, sizes and times.
 """
@@ -15,7 +16,9 @@ import os
 import re
 from typing import Optional
 
-_FLAG = re.compile(rb"tf_xla_[a-z0-9_]+")
+# tf_xla_* (TF_XLA_FLAGS) and xla_* (XLA_FLAGS, such as the GPU autotune cache's) together.
+_FLAG = re.compile(rb"(?:tf_)?xla_[a-z0-9_]+")
+_KEY_VERSION = "2"  # the names found: tf_xla_ alone before
 _CHUNK = 1 << 24
 
 
@@ -43,7 +46,7 @@ def known_flags(cache_file: Optional[str] = None) -> Optional[list[str]]:
     libraries = _libraries()
     if not libraries:
         return None
-    key = json.dumps([(p, os.path.getsize(p), os.path.getmtime(p)) for p in libraries])
+    key = json.dumps([_KEY_VERSION, *[(p, os.path.getsize(p), os.path.getmtime(p)) for p in libraries]])
     cached: dict[str, list[str]] = {}
     if cache_file:
         try:

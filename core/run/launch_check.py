@@ -15,6 +15,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from ..paths import data_dir
+from ..settings import caches
 from ..settings.child import PROBE_MAIN
 from ..settings.config import LaunchConfig, Problem
 from .environment import launch_environment
@@ -61,7 +62,9 @@ def cached_known_flags(python: str) -> list[str] | None:
         flags = next(iter(data.values())) if isinstance(data, dict) and len(data) == 1 else None
     except (OSError, ValueError):
         return None
-    return [str(f) for f in flags] if isinstance(flags, list) else None
+    if not isinstance(flags, list) or all(str(f).startswith("tf_") for f in flags):
+        return None  # none, or found before XLA_FLAGS names were kept: asked again
+    return [str(f) for f in flags]
 
 
 def flags_to_check(config: LaunchConfig) -> list[str]:
@@ -70,19 +73,35 @@ def flags_to_check(config: LaunchConfig) -> list[str]:
     return launch_environment(config).get("TF_XLA_FLAGS", "").split()
 
 
+def pack_flags_to_check(config: LaunchConfig) -> list[str]:
+    """The XLA_FLAGS entries the cache pack adds (XLA's autotune cache, on a GPU)."""
+    flags = launch_environment(config).get("XLA_FLAGS", "").split()
+    return [f for f in flags if f.startswith((caches.AUTOTUNE_DIR_FLAG, caches.AUTOTUNE_MODE_FLAG))]
+
+
 def xla_flag_problems(config: LaunchConfig, known: KnownFlags) -> list[Problem]:
-    flags = flags_to_check(config)
-    if not flags:
+    flags, pack_flags = flags_to_check(config), pack_flags_to_check(config)
+    if not flags and not pack_flags:
         return []
     names = known(config.python)
     if names is None:
         return []  # no TensorFlow found there: the run itself says so, in its own words
-    unknown = [f for f in flags if f.lstrip("-").split("=")[0] not in names]
-    if not unknown:
-        return []
-    field = "extra_env" if "TF_XLA_FLAGS" in config.extra_env else "xla_auto" if config.xla_auto else "xla_cache"
-    return [Problem(field, f"TF_XLA_FLAGS has {', '.join(unknown)}, which the TensorFlow of {config.python} "
-                           "does not know; TensorFlow would abort at start. Remove it or update TensorFlow.")]
+    problems = []
+    unknown = [f for f in flags if _name(f) not in names or not _name(f).startswith("tf_xla_")]
+    if unknown:
+        field = "extra_env" if "TF_XLA_FLAGS" in config.extra_env else "xla_auto" if config.xla_auto else "xla_cache"
+        problems.append(Problem(field, f"TF_XLA_FLAGS has {', '.join(unknown)}, which the TensorFlow of "
+                                       f"{config.python} does not know; TensorFlow would abort at start. Remove it "
+                                       "or update TensorFlow."))
+    if unknown_pack := [f for f in pack_flags if _name(f) not in names]:
+        problems.append(Problem("xla_cache", f"The cache pack's XLA_FLAGS {', '.join(unknown_pack)} are not known "
+                                             f"to the TensorFlow of {config.python}; XLA would abort at start. Turn "
+                                             "the XLA cache off for it, or update TensorFlow."))
+    return problems
+
+
+def _name(flag: str) -> str:
+    return flag.lstrip("-").split("=")[0]
 
 
 def page_cache_problem(config: LaunchConfig) -> str | None:

@@ -114,6 +114,7 @@ class RecordData:
     launch_notes: list[str] = field(default_factory=list)  # what the launcher did first (a cache emptied, and why)
     launch_gpus: dict[str, Any] = field(default_factory=dict)  # NVML at launch (gpu_notes.launch_facts)
     page_cache: dict[str, Any] = field(default_factory=dict)  # a cold start's eviction (eviction.PageCacheReport)
+    cache_pack: dict[str, Any] = field(default_factory=dict)  # what its cache pack held and gave (run.pack_hits)
     marks: list[tuple[str, float]] = field(default_factory=list)  # a program's own points: (name, s since launch)
     # A launch asked to start warm: {"asked": True}, "cold_because" (the client's reason) when
     # it started cold, "server_import_s" when it started the warm server itself (and waited).

@@ -38,6 +38,7 @@ def record_dict(record: RecordData) -> dict[str, Any]:
         "warnings": words.warnings(record),
         "notes": words.notes(record),
         "page_cache": record.page_cache or None,
+        "cache_pack": record.cache_pack or None,
         "steady_per_call": ({**record.latency, **({} if record.is_program else {"batch": record.fed_batch})}
                             if record.latency.get("n") else None),
         "peak_rss": record.peak_rss,

@@ -6,13 +6,15 @@ launch hook for the tf.config settings); its stdio is the terminal's.
 
 from __future__ import annotations
 
+import contextlib
 import signal
 import subprocess
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
+from ..settings import cache_pack
 from ..settings.config import LaunchConfig
-from .environment import launch_environment, prepare_caches
+from .environment import launch_environment, pack_for, prepare_caches
 
 
 def exit_status(returncode: int) -> int:
@@ -31,9 +33,30 @@ def run_with_profile(config: LaunchConfig, command: Sequence[str]) -> int:
     # Ctrl+C reaches the child from the terminal; we wait for it to end its own way.
     previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
     try:
-        return exit_status(child.wait())
+        with pack_counted(config):
+            return exit_status(child.wait())
     finally:
         signal.signal(signal.SIGINT, previous)
+
+
+@contextlib.contextmanager
+def pack_counted(config: LaunchConfig) -> Iterator[None]:
+    """The run inside counted in its cache pack and said in a line: its stderr is the
+    terminal's, so its hits are the entries it read (their access times) and its misses the
+    entries it added."""
+    pack = pack_for(config)
+    if pack is None or pack[1]:  # none, or read-only: nothing of ours may be written there
+        yield
+        return
+    folder = pack[0]
+    before = cache_pack.snapshot(folder)["entries"]
+    seen = cache_pack.mark_unread(folder)
+    yield  # a launch that never ran (a warm start refused before its fork) raises here: not counted
+    added = max(cache_pack.snapshot(folder)["entries"] - before, 0)
+    hits = cache_pack.read_since_marked(folder) if seen else 0
+    cache_pack.record_run(folder, hits, added)
+    print(f"tflaunch: cache pack {folder.name}: {hits if seen else 'unknown'} XLA program"
+          f"{'s' if hits != 1 else ''} read from it, {added} compiled and added", file=sys.stderr)
 
 
 def run_warm_with_profile(config: LaunchConfig, command: Sequence[str], idle_s: float) -> int:
@@ -45,8 +68,9 @@ def run_warm_with_profile(config: LaunchConfig, command: Sequence[str], idle_s: 
         print(f"tflaunch: {note}", file=sys.stderr)
     try:
         launch = plan(command, config.python, launch_environment(config, launch_hook=True))
-        return run(launch, idle_s=idle_s,
-                   on_server_started=lambda answer: print(server_line(answer), file=sys.stderr, flush=True))
+        with pack_counted(config):
+            return run(launch, idle_s=idle_s,
+                       on_server_started=lambda answer: print(server_line(answer), file=sys.stderr, flush=True))
     except WarmStartError as exc:
         print(cold_line(exc), file=sys.stderr)
     return run_with_profile(config, command)

@@ -12,17 +12,20 @@ import os
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from ..phases import SPAWN
 from ..probe.anatomy import KEEP_ENV as ANATOMY_LOGDIR_ENV
+from ..settings import cache_pack
 from ..settings.child import probe_command
 from ..settings.config import LaunchConfig
 from . import events as ev
-from .environment import launch_environment, prepare_caches
+from .environment import launch_environment, pack_for, prepare_caches
 from .events import EventParser
 from .gpus.gpu_notes import launch_facts
 from .gpus.nvml import machine_gpus
 from .line_buffer import LineBuffer
+from .pack_hits import PackHits
 from .process_tree import RUN_MARKER_ENV, run_marker
 from .program import EVENTS_FD_ENV, OBSERVE_ENV, normal_subject, observe_settings, program_argv
 from .record import STDERR_LINE_CHARS, Failure, RunRecord
@@ -130,6 +133,7 @@ class ProbeSession:
         self.cancelled = self.timed_out = False
         self.marker = run_marker()  # in the child's environment: finds what it leaves behind
         self.shared: StartedTogether | None = None  # instances started together: one eviction for all
+        self.pack: PackHits | None = None  # the cache pack the child reads, and what it gave
 
     @property
     def malformed_answer(self) -> bool:
@@ -154,7 +158,11 @@ class ProbeSession:
         before = time.monotonic()
         # Cache folders are made ready (a cold one emptied, which can take seconds for
         # gigabytes of kernels) before time zero: that is tflaunch's work, not the run's.
-        record.launch_notes = [*([ANATOMY_NOTE] if self.anatomy else []), *prepare_caches(record.config)]
+        record.launch_notes = [*([ANATOMY_NOTE] if self.anatomy else []),
+                               *prepare_caches(record.config, self._base_env)]
+        if self._launcher is None and self._command is None and (pack := pack_for(record.config, self._base_env)):
+            self.pack = PackHits(str(pack[0]), pack[1], before=cache_pack.snapshot(pack[0]))
+            self.pack.read = 0 if not pack[1] and cache_pack.mark_unread(pack[0]) else None
         record.launch_gpus = launch_facts(machine_gpus())
         # A cold page cache is made here, the one place every launcher shares, after the
         # other preparations so that nothing read after it warms the files again.
@@ -280,6 +288,8 @@ class ProbeSession:
                 self.record.warm_start.setdefault("cold_because", line[len(COLD_LINE):].removesuffix(COLD_END))
             elif self.warm and line.startswith(SERVER_LINE):
                 self.record.warm_start["server_import_s"] = _seconds(line[len(SERVER_LINE):].split(" s ", 1)[0])
+            if self.pack is not None:
+                self.pack.feed(line)
             self.record.add_stderr(line)
         return Output(log=lines)
 
@@ -314,6 +324,13 @@ class ProbeSession:
         out.extend(self._stderr_lines(self._stderr.flush()))
         if self.observes:
             out.events.extend(self._event_lines(self._events.flush()).events)
+        if self.pack is not None and not self.done:
+            pack, folder = self.pack, Path(self.pack.folder)
+            pack.after = cache_pack.snapshot(folder)
+            pack.read = None if pack.read is None else cache_pack.read_since_marked(folder)
+            if not pack.read_only:  # its new entries noted, so a later start can tell them damaged
+                pack.after = cache_pack.record_run(folder, pack.hits, pack.misses)
+            self.record.cache_pack = pack.to_dict()
         if not self.done:
             self.record.malformed_lines = self._parser.malformed + self._parser.unknown
             self.record.finish(exit_code, exit_signal, cancelled=self.cancelled, timed_out=self.timed_out)

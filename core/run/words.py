@@ -9,6 +9,7 @@ from __future__ import annotations
 from ..phases import IMPORT, label, step_unit
 from ..units import format_bytes, format_duration
 from . import events as ev
+from .pack_hits import anatomy_sentence, pack_sentence
 from .record_data import PhaseState, RecordData, RunStatus
 
 
@@ -65,7 +66,9 @@ def notes(record: RecordData) -> list[str]:
         program.append(f"tflaunch stopped the program at its ready point ({record.config.until}) after "
                        f"{record.latency.get('n', 0)} steady {unit}, as --until asked: not a failure.")
     late = [late_events_note(record)] if record.late_count else []
-    return [*record.launch_notes, *program, *late, *gpu_notes(record.environment)]
+    pack = [line for line in (pack_sentence(record.cache_pack), anatomy_sentence(record.cache_pack, record.anatomy))
+            if line]
+    return [*record.launch_notes, *pack, *program, *late, *gpu_notes(record.environment)]
 
 
 # The one path a measured program runs outside the launcher's session (driver.py says why

@@ -49,13 +49,30 @@ def tensorflow_variables(config: LaunchConfig, base: Mapping[str, str],
     if config.module_loading is not None:
         env["CUDA_MODULE_LOADING"] = MODULE_LOADING[config.module_loading]
     cache_env = caches.variables(config.cuda_cache, config.xla_cache, stack)
-    xla_cache_flag = cache_env.pop("TF_XLA_FLAGS", None)
+    added = {name: cache_env.pop(name, "").split() for name in ("TF_XLA_FLAGS", "XLA_FLAGS")}
+    vmodule = cache_env.pop("TF_CPP_VMODULE", None)
     env.update(cache_env)
-    flags = [*(AUTO_JIT_FLAGS if config.xla_auto else ()), *([xla_cache_flag] if xla_cache_flag else [])]
-    if flags:
-        present = base.get("TF_XLA_FLAGS", "").split()  # the user's own, from the shell or extra_env
-        env["TF_XLA_FLAGS"] = " ".join([*present, *(f for f in flags if f not in present)])
+    added["TF_XLA_FLAGS"] = [*(AUTO_JIT_FLAGS if config.xla_auto else ()), *added["TF_XLA_FLAGS"]]
+    for name, flags in added.items():
+        if flags:
+            present = base.get(name, "").split()  # the user's own, from the shell or extra_env
+            env[name] = " ".join([*present, *(f for f in flags if f not in present)])
+    if vmodule:
+        # The user's own modules kept; TensorFlow's hit and miss lines are how a run shows
+        # what the pack gave it (run.pack_hits).
+        present = [m for m in base.get("TF_CPP_VMODULE", "").split(",") if m]
+        module = vmodule.split("=", 1)[0]
+        env["TF_CPP_VMODULE"] = ",".join(present if any(m.split("=", 1)[0] == module for m in present)
+                                         else [*present, vmodule])
     return env
+
+
+def xla_flag_set(config: LaunchConfig, base: Mapping[str, str] | None = None) -> tuple[str, ...]:
+    """The XLA flags a child gets besides the cache locations (TF_XLA_FLAGS, then XLA_FLAGS):
+    a part of the cache pack's key, as XLA's own cache keys leave them out."""
+    env = {**(os.environ if base is None else base), **config.extra_env}
+    tf_flags = {*env.get("TF_XLA_FLAGS", "").split(), *(AUTO_JIT_FLAGS if config.xla_auto else ())}
+    return (*sorted(tf_flags), *sorted(set(env.get("XLA_FLAGS", "").split())))
 
 
 def child_environment(config: LaunchConfig, base: Mapping[str, str] | None = None, *,

@@ -104,16 +104,18 @@ SETTINGS: tuple[Setting, ...] = (
             unset=("default (the driver's: lazy since CUDA 12.2)", DEFAULT), sweep="lazy,eager"),
     Setting("cuda_cache", "CUDA kernel cache", "Where the driver keeps the kernels it JIT-compiles from PTX (a "
             "card TensorFlow has no native kernels for): CUDA_CACHE_PATH, with CUDA_CACHE_MAXSIZE=4 GiB, before "
-            "start. cold: an empty folder for each run, what a first start on a new machine costs; warm: a folder "
-            "tflaunch keeps for this interpreter, TensorFlow, driver and GPUs, emptied when one of them changes; "
+            "start. cold: an empty folder for each run, what a first start on a new machine costs; warm: the cache "
+            "pack tflaunch keeps for this interpreter, TensorFlow and build, driver and GPUs (a new one when one of "
+            "them changes; tflaunch cache lists them); "
             "default leaves the driver's own (~/.nv/ComputeCache).", Reach.ENVIRONMENT, "GPUs", "--cuda-cache",
             kind=Kind.CHOICE, choices=CACHE_STATES,
             unset=("default (the driver's own folder)", DEFAULT), sweep="cold,warm"),
     Setting("xla_cache", "XLA program cache", "Keep the programs XLA compiles across runs: TF_XLA_FLAGS="
-            "--tf_xla_persistent_cache_directory=FOLDER before start, with a folder tflaunch keeps for this "
-            "interpreter, TensorFlow, driver and GPUs; checked against the installed TensorFlow first. It acts on "
-            "XLA-compiled code only (XLA auto-clustering, jit_compile).", Reach.ENVIRONMENT, "TensorFlow",
-            "--xla-cache",
+            "--tf_xla_persistent_cache_directory=FOLDER before start, in the cache pack tflaunch keeps for this "
+            "interpreter, TensorFlow and build, XLA flags, driver and GPUs (on a GPU with XLA's autotune cache); "
+            "checked against the installed TensorFlow first; a damaged entry is removed and a full disk reads the "
+            "pack without filling it. It acts on XLA-compiled code only (XLA auto-clustering, jit_compile).",
+            Reach.ENVIRONMENT, "TensorFlow", "--xla-cache",
             kind=Kind.SWITCH, default=False, sweep="off,on"),
     Setting("page_cache", "Page cache", "What the kernel's page cache holds at the start. warm: nothing is done "
             "(the files are as earlier runs left them, usually in memory); cold: before the start tflaunch evicts "

@@ -352,6 +352,8 @@ def _cache_folders(record: RunRecord) -> dict[str, str]:
     flags = applied.get("xla_flags")
     if record.config.xla_cache and isinstance(flags, str) and "persistent_cache_directory=" in flags:
         out["xla_cache"] = flags.split("persistent_cache_directory=", 1)[1].split()[0]
+    if isinstance(record.cache_pack.get("folder"), str):  # the pack's key: its folder's name
+        out["cache_pack"] = record.cache_pack["folder"].rstrip("/").rsplit("/", 1)[-1]
     return out
 
 
@@ -397,9 +399,8 @@ def evidence_from_runs(runs: Sequence[RunRecord], baseline: Sequence[RunRecord] 
     }
     used = _cache_folders(ok[-1])
     if used:
-        # The folders the winner was measured with: a launch of this profile uses the same ones
-        # (named by the stack below), and they are emptied when the driver, TensorFlow or the
-        # GPUs change (settings.caches).
+        # The folders the winner was measured with: a launch of this profile uses the same pack
+        # (named by the stack below); a launch on another stack fills its own (settings.caches).
         evidence["caches"] = {**used, "tensorflow": env.get("tensorflow"),
                               "driver": (env.get("nvml") or {}).get("driver") or env.get("driver"),
                               "gpus": evidence["gpus"]}

@@ -200,6 +200,26 @@ def _launch(text: Any) -> tuple[dict[str, Any], list[str], dict[str, Any]]:
             _warm_start(launch.get("warm_start")))
 
 
+def _cache_pack(text: Any) -> dict[str, Any]:
+    """A run's cache pack facts (run.pack_hits), each checked; a damaged one loses them, not the run."""
+    try:
+        pack = parsed_json(text or "{}", "launch").get("cache_pack")
+    except DamagedRowError:
+        return {}
+    if not isinstance(pack, dict) or not isinstance(pack.get("folder"), str):
+        return {}
+
+    def count(value: Any) -> int | None:
+        return value if isinstance(value, int) and not isinstance(value, bool) and 0 <= value < 1 << 62 else None
+
+    sides = {side: {k: count(v) for k, v in pack[side].items() if k in ("entries", "bytes") and count(v) is not None}
+             if isinstance(pack.get(side), dict) else {} for side in ("before", "after")}
+    lines = pack.get("lines")
+    return {"folder": pack["folder"][:4096], "read_only": pack.get("read_only") is True, **sides,
+            "hits": count(pack.get("hits")), "misses": count(pack.get("misses")) or 0,
+            "lines": [n[:300] for n in lines[:12] if isinstance(n, str)] if isinstance(lines, list) else []}
+
+
 def _warm_start(data: Any) -> dict[str, Any]:
     """A warm start's stored facts, each checked (words.warm_notes reads them)."""
     if not isinstance(data, dict) or data.get("asked") is not True:
@@ -310,6 +330,7 @@ def record_from_rows(data: dict[str, Any], phases: Iterable[Sequence[Any]],
     record.imports = _imports(data["imports"])
     record.anatomy = _anatomy(data.get("anatomy"))
     record.page_cache, record.launch_notes, record.warm_start = _launch(data.get("launch"))
+    record.cache_pack = _cache_pack(data.get("launch"))
     ready = _ready_or_exit(checked_seconds(data["time_to_ready"], "time_to_ready"), data["command"] is not None,
                            record.status.value, launched_at, data["finished_at"])
     if ready is not None:
