@@ -97,3 +97,17 @@ def test_steady_after_the_ready_point_is_clipped_away():
     union clips it at ready: it covers nothing of the start."""
     spans = {"spawn": (0.0, 0.5), "first": (0.5, 0.5), "steady": (1.2, 3.0)}
     assert fold.gaps(spans, 1.0) == []
+
+
+def test_a_comparison_of_runs_to_their_exit_stacks_their_steady_steps_up_to_ready() -> None:
+    """The review's chart stacks Compare's time rows: with --until exit steady ran before the
+    ready point, so it is a row, and the rows before Other with Other add up to ready."""
+    from tflaunch.core.report.compare import time_rows
+
+    record = _program_to_exit()
+    rows = time_rows([record])
+    assert "steady" in rows and rows[-2:] == ("other", "ready")
+    stacked = sum(record.phases[n].duration or 0.0 for n in rows[:-2]) + record.other_time
+    assert stacked == pytest.approx(record.time_to_ready, abs=0.01)
+    record = RunRecord(LaunchConfig(program=("python", "x.py")), launched_at=100.0)
+    assert "steady" not in time_rows([record]), "to a first step, steady comes after ready"

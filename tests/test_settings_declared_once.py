@@ -177,3 +177,15 @@ def test_jit_compile_has_one_answer_a_program_does_not_read_it():
     runs = [RunRecord(PROGRAM_CONFIG), RunRecord(PROGRAM_CONFIG.replace(jit_compile=True))]
     assert own_settings_differ(runs) == [] and not reads(PROGRAM_CONFIG, "jit_compile")
     assert "jit_compile" in MODEL_ONLY_AXES and reads(LaunchConfig(), "jit_compile")
+
+
+def test_a_flag_a_program_does_not_read_is_refused_not_ignored() -> None:
+    from tflaunch.core.cli.arguments import SettingsError
+    from tflaunch.core.cli.main import build_parser
+
+    for flag in (["--jit-compile"], ["--batch", "4"]):
+        args = build_parser().parse_args(["bench", *flag, "--", "python", "train.py"])
+        with pytest.raises(SettingsError, match="not read by a program"):
+            config_from_args(args)
+    args = build_parser().parse_args(["bench", "--intra", "2", "--", "python", "train.py"])
+    assert config_from_args(args).intra == 2  # a setting a program reads is taken

@@ -17,6 +17,7 @@ from ..settings.display import setting_text
 from ..settings.setting import Kind, Setting
 from ..settings.vocabulary import BY_NAME, SETTINGS
 from ..store.profiles import ProfileError, ProfileStore, UntrustedProfileError
+from ..subject import Subject
 
 
 def positive_int(text: str) -> int:
@@ -173,6 +174,7 @@ def config_from_args(args: argparse.Namespace, *, model_required: bool = False) 
     if program and args.model:
         raise SettingsError("invalid_arguments", "Give either a model (--model) or a program (after --), not "
                                                  "both: a run measures one subject.")
+    _refuse_unread(args)
     name = getattr(args, "profile", None)
     if not name:
         if model_required and not args.model and not program:
@@ -197,6 +199,20 @@ def config_from_args(args: argparse.Namespace, *, model_required: bool = False) 
     if program:
         changes["program"] = program
     return normal_subject(base.replace(**changes))
+
+
+def _refuse_unread(args: argparse.Namespace) -> None:
+    """A flag typed for a setting this subject does not read would change nothing: said, not
+    ignored (`--jit-compile -- python train.py`: a program compiles its own model)."""
+    if not program_of(args):
+        return
+    for dest in _given(args):
+        setting = BY_NAME.get(dest)
+        why = setting.why_unread(Subject.PROGRAM) if setting is not None else None
+        if setting is not None and why:
+            raise SettingsError("invalid_arguments", f"{setting.cli} is not read by a program ({why}), so it "
+                                                     "would change nothing: leave it out, or measure a model "
+                                                     "with --model instead.")
 
 
 def _flag_config(args: argparse.Namespace) -> LaunchConfig:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, fields
 
-from ..phases import AFTER_READY, OTHER, OTHER_LABEL, label, phase_rows, short_label
+from ..phases import AFTER_READY, OTHER, OTHER_LABEL, STEADY, label, phase_rows, short_label
 from ..run.record import RunRecord
 from ..settings.config import LaunchConfig
 from ..settings.display import setting_text, short_value
@@ -36,8 +36,11 @@ def short_row_label(row: str) -> str:
 
 def time_rows(runs: Sequence[RunRecord]) -> tuple[str, ...]:
     """The phases up to ready that any of the runs reported (their union, in order), then
-    other and time to ready."""
-    return (*(n for n in phase_rows(runs) if n not in AFTER_READY), OTHER, "ready")
+    other and time to ready. Steady state is up to ready where every run was measured to its
+    exit (its steps ran before the ready point: the fold counts them, not as Other)."""
+    to_exit = bool(runs) and all(r.config.until == "exit" and r.is_program for r in runs)
+    after = AFTER_READY - {STEADY} if to_exit else AFTER_READY
+    return (*(n for n in phase_rows(runs) if n not in after), OTHER, "ready")
 
 SAME_WITHIN_S = 50e-6  # below what a phase's clock can tell apart: shown as "same"
 RATIO_FROM_S = 1e-3  # ratios only between times of a millisecond or more
