@@ -23,6 +23,7 @@ from typing import Protocol
 SPAWN = "spawn"  # the interpreter's start: measured from the OS's process start
 IMPORT = "import"  # import tensorflow: a run without it never loaded TensorFlow
 DEVICES = "devices"  # timed in parts on a machine with GPUs
+TRACE = "trace"  # a model's callable built (tf.function traced), before its first call
 FIRST = "first"  # the first inference: a model's ready point
 FIRST_STEP = "first_step"  # the first training step: a program that has one trains
 STEADY = "steady"  # further calls or steps: per call, after the ready point

@@ -27,6 +27,8 @@ ALLOWED = {
     ("core/cli/profiles.py", "import"): "the `tflaunch profile import` action",
     ("core/settings/display.py", "steady"): "the steady setting (how many steady calls), not the phase",
     ("gui/settings/settings_panel.py", "steady"): "the steady setting's editor",
+    ("core/cli/cache.py", "build"): "a cache pack's key: TensorFlow's build, not the phase",
+    ("core/settings/pack_archive.py", "build"): "a cache pack's key: TensorFlow's build, not the phase",
 }
 
 

@@ -23,6 +23,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
+from ..phases import FIRST, FIRST_STEP, TRACE
 from ..run.driver import Watcher, Watchers, run_sessions
 from ..run.record import RunRecord, RunStatus
 from ..run.session import ProbeSession
@@ -99,8 +100,8 @@ class PackDiagnosis:
 def first_step(record: RunRecord) -> float | None:
     """The first step (a program's; its first inference when it does not train) or the trace and
     first call (a model's): where XLA compiles."""
-    names = (("first_step",) if "first_step" in record.phases else ("first",)) if record.is_program \
-        else ("trace", "first")
+    names = ((FIRST_STEP,) if FIRST_STEP in record.phases else (FIRST,)) if record.is_program \
+        else (TRACE, FIRST)
     parts = [record.phases[n].duration for n in names if n in record.phases]
     return sum(p for p in parts if p is not None) if parts and None not in parts else None
 
