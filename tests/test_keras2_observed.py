@@ -68,7 +68,7 @@ def test_a_keras_on_another_backend_is_said_unobservable_by_its_own_classes() ->
     # backends (jax, torch, numpy) need packages this venv has not, so the verdict is asked of it.
     import keras
 
-    from tflaunch.core.probe import keras_frameworks
+    from tflaunch.core.probe.observer import keras_frameworks
 
     found = keras_frameworks.resolve("keras", keras)
     assert found is not None and found.major == 3 and found.apply == "apply" and found.unobservable() is None
