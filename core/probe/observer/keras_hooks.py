@@ -1,18 +1,19 @@
 """The observer's hooks into Keras, any generation (keras_frameworks.py says which is loaded and
 resolves its classes): the program's model building, compile, fit and train_on_batch (the
 first step begins), calls, predict and evaluate (inference), loads, and the optimizer's apply
-(a step's end). Each hook only reads the clock around the original and notifies the Observer
-(observe.py), which holds every rule. Each method is replaced where Keras defines it
-(hook_tools.wrap), so `type(model).compile is Trainer.compile` and every other such
-comparison reads as without tflaunch."""
+(a step's end). Each hook is a start and an end around the original call: it only reads the
+clock and notifies the Observer (observe.py), which holds every rule. On Python 3.12+ nothing
+is replaced (sys.monitoring watches the method); before, each method is replaced where Keras
+defines it (hook_tools.wrap), so `type(model).compile is Trainer.compile` and every other
+such comparison reads as without tflaunch."""
 
 import sys
 import time
-from typing import Any, Callable, Optional
+from typing import Any, Callable
 
-from .hook_tools import guarded, wrap
+from .hook_tools import Args, Hook, Kwargs, hook
 from .keras_frameworks import Keras, any_symbolic
-from .tf_hooks import timed
+from .tf_hooks import made, timed
 
 # What a Keras model does that is an inference when the program does it outside training.
 _INFERENCES = ("predict", "predict_on_batch", "evaluate", "test_on_batch")
@@ -24,23 +25,23 @@ def patch_keras(obs: Any, keras: Keras) -> None:
     # A model's constructor builds its layers after Layer.__init__ has returned: the hull of
     # the program's construction ends with the outermost model constructor.
     for owner in (keras.layer,) + keras.constructors:
-        wrap(owner, "__init__", lambda original: _layer_made(obs, original))
+        hook(owner, "__init__", *made(obs.layer_made), arguments=False)
     symbolic = keras.symbolic if callable(keras.symbolic) else any_symbolic
-    wrap(keras.layer, "__call__", lambda original: _model_called(obs, original, keras.model, symbolic, eager))
+    hook(keras.layer, "__call__", *_model_called(obs, keras.model, symbolic, eager))
     # Where each is defined: Trainer or Model (compile), the backend's trainer (fit, predict...).
-    wrap(keras.model, "compile", lambda original: timed(obs, "compile", original))
+    hook(keras.model, "compile", *timed(obs, "compile"), arguments=False)
     for name in ("fit", "train_on_batch"):
-        wrap(keras.model, name, lambda original: _training(obs, original))
+        hook(keras.model, name, *_training(obs), arguments=False)
     for name in _INFERENCES:
-        wrap(keras.model, name, lambda original: _inference(obs, original, lambda _m, _a, _k: (True, False)))
-    wrap(keras.model, "load_weights", lambda original: timed(obs, "load", original))
+        hook(keras.model, name, *_inference(obs, lambda _a, _k: (True, False)), arguments=False)
+    hook(keras.model, "load_weights", *timed(obs, "load"), arguments=False)
     # And the public names bound to it in the modules already loaded (keras.models, keras.saving);
-    # one loaded later imports it from its home module, where it is wrapped already.
+    # one loaded later imports it from its home module, where it is hooked already.
     home = sys.modules.get(getattr(keras.load_model, "__module__", ""))
     if home is not None:
-        wrap(home, keras.load_model.__name__, lambda original: timed(obs, "load", original))
+        hook(home, keras.load_model.__name__, *timed(obs, "load"), arguments=False)
     for optimizer in keras.optimizers:
-        wrap(optimizer, keras.apply, lambda original: _optimizer_apply(obs, original, eager))
+        hook(optimizer, keras.apply, *_optimizer_apply(obs, eager))
 
 
 def _eager_test() -> Callable[[], bool]:
@@ -51,64 +52,45 @@ def _eager_test() -> Callable[[], bool]:
     return test if callable(test) else (lambda: True)
 
 
-def _layer_made(obs: Any, original: Callable[..., Any]) -> Callable[..., Any]:
-    def init(self: Any, *args: Any, **kwargs: Any) -> Any:
-        start = time.time()
-        result = original(self, *args, **kwargs)
-        guarded(obs.layer_made)(start, time.time())
-        return result
-
-    return init
-
-
-def _inference(obs: Any, original: Callable[..., Any],
-               kind: Callable[[Any, Any, Any], "tuple[bool, bool]"]) -> Callable[..., Any]:
+def _inference(obs: Any, kind: Callable[[Args, Kwargs], "tuple[bool, bool]"]) -> Hook:
     """A call that `kind` says is (wanted as an inference, made on symbolic tensors)."""
 
-    def call(self: Any, *args: Any, **kwargs: Any) -> Any:
-        if not guarded(obs.call_possible)():  # nested in something else: no need to look at it
-            return original(self, *args, **kwargs)
-        found = guarded(kind)(self, args, kwargs)
-        wanted, symbolic = found if found else (False, False)
-        what: Optional[str] = guarded(obs.call_entered)(wanted, symbolic)
-        start = time.time()
-        try:
-            return original(self, *args, **kwargs)
-        finally:
-            if what is not None:
-                guarded(obs.call_left)(what, start, time.time())
+    def start(args: Args, kwargs: Kwargs) -> Any:
+        if not obs.call_possible():  # nested in something else: no need to look at it
+            return None
+        wanted, symbolic = kind(args, kwargs)
+        what = obs.call_entered(wanted, symbolic)
+        return None if what is None else (what, time.time())
 
-    return call
+    def end(state: Any, _result: Any, _raised: bool) -> None:
+        obs.call_left(state[0], state[1], time.time())
+
+    return start, end
 
 
-def _model_called(obs: Any, original: Callable[..., Any], model_class: type,
-                  symbolic: Callable[..., bool], eager: Callable[[], bool]) -> Callable[..., Any]:
+def _model_called(obs: Any, model_class: type, symbolic: Callable[..., bool], eager: Callable[[], bool]) -> Hook:
     """Any layer called: a model called on real tensors is an inference unless training=True
     says it trains; a call on symbolic tensors (Keras Inputs, a graph being built) is build."""
 
-    def kind(layer: Any, args: Any, kwargs: Any) -> "tuple[bool, bool]":
-        is_symbolic = not eager() or symbolic(args, kwargs)
+    def kind(args: Args, kwargs: Kwargs) -> "tuple[bool, bool]":
+        layer, inputs = args[0], args[1:]
+        is_symbolic = not eager() or symbolic(inputs, kwargs)
         return isinstance(layer, model_class) and kwargs.get("training") is not True, is_symbolic
 
-    return _inference(obs, original, kind)
+    return _inference(obs, kind)
 
 
-def _training(obs: Any, original: Callable[..., Any]) -> Callable[..., Any]:
-    def train(self: Any, *args: Any, **kwargs: Any) -> Any:
-        guarded(obs.training_entered)()
-        try:
-            return original(self, *args, **kwargs)
-        finally:
-            guarded(obs.training_left)()
+def _training(obs: Any) -> Hook:
+    def start(_args: Args, _kwargs: Kwargs) -> Any:
+        obs.training_entered()
+        return True
 
-    return train
+    return start, lambda _state, _result, _raised: obs.training_left()
 
 
-def _optimizer_apply(obs: Any, original: Callable[..., Any], eager: Callable[[], bool]) -> Callable[..., Any]:
-    def apply(self: Any, *args: Any, **kwargs: Any) -> Any:
-        start = time.time()
-        result = original(self, *args, **kwargs)
-        guarded(obs.optimizer_applied)(id(self), start, time.time(), bool(guarded(eager)()))
-        return result
+def _optimizer_apply(obs: Any, eager: Callable[[], bool]) -> Hook:
+    def end(state: Any, _result: Any, raised: bool) -> None:
+        if not raised:
+            obs.optimizer_applied(id(state[0]), state[1], time.time(), bool(eager()))
 
-    return apply
+    return (lambda args, _kwargs: (args[0], time.time())), end

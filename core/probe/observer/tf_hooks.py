@@ -1,6 +1,7 @@
 """The observer's hooks into TensorFlow: devices, loads, the data pipeline's first element,
-tf.function calls, traces and gradient tapes. Each hook only reads the clock around the
-original and notifies the Observer (observe.py), which holds every rule."""
+tf.function calls, traces and gradient tapes. Each hook is a start and an end around the
+original call (hook_tools.hook: watched by sys.monitoring on Python 3.12+, wrapped before):
+it only reads the clock and notifies the Observer (observe.py), which holds every rule."""
 
 import importlib
 import os
@@ -8,7 +9,7 @@ import re
 import time
 from typing import Any, Callable, Optional
 
-from .hook_tools import guarded, unwrap, wrap
+from .hook_tools import Args, Hook, Kwargs, hook, unhook
 
 # Where installed packages live, in every layout (venv, conda, Debian's dist-packages).
 _INSTALLED = re.compile(r"[/\\](site|dist)-packages([/\\]|$)")
@@ -25,71 +26,76 @@ def patch_tensorflow(obs: Any) -> None:
     """Hooks into TensorFlow's own classes, right after `import tensorflow` finished."""
     context = _module("tensorflow.python.eager.context")
     if context is not None:
-        wrap(context.Context, "ensure_initialized", lambda original: _devices(obs, original, context.Context))
+        _devices(obs, context.Context)
     saved = _module("tensorflow.python.saved_model.load")
     if saved is not None:  # and every public module that bound it (tf.saved_model, tf.compat.v2...)
-        wrap(saved, "load", lambda original: _saved_model_load(obs, original))
+        hook(saved, "load", *_saved_model_load(obs), arguments=False)
     checkpoint = _module("tensorflow.python.checkpoint.checkpoint")
     if checkpoint is not None:
         for name in ("restore", "read"):
-            wrap(checkpoint.Checkpoint, name, lambda original: timed(obs, "load", original))
+            hook(checkpoint.Checkpoint, name, *timed(obs, "load"), arguments=False)
     iterators = _module("tensorflow.python.data.ops.iterator_ops")
     if iterators is not None:
-        wrap(iterators.OwnedIterator, "__init__", lambda original: _iterator_made(obs, original))
-        wrap(iterators.OwnedIterator, "_next_internal", lambda original: _element_taken(obs, original))
+        hook(iterators.OwnedIterator, "__init__", *made(obs.iterator_made), arguments=False)
+        hook(iterators.OwnedIterator, "_next_internal", *_element_taken(obs), arguments=False)
     functions = _module("tensorflow.python.eager.polymorphic_function.polymorphic_function")
     if functions is not None:
-        wrap(functions.Function, "__call__", lambda original: _function_call(obs, original))
+        hook(functions.Function, "__call__", *_function_call(obs))
     concrete = _module("tensorflow.python.eager.polymorphic_function.concrete_function")
     if concrete is not None:
-        wrap(concrete.ConcreteFunction, "__call__", lambda original: _function_call(obs, original))
+        hook(concrete.ConcreteFunction, "__call__", *_function_call(obs))
     tracing = _module("tensorflow.python.eager.polymorphic_function.tracing_compilation")
     if tracing is not None:
-        wrap(tracing, "_create_concrete_function", lambda original: _traced(obs, original))
+        hook(tracing, "_create_concrete_function", *_traced(obs))
     backprop = _module("tensorflow.python.eager.backprop")
     if backprop is not None:
-        wrap(backprop.GradientTape, "__enter__", lambda original: _tape_enter(obs, original))
-        wrap(backprop.GradientTape, "__exit__", lambda original: _tape_exit(obs, original))
+        hook(backprop.GradientTape, "__enter__", lambda _a, _k: obs.tape_entered(), arguments=False)
+        hook(backprop.GradientTape, "__exit__", lambda _a, _k: obs.tape_left(), arguments=False)
 
 
-def timed(obs: Any, phase: str, original: Callable[..., Any]) -> Callable[..., Any]:
-    """A load or compile: its first outermost call is reported as `phase`."""
+def timed(obs: Any, phase: str) -> Hook:
+    """A load or compile: its first outermost call is reported as `phase` (start, end)."""
 
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        counted = guarded(obs.timed_entered)(phase)
-        start = time.time()
-        try:
-            return original(*args, **kwargs)
-        finally:
-            guarded(obs.timed_left)(phase, bool(counted), start, time.time())
+    def start(_args: Args, _kwargs: Kwargs) -> Any:
+        return bool(obs.timed_entered(phase)), time.time()
 
-    return wrapper
+    def end(state: Any, _result: Any, _raised: bool) -> None:
+        obs.timed_left(phase, state[0], state[1], time.time())
+
+    return start, end
 
 
-def _devices(obs: Any, original: Callable[..., Any], owner: type) -> Callable[..., Any]:
-    def ensure_initialized(self: Any) -> Any:
-        if getattr(self, "_initialized", True):
-            return original(self)
-        start = time.time()
-        try:
-            return original(self)
-        finally:
-            guarded(obs.devices_ready)(start, time.time())
-            # Every eager op asks: once the devices are up, the hook steps out of the way.
-            guarded(unwrap)(owner, "ensure_initialized")
+def made(notify: Callable[[float, float], None]) -> Hook:
+    """A constructor that made its object: notify(start, end); nothing when it raised."""
 
-    return ensure_initialized
+    def end(started: float, _result: Any, raised: bool) -> None:
+        if not raised:
+            notify(started, time.time())
+
+    return (lambda _a, _k: time.time()), end
 
 
-def _saved_model_load(obs: Any, original: Callable[..., Any]) -> Callable[..., Any]:
-    load_timed = timed(obs, "load", original)
+def _devices(obs: Any, owner: type) -> None:
+    def start(args: Args, _kwargs: Kwargs) -> Any:
+        return None if getattr(args[0], "_initialized", True) else time.time()
 
-    def load(*args: Any, **kwargs: Any) -> Any:
-        loaded = load_timed(*args, **kwargs)
-        guarded(_remember_functions)(obs, loaded)
-        return loaded
+    def end(started: float, _result: Any, _raised: bool) -> None:
+        obs.devices_ready(started, time.time())
+        # Every eager op asks: once the devices are up, the hook steps out of the way.
+        unhook(owner, "ensure_initialized")
 
-    return load
+    hook(owner, "ensure_initialized", start, end)
+
+
+def _saved_model_load(obs: Any) -> Hook:
+    start, timed_end = timed(obs, "load")
+
+    def end(state: Any, loaded: Any, raised: bool) -> None:
+        timed_end(state, loaded, raised)
+        if not raised:
+            _remember_functions(obs, loaded)
+
+    return start, end
 
 
 def _remember_functions(obs: Any, loaded: Any) -> None:
@@ -102,74 +108,44 @@ def _remember_functions(obs: Any, loaded: Any) -> None:
             obs.loaded_function(id(function))
 
 
-def _iterator_made(obs: Any, original: Callable[..., Any]) -> Callable[..., Any]:
-    def init(self: Any, *args: Any, **kwargs: Any) -> Any:
-        start = time.time()
-        result = original(self, *args, **kwargs)
-        guarded(obs.iterator_made)(start, time.time())
-        return result
+def _element_taken(obs: Any) -> Hook:
+    def start(_args: Args, _kwargs: Kwargs) -> Any:
+        return True if obs.element_wanted() else None
 
-    return init
+    return start, lambda _state, _result, _raised: obs.element_taken(time.time())
 
 
-def _element_taken(obs: Any, original: Callable[..., Any]) -> Callable[..., Any]:
-    def _next_internal(self: Any) -> Any:
-        if not guarded(obs.element_wanted)():
-            return original(self)
-        try:
-            return original(self)
-        finally:
-            guarded(obs.element_taken)(time.time())
+def _function_call(obs: Any) -> Hook:
+    def start(args: Args, _kwargs: Kwargs) -> Any:
+        return args[0], bool(obs.function_entered()), time.time()
 
-    return _next_internal
+    def end(state: Any, _result: Any, _raised: bool) -> None:
+        function, outermost, started = state
+        obs.function_left(id(function), outermost, started, time.time(), outermost and programs_own(function))
 
-
-def _function_call(obs: Any, original: Callable[..., Any]) -> Callable[..., Any]:
-    def call(self: Any, *args: Any, **kwargs: Any) -> Any:
-        outermost = guarded(obs.function_entered)()
-        start = time.time()
-        try:
-            return original(self, *args, **kwargs)
-        finally:
-            own = bool(outermost) and bool(guarded(programs_own)(self))
-            guarded(obs.function_left)(id(self), bool(outermost), start, time.time(), own)
-
-    return call
+    return start, end
 
 
 def programs_own(function: Any) -> bool:
     """Whether a tf.function wraps the program's own Python code, not a library's (Keras'
     train and predict functions, an optimizer's): its code lies outside every installed
     package's folder."""
-    code = getattr(getattr(function, "python_function", None), "__code__", None)
+    try:
+        code = getattr(getattr(function, "python_function", None), "__code__", None)
+    except Exception:
+        return False
     folder = os.path.dirname(getattr(code, "co_filename", "") or "")
     return bool(folder) and not _INSTALLED.search(folder)
 
 
-def _traced(obs: Any, original: Callable[..., Any]) -> Callable[..., Any]:
-    def _create_concrete_function(function_type: Any, type_context: Any, func_graph: Any,
-                                  tracing_options: Any) -> Any:
-        start = time.time()
-        try:
-            return original(function_type, type_context, func_graph, tracing_options)
-        finally:
-            key = id(getattr(tracing_options, "python_function", None))
-            guarded(obs.traced)(key, time.time() - start)
+def _traced(obs: Any) -> Hook:
+    """_create_concrete_function(function_type, type_context, func_graph, tracing_options)."""
 
-    return _create_concrete_function
+    def start(args: Args, kwargs: Kwargs) -> Any:
+        options = args[3] if len(args) > 3 else kwargs.get("tracing_options")
+        return id(getattr(options, "python_function", None)), time.time()
 
+    def end(state: Any, _result: Any, _raised: bool) -> None:
+        obs.traced(state[0], time.time() - state[1])
 
-def _tape_enter(obs: Any, original: Callable[..., Any]) -> Callable[..., Any]:
-    def enter(self: Any) -> Any:
-        guarded(obs.tape_entered)()
-        return original(self)
-
-    return enter
-
-
-def _tape_exit(obs: Any, original: Callable[..., Any]) -> Callable[..., Any]:
-    def leave(self: Any, *args: Any) -> Any:
-        guarded(obs.tape_left)()
-        return original(self, *args)
-
-    return leave
+    return start, end
