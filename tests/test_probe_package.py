@@ -28,7 +28,8 @@ def test_every_module_level_import_of_the_probe_is_standard_library():
             if level:  # its own package
                 continue
             top = module.split(".")[0]
-            assert top in sys.stdlib_module_names or top == "__future__", f"{path.relative_to(PROBE_DIR)} imports {module}"
+            where = path.relative_to(PROBE_DIR)
+            assert top in sys.stdlib_module_names or top == "__future__", f"{where} imports {module}"
 
 
 def test_the_check_sees_a_third_party_import():
