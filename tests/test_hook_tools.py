@@ -27,6 +27,10 @@ sys.modules["tflaunch_probe"] = package
 spec.loader.exec_module(package)
 from tflaunch_probe.observer import hook_tools, monitoring
 
+if sys.argv[2:] == ["taken"]:  # another tool holds both ids tflaunch may use: wrappers, as before 3.12
+    sys.monitoring.use_tool_id(3, "someone")
+    sys.monitoring.use_tool_id(4, "someone else")
+
 seen = []
 
 def decorate(fn):  # one code object for every method it decorates, as Keras' filter_traceback
@@ -82,17 +86,38 @@ def interpreters() -> list[object]:
     return found
 
 
-@pytest.mark.parametrize("python", interpreters())
-def test_a_hook_sees_arguments_result_and_raise_and_steps_out(python: str, tmp_path: Path) -> None:
+def run(python: str, tmp_path: Path, *args: str) -> dict[str, object]:
     script = tmp_path / "hooked.py"
     script.write_text(SCRIPT)
-    done = subprocess.run([python, "-I", str(script), str(PROBE_DIR)], capture_output=True, text=True, timeout=60)
+    done = subprocess.run([python, "-I", str(script), str(PROBE_DIR), *args], capture_output=True, text=True,
+                          timeout=60)
     assert done.returncode == 0, done.stderr
     out = json.loads(done.stdout)
+    assert isinstance(out, dict)
+    return out
+
+
+@pytest.mark.parametrize("python", interpreters())
+def test_a_hook_sees_arguments_result_and_raise_and_steps_out(python: str, tmp_path: Path) -> None:
+    out = run(python, tmp_path)
     modern = out["monitoring"]
     version = subprocess.run([python, "-c", "import sys; print(sys.version_info >= (3, 12))"],
                              capture_output=True, text=True).stdout.strip()
     assert modern == (version == "True")
+    as_seen(out, modern)
+
+
+def test_both_tool_ids_taken_gives_the_wrappers(tmp_path: Path) -> None:
+    python = find_interpreter("3.12") or find_interpreter("3.13")
+    if python is None:
+        pytest.skip("no Python 3.12 or 3.13 on this machine (pyenv install 3.12)")
+    out = run(python, tmp_path, "taken")
+    assert out["monitoring"] is False
+    as_seen(out, False)
+
+
+def as_seen(out: dict[str, object], modern: bool) -> None:
+    """What every hook sees, and what only a wrapper shows."""
     assert out["seen"] == [["start", [2, 5], {"scale": 3, "verbose": 0}], ["end", "state", 6, False],
                            ["plain", [1]],
                            ["start", [None], {}], ["end", "state", None, True]]
