@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from tflaunch.core.probe.samples import SAMPLES
+from tflaunch.core.probe.model.samples import SAMPLES
 from tflaunch.core.settings.child import probe_command
 from tflaunch.core.settings.config import LaunchConfig
 from tflaunch.core.settings.vocabulary import SAMPLE_MODELS

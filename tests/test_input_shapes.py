@@ -8,7 +8,7 @@ import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from tflaunch.core.probe.input_shapes import (
+from tflaunch.core.probe.model.input_shapes import (
     IMAGE_SIZE,
     MAX_ELEMENTS,
     SEQUENCE_LENGTH,

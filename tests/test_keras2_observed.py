@@ -67,7 +67,7 @@ def test_a_tf_keras_program_is_seen_to_its_first_step(program: str, tmp_path: Pa
 
 RESOLVE = """
 import keras
-from tflaunch.core.probe import keras_frameworks
+from tflaunch.core.probe.observer import keras_frameworks
 found = keras_frameworks.resolve("keras", keras)
 assert found is not None and found.major == 3 and found.apply == "apply" and found.unobservable() is None
 assert found.model is keras.Model and found.layer is keras.layers.Layer

@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from tflaunch.core.probe.model_files import model_format
+from tflaunch.core.probe.model.model_files import model_format
 from tflaunch.core.run.formats import ConversionError, cache_dir, in_formats
 
 

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from tflaunch.core.probe.observe import Observer
+from tflaunch.core.probe.observer.observe import Observer
 from tflaunch.core.run.events import EventParser, PhaseEnd
 from tflaunch.core.run.record import RunRecord
 from tflaunch.core.settings.config import LaunchConfig

@@ -11,8 +11,8 @@ from types import SimpleNamespace
 
 import pytest
 
-from tflaunch.core.probe import fork_refusals
-from tflaunch.core.probe.forkserver import receive_fds
+from tflaunch.core.probe.warm import fork_refusals
+from tflaunch.core.probe.warm.forkserver import receive_fds
 
 
 def test_descriptors_arrive_without_socket_recv_fds(monkeypatch: pytest.MonkeyPatch, tmp_path) -> None:

@@ -20,9 +20,9 @@ import pytest
 from tflaunch.core.cli.main import main
 from tflaunch.core.cli.serving_warmup import print_report, say_problems
 from tflaunch.core.probe.failure import ProbeFailure
-from tflaunch.core.probe.prediction_log import OTHER_LOGS, PREDICT_LOG, PredictionLogs
-from tflaunch.core.probe.warmup_file import check_target, put_in_place, read_records, serving_name, warmup_path
-from tflaunch.core.probe.warmup_replay import replay
+from tflaunch.core.probe.serving.prediction_log import OTHER_LOGS, PREDICT_LOG, PredictionLogs
+from tflaunch.core.probe.serving.warmup_file import check_target, put_in_place, read_records, serving_name, warmup_path
+from tflaunch.core.probe.serving.warmup_replay import replay
 from tflaunch.core.run.warmup_report import WarmupError, parse_report
 
 from .builders import tflaunch

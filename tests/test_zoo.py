@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tflaunch.core.probe.input_shapes import IMAGE_SIZE, SEQUENCE_LENGTH
+from tflaunch.core.probe.model.input_shapes import IMAGE_SIZE, SEQUENCE_LENGTH
 from tflaunch.core.run.driver import run_sessions
 from tflaunch.core.run.record import RunRecord, RunStatus
 from tflaunch.core.run.session import ProbeSession

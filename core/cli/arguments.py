@@ -8,8 +8,8 @@ from typing import Any
 
 from ..paths import profiles_dir
 from ..phases import normal_until
-from ..probe.input_shapes import InputSpecError, spec_text
-from ..probe.input_shapes import parse as parse_input
+from ..probe.model.input_shapes import InputSpecError, spec_text
+from ..probe.model.input_shapes import parse as parse_input
 from ..run.events import PROTOCOL_VERSION
 from ..run.program import normal_subject
 from ..settings.config import LaunchConfig, valid_until

@@ -14,10 +14,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from ..probe.convert import saved_path
 from ..probe.failure import ProbeFailure
-from ..probe.model_files import model_format
-from ..probe.warmup_file import FOLDER, MAX_RECORDS, NAME, check_target, saved_model_dir, warmup_path
+from ..probe.model.convert import saved_path
+from ..probe.model.model_files import model_format
+from ..probe.serving.warmup_file import FOLDER, MAX_RECORDS, NAME, check_target, saved_model_dir, warmup_path
 from ..run.formats import ConversionError, convert
 from ..run.launch_check import launch_check
 from ..run.serving_warmup import WarmupError, WarmupReport, run_warmup

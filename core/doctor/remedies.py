@@ -12,7 +12,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from ..probe.model_files import model_format
+from ..probe.model.model_files import model_format
 from ..report.imports import UNCOMPILED_SHARE
 from ..run.formats import FORMATS
 from ..run.record import RunRecord

@@ -143,7 +143,7 @@ def finish(tf: Any, window_start: float, window_end: float) -> Dict[str, Any]:
             shutil.rmtree(logdir, ignore_errors=True)
 
 
-# -- the program observer's two calls (probe/observe.py, marked "anatomy hook") ---------------
+# -- the program observer's two calls (from probe/observer/observe_install.py) -----------------
 def after_import(obs: Any) -> None:
     """`import tensorflow` has finished in a program measured with anatomy: start recording."""
     if getattr(obs, "anatomy", False) and _LOGDIR is None and "tensorflow" in sys.modules:

@@ -18,12 +18,12 @@ import traceback
 from typing import Any, Optional, Sequence
 
 from .channel import Channel
-from .convert import convert
-from .explain import explain
 from .failure import ProbeFailure
-from .model_files import FORMATS
+from .model.convert import convert
+from .model.explain import explain
+from .model.model_files import FORMATS
+from .model.runner import Probe
 from .process import exit_with_parent
-from .runner import Probe
 from .terminal import leave_terminal
 
 
@@ -77,7 +77,7 @@ def main(argv: Optional[Sequence[str]] = None) -> None:
         if args.convert:
             convert(channel, args.convert, args.format or list(FORMATS), args.out or ".")
         elif args.serving_warmup:
-            from .serving_warmup import serving_warmup
+            from .serving.serving_warmup import serving_warmup
 
             serving_warmup(channel, args.serving_warmup, _read_config(args))
         else:

@@ -7,7 +7,7 @@ from statistics import median
 
 from ..grid import grid
 from ..phases import ONE_TIME, OTHER, OTHER_LABEL, label, phase_rows, step_unit, timeline_rows
-from ..probe.input_shapes import DEFAULTS_HELP
+from ..probe.model.input_shapes import DEFAULTS_HELP
 from ..run.anatomy import anatomy_rows, source_line
 from ..run.reads import median_reads, phase_reads
 from ..run.record import RunRecord, RunStatus

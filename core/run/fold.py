@@ -3,8 +3,8 @@ every subject (a model the probe calls, a program the launch hook observes).
 
 The record (record.py) feeds every moment here as it arrives, and its figures come from
 here only. The observer in the child keeps its own trigger for *when to stop* a program
-(core/probe/observe.py): it runs where tflaunch is not installed; it stops at the moment
-this rule names, and the record's figure is this rule's, whatever the child did.
+(core/probe/observer/observe.py): it runs where tflaunch is not installed; it stops at the
+moment this rule names, and the record's figure is this rule's, whatever the child did.
 """
 
 from __future__ import annotations

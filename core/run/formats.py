@@ -15,8 +15,8 @@ import subprocess
 from pathlib import Path
 
 from ..paths import data_dir
-from ..probe.convert import saved_path
-from ..probe.model_files import model_format
+from ..probe.model.convert import saved_path
+from ..probe.model.model_files import model_format
 from ..settings.child import convert_command
 from .events import EventParser, ProbeError, Saved
 

@@ -1,7 +1,7 @@
 """What the program observer cannot watch, known before anything is launched.
 
-The observer sees steps and inferences on TensorFlow only (probe/keras_frameworks.py says so
-at the import, and refuses there). One case is known before exec, at no cost: Keras 3 told to
+The observer sees steps and inferences on TensorFlow only (probe/observer/keras_frameworks.py
+says so at the import, and refuses there). One case is known before exec, at no cost: Keras 3 told to
 run on another backend, by KERAS_BACKEND in the child's environment or by the backend of
 Keras' own configuration file (KERAS_HOME/keras.json, else ~/.keras/keras.json), which the
 variable overrides. A run whose --until needs a step or an inference is refused then, with the

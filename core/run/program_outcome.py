@@ -17,7 +17,7 @@ def until_words(until: str) -> str:
     return UNTIL_WORDS.get(until) or f"its mark {until.removeprefix('mark:')}"
 
 
-# The observer's refusal at an import it cannot watch (probe/observe.py, cannot_observe).
+# The observer's refusal at an import it cannot watch (probe/observer/observe.py, cannot_observe).
 NOT_OBSERVABLE = "not_observable"
 # What the observer counts as a step and as an inference, for a program that showed neither.
 _SEEN_AS = {

@@ -9,7 +9,7 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from ..probe.warmup_file import MAX_RECORDS
+from ..probe.serving.warmup_file import MAX_RECORDS
 
 STATUSES = ("ok", "failed", "skipped")
 MAX_TEXT = 4096

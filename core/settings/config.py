@@ -16,10 +16,10 @@ from typing import Any
 
 from ..phases import NAME, UNTIL_POINTS, normal_until
 from ..probe.failure import ProbeFailure
-from ..probe.input_shapes import InputSpecError
-from ..probe.input_shapes import parse as parse_input
-from ..probe.model_files import check_model_path
-from ..probe.user_code import is_file
+from ..probe.model.input_shapes import InputSpecError
+from ..probe.model.input_shapes import parse as parse_input
+from ..probe.model.model_files import check_model_path
+from ..probe.model.user_code import is_file
 from ..safe_text import shown
 from ..subject import Subject
 from .display import short_value

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import sys
 
-from ..probe.input_shapes import DEFAULTS_HELP
-from ..probe.samples import SAMPLES
+from ..probe.model.input_shapes import DEFAULTS_HELP
+from ..probe.model.samples import SAMPLES
 from ..subject import Subject
 from .setting import DEFAULT, Kind, Reach, Setting, parse_switch, parse_tristate
 

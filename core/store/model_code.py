@@ -21,7 +21,7 @@ import zipfile
 from pathlib import Path
 from typing import Any
 
-from ..probe.model_files import model_format
+from ..probe.model.model_files import model_format
 from ..probe.outside_files import check_regular, file_sha256, resolved
 from ..safe_text import shown
 
@@ -39,7 +39,7 @@ FILE_OPS = frozenset({
 # Every SavedModel holds these for its variables: they name files too, but only the model's own.
 CHECKPOINT_OPS = frozenset({"SaveV2", "RestoreV2", "MergeV2Checkpoints", "ShardedFilename", "StringJoin"})
 KERAS_CONFIG_MOST = 64 << 20  # bytes of a .keras config.json: a model's config is kilobytes
-_GRAPH_OPS = Path(__file__).resolve().parents[1] / "probe" / "graph_ops.py"
+_GRAPH_OPS = Path(__file__).resolve().parents[1] / "probe" / "model" / "graph_ops.py"
 
 
 def model_code(model: str) -> str | None:

@@ -19,9 +19,9 @@ from pathlib import Path
 
 import tomli_w
 
-from ..probe.model_files import is_builder
+from ..probe.model.model_files import is_builder
+from ..probe.model.user_code import is_file
 from ..probe.outside_files import read_capped, resolved, same_interpreter
-from ..probe.user_code import is_file
 from ..safe_text import shown
 from ..settings.config import LaunchConfig
 from ..settings.tuning_env import is_tuning, why_it_needs_a_yes

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from ..probe.input_shapes import parse_shape, spec_text
+from ..probe.model.input_shapes import parse_shape, spec_text
 from ..run.formats import FORMATS
 from ..settings.config import LaunchConfig
 from ..settings.setting import Kind, Setting

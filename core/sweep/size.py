@@ -13,7 +13,7 @@ import statistics
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from ..probe.model_files import model_format
+from ..probe.model.model_files import model_format
 from ..run.record import RunStatus
 from ..store.history import History
 

@@ -22,7 +22,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from tflaunch.core.probe.input_shapes import DEFAULTS_HELP, default_dims, format_dims
+from tflaunch.core.probe.model.input_shapes import DEFAULTS_HELP, default_dims, format_dims
 
 NAME, DTYPE, DECLARED, FEED = range(4)
 

@@ -26,7 +26,7 @@ HANG = "time.sleep(600)"
 # the observer the launch hook installed (as tflaunch_mark does): no TensorFlow needed.
 PROGRAM_AT_READY_THEN_HANGS = """
 import sys, time
-observer = sys.modules["tflaunch_probe.observe"].observer()
+observer = sys.modules["tflaunch_probe.observer.observe"].observer()
 observer.send("phase_start", "first_step")
 observer.span("first_step", time.time() - 0.01, time.time())
 observer.send("phase_start", "steady")

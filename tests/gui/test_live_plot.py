@@ -142,7 +142,7 @@ def test_steady_state_shows_the_calls_done(qtbot, window, tmp_path):
 
 
 def test_the_probe_reports_steady_progress_between_timed_calls():
-    from tflaunch.core.probe.inference import steady_latency
+    from tflaunch.core.probe.model.inference import steady_latency
 
     fake_tf = SimpleNamespace(nest=SimpleNamespace(map_structure=lambda f, x: x))
     told: list[tuple[int, int]] = []

@@ -137,3 +137,19 @@ def test_the_doctor_verifies_its_warm_arm(stack: Stack, tmp_path: Path) -> None:
     text = json.dumps(report)
     assert "never imported TensorFlow" not in text and "does not run with these settings" not in text, text[:2000]
     print(f"DOCTOR {stack.name}: {text[:600]}")
+
+
+@pytest.mark.parametrize("stack", stacks())
+def test_the_hooks_are_not_seen_on_python_3_12(stack: Stack, tmp_path: Path) -> None:
+    """A Keras warning names the same file:line, a traceback through a hooked method has the
+    same frames and inspect reads hooked methods alike, observed and plain: on Python 3.12+,
+    where sys.monitoring watches the methods with no wrapper. Before 3.12 the wrappers show
+    (the traceback's frame more, the warning's line): said in the README, not hidden."""
+    stack = ready(stack)
+    if tuple(int(x) for x in stack.python.split(".")) < (3, 12):
+        pytest.skip(f"Python {stack.python} has no sys.monitoring: the hooks are wrappers there (README)")
+    plain_seen, observed_seen = both(Case("hooks_unseen", ("hooks_unseen.py",)), tmp_path, environment(stack),
+                                     str(stack.interpreter), PROGRAMS)
+    assert plain_seen.status == 0, plain_seen
+    assert "frames" in str(plain_seen), plain_seen
+    assert plain_seen == observed_seen, differences(plain_seen, observed_seen)

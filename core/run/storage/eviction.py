@@ -20,7 +20,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from ...probe.model_files import is_builder
+from ...probe.model.model_files import is_builder
 from ...settings.config import LaunchConfig
 from ...units import format_bytes, format_duration
 from ..interpreters.tf_install import PACKAGES, files_under, installation

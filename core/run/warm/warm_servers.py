@@ -44,7 +44,7 @@ from ...settings.child import HOOK_CONFIG_ENV, PROBE_DIR
 from ..process_tree import RUN_MARKER_ENV
 from ..program import EVENTS_FD_ENV, OBSERVE_ENV
 
-FORKSERVER = PROBE_DIR / "forkserver.py"
+FORKSERVER = PROBE_DIR / "warm" / "forkserver.py"
 DEFAULT_IDLE_S = 600.0
 START_TIMEOUT_S = 300.0  # a first `import tensorflow` from a cold disk
 MAX_SERVERS = 4

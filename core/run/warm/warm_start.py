@@ -1,5 +1,5 @@
 """Warm start: run a user's `python script.py` in a child forked from a server that has
-already imported TensorFlow (core/probe/forkserver.py), instead of a fresh interpreter.
+already imported TensorFlow (core/probe/warm/forkserver.py), instead of a fresh interpreter.
 
 The client. It finds (or starts) the server for this launch (warm_servers.py), hands it
 the launch's argv, working folder, environment, umask, resource limits and stdio (its own

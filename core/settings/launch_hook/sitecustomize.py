@@ -9,10 +9,10 @@ memory growth and memory limits with the probe's own apply_tf_config. Everything
 the environment (visible GPUs, oneDNN, log level, XLA auto-clustering, the user's variables)
 was set by tflaunch before exec.
 
-When TFLAUNCH_EVENTS_FD names an inherited pipe, the probe's observer (probe/observe.py, put in by
-probe/observe_install.py)
-reports the program's phases on it; the variables are then removed from os.environ, so
-the program's own subprocesses are not observed as if they were the program.
+When TFLAUNCH_EVENTS_FD names an inherited pipe, the probe's observer (probe/observer/observe.py,
+put in by probe/observer/observe_install.py) reports the program's phases on it; the variables
+are then removed from os.environ, so the program's own subprocesses are not observed as if
+they were the program.
 Standard library only: it runs in the user's interpreter, where tflaunch may be absent.
 """
 
@@ -142,7 +142,7 @@ def _observer_module():
         # Measured in the launcher's session as a background job: no terminal to stop it.
         importlib.import_module(package.__name__ + ".terminal").leave_terminal()
         age = importlib.import_module(package.__name__ + ".age")
-        observe = importlib.import_module(package.__name__ + ".observe_install")
+        observe = importlib.import_module(package.__name__ + ".observer.observe_install")
         observe.install(fd, settings, age.process_age())
         return observe
     except Exception as exc:

@@ -25,7 +25,7 @@ __all__ = ["mark"]
 
 
 def _observer():
-    module = sys.modules.get("tflaunch_probe.observe")
+    module = sys.modules.get("tflaunch_probe.observer.observe")
     return module.observer() if module is not None else None
 
 

@@ -13,9 +13,9 @@ import os
 import re
 from typing import Any, List, Optional, Tuple
 
-from .failure import ProbeFailure, first_line
-from .model_files import check_model_path, model_format
-from .outside_files import check_regular
+from ..failure import ProbeFailure, first_line
+from ..model.model_files import check_model_path, model_format
+from ..outside_files import check_regular
 
 FOLDER = "assets.extra"
 NAME = "tf_serving_warmup_requests"

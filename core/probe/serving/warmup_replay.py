@@ -12,7 +12,7 @@ from __future__ import annotations
 import time
 from typing import Any, Dict, List, Optional, Tuple
 
-from .failure import first_line
+from ..failure import first_line
 from .prediction_log import PredictionLogs, requested_signature
 
 FIX = "Write the file again from the model (`tflaunch serving-warmup --force --model MODEL`), or fix that record."

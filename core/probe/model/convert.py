@@ -9,10 +9,10 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from .channel import Channel
-from .failure import ProbeFailure
+from ..channel import Channel
+from ..failure import ProbeFailure
+from ..tf_setup import import_tensorflow
 from .model_files import load_model
-from .tf_setup import import_tensorflow
 
 
 def saved_path(out: str, stem: str, fmt: str) -> str:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any, Dict, List, Optional
 
-from .failure import first_line
+from ..failure import first_line
 from .input_shapes import DEFAULTS_HELP
 from .input_values import Fed
 

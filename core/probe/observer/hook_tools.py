@@ -1,6 +1,8 @@
-"""How the observer's hooks go in without being seen: a method is replaced where it is
-defined, by a wrapper that carries its name, docstring, signature and attributes, and a
-failure of tflaunch's never reaches the program.
+"""How the observer's hooks go in without being seen. On Python 3.12+ nothing is replaced:
+sys.monitoring watches the function (monitoring.py). Elsewhere (3.8-3.11, or when both tool
+ids tflaunch may use are taken) a method is replaced where it is defined, by a wrapper that
+carries its name, docstring, signature and attributes. Either way a hook is a start and an
+end (hook()), and a failure of tflaunch's never reaches the program.
 
 Why the defining class: libraries compare methods by identity to learn whether a subclass
 overrides one. Keras' `compile_from_config` skips compiling when
@@ -17,6 +19,13 @@ import functools
 import inspect
 import sys
 from typing import Any, Callable, Dict, Optional, Tuple
+
+from . import monitoring
+from .monitoring import End, Start
+
+Args = Tuple[Any, ...]
+Kwargs = Dict[str, Any]
+Hook = Tuple[Start, End]  # a hook's start and end, as hook() takes them
 
 # Our wrappers by id, with the original each replaced: a second install finds them here
 # instead of wrapping a wrapper, and nothing is added to the wrapper for a program to see.
@@ -45,6 +54,50 @@ def defining_owner(owner: Any, name: str) -> Any:
 def is_ours(function: Any) -> bool:
     pair = _ORIGINALS.get(id(function))
     return pair is not None and pair[0] is function
+
+
+def hook(owner: Any, name: str, start: Start, end: Optional[End] = None, arguments: bool = True) -> Optional[Any]:
+    """Watch every call of `name` where `owner` gets it from: start(args, kwargs) as it begins
+    (its state, or None: this call is not watched), end(state, result, raised) once it has
+    returned or raised. On Python 3.12+ with no wrapper at all (monitoring.py), else by a
+    wrapper put where the function is defined (wrap). `arguments`: whether start reads the
+    call's arguments (the frame's locals, under sys.monitoring: only where needed). Returns
+    the class or module it went into (None when there is nothing to hook or it is hooked)."""
+    home = defining_owner(owner, name)
+    raw = vars(home).get(name) if isinstance(home, type) else getattr(home, name, None)
+    if raw is None or is_ours(raw) or monitoring.is_watched(raw):
+        return None
+    if not isinstance(raw, (staticmethod, classmethod, property)) and monitoring.watch(raw, start, end, arguments):
+        return home
+    return wrap(owner, name, lambda original: _hooked(original, start, end))
+
+
+def unhook(owner: Any, name: str) -> None:
+    """Stop watching `name` (a hook that has seen all it needs steps out of the way)."""
+    home = defining_owner(owner, name)
+    current = vars(home).get(name) if isinstance(home, type) else getattr(home, name, None)
+    if current is not None and monitoring.is_watched(current):
+        monitoring.unwatch(current)
+    else:
+        unwrap(owner, name)
+
+
+def _hooked(original: Callable[..., Any], start: Start, end: Optional[End]) -> Callable[..., Any]:
+    """The wrapper that calls start and end around `original` (Python 3.8-3.11)."""
+
+    def hooked(*args: Any, **kwargs: Any) -> Any:
+        state = guarded(start)(args, kwargs)
+        if state is None or end is None:
+            return original(*args, **kwargs)
+        try:
+            result = original(*args, **kwargs)
+        except BaseException:
+            guarded(end)(state, None, True)
+            raise
+        guarded(end)(state, result, False)
+        return result
+
+    return hooked
 
 
 def wrap(owner: Any, name: str, make: Callable[[Callable[..., Any]], Callable[..., Any]]) -> Optional[Any]:

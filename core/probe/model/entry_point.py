@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Dict, List, Optional
 
-from .failure import ProbeFailure
+from ..failure import ProbeFailure
 
 # typing aliases, not builtin generics: the user's interpreter may be Python 3.8.
 Values = Dict[str, Any]

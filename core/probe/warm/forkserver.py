@@ -1,7 +1,7 @@
 """The warm-start server: a process of the user's interpreter that has imported TensorFlow
 and forks a child per launch, which runs the user's script as `python script.py` would.
 
-    python .../probe/forkserver.py --socket PATH --idle SECONDS [--parent PID]
+    python .../probe/warm/forkserver.py --socket PATH --idle SECONDS [--parent PID]
 
 Started by tflaunch (core/run/warm/warm_start.py) with the environment a cold child of the
 same launch would get, minus the launch hook's tf.config settings: those are applied in

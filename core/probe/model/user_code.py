@@ -10,7 +10,7 @@ import os
 import sys
 from typing import Any, List, Tuple
 
-from .failure import ProbeFailure, first_line
+from ..failure import ProbeFailure, first_line
 
 
 def is_file(target: str) -> bool:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .failure import ProbeFailure
+from ..failure import ProbeFailure
 
 SAMPLES: dict[str, str] = {
     "mlp": "Dense(1024) on 784 inputs, 0.8 M parameters",

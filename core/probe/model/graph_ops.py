@@ -31,8 +31,9 @@ def _saved_model_class() -> Any:
 
 
 def graph_ops(folder: str) -> dict:  # type: ignore[type-arg]
-    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-    from outside_files import read_capped  # type: ignore[import-not-found]  # this folder, as a script
+    # The probe's folder, above this room: run as a script, this file is no package's.
+    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    from outside_files import read_capped  # type: ignore[import-not-found]
 
     saved_model = _saved_model_class()
     if saved_model is None:

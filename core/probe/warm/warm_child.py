@@ -307,7 +307,7 @@ def _observe(fd: int, started: Any) -> None:
     try:
         settings = json.loads(raw) if raw else {}
         age = time.time() - float(started) if isinstance(started, (int, float)) else None
-        observe = _probe_module("observe_install")
+        observe = _probe_module("observer.observe_install")
         observe.warm_start(observe.install(fd, settings, age))
     except Exception as exc:  # the script runs unobserved rather than not at all
         sys.stderr.write(f"tflaunch: cannot observe this program ({type(exc).__name__}: {exc}); it runs unobserved\n")
@@ -315,11 +315,12 @@ def _observe(fd: int, started: Any) -> None:
 
 def _probe_module(name: str) -> Any:
     """A module of the probe package, loaded by location as the probe and the launch hook
-    load it (this folder is not on sys.path)."""
+    load it (neither folder is on sys.path). `name` is relative to the package
+    ("tf_setup", "observer.observe_install")."""
     import importlib
     import importlib.util
 
-    here = os.path.dirname(_THIS_FILE)
+    here = os.path.dirname(os.path.dirname(_THIS_FILE))  # the probe's folder, above this room
     spec = importlib.util.spec_from_file_location("tflaunch_probe_entry", os.path.join(here, "__main__.py"))
     assert spec is not None and spec.loader is not None
     entry = importlib.util.module_from_spec(spec)

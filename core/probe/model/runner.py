@@ -8,17 +8,18 @@ import sys
 import time
 from typing import Any, Dict, Iterator, List, Optional, Tuple
 
-from . import anatomy
-from .channel import Channel
-from .describe import describe, environment, model_variables
+from .. import anatomy
+from ..channel import Channel
+from ..environment import environment
+from ..import_xray import ImportXray
+from ..nvtx import Ranges
+from ..process import io_counters, memory, process_age
+from ..tf_setup import import_tensorflow, initialise_devices
+from .describe import describe, model_variables
 from .entry_point import entry_point
-from .import_xray import ImportXray
 from .inference import all_finite, eager_call, infer, steady_latency, trace
 from .input_values import Fed, generate, plan, vocabulary_hints
 from .model_files import load_model
-from .nvtx import Ranges
-from .process import io_counters, memory, process_age
-from .tf_setup import import_tensorflow, initialise_devices
 from .user_code import import_code
 
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from typing import Any, Dict, List, Optional, Tuple
 
+from ..failure import ProbeFailure
 from .entry_point import Declared
-from .failure import ProbeFailure
 from .input_shapes import InputSpecError, parse_shape, resolve, spec_text
 
 DEFAULT_TOKEN_LIMIT = 100  # ids 1..99 when no embedding says how many there are

@@ -10,7 +10,8 @@ import tempfile
 import time
 from typing import Any, Dict, Optional
 
-from . import anatomy, keras_frameworks
+from .. import anatomy
+from . import keras_frameworks
 from .hook_tools import guarded
 from .keras_hooks import patch_keras
 from .observe import Observer, observer, set_observer
@@ -64,7 +65,7 @@ def describe_environment(obs: Observer) -> None:
                                                               or obs.reported.get("first")):
         return
     obs.reported["environment"] = True
-    from .describe import environment
+    from ..environment import environment
 
     described = environment(tf, None)
     described["keras"] = _keras_in_use() or ""
@@ -146,7 +147,7 @@ def read_back_settings(obs: Observer) -> None:
     if tf is None or obs.reported.get("settings") or not obs.reported.get("devices"):
         return
     obs.reported["settings"] = True
-    from .tf_setup import read_back
+    from ..tf_setup import read_back
 
     applied = read_back(tf, {})
     applied.pop("jit_compile", None)  # a model's setting: no launch can compile a program's model

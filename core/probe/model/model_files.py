@@ -9,8 +9,8 @@ from __future__ import annotations
 import os
 from typing import Any, Optional
 
-from .failure import ProbeFailure, first_line
-from .outside_files import UnreadableFileError, check_regular
+from ..failure import ProbeFailure, first_line
+from ..outside_files import UnreadableFileError, check_regular
 
 FORMATS = ("keras", "h5", "savedmodel")  # the formats a model can be saved in; "code" is built
 HDF5_SIGNATURE = b"\x89HDF\r\n\x1a\n"

@@ -18,16 +18,16 @@ import os
 import time
 from typing import Any, Dict, List, Optional
 
-from .channel import Channel
-from .describe import model_variables
-from .entry_point import entry_point
-from .explain import explain
-from .failure import ProbeFailure
-from .inference import infer
-from .input_values import Fed, generate, plan, vocabulary_hints
-from .model_files import load_model
+from ..channel import Channel
+from ..failure import ProbeFailure
+from ..model.describe import model_variables
+from ..model.entry_point import entry_point
+from ..model.explain import explain
+from ..model.inference import infer
+from ..model.input_values import Fed, generate, plan, vocabulary_hints
+from ..model.model_files import load_model
+from ..tf_setup import apply_tf_config, import_tensorflow
 from .prediction_log import PredictionLogs
-from .tf_setup import apply_tf_config, import_tensorflow
 from .warmup_file import (
     check_target,
     put_in_place,

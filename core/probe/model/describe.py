@@ -1,47 +1,14 @@
-"""What was measured: the environment the run had and the model it loaded."""
+"""What was measured of a model: the model it loaded, its variables and parameters (the
+environment the run had is ../environment.py's, shared with the observer)."""
 
 from __future__ import annotations
 
-import contextlib
 import os
-import platform
-import sys
 from typing import Any, Dict, List
 
 from .entry_point import EntryPoint
 from .input_values import Fed
 from .model_files import model_format
-
-
-def cpu_model() -> str:
-    with contextlib.suppress(OSError), open("/proc/cpuinfo") as f:
-        names = [line.split(":", 1)[1].strip() for line in f if line.startswith("model name")]
-        if names:
-            return names[0]
-    return platform.processor() or platform.machine()
-
-
-def environment(tf: Any, keras: Any) -> dict[str, Any]:
-    gpus = []
-    for gpu in tf.config.list_physical_devices("GPU"):
-        details = tf.config.experimental.get_device_details(gpu)
-        try:
-            peak = tf.config.experimental.get_memory_info(gpu.name.replace("physical_device:", ""))["peak"]
-        except (ValueError, RuntimeError):
-            peak = None
-        gpus.append({"name": gpu.name, "model": details.get("device_name", ""),
-                     "compute_capability": details.get("compute_capability"),
-                     "allocator_peak": peak})
-    driver = None
-    with contextlib.suppress(OSError), open("/proc/driver/nvidia/version") as f:
-        driver = f.readline().strip()
-    build = tf.sysconfig.get_build_info()
-    return {"tensorflow": tf.__version__, "keras": getattr(keras, "__version__", ""),
-            "python": platform.python_version(), "executable": sys.executable,
-            "platform": platform.platform(), "cpu": cpu_model(), "cores": os.cpu_count(),
-            "gpus": gpus, "driver": driver, "cuda": build.get("cuda_version"),
-            "cudnn": build.get("cudnn_version"), "cuda_build": bool(build.get("is_cuda_build")),
-            "capabilities": [str(c) for c in build.get("cuda_compute_capabilities") or []]}
 
 
 def model_variables(tf: Any, model: Any) -> List[Any]:
