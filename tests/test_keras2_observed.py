@@ -7,7 +7,6 @@ import, evaluate is an inference, and a program's settings are read back.
 
 from __future__ import annotations
 
-import re
 import subprocess
 import sys
 from pathlib import Path
@@ -19,6 +18,8 @@ from tflaunch.core.run.launch_check import launch_check
 from tflaunch.core.run.record import PhaseState, RunRecord, RunStatus
 from tflaunch.core.run.session import ProbeSession
 from tflaunch.core.settings.config import LaunchConfig
+
+from .own_clock import truth
 
 PROGRAMS = Path(__file__).parent / "stacks" / "programs"
 LEGACY = {"TF_USE_LEGACY_KERAS": "1"}
@@ -36,14 +37,6 @@ def measure(program: str, tmp: Path, until: str = "first_step", env: dict[str, s
 
 def reached(record: RunRecord) -> list[str]:
     return [n for n, p in record.phases.items() if p.state is PhaseState.DONE]
-
-
-def truth(record: RunRecord, key: str) -> float:
-    for line in record.stderr_tail:
-        found = re.search(rf"TRUTH {key}=([0-9.]+)", line)
-        if found:
-            return float(found.group(1))
-    raise AssertionError(f"the program never said {key}")
 
 
 def agrees(record: RunRecord, key: str) -> bool:

@@ -24,6 +24,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+import psutil
+
 from ..paths import cache_dir
 from . import cache_pack
 
@@ -225,15 +227,5 @@ def _remove_orphans(cold_root: Path) -> None:
     """Cold folders of launchers that have ended (a cold cache can hold gigabytes)."""
     for folder in cold_root.glob("*-*"):
         pid = folder.name.rsplit("-", 1)[-1]
-        if pid.isdigit() and int(pid) != os.getpid() and not _alive(int(pid)):
+        if pid.isdigit() and int(pid) != os.getpid() and not psutil.pid_exists(int(pid)):
             shutil.rmtree(folder, ignore_errors=True)
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True

@@ -16,16 +16,16 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from tflaunch.core.run.record import PhaseState, RunRecord, RunStatus
+from tflaunch.core.run.record import PhaseState, RunStatus
 
 from ..observed_harness import Case, both, copy_of_cases, differences, observed_record, user_environment
+from ..own_clock import truth
 from .stacks import STACKS, Stack, why_absent
 
 pytestmark = pytest.mark.stacks
@@ -50,14 +50,6 @@ def environment(stack: Stack) -> dict[str, str]:
 
 def stacks() -> list[object]:
     return [pytest.param(s, id=s.name) for s in STACKS]
-
-
-def truth(record: RunRecord, key: str) -> float:
-    for line in record.stderr_tail:
-        found = re.search(rf"TRUTH {key}=([0-9.]+)", line)
-        if found:
-            return float(found.group(1))
-    raise AssertionError(f"the program never said {key}: {list(record.stderr_tail)[-5:]}")
 
 
 @pytest.mark.parametrize("stack", stacks())
