@@ -31,6 +31,7 @@ from ..units import format_bytes, format_duration
 from .atomic import atomic_write
 from .model_code import model_fingerprint
 from .profile_shape import shape_problem
+from .replaced_profiles import keep_replaced
 from .trust import TrustFile, code_it_runs, digest
 
 SCHEMA_VERSION = 1
@@ -172,6 +173,7 @@ class ProfileStore:
         self.folder = Path(folder)
         # Beside the folder, not in it: every *.toml in the folder is a profile.
         self.trust = trust or TrustFile(self.folder.with_name("trusted-profiles.toml"))
+        self.kept_copy: Path | None = None  # the dated copy of the file the last save replaced
 
     def path(self, name: str) -> Path:
         if not _NAME.match(name):
@@ -255,16 +257,15 @@ class ProfileStore:
         path = self.path(name)
         try:
             self.folder.mkdir(parents=True, exist_ok=True)
-            with tempfile.TemporaryFile(dir=self.folder):
-                pass
+            tempfile.TemporaryFile(dir=self.folder).close()
         except OSError as exc:
             raise ProfileError(f"Profiles cannot be saved in {self.folder}: {exc.strerror or exc}. Fix the "
                                "folder's permissions, or set TFLAUNCH_CONFIG_DIR to a folder you can write.") from None
         return path
 
     def save(self, profile: Profile, overwrite: bool = False, *, trusted: bool = True) -> Path:
-        """Write the profile. `trusted`: the user made it (a save); an import is not."""
-        path = self.path(profile.name)
+        """Write the profile. `overwrite`: the user's yes to replace one (kept_copy); `trusted`: not an import."""
+        path, self.kept_copy = self.path(profile.name), None
         if path.exists():
             try:
                 self._read(path)
@@ -273,6 +274,7 @@ class ProfileStore:
                                    "Rename or delete it first.") from None
             if not overwrite:
                 raise ProfileError(f"A profile '{profile.name}' exists already; choose another name.")
+            self.kept_copy = keep_replaced(path)
         data = profile.to_toml().encode("utf-8")
         try:
             atomic_write(path, data)
