@@ -43,7 +43,7 @@ def test_a_profile_whose_copy_cannot_be_kept_is_not_replaced(tmp_path):
     store = ProfileStore(tmp_path / "profiles")
     before = _mine(store)
     (store.folder / FOLDER).write_text("a file where the copies' folder goes")
-    with pytest.raises(OSError, match="was not replaced: a copy of it could not be kept"):
+    with pytest.raises(ProfileError, match="was not replaced: a copy of it could not be kept"):
         store.save(Profile("mine", LaunchConfig(model="sample:mlp", intra=1)), overwrite=True)
     assert store.path("mine").read_bytes() == before
 

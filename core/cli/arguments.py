@@ -15,6 +15,7 @@ from ..settings.config import LaunchConfig, valid_until
 from ..settings.display import setting_text
 from ..settings.setting import Kind, Setting
 from ..settings.vocabulary import BY_NAME, SETTINGS
+from ..store.checked_launch import as_written
 from ..store.profiles import ProfileError, ProfileStore, UntrustedProfileError
 
 
@@ -185,6 +186,8 @@ def config_from_args(args: argparse.Namespace, *, model_required: bool = False) 
     except ProfileError as exc:
         raise SettingsError("invalid_profile", str(exc)) from None
     base, changes = profile.config, {}
+    if getattr(args, "on", None) == "slurm":  # trials run later, elsewhere: from the files named, not this
+        base = as_written(base)               # process's private copies (gone when it ends)
     for key in _given(args):
         value = getattr(flags, key)
         if key in ("extra_env", "inputs"):  # added to the profile's own

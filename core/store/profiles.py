@@ -29,7 +29,9 @@ from ..settings.vocabulary import BY_NAME, launch_statement
 from ..stats import summarize
 from ..units import format_bytes, format_duration
 from .atomic import atomic_write
-from .model_code import model_fingerprint
+from .checked_launch import as_checked, as_written, covered_code
+from .profile_diff import diff as diff
+from .profile_error import ProfileError as ProfileError  # re-exported: `profiles diff` and the app's Diff use it
 from .profile_shape import shape_problem
 from .replaced_profiles import keep_replaced
 from .trust import TrustFile, code_it_runs, digest
@@ -37,10 +39,6 @@ from .trust import TrustFile, code_it_runs, digest
 SCHEMA_VERSION = 1
 MOST_BYTES = 1 << 20  # a profile is a few kilobytes; a larger file is not one to parse on every listing
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._ -]{0,63}\Z")  # \Z: `$` would take a trailing newline
-
-
-class ProfileError(Exception):
-    """A profile cannot be read, written or found; the message says which and what to do."""
 
 
 @dataclass
@@ -150,10 +148,10 @@ def _drop_none(value: Any) -> Any:
 
 
 def acceptance(profile: Profile) -> str:
-    """What the user's yes is recorded as: the file's SHA-256, and for a model that is code
-    the SHA-256 of its graph or config too, so a model changed after the yes needs it again."""
-    model = None if profile.config.is_program else model_fingerprint(profile.config.model)
-    return profile.digest if model is None else f"{profile.digest}+{model}"
+    """What the user's yes is recorded as: the file's SHA-256 and those of the code it names
+    (checked_launch.covered_code: a graph, a builder, imported files, the interpreter's place),
+    so code changed after the yes needs it again."""
+    return "+".join([profile.digest, *covered_code(profile.config)])
 
 
 class UntrustedProfileError(ProfileError):
@@ -224,11 +222,15 @@ class ProfileStore:
         return code
 
     def load_for_launch(self, name: str) -> Profile:
-        """The profile, if it may run: a file whose code was not accepted is refused."""
+        """The profile, if it may run, with the settings a launch executes: what its yes was
+        compared with (checked_launch.as_checked). A file whose code was not accepted is refused."""
         profile = self.load(name)
-        code = self.unaccepted_code(profile)
-        if code:
-            raise UntrustedProfileError(name, self.path(name), code)
+        try:
+            profile.config = as_checked(profile.config)
+        except OSError as exc:  # PrivateCopyError's message says it whole
+            raise ProfileError(f"The profile {name} cannot be launched: {shown(exc, 1000)}") from None
+        if self.unaccepted_code(profile):  # said as judged: the interpreter where it led, the code by its names
+            raise UntrustedProfileError(name, self.path(name), code_it_runs(as_written(profile.config)))
         return profile
 
     def accept(self, name: str, seen_digest: str | None = None) -> Profile:
@@ -275,6 +277,7 @@ class ProfileStore:
             if not overwrite:
                 raise ProfileError(f"A profile '{profile.name}' exists already; choose another name.")
             self.kept_copy = keep_replaced(path)
+        profile.config = as_written(profile.config)  # a checked profile's copies are gone when this process ends
         data = profile.to_toml().encode("utf-8")
         try:
             atomic_write(path, data)
@@ -321,26 +324,6 @@ class ProfileStore:
         except OSError as exc:
             raise ProfileError(f"The profile {name} could not be written to {target}: {exc.strerror or exc}.") \
                 from None
-
-
-def diff(a: Profile, b: Profile) -> list[tuple[str, Any, Any]]:
-    """(key, value in a, value in b) for every setting or evidence figure that differs."""
-    flat_a, flat_b = _flatten(_profile_dict(a)), _flatten(_profile_dict(b))
-    return [(k, flat_a.get(k), flat_b.get(k)) for k in sorted(set(flat_a) | set(flat_b))
-            if flat_a.get(k) != flat_b.get(k)]
-
-
-def _profile_dict(profile: Profile) -> dict[str, Any]:
-    return {"settings": profile.config.to_dict(), "evidence": profile.evidence}
-
-
-def _flatten(value: Any, prefix: str = "") -> dict[str, Any]:
-    if isinstance(value, dict):
-        out: dict[str, Any] = {}
-        for key, item in value.items():
-            out.update(_flatten(item, f"{prefix}.{key}" if prefix else str(key)))
-        return out
-    return {prefix: value}
 
 
 def _cache_folders(record: RunRecord) -> dict[str, str]:

@@ -8,25 +8,24 @@ every *.toml directly in the profiles folder is a profile.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import time
 from pathlib import Path
 
 from ..probe.outside_files import UnreadableFileError, read_capped
 from ..safe_text import shown
+from .profile_error import ProfileError
 
 FOLDER = "replaced"
 MOST_BYTES = 1 << 20  # as profiles.MOST_BYTES: a profile larger than that is not read either
 
 
-class KeepCopyError(OSError):
-    """The replaced file could not be kept; the message says why and what to do."""
-
-
 def keep_replaced(path: Path) -> Path:
     """Copy the profile at `path` to replaced/NAME.YYYY-MM-DDTHH-MM-SS.toml and return the
-    copy's path; KeepCopyError when it cannot be copied (then it must not be replaced)."""
+    copy's path; ProfileError when it cannot be copied (then it must not be replaced)."""
     folder = path.parent / FOLDER
+    made = None  # the copy this call created, removed if it is cut short
     try:
         data = read_capped(str(path), MOST_BYTES, "The profile", within=str(path.parent))
         folder.mkdir(exist_ok=True)
@@ -37,15 +36,20 @@ def keep_replaced(path: Path) -> Path:
                 fd = os.open(copy, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o644)
             except FileExistsError:
                 continue
+            made = copy
             with os.fdopen(fd, "wb") as f:
                 f.write(data)
                 f.flush()
                 os.fsync(f.fileno())
             return copy
-        raise KeepCopyError(f"{folder} holds 1000 copies of {path.stem} from this second")
-    except OSError as exc:  # UnreadableFileError's and KeepCopyError's messages say it whole
-        why = shown(exc, 400) if isinstance(exc, (UnreadableFileError, KeepCopyError)) else shown(exc.strerror or exc)
-        raise KeepCopyError(f"{shown(path)} was not replaced: a copy of it could not be kept in {shown(folder)} "
+        raise OSError(f"{folder} holds 1000 copies of {path.stem} from this second")
+    except OSError as exc:  # UnreadableFileError's message says it whole
+        why = shown(exc, 400) if isinstance(exc, UnreadableFileError) or not exc.strerror else shown(exc.strerror)
+        if made is not None:  # a copy cut short is no copy
+            made.unlink(missing_ok=True)
+        with contextlib.suppress(OSError):
+            folder.rmdir()  # only when empty
+        raise ProfileError(f"{shown(path)} was not replaced: a copy of it could not be kept in {shown(folder)} "
                             f"({why}). Free some space or fix that folder's permissions, then save again.") from None
 
 

@@ -198,7 +198,12 @@ class ProfilesView(QWidget):
                 return
             self.refresh()
             self.select(entry.name)
-        config: LaunchConfig = entry.profile.config
+        try:  # what the yes was compared with is what the form gets: the interpreter pinned, code copied
+            config: LaunchConfig = self.store.load_for_launch(entry.name).config
+        except ProfileError as exc:  # changed since it was shown, or a copy that cannot be made
+            QMessageBox.warning(self, "tflaunch", str(exc))
+            self.refresh()
+            return
         self.apply_requested.emit(config)
 
     def diff_selected(self) -> None:
