@@ -80,6 +80,8 @@ def submit_sweep(args: argparse.Namespace, plan: SweepPlan, candidates: list[Can
                        "`tflaunch sweep merge DIR --save-winner NAME` once the trials are done.", as_json, 2)
     try:
         named = resources.checked(named_values(args))
+        resources.check_placement(str(args.shared_dir.resolve()), args.partition,
+                                  [(t.name, t.gres) for t in node_types(args)], args.sbatch_arg)
     except ValueError as exc:
         return _refuse(str(exc), as_json, 2)
     options: dict[str, Any] = {"partition": args.partition, "max_parallel": args.max_parallel,
