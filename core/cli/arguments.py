@@ -17,13 +17,9 @@ from ..settings.setting import Kind, Setting
 from ..settings.vocabulary import BY_NAME, SETTINGS
 from ..store.checked_launch import as_written
 from ..store.profiles import ProfileError, ProfileStore, UntrustedProfileError
+from .numbers import positive_whole, whole
 
-
-def positive_int(text: str) -> int:
-    value = int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, not {value}")
-    return value
+positive_int = positive_whole  # the commands' --repeat: ASCII digits, 1 or more
 
 
 def _env_pair(text: str) -> tuple[str, str]:
@@ -120,7 +116,7 @@ def _add_flag(parser: argparse.ArgumentParser, setting: Setting, *, model_requir
     elif kind in (Kind.CHOICE, Kind.TRISTATE, Kind.MIB, Kind.SECONDS):
         options["type"] = _typed(setting)
     elif kind is Kind.COUNT:
-        options["type"] = int  # out of bounds, the launch check names the flag in the app's words
+        options["type"] = whole  # out of bounds, the launch check names the flag in the app's words
     if options["metavar"] is None and kind in (Kind.CHOICE, Kind.TRISTATE):
         options["metavar"] = "|".join(setting.words())
     parser.add_argument(setting.cli, **options)

@@ -30,6 +30,7 @@ from ..sweep.report import results_json, results_table
 from .cluster_options import RESOURCES, add_resource_options, named_values, node_types, resource_values
 from .cluster_options import add_sweep_options as add_sweep_options
 from .command_tools import open_history, say
+from .numbers import whole
 
 ACTIONS = {"status": "where each trial stands: pending, running, done, failed, cancelled, lost",
            "merge": "import the results into this machine's run history (twice gives the same rows), "
@@ -41,7 +42,7 @@ ACTIONS = {"status": "where each trial stands: pending, running, done, failed, c
 def add_arguments(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     trial = sub.add_parser("trial", help="run one trial of a cluster sweep (what each Slurm array task runs)")
     trial.add_argument("folder", type=Path, help="the sweep's folder")
-    trial.add_argument("index", type=int, nargs="+", help="the trials' indices, run one after another")
+    trial.add_argument("index", type=whole, nargs="+", help="the trials' indices, run one after another")
     for action, text in ACTIONS.items():
         parser = sub.add_parser(f"sweep-{action}", prog=f"tflaunch sweep {action}", help=argparse.SUPPRESS,
                                 description=text[:1].upper() + text[1:] + ".")

@@ -31,6 +31,7 @@ from .arguments import SettingsError, add_config_arguments, add_program_argument
 from .cluster import add_sweep_options, submit_sweep
 from .cluster_options import local_refusal
 from .command_tools import open_history, refuse, say
+from .numbers import whole
 from .replace_question import add_replace_argument, may_replace, saved_line
 
 
@@ -54,8 +55,8 @@ def add_arguments(sub: argparse._SubParsersAction) -> None:  # type: ignore[type
     sweep.add_argument("--vary", type=_vary, action="append", default=[], metavar="SETTING=V1,V2",
                        help="a setting and its values (repeatable; needed unless --instances gives several "
                             "counts): " + axes_help().replace("%", "%%"))
-    sweep.add_argument("--repeat", type=int, default=5, help="measured trials per setting (default 5)")
-    sweep.add_argument("--warmup", type=int, default=1, help="discarded warm-up rounds (default 1)")
+    sweep.add_argument("--repeat", type=whole, default=5, help="measured trials per setting (default 5)")
+    sweep.add_argument("--warmup", type=whole, default=1, help="discarded warm-up rounds (default 1)")
     sweep.add_argument("--objective", type=_objective, default="ready",
                        metavar="|".join((*OBJECTIVES, *OBJECTIVE_FORMS)),
                        help="what to minimise: " + ", ".join(f"{k} ({v})" for k, v in OBJECTIVES.items())
@@ -67,7 +68,7 @@ def add_arguments(sub: argparse._SubParsersAction) -> None:  # type: ignore[type
                             "(1,2,4): instances varies like a --vary setting, and a table per count says the "
                             "slowest instance's time to ready, GPU memory per process and per GPU, and whether "
                             "all fit")
-    sweep.add_argument("--seed", type=int, default=0, help="seed of the trial order and the bootstrap")
+    sweep.add_argument("--seed", type=whole, default=0, help="seed of the trial order and the bootstrap")
     sweep.add_argument("--json", action="store_true", help="print machine-readable results on stdout")
     sweep.add_argument("--save-winner", metavar="NAME", help="save the winning settings as a launch profile")
     add_replace_argument(sweep, "--save-winner")

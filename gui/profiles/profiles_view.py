@@ -27,7 +27,7 @@ from PySide6.QtWidgets import (
 )
 
 from tflaunch.core.report.review import Review, profile_review
-from tflaunch.core.safe_text import shown
+from tflaunch.core.safe_text import shown, shown_lines
 from tflaunch.core.settings.config import LaunchConfig
 from tflaunch.core.store.model_code import model_details
 from tflaunch.core.store.profiles import Profile, ProfileError, ProfileStore, describe_evidence, diff, weak_evidence
@@ -153,7 +153,7 @@ class ProfilesView(QWidget):
                     f"<h3>{html.escape(entry.name)}</h3>{warning}<p>{subject}: "
                     f"{html.escape(shown(entry.profile.config.summary()))}</p>{caution}<ul>{summary}</ul>"
                     f"<p>The file, {html.escape(str(entry.path))}:</p>"
-                    f"<pre>{html.escape(entry.profile.to_toml())}</pre>")
+                    f"<pre>{html.escape(shown_lines(entry.profile.to_toml()))}</pre>")
         elif not entries:
             self.detail.setPlainText("Choose a profile to see its settings and the evidence behind them.")
 
