@@ -293,7 +293,10 @@ def job_script(path: Path, options: dict[str, Any] | None = None) -> str:
     folder = shlex.quote(str(path))
     # Each setup line is the user's shell line, run by eval from one quoted word: a line with
     # an open quote or a `#SBATCH` of its own breaks neither the script nor its directives.
-    setup = "\n".join(f"eval {shlex.quote(str(line))}" for line in options.get("setup") or [])
+    # One that fails ends the task's trials with `setup:N:STATUS` (status.py says which line, and
+    # its output, which is in the task's log), never trials run without what it was to set up.
+    setup = "\n".join(f"eval {shlex.quote(str(line))} || setup_failed {n} $?"
+                      for n, line in enumerate(options.get("setup") or [], 1))
     prefix = container_prefix(options.get("container"))
     command = " ".join(map(shlex.quote, prefix + [sys.executable]))
     # Which shell the trial must die with (trial.py): a kill before its interpreter is up counts too.
@@ -303,12 +306,21 @@ def job_script(path: Path, options: dict[str, Any] | None = None) -> str:
     return f"""#!/bin/sh
 # tflaunch cluster sweep: each array task runs its trials (written by tflaunch; rerun by
 # `tflaunch sweep resubmit` with this folder).
-{setup}
 case "$1" in
   *[!0-9]*) trials=$(sed -n "$((SLURM_ARRAY_TASK_ID + 1))p" {folder}/tasks/"$1") ;;
   *) trials=$(( ${{1:-0}} + SLURM_ARRAY_TASK_ID )) ;;
 esac
 case "$trials" in *[!0-9\\ ]*|'') echo "tflaunch: not a task of trials: $trials" >&2; exit 2 ;; esac
+setup_failed() {{
+  echo "tflaunch: setup line $1 failed with status $2; the task's trials did not run" >&2
+  for trial in $trials; do
+    index=$(printf %04d "$trial")
+    printf 'setup:%s:%s\\n' "$1" "$2" > {folder}/exits/.$index.tmp &&
+      mv {folder}/exits/.$index.tmp {folder}/exits/$index
+  done
+  exit "$2"
+}}
+{setup}
 trap '[ -n "$child" ] && kill -TERM "$child" 2>/dev/null' TERM INT
 {shell_pid}{command} -m tflaunch.core.cli.main trial {folder} $trials &
 child=$!

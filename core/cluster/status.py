@@ -14,9 +14,12 @@ works): pending, running, done, failed, cancelled or lost.
 from __future__ import annotations
 
 import contextlib
+import shlex
 from collections import Counter
 from dataclasses import dataclass
+from pathlib import Path
 
+from ..safe_text import shown
 from . import slurm
 from .bounded_read import UnreadableFileError, read_bounded
 from .endings import SIGNALLED, Ending, from_accounting, from_log, read_log
@@ -117,6 +120,8 @@ def _ending(folder: SweepFolder, index: int, job: str, task: int, by_tflaunch: b
     status = _exit_status(folder, index)
     if isinstance(status, Ending):
         return status
+    if status is not None and status.startswith("setup:"):
+        return _setup_failed(folder, status, folder.path / "logs" / f"{job}_{task}.err")
     if by_tflaunch and status in (None, *SIGNALLED):
         return Ending("cancelled", "its job was cancelled (`tflaunch sweep cancel`)")
     log = folder.path / "logs" / f"{job}_{task}.err"
@@ -154,7 +159,20 @@ def _exit_status(folder: SweepFolder, index: int) -> str | Ending | None:
         return Ending("failed", f"its exit status is not used: {exc}")
     except OSError:
         return None
-    return text.strip()[:12] or None
+    return text.strip()[:40] or None
+
+
+def _setup_failed(folder: SweepFolder, status: str, log: Path) -> Ending:
+    """job.sh's `setup:N:STATUS`: the --setup line that failed, its status and its last words."""
+    _, number, code = (status.split(":") + ["", ""])[:3]
+    lines = [str(line) for line in folder.options.get("setup") or []]
+    line = lines[int(number) - 1] if number.isascii() and number.isdigit() and 0 < int(number) <= len(lines) else "?"
+    text = read_log(log, folder.shared_gid) or ""
+    said = [t for t in text.splitlines() if t.strip() and not t.startswith("tflaunch: setup line")][-3:]
+    output = f"; it said: {shown(' | '.join(said), 400)}" if said else f" (its output: {log})"
+    return Ending("failed", f"its setup line {number} `{shown(line, 200)}` failed with status {shown(code, 12)}"
+                  f"{output}. Its trials did not run: correct the line (or the node's environment), then "
+                  f"`tflaunch sweep resubmit {shlex.quote(str(folder.path))}`")
 
 
 def still_running(states: list[TrialState]) -> str | None:

@@ -138,3 +138,15 @@ def _fake(folder: Path) -> str:
     from ..builders import fake_python
 
     return fake_python(folder)
+
+
+def test_a_failing_setup_line_fails_its_trials_with_the_line_and_its_words(cluster, tmp_path):
+    """`module load cuda/12.4` said `module: not found` and the trial was merged as done (issue 43, item 6)."""
+    folder = submit("--model", "sample:mlp", "--python", str(_fake(tmp_path)), "--vary", "intra=1,2",
+                    "--repeat", "1", "--warmup", "0", "--setup", "echo preparing", "--setup", "module load cuda/12.4",
+                    "--shared-dir", str(cluster.shared), cwd=tmp_path)
+    states = settle(folder)
+    assert set(states["counts"]) == {"failed"}, states["counts"]
+    detail = states["trials"][0]["detail"]
+    assert "its setup line 2 `module load cuda/12.4` failed with status 127" in detail, detail
+    assert "not found" in detail and "sweep resubmit" in detail
