@@ -1,5 +1,5 @@
 """Where each trial of a cluster sweep stands, from the files and squeue (sacct where it
-works): pending, running, done, failed, cancelled or lost.
+works): pending, running, done, failed, cancelled, lost, or unknown without Slurm.
 
 - done: its result file says every run was ok.
 - failed: its result says a run failed or the node refused it; its node type's check found
@@ -9,6 +9,8 @@ works): pending, running, done, failed, cancelled or lost.
 - cancelled: its job was cancelled (`tflaunch sweep cancel`, or scancel from outside).
 - lost: none of these: never submitted, its node failed, or its task vanished without a
   word. `tflaunch sweep resubmit` runs failed, cancelled and lost trials.
+- unknown: Slurm cannot be asked (status and merge from the files alone) and the trial has
+  no result nor any word of its end: it may still be queued or running, so a merge is not final.
 """
 
 from __future__ import annotations
@@ -30,7 +32,8 @@ from .results import TrialResult, read_result
 
 EXIT_CAP = 64  # "0\n": what job.sh writes
 
-STATES = ("pending", "running", "done", "failed", "cancelled", "lost")
+STATES = ("pending", "running", "unknown", "done", "failed", "cancelled", "lost")
+UNREACHABLE = "unknown (Slurm unreachable)"
 
 
 @dataclass
@@ -97,6 +100,9 @@ def trial_states(folder: SweepFolder, ask_slurm: bool = True) -> list[TrialState
         else:
             ending = _ending(folder, i, job, task[i], job in cancelled, accounted.get((job, task[i])))
             state.state, state.detail = ending.state, ending.detail
+            if not ask_slurm and ending.state == "lost":  # no witness of an end: it may be queued or running
+                state.state, state.detail = "unknown", (f"{UNREACHABLE}: no result yet; it may still be queued or "
+                                                        "running (status with Slurm reachable says)")
     if to_cancel:
         with contextlib.suppress(slurm.SlurmError):
             slurm.cancel(sorted(to_cancel))
@@ -146,7 +152,7 @@ def states_from_files_if_need_be(folder: SweepFolder) -> tuple[list[TrialState],
         return trial_states(folder), None
     except slurm.SlurmError as exc:
         return trial_states(folder, ask_slurm=False), (f"{exc} Shown from the folder's files alone: a trial "
-                                                       "still queued or running shows as lost.")
+                                                       f"without a result or an end shows as {UNREACHABLE}.")
 
 
 def _exit_status(folder: SweepFolder, index: int) -> str | Ending | None:
@@ -177,13 +183,14 @@ def _setup_failed(folder: SweepFolder, status: str, log: Path) -> Ending:
 
 def still_running(states: list[TrialState]) -> str | None:
     """"2 running, 3 pending (trials 4, 7, 9, ...)"; None when nothing is queued or running."""
-    waiting = [s for s in states if s.state in ("pending", "running")]
+    waiting = [s for s in states if s.state in ("pending", "running", "unknown")]
     if not waiting:
         return None
     found = Counter(s.state for s in waiting)
     shown = ", ".join(str(s.index) for s in waiting[:8]) + (", ..." if len(waiting) > 8 else "")
     plural = "s" if len(waiting) > 1 else ""
-    return ", ".join(f"{found[k]} {k}" for k in ("running", "pending") if found[k]) + f" (trial{plural} {shown})"
+    return ", ".join(f"{found[k]} {k}" for k in ("running", "pending", "unknown") if found[k]) \
+        + f" (trial{plural} {shown})"
 
 
 def counts(states: list[TrialState]) -> dict[str, int]:

@@ -217,6 +217,24 @@ def test_merge_of_a_running_sweep_says_what_still_runs(cluster, tmp_path, fake):
     tflaunch("sweep", "cancel", str(folder))
 
 
+def test_with_slurm_unreachable_a_trial_without_an_end_is_unknown_and_merge_is_not_final(cluster, tmp_path, fake):
+    """Running and pending trials showed as "lost ... Slurm no longer holds it" and merge said
+    "2 lost" with no "not final" (issue 43, item 6)."""
+    folder = submit(*fake, "--env", f"{CHILD_ENV}=hang", "--vary", "intra=2", "--repeat", "1", "--warmup", "0",
+                    "--max-parallel", "1", "--shared-dir", str(cluster.shared), cwd=tmp_path)
+    wait_for(folder, "running")
+    env = {"PATH": unreachable_squeue(tmp_path)}
+    try:
+        shown = json.loads(tflaunch("sweep", "status", str(folder), "--json", env=env).stdout)
+        assert shown["counts"] == {"unknown": 2}, shown
+        assert all(t["detail"].startswith("unknown (Slurm unreachable)") for t in shown["trials"])
+        merged = tflaunch("sweep", "merge", str(folder), env=env)
+        assert merged.returncode == 0, merged.stderr
+        assert "not final: 2 unknown (trials 0, 1)" in merged.stderr and " lost" not in merged.stderr, merged.stderr
+    finally:
+        tflaunch("sweep", "cancel", str(folder))
+
+
 def test_every_json_answer_of_a_bench_on_slurm_is_one_document(cluster, tmp_path, fake):
     """`bench --on slurm --json` printed a path; `sweep merge --json` added a text line."""
     done = tflaunch("bench", "--on", "slurm", *fake, "--env", f"{CHILD_ENV}=ok", "--repeat", "3", "--json",
