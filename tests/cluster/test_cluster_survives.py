@@ -235,6 +235,21 @@ def test_with_slurm_unreachable_a_trial_without_an_end_is_unknown_and_merge_is_n
         tflaunch("sweep", "cancel", str(folder))
 
 
+def test_a_scancel_is_logged_as_slurm_s_sigterm_not_as_ctrl_c(cluster, tmp_path, fake):
+    """The trial's log said "interrupted (Ctrl+C)" of a scancel or a time limit (issue 43, item 6)."""
+    marker = f"scancel-{tmp_path.name}"
+    folder = submit(*fake, "--env", f"{CHILD_ENV}=hang", "--env", f"{MARKER_ENV}={marker}", "--vary", "intra=2",
+                    "--repeat", "1", "--warmup", "0", "--max-parallel", "1", "--shared-dir", str(cluster.shared),
+                    cwd=tmp_path)
+    deadline = time.monotonic() + 120
+    while not leftovers(marker) and time.monotonic() < deadline:  # the trial's run is under way
+        time.sleep(0.2)
+    cluster.run("scancel", load(folder).jobs()["submitted"][0]["job_id"])  # as a user would, from outside
+    settle(folder)
+    logs = "".join(p.read_text(errors="replace") for p in (folder / "logs").glob("*.err"))
+    assert "ended by SIGTERM from Slurm" in logs and "Ctrl+C" not in logs, logs[-2000:]
+
+
 def test_every_json_answer_of_a_bench_on_slurm_is_one_document(cluster, tmp_path, fake):
     """`bench --on slurm --json` printed a path; `sweep merge --json` added a text line."""
     done = tflaunch("bench", "--on", "slurm", *fake, "--env", f"{CHILD_ENV}=ok", "--repeat", "3", "--json",
