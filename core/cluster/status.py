@@ -34,6 +34,7 @@ EXIT_CAP = 64  # "0\n": what job.sh writes
 
 STATES = ("pending", "running", "unknown", "done", "failed", "cancelled", "lost")
 UNREACHABLE = "unknown (Slurm unreachable)"
+TRIAL_ENDED = "ended by SIGTERM from Slurm"  # trial.ended_by()'s words in a task's log
 
 
 @dataclass
@@ -133,6 +134,11 @@ def _ending(folder: SweepFolder, index: int, job: str, task: int, by_tflaunch: b
     log = folder.path / "logs" / f"{job}_{task}.err"
     text = read_log(log, folder.shared_gid)
     said = from_log(text, folder.path) if text else None
+    if said is None and status is None and text and TRIAL_ENDED in text:
+        # The trial said it was ended, and job.sh, which writes every status, wrote none: it died first.
+        said = Ending("cancelled", "its trial was ended by SIGTERM (its log says so) and its batch shell wrote no exit "
+                      "status: the batch shell was killed (kill -9, the node's out-of-memory killer) or its node "
+                      f"went away; `tflaunch sweep resubmit {shlex.quote(str(folder.path))}` runs it again")
     said = said or (from_accounting(accounted, folder.path) if accounted else None)
     if said is not None:
         return said

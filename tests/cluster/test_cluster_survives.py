@@ -137,7 +137,8 @@ def test_a_cancel_from_outside_and_a_killed_batch_shell_are_said_and_leave_nothi
     other = next(i for i in by_index if i != index)
     assert by_index[other]["state"] == "cancelled", by_index[other]
     assert "from outside tflaunch (scancel" in by_index[other]["detail"], by_index[other]
-    assert by_index[index]["state"] in ("failed", "cancelled", "lost") and by_index[index]["detail"]
+    assert by_index[index]["state"] == "cancelled", by_index[index]
+    assert "its batch shell wrote no exit status: the batch shell was killed" in by_index[index]["detail"]
 
 
 @pytest.mark.slow  # Slurm's time limits are whole minutes: the task runs its minute, then is ended
@@ -165,6 +166,7 @@ def test_named_resources_setup_lines_and_a_container_reach_the_jobs(cluster, tmp
                                        f'echo "$1" >> {seen}\nshift\nexec "$@"\n')
     (bin_dir / "apptainer").chmod(0o755)
     setup_mark = tmp_path / "setup-ran"
+    (tmp_path / "tf.sif").write_bytes(b"an image")  # the check job reads it on the node
     folder = submit(*fake, "--env", f"{CHILD_ENV}=ok", "--vary", "intra=2", "--repeat", "1", "--warmup", "0",
                     "--time", "10",
                     "--mem", "200M", "--cpus-per-task", "2", "--job-name", "my-sweep",
@@ -178,6 +180,26 @@ def test_named_resources_setup_lines_and_a_container_reach_the_jobs(cluster, tmp
     job = cluster.run("scontrol", "show", "job", load(folder).jobs()["submitted"][0]["job_id"]).stdout
     assert "JobName=my-sweep" in job and "TimeLimit=00:10:00" in job and "MinMemoryNode=200M" in job
     assert "NumCPUs=2" in job or "MinCPUsNode=2" in job
+
+
+def test_a_container_runtime_or_image_the_node_lacks_fails_the_check_not_every_trial(cluster, tmp_path, fake):
+    """The check passed and every trial failed with "status 127" (issue 43, item 6)."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "apptainer").write_text('#!/bin/sh\nshift; shift; shift; exec "$@"\n')
+    (bin_dir / "apptainer").chmod(0o755)
+    without = {"PATH": os.environ["PATH"]}
+    folder = submit(*fake, "--env", f"{CHILD_ENV}=ok", "--vary", "intra=2", "--repeat", "1", "--warmup", "0",
+                    "--container", "missing.sif", "--shared-dir", str(cluster.shared), cwd=tmp_path,
+                    env={"PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}"})
+    settled = settle(folder)
+    assert set(settled["counts"]) == {"failed"}, settled
+    assert "the container image: missing.sif does not exist" in settled["trials"][0]["detail"], settled["trials"][0]
+    (tmp_path / "there.sif").write_bytes(b"an image")
+    folder = submit(*fake, "--env", f"{CHILD_ENV}=ok", "--vary", "intra=2", "--repeat", "1", "--warmup", "0",
+                    "--container", "there.sif", "--shared-dir", str(cluster.shared), cwd=tmp_path, env=without)
+    detail = settle(folder)["trials"][0]["detail"]
+    assert "apptainer (for --container): it is not on the node" in detail, detail
 
 
 def test_trials_per_task_run_in_fewer_tasks_and_merge_as_ever(cluster, tmp_path, fake):
