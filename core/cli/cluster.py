@@ -142,9 +142,11 @@ def cluster_command(args: argparse.Namespace) -> int:
         elif args.action == "down":
             say(sandbox.down())
         else:
-            found = sandbox.running()
-            print(f"export SLURM_CONF={shlex.quote(str(found))}" if found else "no sandbox runs")
-            return 0 if found else 1
+            works, said = sandbox.status()
+            print(f"export SLURM_CONF={shlex.quote(str(sandbox.running()))}" if works else said)
+            if works:
+                say(said)
+            return 0 if works else 1
     except sandbox.SandboxError as exc:
         say(str(exc))
         return 1

@@ -12,6 +12,7 @@ import os
 import shutil
 import signal
 import stat
+import subprocess
 import tempfile
 import time
 from pathlib import Path
@@ -321,6 +322,45 @@ def test_the_sandbox_starts_a_slurm_that_runs_jobs_and_stops(cluster, tmp_path, 
     assert down.returncode == 0 and "stopped" in down.stderr, down.stderr
     again = tflaunch("cluster", "sandbox", "status", env=env)
     assert again.returncode == 1 and "no sandbox runs" in again.stdout
+    shutil.rmtree(data, ignore_errors=True)
+
+
+@pytest.mark.slow  # 20 s: a second Slurm, started twice
+def test_the_sandbox_is_a_service_that_restarts_what_died_and_ends_what_it_started(cluster):
+    """`sandbox up` reported "runs" with its controller dead and restarted nothing; `sandbox
+    down` left a running job's step behind (issue 43, item 8)."""
+    data = Path(tempfile.mkdtemp(prefix="tfl-", dir="/tmp"))
+    env = {"TFLAUNCH_DATA_DIR": str(data)}
+    try:
+        up = tflaunch("cluster", "sandbox", "up", env=env, timeout=90)
+        assert up.returncode == 0, up.stderr
+        conf = up.stdout.strip().splitlines()[-1].removeprefix("export SLURM_CONF=")
+        controller = int((data / "slurm-sandbox" / "daemons.pid").read_text().split()[0])
+        os.kill(controller, signal.SIGKILL)
+        deadline = time.monotonic() + 10
+        while psutil.pid_exists(controller) and psutil.Process(controller).status() != psutil.STATUS_ZOMBIE \
+                and time.monotonic() < deadline:
+            time.sleep(0.1)
+        broken = tflaunch("cluster", "sandbox", "status", env=env)
+        assert broken.returncode == 1 and "slurmctld is not running" in broken.stdout, broken.stdout
+        again = tflaunch("cluster", "sandbox", "up", env=env, timeout=90)
+        assert again.returncode == 0, again.stderr
+        conf = again.stdout.strip().splitlines()[-1].removeprefix("export SLURM_CONF=")
+        works = tflaunch("cluster", "sandbox", "status", env=env)
+        assert works.returncode == 0 and "runs and answers" in works.stderr, works.stderr + works.stdout
+        job = subprocess.run(["sbatch", "--parsable", "--output=/dev/null", "--wrap", "sleep 300"], text=True,
+                             capture_output=True, env={**os.environ, "SLURM_CONF": conf}, timeout=30)
+        assert job.returncode == 0, job.stderr
+        deadline = time.monotonic() + 30
+        while "R" not in subprocess.run(["squeue", "--noheader", "--format=%t"], text=True, capture_output=True,
+                                        env={**os.environ, "SLURM_CONF": conf}).stdout and time.monotonic() < deadline:
+            time.sleep(0.2)
+    finally:
+        down = tflaunch("cluster", "sandbox", "down", env=env, timeout=90)
+    assert down.returncode == 0 and "stopped" in down.stderr, down.stderr
+    left = [p for p in psutil.process_iter(["environ", "cmdline"])
+            if (p.info["environ"] or {}).get("SLURM_CONF") == conf or conf in (p.info["cmdline"] or [])]
+    assert not left, f"left behind: {[p.info['cmdline'] for p in left]}"
     shutil.rmtree(data, ignore_errors=True)
 
 
