@@ -20,6 +20,7 @@ import shlex
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from ..safe_text import shown
 from . import slurm
@@ -77,6 +78,14 @@ def trial_states(folder: SweepFolder, ask_slurm: bool = True) -> list[TrialState
         if state.result is not None:
             state.state = "done" if state.result.ok else "failed"
             state.detail = "" if state.result.ok else (state.result.reason or "failed")
+            if state.result.cut_short:  # ended by Slurm's SIGTERM: what it had measured was kept
+                said = _cause(folder, latest.get(i), task.get(i), accounted)
+                if said is None and _exit_status(folder, i) is None:  # job.sh, which writes every status, died first
+                    said = Ending("cancelled", BATCH_SHELL_GONE + _resubmit_words(folder))
+                state.state = said.state if said else "cancelled"
+                state.detail = (said.detail if said else f"ended by Slurm's SIGTERM (scancel or preemption): "
+                                f"{state.detail}; `tflaunch sweep resubmit` runs it again") \
+                    + "; the phases it had measured are kept and merged"
             continue
         submission = latest.get(i)
         if submission is None:
@@ -122,6 +131,25 @@ def _wait(state: str, reason: str, check: str | None, check_waits: dict[str, slu
     return reason
 
 
+BATCH_SHELL_GONE = ("its trial was ended by SIGTERM (its log says so) and its batch shell wrote no exit status: the "
+                    "batch shell was killed (kill -9, the node's out-of-memory killer) or its node went away")
+
+
+def _resubmit_words(folder: SweepFolder) -> str:
+    return f"; `tflaunch sweep resubmit {shlex.quote(str(folder.path))}` runs it again"
+
+
+def _cause(folder: SweepFolder, submission: dict[str, Any] | None, task: int | None,
+           accounted: dict[tuple[str, int], str]) -> Ending | None:
+    """What the task's log (or sacct) says ended it: a time limit, a cancel, a node's failure."""
+    if submission is None or task is None:
+        return None
+    text = read_log(folder.path / "logs" / f"{submission['job_id']}_{task}.err", folder.shared_gid)
+    said = from_log(text, folder.path) if text else None
+    state = accounted.get((submission["job_id"], task))
+    return said or (from_accounting(state, folder.path) if state else None)
+
+
 def _ending(folder: SweepFolder, index: int, job: str, task: int, by_tflaunch: bool, accounted: str | None) -> Ending:
     """How a trial's task ended, though it left no result."""
     status = _exit_status(folder, index)
@@ -136,9 +164,7 @@ def _ending(folder: SweepFolder, index: int, job: str, task: int, by_tflaunch: b
     said = from_log(text, folder.path) if text else None
     if said is None and status is None and text and TRIAL_ENDED in text:
         # The trial said it was ended, and job.sh, which writes every status, wrote none: it died first.
-        said = Ending("cancelled", "its trial was ended by SIGTERM (its log says so) and its batch shell wrote no exit "
-                      "status: the batch shell was killed (kill -9, the node's out-of-memory killer) or its node "
-                      f"went away; `tflaunch sweep resubmit {shlex.quote(str(folder.path))}` runs it again")
+        said = Ending("cancelled", BATCH_SHELL_GONE + _resubmit_words(folder))
     said = said or (from_accounting(accounted, folder.path) if accounted else None)
     if said is not None:
         return said

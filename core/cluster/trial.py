@@ -93,12 +93,27 @@ def run_trial(path: Path, index: int) -> tuple[int, str]:
     gpus = GpuMemorySampler()
     try:
         sessions = [ProbeSession(trial.config) for _ in range(trial.instances)]
-        records = run_sessions(sessions, None, gpus)
+        try:
+            records = run_sessions(sessions, None, gpus)
+        except KeyboardInterrupt:
+            if not TERMINATED:
+                raise
+            # Slurm's SIGTERM: the driver ended the children; each run keeps the phases it reached.
+            records = [s.record for s in sessions]
+            for record in records:
+                if record.finished_at is None:
+                    record.finish(None, cancelled=True)
     finally:
         gpus.close()
         signal.signal(signal.SIGTERM, previous)
     if any(r.status is RunStatus.CANCELLED for r in records):
-        return 130, f"trial {index} {ended_by()}; no result written"
+        if not TERMINATED:
+            return 130, f"trial {index} {ended_by()}; no result written"
+        # Slurm ended it (time limit, scancel, preemption): the phases its runs had measured are
+        # kept, as a result whose runs say they were cancelled; resubmit runs the trial again.
+        kept = _write(folder, trial, node, started, records, None) != 2
+        return 130, f"trial {index} {ended_by()}; " + ("the phases it had measured are kept in its result" if kept
+                                                        else "no result written")
     status = _write(folder, trial, node, started, records, None)
     return status, f"trial {index} ({trial.candidate}): " + "; ".join(r.status_line for r in records)
 

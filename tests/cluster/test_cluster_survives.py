@@ -22,6 +22,7 @@ import pytest
 
 from tflaunch.core.cluster.folder import load
 from tflaunch.core.paths import history_path
+from tflaunch.core.run.record import RunStatus
 from tflaunch.core.store.history import History
 
 from ..builders import fake_python
@@ -265,12 +266,23 @@ def test_a_scancel_is_logged_as_slurm_s_sigterm_not_as_ctrl_c(cluster, tmp_path,
                     "--repeat", "1", "--warmup", "0", "--max-parallel", "1", "--shared-dir", str(cluster.shared),
                     cwd=tmp_path)
     deadline = time.monotonic() + 120
-    while not leftovers(marker) and time.monotonic() < deadline:  # the trial's run is under way
+    while time.monotonic() < deadline and not any(  # the run is in its load: its helper (marker in argv) is up
+            marker in " ".join(p.cmdline()) for p in leftovers(marker)):
         time.sleep(0.2)
+    time.sleep(1)  # and the phases it reported before it were read (a trial's driver reads within milliseconds)
     cluster.run("scancel", load(folder).jobs()["submitted"][0]["job_id"])  # as a user would, from outside
     settle(folder)
     logs = "".join(p.read_text(errors="replace") for p in (folder / "logs").glob("*.err"))
     assert "ended by SIGTERM from Slurm" in logs and "Ctrl+C" not in logs, logs[-2000:]
+    # The phases measured before the end are kept: in its result, and merged into the history.
+    assert "the phases it had measured are kept in its result" in logs, logs[-2000:]
+    cut_short = next(t for t in status(folder)["trials"] if t["detail"])
+    assert cut_short["state"] == "cancelled" and "phases it had measured are kept" in cut_short["detail"], cut_short
+    merge(folder)
+    runs = [History(history_path()).load(s.id) for s in History(history_path()).list_runs()]
+    cut = [r for r in runs if r.status is RunStatus.CANCELLED]
+    assert cut and {"spawn", "import", "devices"} <= {name for name, p in cut[0].phases.items()
+                                                       if p.duration is not None}, [r.phases for r in runs]
 
 
 def test_every_json_answer_of_a_bench_on_slurm_is_one_document(cluster, tmp_path, fake):
