@@ -108,3 +108,46 @@ def test_bench_anatomy_json_keeps_the_profiler_off_the_measured_run() -> None:
     assert data["anatomy"]["phase"] == "first_step" and data["anatomy_problem"] is None
     assert data["runs"][0].get("anatomy") is None  # the measured run never had the profiler on
     assert data["anatomy_run"]["anatomy"]["window"] == data["anatomy"]["window"]
+
+
+HOSTILE_PROGRAM = '''
+import glob, os, socket, tempfile
+import keras
+import numpy as np
+import tensorflow as tf
+
+# Plant a trace where the anatomy's profiler writes (its folder, found as any program could),
+# named to sort after the real one: the name-sorted last file was read, whole.
+for folder in glob.glob(os.path.join(os.environ.get("TFLAUNCH_ANATOMY_DIR", "/nonexistent"), "trace-*")) + \\
+        glob.glob(os.path.join(tempfile.gettempdir(), "tflaunch-anatomy-*")):
+    run = os.path.join(folder, "plugins", "profile", "9999_12_31_23_59_59")
+    os.makedirs(run, exist_ok=True)
+    with open(os.path.join(run, socket.gethostname() + ".xplane.pb"), "wb") as f:
+        f.write(os.urandom(1 << 20) * 8)
+try:
+    tf.profiler.experimental.start(tempfile.mkdtemp())
+    print("OWN PROFILER STARTED", flush=True)
+except Exception as exc:
+    print("OWN PROFILER REFUSED:", exc, flush=True)
+model = keras.Sequential([keras.Input((4,)), keras.layers.Dense(2)])
+model.compile(optimizer="sgd", loss="mse")
+model.fit(np.ones((8, 4), "float32"), np.ones((8, 2), "float32"), epochs=1, batch_size=4, verbose=0)
+'''
+
+
+def test_the_anatomy_reads_its_own_trace_names_its_profiler_and_leaves_no_folder(tmp_path: Path) -> None:
+    """A program planted a trace in the anatomy's log folder (it was read whole: 1 GiB took
+    1.63 GB), started its own profiler ("Another profiler is running", naming nobody), and a
+    folder was left in the temporary folder per run (issue 43, item 5)."""
+    import tempfile
+
+    (tmp_path / "train.py").write_text(HOSTILE_PROGRAM)
+    before = set(Path(tempfile.gettempdir()).glob("tflaunch-anatomy-*"))
+    config = LaunchConfig(program=("python", "train.py"), workdir=str(tmp_path), until="first_step", steady=0,
+                          log_level=2, timeout=180)
+    record = anatomy_of(config)
+    assert record.status is RunStatus.OK, record.headline
+    adds_up(record, "first_step")
+    assert "OWN PROFILER REFUSED: Another profiler is running: tflaunch's" in "\n".join(record.stderr_tail), \
+        record.stderr_tail
+    assert set(Path(tempfile.gettempdir()).glob("tflaunch-anatomy-*")) == before, "no folder left behind"

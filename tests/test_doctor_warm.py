@@ -29,8 +29,9 @@ from tflaunch.core.run.warm.warm_start import stop_servers
 from tflaunch.core.run.words import start_kind
 from tflaunch.core.settings.config import LaunchConfig
 from tflaunch.core.store.history import History
-from tflaunch.core.store.profiles import ProfileStore
+from tflaunch.core.store.profiles import Profile, ProfileStore
 from tflaunch.core.store.recorder import RunRecorder
+from tflaunch.core.store.replaced_profiles import kept_copies
 
 PROGRAM = ("import tensorflow as tf\n"
            "from tflaunch_mark import mark\n"
@@ -123,3 +124,18 @@ def test_a_launch_inside_a_launch_keeps_one_hook_on_the_path():
     twice = child_environment(LaunchConfig(), once, launch_hook=True)
     assert once["PYTHONPATH"] == twice["PYTHONPATH"] == f"{HOOK_DIR}{os.pathsep}/mine"
     assert child_environment(LaunchConfig(), {}, launch_hook=True)["PYTHONPATH"] == str(HOOK_DIR)
+
+
+def test_a_profile_of_the_arm_s_name_is_put_back_as_it_was_when_nothing_is_advised(tmp_path, runtime):
+    """The arm saved its profile over one of that name and then deleted it: the user's
+    accepted doctor-warm-train, advised an earlier day, was gone (issue 43, item 2)."""
+    (tmp_path / "train.py").write_text("raise SystemExit(3)\n")
+    store = ProfileStore(profiles_dir())
+    mine = store.save(Profile("doctor-warm-train", LaunchConfig(intra=3, extra_env={"MY_FLAG": "1"}), {"runs": 5}))
+    before = mine.read_bytes()
+    base = LaunchConfig(python=sys.executable, program=("python", "train.py"), workdir=str(tmp_path),
+                        until="exit", steady=0, log_level=2, timeout=120)
+    arm = warm_arm.measure(base, 3, print)
+    assert arm.note and arm.note.startswith("warm start could not be measured"), arm.note
+    assert mine.read_bytes() == before and not store.unaccepted_code(store.load("doctor-warm-train"))
+    assert not kept_copies(mine), "put back, so no copy is left over"

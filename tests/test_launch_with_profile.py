@@ -7,6 +7,8 @@ import subprocess
 import sys
 import textwrap
 
+import pytest
+
 from tflaunch.core.paths import profiles_dir
 from tflaunch.core.settings.config import LaunchConfig
 from tflaunch.core.store.profiles import Profile, ProfileStore
@@ -99,3 +101,46 @@ def test_missing_profile_or_command_is_a_clear_error():
     assert empty.returncode == 2 and "needs a command" in empty.stderr
     not_found = run("run", "--profile", "fast", "--", "no-such-program-xyz")
     assert not_found.returncode == 2 and "no-such-program-xyz was not found" in not_found.stderr
+
+
+TREE = textwrap.dedent("""
+    import os, subprocess, sys, time
+    helper = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(120)"])
+    with open(sys.argv[1] + ".tmp", "w") as f:
+        f.write(f"{os.getpid()} {helper.pid}")
+    os.replace(sys.argv[1] + ".tmp", sys.argv[1])
+    time.sleep(120)
+""")
+
+
+@pytest.mark.parametrize(("name", "status"), [("SIGTERM", 143), ("SIGINT", 130), ("SIGHUP", 129)])
+def test_a_signal_to_tflaunch_ends_the_script_and_what_it_started(tmp_path, name, status):
+    """Sent to tflaunch's pid alone (kill, a job manager), a signal left the script running,
+    orphaned (SIGTERM, SIGHUP) or was not passed on at all (SIGINT) (issue 43, item 4)."""
+    import signal
+    import time
+
+    import psutil
+
+    save("p", LaunchConfig())
+    pids = tmp_path / "pids"
+    cli = subprocess.Popen([*TFLAUNCH, "run", "--profile", "p", "--", sys.executable, "-c", TREE, str(pids)],
+                           stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        deadline = time.monotonic() + 120
+        while not pids.exists() and cli.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.05)
+        script, helper = (int(p) for p in pids.read_text().split())
+        cli.send_signal(getattr(signal, name))
+        _, err = cli.communicate(timeout=60)
+    finally:
+        cli.kill()
+    assert cli.returncode == status, err
+    assert f"tflaunch: {name} received; passed to the script (pid {script})" in err
+    for pid in (script, helper):
+        deadline = time.monotonic() + 30  # an orphan is reaped by init in its own time
+        while time.monotonic() < deadline and psutil.pid_exists(pid) and \
+                psutil.Process(pid).status() != psutil.STATUS_ZOMBIE:
+            time.sleep(0.05)
+        assert not psutil.pid_exists(pid) or psutil.Process(pid).status() == psutil.STATUS_ZOMBIE, \
+            f"{pid} still runs"

@@ -24,6 +24,7 @@ from .arguments import (
     print_problems,
 )
 from .command_tools import open_history, refuse, say
+from .replace_question import add_replace_argument, may_replace, saved_line
 
 
 def add_arguments(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -37,6 +38,7 @@ def add_arguments(sub: argparse._SubParsersAction) -> None:  # type: ignore[type
                         help="measure only these remedies: " + ", ".join(f"{k} ({v})" for k, v in REMEDIES.items()))
     doctor.add_argument("--save-profile", metavar="NAME",
                         help="save the combined remedies as a launch profile, if the final A/B verifies them")
+    add_replace_argument(doctor, "--save-profile")
     doctor.add_argument("--json", action="store_true", help="print machine-readable results on stdout")
     doctor.add_argument("--no-history", action="store_true", help="do not store the runs in the run history")
 
@@ -57,11 +59,11 @@ def run(args: argparse.Namespace) -> int:
     if problems:
         print_problems(problems)
         return 2
+    overwrite = False
     if args.save_profile:
-        try:
-            ProfileStore(profiles_dir()).check_writable(args.save_profile)
-        except ProfileError as exc:
-            return refuse("invalid_profile_name", str(exc), args.json)
+        overwrite, refused = may_replace(args.save_profile, args.replace, args.json)
+        if refused is not None:
+            return refused
     history, _problem = open_history(not args.no_history)
     trials = [0]
 
@@ -78,7 +80,7 @@ def run(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         say("doctor cancelled")
         return 130
-    saved = _save(diagnosis, args.save_profile) if args.save_profile else None
+    saved = _save(diagnosis, args.save_profile, overwrite) if args.save_profile else None
     if args.json:
         print(json.dumps(diagnosis_json(diagnosis, saved), indent=2))
     else:
@@ -88,9 +90,13 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _save(diagnosis: Diagnosis, name: str) -> str:
+def _save(diagnosis: Diagnosis, name: str, overwrite: bool) -> str:
     if diagnosis.combined is None or not diagnosis.verified:
         return f"Profile {name} not saved: no combination of remedies was verified faster than the baseline."
-    path = ProfileStore(profiles_dir()).save(Profile(name, diagnosis.combined, doctor_evidence(diagnosis)),
-                                             overwrite=True)
-    return f"Saved profile {name} ({path}): {', '.join(diagnosis.combined_keys)}."
+    store = ProfileStore(profiles_dir())
+    try:
+        path = store.save(Profile(name, diagnosis.combined, doctor_evidence(diagnosis)), overwrite=overwrite)
+    except (ProfileError, OSError) as exc:
+        return f"Profile {name} not saved: {exc}"
+    line = saved_line(name, path, store)
+    return f"{line[:1].upper()}{line[1:]}: {', '.join(diagnosis.combined_keys)}."

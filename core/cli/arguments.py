@@ -16,15 +16,12 @@ from ..settings.config import LaunchConfig, valid_until
 from ..settings.display import setting_text
 from ..settings.setting import Kind, Setting
 from ..settings.vocabulary import BY_NAME, SETTINGS
+from ..store.checked_launch import as_written
 from ..store.profiles import ProfileError, ProfileStore, UntrustedProfileError
 from ..subject import Subject
+from .numbers import positive_whole, whole
 
-
-def positive_int(text: str) -> int:
-    value = int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, not {value}")
-    return value
+positive_int = positive_whole  # the commands' --repeat: ASCII digits, 1 or more
 
 
 def _env_pair(text: str) -> tuple[str, str]:
@@ -121,7 +118,7 @@ def _add_flag(parser: argparse.ArgumentParser, setting: Setting, *, model_requir
     elif kind in (Kind.CHOICE, Kind.TRISTATE, Kind.MIB, Kind.SECONDS):
         options["type"] = _typed(setting)
     elif kind is Kind.COUNT:
-        options["type"] = int  # out of bounds, the launch check names the flag in the app's words
+        options["type"] = whole  # out of bounds, the launch check names the flag in the app's words
     if options["metavar"] is None and kind in (Kind.CHOICE, Kind.TRISTATE):
         options["metavar"] = "|".join(setting.words())
     parser.add_argument(setting.cli, **options)
@@ -189,6 +186,8 @@ def config_from_args(args: argparse.Namespace, *, model_required: bool = False) 
     except ProfileError as exc:
         raise SettingsError("invalid_profile", str(exc)) from None
     base, changes = profile.config, {}
+    if getattr(args, "on", None) == "slurm":  # trials run later, elsewhere: from the files named, not this
+        base = as_written(base)               # process's private copies (gone when it ends)
     for key in _given(args):
         value = getattr(flags, key)
         if key in ("extra_env", "inputs"):  # added to the profile's own

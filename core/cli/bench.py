@@ -45,6 +45,7 @@ from .cluster_options import local_refusal
 from .command_tools import open_history, refuse, say
 from .echo import Echo, echo_wanted
 from .progress import Progress
+from .replace_question import add_replace_argument, may_replace, saved_line
 
 
 def add_arguments(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -54,6 +55,7 @@ def add_arguments(sub: argparse._SubParsersAction) -> None:  # type: ignore[type
     bench.add_argument("--repeat", type=positive_int, default=1, help="fresh processes to run (median, min–max)")
     bench.add_argument("--json", action="store_true", help="print machine-readable results on stdout")
     bench.add_argument("--save-profile", metavar="NAME", help="save these settings and results as a launch profile")
+    add_replace_argument(bench, "--save-profile")
     bench.add_argument("--no-history", action="store_true", help="do not store the runs in the run history")
     bench.add_argument("--warm", action="store_true", help="a program only: start it warm, forked from a server of "
                        "its interpreter that has imported TensorFlow already (cold, saying why, when it cannot be)")
@@ -104,11 +106,11 @@ def run(args: argparse.Namespace) -> int:
         return refuse("invalid_arguments", "--warm starts a program warm: give your command after -- (the probe "
                                            "of a model always starts cold, since what it measures starts with the "
                                            "import).", args.json)
+    overwrite = False
     if args.save_profile:
-        try:  # a bad name or a folder that takes no file is said now, not after minutes of runs
-            ProfileStore(profiles_dir()).check_writable(args.save_profile)
-        except ProfileError as exc:
-            return refuse("invalid_profile_name", str(exc), args.json)
+        overwrite, refused = may_replace(args.save_profile, args.replace, args.json)
+        if refused is not None:
+            return refused
     if args.tensorboard and not args.anatomy:
         return refuse("invalid_arguments", "--tensorboard keeps the anatomy run's profile: add --anatomy.", args.json)
     if args.trace and not os.access(Path(args.trace).resolve().parent, os.W_OK):
@@ -135,9 +137,9 @@ def run(args: argparse.Namespace) -> int:
     failed = [r for r in records if r.status is not RunStatus.OK]
     if args.save_profile and not failed:
         try:
-            path = ProfileStore(profiles_dir()).save(
-                Profile(args.save_profile, config, evidence_from_runs(records)), overwrite=True)
-            print(f"tflaunch: saved profile {args.save_profile} ({path})", file=sys.stderr)
+            store = ProfileStore(profiles_dir())
+            path = store.save(Profile(args.save_profile, config, evidence_from_runs(records)), overwrite=overwrite)
+            say(saved_line(args.save_profile, path, store))
         except (ProfileError, OSError) as exc:
             print(f"tflaunch: profile not saved: {exc}", file=sys.stderr)
             return 1

@@ -8,6 +8,7 @@ import argparse
 import json
 import os
 import shlex
+import signal
 import sys
 from pathlib import Path
 from typing import Any
@@ -19,16 +20,18 @@ from ..cluster.merge import NodeTypeSweep, merge, most_at_once, node_type_compar
 from ..cluster.preflight import CheckError
 from ..cluster.slurm import SlurmError
 from ..cluster.submit import cancel, resubmit, submit
-from ..cluster.trial import end_with_batch_step, run_trials
+from ..cluster.trial import TERMINATED, end_with_batch_step, ended_by, run_trials, terminated
 from ..paths import profiles_dir
 from ..store.history import HistoryError
 from ..store.profiles import ProfileError, ProfileStore
+from ..store.replaced_profiles import FOLDER
 from ..store.trust import code_it_runs
 from ..sweep.plan import Candidate, SweepPlan
 from ..sweep.report import results_json, results_table
 from .cluster_options import RESOURCES, add_resource_options, named_values, node_types, resource_values
 from .cluster_options import add_sweep_options as add_sweep_options
 from .command_tools import open_history, say
+from .numbers import whole
 
 ACTIONS = {"status": "where each trial stands: pending, running, done, failed, cancelled, lost",
            "merge": "import the results into this machine's run history (twice gives the same rows), "
@@ -40,7 +43,7 @@ ACTIONS = {"status": "where each trial stands: pending, running, done, failed, c
 def add_arguments(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     trial = sub.add_parser("trial", help="run one trial of a cluster sweep (what each Slurm array task runs)")
     trial.add_argument("folder", type=Path, help="the sweep's folder")
-    trial.add_argument("index", type=int, nargs="+", help="the trials' indices, run one after another")
+    trial.add_argument("index", type=whole, nargs="+", help="the trials' indices, run one after another")
     for action, text in ACTIONS.items():
         parser = sub.add_parser(f"sweep-{action}", prog=f"tflaunch sweep {action}", help=argparse.SUPPRESS,
                                 description=text[:1].upper() + text[1:] + ".")
@@ -55,7 +58,8 @@ def add_arguments(sub: argparse._SubParsersAction) -> None:  # type: ignore[type
                                      "sweep ran on several); what it would run is shown and asked, as an import")
             parser.add_argument("--node-type", help="the node type whose winner --save-winner saves")
             parser.add_argument("--yes", action="store_true",
-                                help="with --save-winner: accept what the profile runs (you have read the list)")
+                                help="with --save-winner: accept what the profile runs and replace a profile of that "
+                                     "name (kept as a dated copy); you have read the list")
     cluster = sub.add_parser("cluster", help="a single-node Slurm on this machine, to try cluster sweeps")
     cluster.add_argument("what", choices=("sandbox",))
     cluster.add_argument("action", choices=("up", "down", "status"),
@@ -78,6 +82,8 @@ def submit_sweep(args: argparse.Namespace, plan: SweepPlan, candidates: list[Can
                        "`tflaunch sweep merge DIR --save-winner NAME` once the trials are done.", as_json, 2)
     try:
         named = resources.checked(named_values(args))
+        resources.check_placement(str(args.shared_dir.resolve()), args.partition,
+                                  [(t.name, t.gres) for t in node_types(args)], args.sbatch_arg)
     except ValueError as exc:
         return _refuse(str(exc), as_json, 2)
     options: dict[str, Any] = {"partition": args.partition, "max_parallel": args.max_parallel,
@@ -111,9 +117,16 @@ def _refuse(message: str, as_json: bool, code: int) -> int:
 
 
 def run_trial_command(args: argparse.Namespace) -> int:
-    end_with_batch_step()
-    return run_trials(args.folder, args.index, lambda status, line: print(
-        f"tflaunch: {line}", file=sys.stderr if status else sys.stdout, flush=True))
+    previous = signal.signal(signal.SIGTERM, terminated)  # the whole task, not only its runs: Slurm's word is kept
+    try:
+        end_with_batch_step()
+        return run_trials(args.folder, args.index, lambda status, line: print(
+            f"tflaunch: {line}", file=sys.stderr if status else sys.stdout, flush=True))
+    except KeyboardInterrupt:
+        say(f"trial {ended_by()}; nothing further was started")
+        return 143 if TERMINATED else 130
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 def cluster_command(args: argparse.Namespace) -> int:
@@ -129,9 +142,11 @@ def cluster_command(args: argparse.Namespace) -> int:
         elif args.action == "down":
             say(sandbox.down())
         else:
-            found = sandbox.running()
-            print(f"export SLURM_CONF={shlex.quote(str(found))}" if found else "no sandbox runs")
-            return 0 if found else 1
+            works, said = sandbox.status()
+            print(f"export SLURM_CONF={shlex.quote(str(sandbox.running()))}" if works else said)
+            if works:
+                say(said)
+            return 0 if works else 1
     except sandbox.SandboxError as exc:
         say(str(exc))
         return 1
@@ -250,35 +265,47 @@ def _save_winner(name: str, node_type: str | None, parts: list[NodeTypeSweep], h
     store = ProfileStore(profiles_dir())
     try:
         profile = node_type_winner(name, part, history)
-        # The folder's settings came from a file on a shared disk: an import, not the user's own save.
-        path = store.save(profile, overwrite=True, trusted=False)
-        code = code_it_runs(profile.config)
-        if code and _accepted(name, path, code, yes):
-            store.accept(name, profile.digest)
-        elif not code:
+        target = store.path(name)
+        replaces, code = target.exists(), code_it_runs(profile.config)
+        # Asked before anything is written: a profile of that name (maybe accepted, in use) is
+        # replaced only after the yes, and then kept as a dated copy.
+        agreed = _accepted(name, target, code, replaces, yes) if code or replaces else True
+        if replaces and not agreed:
+            say(f"profile not saved: the profile {name} ({target}) is kept as it is. Save the winner under another "
+                "name, or answer yes (--yes once you have read the above) to replace it.")
+            return 1
+        path = store.save(profile, overwrite=replaces, trusted=False)
+        if agreed:
             store.accept(name, profile.digest)
     except (ProfileError, OSError, ValueError, HistoryError) as exc:
         say(f"profile not saved: {exc}")
         return 1
-    if code and store.unaccepted_code(store.load(name)):
+    kept = f"; the profile it replaced is kept as {store.kept_copy}" if store.kept_copy else ""
+    if code and not agreed:
         say(f"saved the winner on {part.label} as profile {name} ({path}), NOT accepted: it runs only after "
             f"`tflaunch profiles trust {shlex.quote(name)}`")
         return 1
-    say(f"saved the winner on {part.label} as profile {name} ({path})")
+    say(f"saved the winner on {part.label} as profile {name} ({path}){kept}")
     return 0
 
 
-def _accepted(name: str, path: Path, code: list[str], yes: bool) -> bool:
-    """What the profile would run, shown (control characters made visible), then asked."""
-    print(f"The winner saved as {name} ({path}) comes from the sweep folder's files and would:")
+def _accepted(name: str, path: Path, code: list[str], replaces: bool, yes: bool) -> bool:
+    """What the profile would run and what it would replace, shown (control characters made
+    visible), then asked."""
+    print(f"The winner, to be saved as {name} ({path}), comes from the sweep folder's files"
+          + (" and would:" if code else "; it runs no code."))
     for line in code:
         print(f"  - {shown(line)}")
+    if replaces:
+        print(f"It replaces your profile {name} ({path}); that file is kept as a dated copy in "
+              f"{path.parent / FOLDER}.")
     if yes:
         return True
     if not sys.stdin.isatty():
         say("nothing accepted; run it in a terminal to be asked, or add --yes once you have read the list above.")
         return False
-    return input("Accept and let tflaunch run this? [y/N] ").strip().lower() in ("y", "yes")
+    question = " and ".join(q for q, on in (("replace your profile", replaces), ("let tflaunch run this", code)) if on)
+    return input(f"Accept: {question}? [y/N] ").strip().lower() in ("y", "yes")
 
 
 def shown(text: str, limit: int = 300) -> str:

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from ..cluster.folder import NodeType
-from ..cluster.resources import HELP
+from ..cluster.resources import HELP, NODE_TYPE
 
 RESOURCES = ("time", "mem", "cpus_per_task", "account", "qos")  # also what `sweep resubmit` takes anew
 
@@ -72,7 +72,7 @@ def local_refusal(args: argparse.Namespace) -> str | None:
 
 def _types(text: str) -> list[str]:
     types = [t.strip() for t in text.split(",") if t.strip()]
-    bad = [t for t in types if not t.replace("-", "").replace("_", "").replace(".", "").isalnum()]
+    bad = [t for t in types if not NODE_TYPE.match(t)]  # a type names files in the sweep folder
     if not types or bad:
         raise argparse.ArgumentTypeError(f"expected GPU types such as a100,h100, not {text!r}")
     return list(dict.fromkeys(types))

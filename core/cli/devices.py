@@ -21,6 +21,7 @@ from ..run.interpreters.build_info import BuildInfo, build_info
 from ..store.cuda_cache_costs import CostStore, cost_key
 from ..units import format_bytes
 from .arguments import positive_int
+from .numbers import decimal
 
 
 def add_arguments(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -40,8 +41,8 @@ def add_arguments(sub: argparse._SubParsersAction) -> None:  # type: ignore[type
 
 def _seconds(text: str) -> float:
     try:
-        value = float(text)
-    except ValueError:
+        value = decimal(text)
+    except argparse.ArgumentTypeError:
         value = float("nan")
     if not 0 < value < float("inf"):
         raise argparse.ArgumentTypeError(f"expected a positive number of seconds, not {text!r}")

@@ -22,12 +22,13 @@ from ..report.imports import import_table
 from ..report.run_export import ExportedRun, local_time, summary_dict
 from ..report.table import run_table
 from ..run.record import RunRecord, RunStatus
-from ..safe_text import shown
+from ..safe_text import shown, shown_lines
 from ..store.atomic import atomic_write
 from ..store.history import History, HistoryError, RunSummary
 from ..store.rows import DAMAGED
 from ..units import format_bytes, format_duration
 from .arguments import failure_json, positive_int
+from .numbers import whole
 
 STATUSES = [*(s.value for s in RunStatus), DAMAGED]
 DATE_HELP = "a date (2026-11-01), a local date and time ('2026-11-01 14:30') or an age (7d, 12h)"
@@ -100,17 +101,17 @@ def add_arguments(sub: argparse._SubParsersAction) -> None:  # type: ignore[type
     listed = actions.add_parser("list", help="the stored runs, newest first, with their ids")
     _add_filters(listed, LIST_LIMIT)
     show = actions.add_parser("show", help="one run in full: phases, settings, environment, why it failed, stderr")
-    show.add_argument("id", type=int, help="the run's id (`tflaunch history list` shows them)")
-    show.add_argument("--stderr-lines", type=int, default=20, metavar="N",
+    show.add_argument("id", type=whole, help="the run's id (`tflaunch history list` shows them)")
+    show.add_argument("--stderr-lines", type=whole, default=20, metavar="N",
                       help="how many of the last stderr lines to print (default 20)")
     show.add_argument("--json", action="store_true", help="print the whole run as JSON on stdout")
     delete = actions.add_parser("delete", help="delete runs by id, or all runs matching filters")
-    delete.add_argument("ids", type=int, nargs="*", metavar="ID", help="the runs to delete")
+    delete.add_argument("ids", type=whole, nargs="*", metavar="ID", help="the runs to delete")
     _add_filters(delete, None)
     delete.add_argument("--yes", action="store_true", help="delete without asking")
     export = actions.add_parser("export", help="write runs as JSON or CSV (seconds and bytes as numbers), or as a "
                                 "Chrome trace that Perfetto opens (one process track per run)")
-    export.add_argument("ids", type=int, nargs="*", metavar="ID", help="the runs to export (default: all matching)")
+    export.add_argument("ids", type=whole, nargs="*", metavar="ID", help="the runs to export (default: all matching)")
     _add_filters(export, None)
     export.add_argument("-o", "--output", metavar="FILE", help="file to write (default: stdout)")
     export.add_argument("--format", choices=exports.names(exports.RUNS),
@@ -283,7 +284,8 @@ def show_text(record: RunRecord, run_id: int, stderr_lines: int = 20) -> str:
         shown = tail[-stderr_lines:]
         more = f" (--stderr-lines {len(tail)} shows all)" if len(shown) < len(tail) else ""
         lines += ["", f"Last {len(shown)} of {len(tail)} stored stderr lines{more}:", *(f"  | {s}" for s in shown)]
-    return "\n".join(lines)
+    # A stored stderr tail, failure or path is a child's text: its escapes and bidi controls shown, not obeyed.
+    return shown_lines("\n".join(lines), 10_000_000)
 
 
 def _show(args: argparse.Namespace, history: History | None) -> int:
@@ -333,11 +335,16 @@ def _delete(args: argparse.Namespace, history: History | None) -> int:
     if not args.yes:
         _confirm(runs, args)
     try:
-        history.delete([r.id for r in runs])
+        gone = history.delete([r.id for r in runs])
     except HistoryError as exc:
         raise CommandError(f"history_{exc.kind.replace(' ', '_')}", f"{exc.what}; nothing was deleted."
                            + (f" {exc.advice}" if exc.advice else "")) from None
     ids = ", ".join(str(r.id) for r in runs)
+    if gone < len(runs):  # deleted meanwhile (another tflaunch, the app): what this command did is said
+        return _deleted(args, [], f"Nothing deleted: {_runs(len(runs) - gone)} of {ids} had been deleted from "
+                                  f"{history_path()} meanwhile; `tflaunch history list` shows what is there.{left}") \
+            if gone == 0 else _deleted(args, [r.id for r in runs], f"Deleted {gone} of {_runs(len(runs))} ({ids}) "
+                                       f"from {history_path()}; the others had been deleted meanwhile.{left}")
     return _deleted(args, [r.id for r in runs], f"Deleted {_runs(len(runs))} ({ids}) from {history_path()}.{left}")
 
 

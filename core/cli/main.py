@@ -13,8 +13,8 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, NoReturn
 
-from .arguments import add_config_arguments, failure_json
-
+# Nothing of tflaunch's is imported here at first: a Ctrl+C while the commands' modules load
+# (a second or more on a cold disk) lands inside main's catch, not in a 40-line traceback.
 if TYPE_CHECKING:
     from .report import Renderer
 
@@ -34,9 +34,17 @@ class _Parser(argparse.ArgumentParser):
         raise UsageError(self, message)
 
 
+def _wants_json(argv: Sequence[str]) -> bool:
+    """--json among the options (before `--`), as argparse reads it: abbreviated too (--js)."""
+    options = argv[:argv.index("--")] if "--" in argv else argv
+    return any(len(a) >= 4 and "--json".startswith(a) for a in options)
+
+
 def build_parser(gui_only: bool = False) -> argparse.ArgumentParser:
     """The whole command line; with gui_only, only the `gui` command, whose start-up does not
     pay for importing every other command (sweeps, reports, history...)."""
+    from .arguments import add_config_arguments
+
     parser = _Parser(prog="tflaunch", description="Measure and tune TensorFlow start-up.")
     sub = parser.add_subparsers(dest="command")
     if not gui_only:
@@ -72,6 +80,16 @@ def _command_modules() -> dict[str, Any]:
 
 def main(argv: Sequence[str] | None = None, gui_launcher: GuiLauncher | None = None,
          review_renderer: Renderer | None = None) -> int:
+    try:
+        return _main(argv, gui_launcher, review_renderer)
+    except KeyboardInterrupt:  # while starting (the imports, the arguments): the last line is tflaunch's
+        print("\ntflaunch: interrupted (Ctrl+C); nothing further was started.", file=sys.stderr)
+        return 130
+
+
+def _main(argv: Sequence[str] | None, gui_launcher: GuiLauncher | None, review_renderer: Renderer | None) -> int:
+    from .arguments import failure_json
+
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:1] == ["sweep"]:
         argv = _command_modules()["cluster"].cluster_argv(argv)
@@ -79,7 +97,7 @@ def main(argv: Sequence[str] | None = None, gui_launcher: GuiLauncher | None = N
     try:
         args = build_parser(gui_only).parse_args(argv or ["gui"])
     except UsageError as exc:
-        if "--json" in argv:  # a script asked for JSON: it gets JSON, failures included
+        if _wants_json(argv):  # a script asked for JSON: it gets JSON, failures included
             print(json.dumps(failure_json("invalid_arguments", exc.message), indent=2))
         exc.parser.print_usage(sys.stderr)
         print(f"{exc.parser.prog}: error: {exc.message}", file=sys.stderr)
@@ -101,8 +119,10 @@ def main(argv: Sequence[str] | None = None, gui_launcher: GuiLauncher | None = N
         except KeyboardInterrupt:
             # Ctrl+C: the children end with their group (driver, PR_SET_PDEATHSIG); the last
             # line is tflaunch's, not a traceback through whatever was waiting.
-            print(f"\ntflaunch: {args.command} interrupted (Ctrl+C); nothing further was started.",
-                  file=sys.stderr)
+            message = f"{args.command} interrupted (Ctrl+C); nothing further was started."
+            if getattr(args, "json", False):
+                print(json.dumps(failure_json("interrupted", message), indent=2))
+            print(f"\ntflaunch: {message}", file=sys.stderr)
             return 130
         except BrokenPipeError:
             # `tflaunch history list | head`: the reader left. Python's advice: point stdout at

@@ -18,6 +18,7 @@ from ..store.profiles import Profile, ProfileError, ProfileStore, diff, evidence
 from ..store.trust import code_it_runs
 from ..units import format_duration
 from .arguments import print_problems
+from .numbers import decimal
 
 
 def add_arguments(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -28,7 +29,7 @@ def add_arguments(sub: argparse._SubParsersAction) -> None:  # type: ignore[type
                      help="start `python SCRIPT` in a process forked from a warm server that has already imported "
                           "TensorFlow (started on demand, one per interpreter and environment); cold, saying why, "
                           "when that is not possible")
-    run.add_argument("--warm-idle", type=float, default=DEFAULT_IDLE_S, metavar="SECONDS",
+    run.add_argument("--warm-idle", type=decimal, default=DEFAULT_IDLE_S, metavar="SECONDS",
                      help=f"how long a warm server waits for another launch before it ends ({DEFAULT_IDLE_S:g} s)")
     run.add_argument("argv", nargs=argparse.REMAINDER, metavar="COMMAND", help="the command, after --")
     profiles = sub.add_parser("profiles", help="list, show, export, import, rename, delete or diff profiles")
@@ -99,7 +100,8 @@ def profiles_command(args: argparse.Namespace) -> int:
             return _list(store)
         if args.action == "show":
             profile = store.load(args.name)
-            print(profile.to_toml(), end="")  # stdout stays the file; the warning is for the reader
+            # The file's text, its C1 controls and bidi overrides shown as escapes (TOML keeps them raw).
+            print(shown_lines(profile.to_toml()), end="")  # stdout stays the file; the warning is for the reader
             weakness = evidence_weakness(profile.evidence)
             if weakness:
                 print(f"tflaunch: the profile {args.name} rests on weak evidence: {weakness}", file=sys.stderr)

@@ -22,6 +22,7 @@ from ..store.history import HistoryError, default_history
 from ..store.profiles import ProfileError, ProfileStore
 from ..sweep.plan import PlanError
 from ..sweep.stored import restore_sweep
+from .numbers import whole
 
 Renderer = Callable[[Review, Path, str, int], None]
 
@@ -33,8 +34,8 @@ def add_arguments(sub: argparse._SubParsersAction) -> None:  # type: ignore[type
                                        "sweep's folder (cluster:DIR, one verdict per node type) or a profile name")
     report.add_argument("-o", "--output", required=True, help="file to write")
     report.add_argument("--format", choices=exports.names(exports.REVIEW), help="default: from the file's extension")
-    report.add_argument("--scale", type=int, choices=(1, 2), default=1, help="2 for a high-DPI PNG (3200×1800)")
-    report.add_argument("--baseline", type=int, default=0, help="with several runs: the index of the baseline")
+    report.add_argument("--scale", type=whole, choices=(1, 2), default=1, help="2 for a high-DPI PNG (3200×1800)")
+    report.add_argument("--baseline", type=whole, default=0, help="with several runs: the index of the baseline")
 
 
 def build(target: str, baseline: int = 0) -> Review:

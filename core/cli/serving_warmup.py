@@ -25,12 +25,13 @@ from ..settings.config import LaunchConfig
 from ..units import format_duration
 from .arguments import SettingsError, add_config_arguments, config_from_args, print_problems
 from .command_tools import refuse
+from .numbers import whole
 
 
 def _records(text: str) -> int:
     try:
-        value = int(text)
-    except ValueError:
+        value = whole(text)
+    except argparse.ArgumentTypeError:
         raise argparse.ArgumentTypeError(f"expected a whole number of records, not {text!r}") from None
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be at least 1, not {value}")

@@ -32,6 +32,8 @@ from .cluster import add_sweep_options, submit_sweep
 from .cluster_options import local_refusal
 from .command_tools import open_history, refuse, say
 from .echo import Echo, echo_wanted
+from .numbers import whole
+from .replace_question import add_replace_argument, may_replace, saved_line
 
 
 def _vary(text: str) -> tuple[str, list[str]]:
@@ -56,8 +58,8 @@ def add_arguments(sub: argparse._SubParsersAction) -> None:  # type: ignore[type
                             "counts): " + axes_help().replace("%", "%%"))
     sweep.add_argument("--quiet", action="store_true",
                        help="do not show the programs' own output (shown live on a terminal, each line after │)")
-    sweep.add_argument("--repeat", type=int, default=5, help="measured trials per setting (default 5)")
-    sweep.add_argument("--warmup", type=int, default=1, help="discarded warm-up rounds (default 1)")
+    sweep.add_argument("--repeat", type=whole, default=5, help="measured trials per setting (default 5)")
+    sweep.add_argument("--warmup", type=whole, default=1, help="discarded warm-up rounds (default 1)")
     sweep.add_argument("--objective", type=_objective, default="ready",
                        metavar="|".join((*OBJECTIVES, *OBJECTIVE_FORMS)),
                        help="what to minimise: " + ", ".join(f"{k} ({v})" for k, v in OBJECTIVES.items())
@@ -69,9 +71,10 @@ def add_arguments(sub: argparse._SubParsersAction) -> None:  # type: ignore[type
                             "(1,2,4): instances varies like a --vary setting, and a table per count says the "
                             "slowest instance's time to ready, GPU memory per process and per GPU, and whether "
                             "all fit")
-    sweep.add_argument("--seed", type=int, default=0, help="seed of the trial order and the bootstrap")
+    sweep.add_argument("--seed", type=whole, default=0, help="seed of the trial order and the bootstrap")
     sweep.add_argument("--json", action="store_true", help="print machine-readable results on stdout")
     sweep.add_argument("--save-winner", metavar="NAME", help="save the winning settings as a launch profile")
+    add_replace_argument(sweep, "--save-winner")
     add_sweep_options(sweep)
 
 
@@ -95,11 +98,11 @@ def run(args: argparse.Namespace) -> int:
     racing = not args.no_racing and args.on != "slurm"
     plan = SweepPlan(base, axes, args.repeat, args.warmup, args.objective, racing,
                      args.instances[0], args.seed)
-    if args.save_winner:
-        try:
-            ProfileStore(profiles_dir()).check_writable(args.save_winner)
-        except ProfileError as exc:
-            return refuse("profile_not_writable", str(exc), args.json)
+    overwrite = False
+    if args.save_winner and args.on != "slurm":  # a cluster sweep refuses --save-winner itself
+        overwrite, refused = may_replace(args.save_winner, args.replace, args.json)
+        if refused is not None:
+            return refused
     try:
         candidates = prepare(plan)
     except (PlanError, ConversionError) as exc:  # a script asked for JSON: it gets JSON, failures included
@@ -138,7 +141,7 @@ def run(args: argparse.Namespace) -> int:
             print(f"tflaunch: profile {args.save_winner} not saved: "
                   f"{outcome(sweep.results(), sweep.plan.objective)}", file=sys.stderr)
             return 1
-        return _save_winner(args.save_winner, session)
+        return _save_winner(args.save_winner, session, overwrite)
     return 0
 
 
@@ -159,15 +162,16 @@ def _progress(sweep: Sweep, trial: Trial, value: float | None) -> None:
           file=sys.stderr, flush=True)
 
 
-def _save_winner(name: str, session: SweepSession) -> int:
+def _save_winner(name: str, session: SweepSession, overwrite: bool) -> int:
     if session.history is None or session.sweep_id is None:
         print("tflaunch: the winner cannot be saved without the run history.", file=sys.stderr)
         return 1
     try:
         profile = winner_profile(name, session.sweep, session.history, session.sweep_id)
-        path = ProfileStore(profiles_dir()).save(profile, overwrite=True)
+        store = ProfileStore(profiles_dir())
+        path = store.save(profile, overwrite=overwrite)
     except (ProfileError, OSError, ValueError, HistoryError) as exc:
         print(f"tflaunch: profile not saved: {exc}", file=sys.stderr)
         return 1
-    print(f"tflaunch: saved the winner as profile {name} ({path})", file=sys.stderr)
+    say(f"the winner: {saved_line(name, path, store)}")
     return 0

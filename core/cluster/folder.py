@@ -33,6 +33,7 @@ from ..store.atomic import atomic_write
 from ..sweep.plan import Candidate, SweepPlan, Trial, schedule
 from .bounded_read import UnreadableFileError, read_bounded
 from .ownership import OwnershipError, check_part
+from .resources import check_placement
 
 FORMAT = "tflaunch-cluster-sweep"
 VERSION = 1
@@ -225,6 +226,11 @@ def create(root: Path, plan: SweepPlan, candidates: list[Candidate], node_types:
            options: dict[str, Any]) -> SweepFolder:
     """A new sweep folder under `root`: the plan expanded into one file per trial, each node
     type's trials in their own order (shuffled per round, as a local sweep's), and job.sh."""
+    try:  # here, where both the command line's and the app's sweeps come: nothing unchecked is written
+        check_placement(str(root), options.get("partition"), [(t.name, t.gres) for t in node_types],
+                        list(options.get("sbatch_args") or []))
+    except ValueError as exc:
+        raise FolderError(str(exc)) from None
     if "\\" in str(root):
         # Slurm reads a backslash in --output as "no %A, %a here" and drops it: the logs could not be written.
         raise FolderError(f"{root}: Slurm cannot write its job logs under a path with a backslash. Choose a "
@@ -285,20 +291,36 @@ def job_script(path: Path, options: dict[str, Any] | None = None) -> str:
     sets its parent-death signal), and a TERM from Slurm (scancel, the time limit) is passed on."""
     options = options or {}
     folder = shlex.quote(str(path))
-    setup = "\n".join(str(line) for line in options.get("setup") or [])
+    # Each setup line is the user's shell line, run by eval from one quoted word: a line with
+    # an open quote or a `#SBATCH` of its own breaks neither the script nor its directives.
+    # One that fails ends the task's trials with `setup:N:STATUS` (status.py says which line, and
+    # its output, which is in the task's log), never trials run without what it was to set up.
+    setup = "\n".join(f"eval {shlex.quote(str(line))} || setup_failed {n} $?"
+                      for n, line in enumerate(options.get("setup") or [], 1))
     prefix = container_prefix(options.get("container"))
     command = " ".join(map(shlex.quote, prefix + [sys.executable]))
     # Which shell the trial must die with (trial.py): a kill before its interpreter is up counts too.
     shell_pid = "" if prefix else "TFLAUNCH_JOB_SHELL=$$ "
+    # No outside text in the comments: sbatch reads a `#SBATCH` line anywhere before the first
+    # command, and a path's line break would start one (the values are checked as well).
     return f"""#!/bin/sh
 # tflaunch cluster sweep: each array task runs its trials (written by tflaunch; rerun by
-# `tflaunch sweep resubmit {folder}`).
-{setup}
+# `tflaunch sweep resubmit` with this folder).
 case "$1" in
   *[!0-9]*) trials=$(sed -n "$((SLURM_ARRAY_TASK_ID + 1))p" {folder}/tasks/"$1") ;;
   *) trials=$(( ${{1:-0}} + SLURM_ARRAY_TASK_ID )) ;;
 esac
 case "$trials" in *[!0-9\\ ]*|'') echo "tflaunch: not a task of trials: $trials" >&2; exit 2 ;; esac
+setup_failed() {{
+  echo "tflaunch: setup line $1 failed with status $2; the task's trials did not run" >&2
+  for trial in $trials; do
+    index=$(printf %04d "$trial")
+    printf 'setup:%s:%s\\n' "$1" "$2" > {folder}/exits/.$index.tmp &&
+      mv {folder}/exits/.$index.tmp {folder}/exits/$index
+  done
+  exit "$2"
+}}
+{setup}
 trap '[ -n "$child" ] && kill -TERM "$child" 2>/dev/null' TERM INT
 {shell_pid}{command} -m tflaunch.core.cli.main trial {folder} $trials &
 child=$!

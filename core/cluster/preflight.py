@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 from . import slurm
 from .bounded_read import UnreadableFileError, read_bounded
-from .folder import NodeType, SweepFolder
+from .folder import NodeType, SweepFolder, container_prefix
 from .ownership import OwnershipError
 
 MARKER_CAP = 1 << 20
@@ -59,6 +59,7 @@ def check_script(folder: SweepFolder, node_type: NodeType) -> str:
         quoted = shlex.quote(path)
         lines.append(f"  if [ {flag} {quoted} ]; then echo {shlex.quote(f'ok {what}: {path}')}; "
                      f"else echo {shlex.quote(f'missing {what}: {path}')}; fi")
+    lines += container_checks(folder.options.get("container"))
     probe = shlex.quote("import tflaunch.core.cluster.trial")
     cannot = shlex.quote(f"missing tflaunch: {sys.executable} cannot import tflaunch on the node")
     lines.append(f"  if {shlex.quote(sys.executable)} -c {probe} 2>/dev/null; then echo 'ok tflaunch imports'; "
@@ -71,6 +72,27 @@ def check_script(folder: SweepFolder, node_type: NodeType) -> str:
               f"  [ -s {arrays} ] && scancel $(tr -cd '0-9 ' < {arrays})",
               "  exit 1", "fi"]
     return "\n".join(lines) + "\n"
+
+
+def container_checks(image: object) -> list[str]:
+    """--container: the runtime each trial is started through, and the image, on the node:
+    without them every trial failed with "status 127" after the check had passed."""
+    prefix = container_prefix(image)
+    if not prefix or not isinstance(image, str):
+        return []
+    runtime = prefix[0]
+    if runtime == "srun":  # Pyxis: srun knows --container-image only with the plugin
+        found = "srun --help 2>&1 | grep -q -- --container-image"
+        lines = [f"  if {found}; then echo 'ok the Pyxis plugin'; else echo "
+                 f"{shlex.quote('missing the Pyxis plugin: srun has no --container-image on the node.')}; fi"]
+    else:
+        lines = [f"  if command -v {runtime} >/dev/null 2>&1; then echo 'ok {runtime}'; else echo "
+                 f"{shlex.quote(f'missing {runtime} (for --container): it is not on the node.')}; fi"]
+    if runtime != "srun" and "://" not in image:  # a file: readable there (docker://, oras:// are pulled)
+        quoted = shlex.quote(image)
+        lines.append(f"  if [ -r {quoted} ]; then echo {shlex.quote(f'ok the container image: {image}')}; "
+                     f"else echo {shlex.quote(f'missing the container image: {image}')}; fi")
+    return lines
 
 
 def submit_check(folder: SweepFolder, node_type: NodeType, options: Sequence[str]) -> str:
@@ -100,7 +122,7 @@ class CheckOutcome:
 
     def reason(self, node_type: str) -> str:
         return (f"the check on {node_type} node {self.host} found " + "; ".join(
-            f"{m} does not exist" if ":" in m else m for m in self.missing)
+            m.rstrip(".") if m.endswith(".") else f"{m} does not exist" if ":" in m else m for m in self.missing)
             + ", so its trials were cancelled before they ran: put it where the nodes see it (a shared folder), "
               "then `tflaunch sweep resubmit`")
 

@@ -16,6 +16,15 @@ _TIME = re.compile(r"^(?:[0-9]+|[0-9]+:[0-9]{1,2}|[0-9]+:[0-9]{1,2}:[0-9]{1,2}|[
                    r"(?::[0-9]{1,2}){0,2}|UNLIMITED|INFINITE)$")
 _MEM = re.compile(r"^[0-9]+[KMGT]?$")
 _NAME = re.compile(r"^[A-Za-z0-9_.+@-]+$")
+# Values that reach sbatch's argv, job.sh or file names: text, never a line break or a
+# terminal control (C0, DEL, C1); where Slurm names things, its own characters only.
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+_PARTITION = re.compile(r"^[A-Za-z0-9_.-]+(?:,[A-Za-z0-9_.-]+)*$")
+# name[:type][:count], as gpu:a100:1; a type is a word (no `/`, never `..`), as a node type's file names need.
+_GRES = re.compile(r"^[A-Za-z][A-Za-z0-9_]*(?::[A-Za-z0-9][A-Za-z0-9_.-]*)?(?::[0-9]+)?$")
+NODE_TYPE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
+# sbatch options tflaunch itself sets for every job, or that replace its job script.
+OWN_SBATCH = ("--wrap", "--array", "-a", "--output", "-o", "--error", "-e", "--parsable")
 TEXT_OPTIONS = ("time", "mem", "account", "qos", "job_name", "container")
 HELP = {
     "time": "each job's time limit, as sbatch --time (30, 1:00:00, 1-00:00)",
@@ -44,7 +53,8 @@ def checked(values: dict[str, Any]) -> dict[str, Any]:
         text = str(value).strip()
         pattern = {"time": _TIME, "mem": _MEM}.get(key, _NAME)
         if key == "container":
-            ok = bool(text) and not text.startswith("-") and not any(c.isspace() for c in text)
+            ok = bool(text) and not text.startswith("-") and not any(c.isspace() for c in text) \
+                and not _CONTROL.search(text)
         else:
             ok = bool(pattern.match(text.upper() if key == "mem" else text)) and not text.startswith("-")
         if not ok:
@@ -60,16 +70,22 @@ def checked(values: dict[str, Any]) -> dict[str, Any]:
         out[key] = int(value)
     seconds = values.get("trial_seconds")
     if seconds not in (None, "", 0):
-        try:
-            number = float(seconds)
+        try:  # ASCII only: float() reads '١' as 1
+            number = float(seconds) if isinstance(seconds, (int, float)) or str(seconds).isascii() else float("nan")
         except (TypeError, ValueError):
             number = float("nan")
         if not 0 < number < 1e6:  # nan fails both
             raise ValueError(f"--trial-seconds: expected seconds above 0, such as 3, not {seconds!r}.")
         out["trial_seconds"] = number
     setup = [str(line) for line in values.get("setup") or [] if str(line).strip()]
-    if any("\0" in line or "\n" in line for line in setup):
+    if any("\0" in line or "\n" in line or "\r" in line for line in setup):
         raise ValueError("--setup: one line each (give --setup again for another).")
+    for line in setup:
+        if _CONTROL.search(line.replace("\t", " ")):
+            raise ValueError(f"--setup: {line!r} holds a control character; give the line as you would type it.")
+        if line.lstrip().upper().startswith("#SBATCH"):  # job.sh's setup comes before its first command
+            raise ValueError(f"--setup: {line!r} would be read by sbatch as a directive; give sbatch's options "
+                             "with --sbatch-arg.")
     if setup:
         out["setup"] = setup
     group = values.get("shared_group")
@@ -77,3 +93,32 @@ def checked(values: dict[str, Any]) -> dict[str, Any]:
         out["shared_group"] = str(group)
         out["shared_gid"] = group_id(str(group))
     return out
+
+
+def check_placement(root: str, partition: Any, gres_of_types: list[tuple[str, str | None]],
+                    sbatch_args: list[str]) -> None:
+    """Where the jobs run and what sbatch is given besides the named options: the shared
+    folder, the partition, each node type's name and gres, and --sbatch-arg (options only:
+    a path there would become sbatch's job script). ValueError naming the option."""
+    if _CONTROL.search(root):
+        raise ValueError(f"--shared-dir: {root!r} holds a line break or a control character; it is written "
+                         "into the job script and Slurm's log paths. Choose a folder whose path has none.")
+    if partition and not _PARTITION.match(str(partition)):
+        raise ValueError(f"--partition: {partition!r} is not a partition name (letters, digits, '_', '.', '-'; "
+                         "several separated by commas).")
+    for name, gres in gres_of_types:
+        if gres is not None and not _GRES.match(gres):
+            raise ValueError(f"--gres: {gres!r} is not a generic resource sbatch takes, such as gpu:a100:1 or "
+                             "gpu:1 (NAME[:TYPE][:COUNT], the type a word).")
+        if not NODE_TYPE.match(name):
+            raise ValueError(f"--gpu-types: {name!r} is not a GPU type such as a100 (letters, digits, '_', '.', "
+                             "'-', starting with a letter or digit).")
+    for arg in sbatch_args:
+        option = arg.split("=", 1)[0]
+        if not arg.startswith("-") or arg in ("-", "--") or _CONTROL.search(arg):
+            raise ValueError(f"--sbatch-arg: {arg!r} is not an sbatch option; give options only, with their value "
+                             "after '=' (--sbatch-arg=--begin=now+60): a path there would replace tflaunch's job "
+                             "script.")
+        if option in OWN_SBATCH or (not arg.startswith("--") and arg[:2] in ("-a", "-o", "-e")):
+            raise ValueError(f"--sbatch-arg: {option} is tflaunch's to set (its job script, array and logs); "
+                             "leave it out.")

@@ -34,6 +34,11 @@ class TrialResult:
         return bool(self.runs) and self.refused is None and all(r.status is RunStatus.OK for r in self.records)
 
     @property
+    def cut_short(self) -> bool:
+        """Its runs were ended early (Slurm's SIGTERM), the phases they reached kept."""
+        return self.refused is None and any(r.status is RunStatus.CANCELLED for r in self.records)
+
+    @property
     def reason(self) -> str | None:
         """Why it failed, in the words of its first failed run (or the node's refusal)."""
         return self.refused or failure_reason(self.records)

@@ -14,6 +14,7 @@ machine sees and the node does not, as on a cluster whose /tmp is not shared.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import socket
@@ -197,13 +198,54 @@ def sandbox_root() -> Path:
 
 
 def running() -> Path | None:
-    """The sandbox's slurm.conf while its daemons run; None otherwise."""
+    """The sandbox's slurm.conf while both its daemons run and its controller answers; None otherwise."""
     sandbox = Cluster(sandbox_root())
-    return sandbox.conf if sandbox.pids() else None
+    return sandbox.conf if not problems(sandbox) else None
+
+
+def problems(sandbox: Cluster) -> list[str]:
+    """What does not answer: each daemon that is not running, a controller that does not
+    reply (sinfo). Empty when the sandbox is a working Slurm."""
+    alive = dict(zip(DAEMONS, _daemon_pids(sandbox), strict=False))
+    out = [f"{name} is not running" for name in DAEMONS if alive.get(name) is None]
+    if "slurmctld is not running" not in out:
+        try:
+            asked = subprocess.run(["sinfo", "--noheader", "--format=%t"], env=sandbox.env, capture_output=True,
+                                   text=True, timeout=15)
+            said = asked.stdout.strip() if asked.returncode == 0 else ""
+            if not said:
+                out.append(f"slurmctld (pid {alive['slurmctld']}) does not answer: {asked.stderr.strip()[-300:]}")
+        except (OSError, subprocess.TimeoutExpired) as exc:
+            out.append(f"slurmctld does not answer ({exc})")
+    return out
+
+
+def _daemon_pids(sandbox: Cluster) -> list[int | None]:
+    """slurmctld's and slurmd's pids from the pid file, each None when it no longer runs."""
+    try:
+        text = (sandbox.root / "daemons.pid").read_text()
+    except OSError:
+        return [None, None]
+    pids = [int(p) for p in text.split() if p.isascii() and p.isdigit()][:2]
+    return [p if psutil.pid_exists(p) and psutil.Process(p).status() != psutil.STATUS_ZOMBIE else None
+            for p in pids] + [None] * (2 - len(pids))
+
+
+def status() -> tuple[bool, str]:
+    """(whether it works, what answers) for `sandbox status`."""
+    sandbox = Cluster(sandbox_root())
+    if not (sandbox.root / "daemons.pid").exists():
+        return False, "no sandbox runs"
+    found = problems(sandbox)
+    if not found:
+        return True, f"the sandbox Slurm runs and answers (slurmctld, slurmd); SLURM_CONF={sandbox.conf}"
+    return False, "the sandbox does not work: " + "; ".join(found) + ". `tflaunch cluster sandbox up` starts again " \
+        "what is dead."
 
 
 def up() -> Path:
-    """Start the sandbox (or find it running): its slurm.conf, for SLURM_CONF."""
+    """Start the sandbox (or find it working): its slurm.conf, for SLURM_CONF. A sandbox whose
+    daemon died or whose controller does not answer is ended whole and started again."""
     why = missing()
     if why:
         raise SandboxError(f"the sandbox cannot start: {why}.")
@@ -213,16 +255,53 @@ def up() -> Path:
     root = sandbox_root()
     root.mkdir(parents=True, exist_ok=True)
     sandbox = Cluster(root)
+    if (root / "daemons.pid").exists():  # half a sandbox: what is left of it goes first
+        _end_all(sandbox)
     sandbox.private_works = False  # the tests' unshared folder is of no use to a user
     sandbox.start(detached=True)
     return sandbox.conf
 
 
 def down() -> str:
-    """Stop the sandbox's daemons and cancel its jobs; what was done, in a line."""
+    """Stop the sandbox's daemons, cancel its jobs and end every process it left (job steps,
+    a controller started again by hand); what was done, in a line."""
     sandbox = Cluster(sandbox_root())
-    if not sandbox.pids():
+    left = _sandbox_processes(sandbox)
+    if not sandbox.pids() and not left:
         return f"no sandbox runs (its folder: {sandbox.root})"
-    sandbox.stop()
-    return (f"stopped the sandbox Slurm and cancelled its jobs; unset SLURM_CONF in your shell (its state stays in "
-            f"{sandbox.root})")
+    ended = _end_all(sandbox)
+    return (f"stopped the sandbox Slurm and cancelled its jobs ({ended} processes ended); unset SLURM_CONF in your "
+            f"shell (its state stays in {sandbox.root})")
+
+
+def _end_all(sandbox: Cluster) -> int:
+    """The daemons by their pid file, then every process still carrying the sandbox's
+    SLURM_CONF or naming its slurm.conf (slurmstepd and its job's processes, a daemon
+    started again by hand): the number ended."""
+    if not problems(sandbox):
+        subprocess.run(["scancel", "--full", "--user", str(os.getuid())], env=sandbox.env, capture_output=True,
+                       timeout=30)
+    for pid in sandbox.pids():
+        _end_group(pid)
+    (sandbox.root / "daemons.pid").unlink(missing_ok=True)
+    found = _sandbox_processes(sandbox)
+    for proc in found:
+        with contextlib.suppress(psutil.Error):
+            proc.terminate()
+    _gone, alive = psutil.wait_procs(found, timeout=5)
+    for proc in alive:
+        with contextlib.suppress(psutil.Error):
+            proc.kill()
+    return len(found)
+
+
+def _sandbox_processes(sandbox: Cluster) -> list[psutil.Process]:
+    conf = str(sandbox.conf)
+    out = []
+    for proc in psutil.process_iter(["pid", "cmdline", "environ"]):
+        if proc.info["pid"] == os.getpid():
+            continue
+        with contextlib.suppress(psutil.Error, TypeError):
+            if conf in (proc.info["cmdline"] or []) or (proc.info["environ"] or {}).get("SLURM_CONF") == conf:
+                out.append(proc)
+    return out

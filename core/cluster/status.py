@@ -1,5 +1,5 @@
 """Where each trial of a cluster sweep stands, from the files and squeue (sacct where it
-works): pending, running, done, failed, cancelled or lost.
+works): pending, running, done, failed, cancelled, lost, or unknown without Slurm.
 
 - done: its result file says every run was ok.
 - failed: its result says a run failed or the node refused it; its node type's check found
@@ -9,14 +9,20 @@ works): pending, running, done, failed, cancelled or lost.
 - cancelled: its job was cancelled (`tflaunch sweep cancel`, or scancel from outside).
 - lost: none of these: never submitted, its node failed, or its task vanished without a
   word. `tflaunch sweep resubmit` runs failed, cancelled and lost trials.
+- unknown: Slurm cannot be asked (status and merge from the files alone) and the trial has
+  no result nor any word of its end: it may still be queued or running, so a merge is not final.
 """
 
 from __future__ import annotations
 
 import contextlib
+import shlex
 from collections import Counter
 from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
 
+from ..safe_text import shown
 from . import slurm
 from .bounded_read import UnreadableFileError, read_bounded
 from .endings import SIGNALLED, Ending, from_accounting, from_log, read_log
@@ -27,7 +33,9 @@ from .results import TrialResult, read_result
 
 EXIT_CAP = 64  # "0\n": what job.sh writes
 
-STATES = ("pending", "running", "done", "failed", "cancelled", "lost")
+STATES = ("pending", "running", "unknown", "done", "failed", "cancelled", "lost")
+UNREACHABLE = "unknown (Slurm unreachable)"
+TRIAL_ENDED = "ended by SIGTERM from Slurm"  # trial.ended_by()'s words in a task's log
 
 
 @dataclass
@@ -70,6 +78,14 @@ def trial_states(folder: SweepFolder, ask_slurm: bool = True) -> list[TrialState
         if state.result is not None:
             state.state = "done" if state.result.ok else "failed"
             state.detail = "" if state.result.ok else (state.result.reason or "failed")
+            if state.result.cut_short:  # ended by Slurm's SIGTERM: what it had measured was kept
+                said = _cause(folder, latest.get(i), task.get(i), accounted)
+                if said is None and _exit_status(folder, i) is None:  # job.sh, which writes every status, died first
+                    said = Ending("cancelled", BATCH_SHELL_GONE + _resubmit_words(folder))
+                state.state = said.state if said else "cancelled"
+                state.detail = (said.detail if said else f"ended by Slurm's SIGTERM (scancel or preemption): "
+                                f"{state.detail}; `tflaunch sweep resubmit` runs it again") \
+                    + "; the phases it had measured are kept and merged"
             continue
         submission = latest.get(i)
         if submission is None:
@@ -94,6 +110,9 @@ def trial_states(folder: SweepFolder, ask_slurm: bool = True) -> list[TrialState
         else:
             ending = _ending(folder, i, job, task[i], job in cancelled, accounted.get((job, task[i])))
             state.state, state.detail = ending.state, ending.detail
+            if not ask_slurm and ending.state == "lost":  # no witness of an end: it may be queued or running
+                state.state, state.detail = "unknown", (f"{UNREACHABLE}: no result yet; it may still be queued or "
+                                                        "running (status with Slurm reachable says)")
     if to_cancel:
         with contextlib.suppress(slurm.SlurmError):
             slurm.cancel(sorted(to_cancel))
@@ -112,16 +131,40 @@ def _wait(state: str, reason: str, check: str | None, check_waits: dict[str, slu
     return reason
 
 
+BATCH_SHELL_GONE = ("its trial was ended by SIGTERM (its log says so) and its batch shell wrote no exit status: the "
+                    "batch shell was killed (kill -9, the node's out-of-memory killer) or its node went away")
+
+
+def _resubmit_words(folder: SweepFolder) -> str:
+    return f"; `tflaunch sweep resubmit {shlex.quote(str(folder.path))}` runs it again"
+
+
+def _cause(folder: SweepFolder, submission: dict[str, Any] | None, task: int | None,
+           accounted: dict[tuple[str, int], str]) -> Ending | None:
+    """What the task's log (or sacct) says ended it: a time limit, a cancel, a node's failure."""
+    if submission is None or task is None:
+        return None
+    text = read_log(folder.path / "logs" / f"{submission['job_id']}_{task}.err", folder.shared_gid)
+    said = from_log(text, folder.path) if text else None
+    state = accounted.get((submission["job_id"], task))
+    return said or (from_accounting(state, folder.path) if state else None)
+
+
 def _ending(folder: SweepFolder, index: int, job: str, task: int, by_tflaunch: bool, accounted: str | None) -> Ending:
     """How a trial's task ended, though it left no result."""
     status = _exit_status(folder, index)
     if isinstance(status, Ending):
         return status
+    if status is not None and status.startswith("setup:"):
+        return _setup_failed(folder, status, folder.path / "logs" / f"{job}_{task}.err")
     if by_tflaunch and status in (None, *SIGNALLED):
         return Ending("cancelled", "its job was cancelled (`tflaunch sweep cancel`)")
     log = folder.path / "logs" / f"{job}_{task}.err"
     text = read_log(log, folder.shared_gid)
     said = from_log(text, folder.path) if text else None
+    if said is None and status is None and text and TRIAL_ENDED in text:
+        # The trial said it was ended, and job.sh, which writes every status, wrote none: it died first.
+        said = Ending("cancelled", BATCH_SHELL_GONE + _resubmit_words(folder))
     said = said or (from_accounting(accounted, folder.path) if accounted else None)
     if said is not None:
         return said
@@ -141,7 +184,7 @@ def states_from_files_if_need_be(folder: SweepFolder) -> tuple[list[TrialState],
         return trial_states(folder), None
     except slurm.SlurmError as exc:
         return trial_states(folder, ask_slurm=False), (f"{exc} Shown from the folder's files alone: a trial "
-                                                       "still queued or running shows as lost.")
+                                                       f"without a result or an end shows as {UNREACHABLE}.")
 
 
 def _exit_status(folder: SweepFolder, index: int) -> str | Ending | None:
@@ -154,18 +197,32 @@ def _exit_status(folder: SweepFolder, index: int) -> str | Ending | None:
         return Ending("failed", f"its exit status is not used: {exc}")
     except OSError:
         return None
-    return text.strip()[:12] or None
+    return text.strip()[:40] or None
+
+
+def _setup_failed(folder: SweepFolder, status: str, log: Path) -> Ending:
+    """job.sh's `setup:N:STATUS`: the --setup line that failed, its status and its last words."""
+    _, number, code = (status.split(":") + ["", ""])[:3]
+    lines = [str(line) for line in folder.options.get("setup") or []]
+    line = lines[int(number) - 1] if number.isascii() and number.isdigit() and 0 < int(number) <= len(lines) else "?"
+    text = read_log(log, folder.shared_gid) or ""
+    said = [t for t in text.splitlines() if t.strip() and not t.startswith("tflaunch: setup line")][-3:]
+    output = f"; it said: {shown(' | '.join(said), 400)}" if said else f" (its output: {log})"
+    return Ending("failed", f"its setup line {number} `{shown(line, 200)}` failed with status {shown(code, 12)}"
+                  f"{output}. Its trials did not run: correct the line (or the node's environment), then "
+                  f"`tflaunch sweep resubmit {shlex.quote(str(folder.path))}`")
 
 
 def still_running(states: list[TrialState]) -> str | None:
     """"2 running, 3 pending (trials 4, 7, 9, ...)"; None when nothing is queued or running."""
-    waiting = [s for s in states if s.state in ("pending", "running")]
+    waiting = [s for s in states if s.state in ("pending", "running", "unknown")]
     if not waiting:
         return None
     found = Counter(s.state for s in waiting)
     shown = ", ".join(str(s.index) for s in waiting[:8]) + (", ..." if len(waiting) > 8 else "")
     plural = "s" if len(waiting) > 1 else ""
-    return ", ".join(f"{found[k]} {k}" for k in ("running", "pending") if found[k]) + f" (trial{plural} {shown})"
+    return ", ".join(f"{found[k]} {k}" for k in ("running", "pending", "unknown") if found[k]) \
+        + f" (trial{plural} {shown})"
 
 
 def counts(states: list[TrialState]) -> dict[str, int]:

@@ -41,16 +41,28 @@ def trial_info(trial: TrialFile, instance: int, node: dict[str, Any]) -> dict[st
             "index": trial.index, "node_type": trial.node_type, "node": node}
 
 
-def _terminated(signum: int, frame: FrameType | None) -> None:
+TERMINATED: list[int] = []  # the SIGTERM received, once it came: the log says Slurm ended it, not Ctrl+C
+
+
+def terminated(signum: int, frame: FrameType | None) -> None:
     # scancel sends SIGTERM: the driver's KeyboardInterrupt path ends the children it
     # started (their process groups) instead of leaving them on the node.
+    TERMINATED.append(signum)
     raise KeyboardInterrupt
+
+
+def ended_by() -> str:
+    """How this trial process was ended early, in the words its task's log keeps."""
+    if TERMINATED:
+        return ("ended by SIGTERM from Slurm (its time limit, scancel, preemption or the batch shell's end: "
+                "`tflaunch sweep status` says which)")
+    return "interrupted (Ctrl+C)"
 
 
 def end_with_batch_step() -> None:
     """SIGTERM when the shell that started this trial dies (job.sh killed with -9, a batch
     step torn down): without it the trial, outliving its task, ran on beside the next one.
-    SIGTERM, not SIGKILL, so the children it started are ended with it (_terminated). A
+    SIGTERM, not SIGKILL, so the children it started are ended with it (terminated). A
     shell gone before this ran (TFLAUNCH_JOB_SHELL, job.sh's pid, is no longer the parent)
     ends the trial at once."""
     if not sys.platform.startswith("linux"):
@@ -78,17 +90,32 @@ def run_trial(path: Path, index: int) -> tuple[int, str]:
         reason = f"{problems[0].field}: {problems[0].message}"
         return _write(folder, trial, node, started, [], f"refused on {node['host']}: {reason}"), \
             f"trial {index} refused on this node: {reason}"
-    previous = signal.signal(signal.SIGTERM, _terminated)
+    previous = signal.signal(signal.SIGTERM, terminated)
     gpus = GpuMemorySampler()
     try:
         with shared_packs(folder.path):
             sessions = [ProbeSession(trial.config) for _ in range(trial.instances)]
-            records = run_sessions(sessions, None, gpus)
+            try:
+                records = run_sessions(sessions, None, gpus)
+            except KeyboardInterrupt:
+                if not TERMINATED:
+                    raise
+                # Slurm's SIGTERM: the driver ended the children; each run keeps the phases it reached.
+                records = [s.record for s in sessions]
+                for record in records:
+                    if record.finished_at is None:
+                        record.finish(None, cancelled=True)
     finally:
         gpus.close()
         signal.signal(signal.SIGTERM, previous)
     if any(r.status is RunStatus.CANCELLED for r in records):
-        return 130, f"trial {index} cancelled; no result written"
+        if not TERMINATED:
+            return 130, f"trial {index} {ended_by()}; no result written"
+        # Slurm ended it (time limit, scancel, preemption): the phases its runs had measured are
+        # kept, as a result whose runs say they were cancelled; resubmit runs the trial again.
+        kept = _write(folder, trial, node, started, records, None) != 2
+        return 130, f"trial {index} {ended_by()}; " + ("the phases it had measured are kept in its result" if kept
+                                                        else "no result written")
     status = _write(folder, trial, node, started, records, None)
     return status, f"trial {index} ({trial.candidate}): " + "; ".join(r.status_line for r in records)
 

@@ -32,6 +32,7 @@ from ..run.record import RunRecord, RunStatus
 from ..run.session import ProbeSession
 from ..run.words import start_kind, warm_notes
 from ..settings.config import LaunchConfig
+from ..store.atomic import atomic_write
 from ..store.profiles import Profile, ProfileError, ProfileStore, evidence_from_runs
 from ..store.recorder import RunRecorder
 from ..subject import Subject
@@ -129,9 +130,13 @@ def measure(base: LaunchConfig, repeat: int, say: Say, recorder: RunRecorder | N
     python = interpreter(program)
     arm = WarmArm(command=[*tflaunch_command(), "run", "--warm", "--profile", name, "--", python,
                            *program.program[1:]], profile=name, workdir=program.workdir)
+    # A profile of that name (the doctor's advice of an earlier day, maybe accepted and in use)
+    # is kept as a dated copy by the save, and put back as it was when nothing is advised.
+    accepted = store.trust.accepted(store.path(name))
     try:  # the settings measured, so the command advised applies exactly them
         store.save(Profile(name, program.replace(program=(), workdir=""), {"runs": 0}, subject=Subject.PROGRAM),
                    overwrite=True)
+        replaced = store.kept_copy
     except (ProfileError, OSError) as exc:
         arm.note = f"warm start could not be measured: the profile {name} could not be saved ({exc})"
         return arm
@@ -164,20 +169,32 @@ def measure(base: LaunchConfig, repeat: int, say: Say, recorder: RunRecorder | N
                 records.append(ready(is_warm))
     except RuntimeError as exc:
         arm.note = f"warm start could not be measured: {exc}"
-        _remove(store, name)
+        _remove(store, name, replaced, accepted)
         return arm
     arm.saving = saving([r.time_to_ready or 0.0 for r in warm], [r.time_to_ready or 0.0 for r in cold])
     if arm.saving is None or not arm.saving.significant:
-        _remove(store, name)  # advised nowhere: not left behind
+        _remove(store, name, replaced, accepted)  # advised nowhere: not left behind
         arm.profile = None
         return arm
     store.save(Profile(name, program.replace(program=(), workdir=""), evidence_from_runs(warm, cold),
                        subject=Subject.PROGRAM), overwrite=True)
+    if store.kept_copy is not None:  # the doctor's own file of a minute ago, not the user's
+        store.kept_copy.unlink(missing_ok=True)
     return arm
 
 
-def _remove(store: ProfileStore, name: str) -> None:
+def _remove(store: ProfileStore, name: str, replaced: Path | None, accepted: str | None) -> None:
+    """Take the doctor's profile away; one it replaced is put back, with its acceptance."""
     try:
-        store.delete(name)
+        if replaced is None:
+            store.delete(name)
+            return
+        path = store.path(name)
+        atomic_write(path, replaced.read_bytes())
+        if accepted is not None:
+            store.trust.accept(path, accepted)
+        else:
+            store.trust.forget(path)
+        replaced.unlink()
     except (ProfileError, OSError):
         pass

@@ -13,11 +13,13 @@ tf.data's) run beside it; their time is not the wait the user sees.
 Standard library and TensorFlow only; Python 3.8 syntax, like the rest of the probe.
 """
 
-import glob
+import functools
 import importlib
 import os
 import re
 import shutil
+import socket
+import stat
 import sys
 import tempfile
 import time
@@ -32,6 +34,14 @@ NAMES_PER_PART = 5  # the largest event names kept per part, to say what the par
 # A folder the launcher gives for the profiler's log (`bench --tensorboard`): written there
 # and left for it to keep, instead of a temporary folder removed once read.
 KEEP_ENV = "TFLAUNCH_ANATOMY_LOGDIR"
+# The folder tflaunch made for this run's trace (core/run/session.py, 0700, removed when the
+# run ends whatever the child did); the profiler writes into a fresh folder of its own in it.
+LOG_FOLDER_ENV = "TFLAUNCH_ANATOMY_DIR"
+MOST_TRACE_BYTES = 256 << 20  # a first step's trace is megabytes; parsed whole, it takes ~1.6x in memory
+TRACE_RUN_FORMAT = "%Y_%m_%d_%H_%M_%S"  # the profiler's run folder: plugins/profile/<run id>/<host>.xplane.pb
+OURS_RUNNING = ("Another profiler is running: tflaunch's, which records this run's first step or first call "
+                "(an anatomy run: bench --anatomy, the app's Anatomy). Measure without --anatomy to profile it "
+                "yourself.")
 
 # name -> part, first match wins. `None` as the part: the event is a wrapper (a binding or a
 # dispatch) whose own time belongs to whatever encloses it; at the top of the thread, where
@@ -98,10 +108,11 @@ def start(tf: Any) -> Optional[str]:
     make every Python call an event, costing more than the parts it would show."""
     global _LOGDIR, _START_ERROR
     try:
-        _LOGDIR = os.environ.get(KEEP_ENV) or tempfile.mkdtemp(prefix="tflaunch-anatomy-")
+        _LOGDIR = os.environ.get(KEEP_ENV) or tempfile.mkdtemp(prefix="trace-", dir=_private_folder())
         options = tf.profiler.experimental.ProfilerOptions(host_tracer_level=3, python_tracer_level=0,
                                                            device_tracer_level=1)
         tf.profiler.experimental.start(_LOGDIR, options=options)
+        _name_ours(tf)
         return None
     except Exception as exc:  # the run goes on unprofiled; finish says why
         _LOGDIR = None
@@ -124,23 +135,102 @@ def finish(tf: Any, window_start: float, window_end: float) -> Dict[str, Any]:
             marker_at = time.time()
             with tf.profiler.experimental.Trace(MARKER):
                 pass  # an event on this thread: the window's thread is the marker's line
+            stopping = time.time()
+            _unname_ours(tf)
             tf.profiler.experimental.stop()
         except Exception as exc:
             return {"window": window, "error": f"the profiler did not stop: {type(exc).__name__}: {exc}"}
-        files = sorted(glob.glob(os.path.join(logdir, "plugins", "profile", "*", "*.xplane.pb")))
-        if not files:
-            return {"window": window, "error": "the profiler wrote no trace"}
+        data = _read_own_trace(logdir, stopping)
+        if isinstance(data, str):
+            return {"window": window, "error": data}
         space = _xplane_pb2().XSpace()
-        with open(files[-1], "rb") as f:
-            space.ParseFromString(f.read())
+        space.ParseFromString(data)
         result = attribute(space, window_start, window_end, marker_at)
-        result["trace_bytes"] = os.path.getsize(files[-1])
+        result["trace_bytes"] = len(data)
         return result
     except Exception as exc:
         return {"window": window, "error": f"the trace could not be read: {type(exc).__name__}: {exc}"}
     finally:
         if logdir != os.environ.get(KEEP_ENV):
             shutil.rmtree(logdir, ignore_errors=True)
+
+
+def _private_folder() -> str:
+    """The folder tflaunch made for this run's trace when it is one of ours (a folder, this
+    user's, not a link, open to no one else); else a fresh one in the temporary folder."""
+    given = os.environ.get(LOG_FOLDER_ENV, "")
+    if given:
+        info = os.lstat(given)
+        if stat.S_ISDIR(info.st_mode) and info.st_uid == os.getuid() and not info.st_mode & 0o077:
+            return given
+    return tempfile.mkdtemp(prefix="tflaunch-anatomy-")
+
+
+def _read_own_trace(logdir: str, stopping: float) -> Any:
+    """The bytes of the trace this profiler wrote at its stop, or why there are none: the
+    run folder named by the stop's time (never the name-sorted last of whatever is there:
+    a program can write files too), this host's file in it, a regular file, capped."""
+    profile = os.path.join(logdir, "plugins", "profile")
+    runs = set(time.strftime(TRACE_RUN_FORMAT, time.localtime(t)) for t in range(int(stopping) - 1,
+                                                                                   int(time.time()) + 2))
+    found = [r for r in (os.listdir(profile) if os.path.isdir(profile) else []) if r in runs]
+    if len(found) != 1:
+        return "the profiler wrote no trace" if not found else f"{len(found)} traces at its stop: none is read"
+    path = os.path.join(profile, found[0], socket.gethostname() + ".xplane.pb")
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
+    except OSError as exc:
+        return f"the profiler's trace {path} cannot be opened ({exc.strerror or exc})"
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            return f"the trace {path} is not a regular file; it is not read"
+        if info.st_size > MOST_TRACE_BYTES:
+            return (f"the trace is {info.st_size} bytes, more than the {MOST_TRACE_BYTES} tflaunch reads: "
+                    "profile a shorter window (a smaller first step)")
+        chunks, size = [], 0
+        while size <= MOST_TRACE_BYTES:
+            chunk = os.read(fd, 1 << 20)
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+        if size > MOST_TRACE_BYTES:
+            return f"the trace grew past {MOST_TRACE_BYTES} bytes while it was read; it is not read"
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
+
+
+def _name_ours(tf: Any) -> None:
+    """While ours records, a program's own tf.profiler.experimental.start is told whose
+    profiler is running (TensorFlow's words, "Another profiler is running", name nobody)."""
+    experimental = tf.profiler.experimental
+    original = experimental.start
+
+    @functools.wraps(original)
+    def start(*args: Any, **kwargs: Any) -> Any:
+        if _LOGDIR is not None:
+            raise tf.errors.AlreadyExistsError(None, None, OURS_RUNNING)
+        return original(*args, **kwargs)
+
+    start._tflaunch_original = original  # type: ignore[attr-defined]
+    for module in _holders(tf, original):
+        module.start = start
+
+
+def _unname_ours(tf: Any) -> None:
+    wrapped = tf.profiler.experimental.start
+    original = getattr(wrapped, "_tflaunch_original", None)
+    if original is not None:
+        for module in _holders(tf, original, wrapped):
+            module.start = original
+
+
+def _holders(tf: Any, *starts: Any) -> List[Any]:
+    """The API module and the module that defines start (its Profile context calls it there)."""
+    found = [tf.profiler.experimental, sys.modules.get(getattr(starts[0], "__module__", ""), None)]
+    return [m for m in found if m is not None and getattr(m, "start", None) in starts]
 
 
 # -- the program observer's two calls (from probe/observer/observe_install.py) -----------------

@@ -15,6 +15,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from ..paths import data_dir
+from ..safe_text import shown
 from ..settings import caches
 from ..settings.child import PROBE_MAIN
 from ..settings.config import LaunchConfig, Problem
@@ -104,6 +105,37 @@ def _name(flag: str) -> str:
     return flag.lstrip("-").split("=")[0]
 
 
+def allocator_problem(config: LaunchConfig) -> Problem | None:
+    """PYTHONMALLOC is read before any Python runs: a value the interpreter does not know
+    (mimalloc before 3.13) stops it from starting at all. The interpreter itself is asked."""
+    value = launch_environment(config).get("PYTHONMALLOC")
+    if not value:
+        return None
+    refusal = _allocator_refusal(config.python, value)
+    if refusal is None:
+        return None
+    field = "extra_env" if "PYTHONMALLOC" in config.extra_env else "python"
+    return Problem(field, f"PYTHONMALLOC={value}: {config.python} does not start with it ({refusal}). Use a value "
+                          "that interpreter knows (default, malloc, pymalloc, debug; mimalloc from Python 3.13) or "
+                          "leave it out.")
+
+
+@functools.lru_cache(maxsize=32)
+def _allocator_refusal(python: str, value: str) -> str | None:
+    """The interpreter's own words when it will not start with PYTHONMALLOC=value; None when
+    it starts (or cannot be asked: the run then says what is wrong with it)."""
+    try:
+        done = subprocess.run([python, "-S", "-c", "pass"], env={"PYTHONMALLOC": value}, capture_output=True,
+                              text=True, timeout=30, stdin=subprocess.DEVNULL)
+    except (OSError, subprocess.TimeoutExpired, ValueError):
+        return None
+    if done.returncode == 0:
+        return None
+    lines = [line for line in done.stderr.splitlines() if line.strip()]
+    said = next((line for line in lines if "error" in line.lower()), lines[-1] if lines else "")
+    return shown(said or f"it exited with status {done.returncode}", 200)
+
+
 def page_cache_problem(config: LaunchConfig) -> str | None:
     from .storage.eviction import check  # what a cold start touches: read only when a run is checked
 
@@ -119,6 +151,8 @@ def launch_check(config: LaunchConfig, *, script: bool = False,
         problems += program_problems(config) + unobservable_problems(config)
     if known is not None and not any(p.field == "python" for p in problems):
         problems += xla_flag_problems(config, known)
+    if not any(p.field == "python" for p in problems) and (allocator := allocator_problem(config)):
+        problems.append(allocator)
     if not script and (why := page_cache_problem(config)):
         problems.append(Problem("page_cache", why))
     return problems

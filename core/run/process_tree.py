@@ -166,6 +166,11 @@ def end_leftovers(marker: str) -> list[int]:
     return killed
 
 
+def carrying_marker(marker: str) -> list[int]:
+    """Pids of our own processes that carry this run's marker."""
+    return _carrying(f"{RUN_MARKER_ENV}={marker}")
+
+
 def _carrying(entry: str) -> list[int]:
     """Pids of our own processes whose environment has `entry` (NAME=value)."""
     me = os.getpid()

@@ -7,6 +7,7 @@ launch hook for the tf.config settings); its stdio is the terminal's.
 from __future__ import annotations
 
 import contextlib
+import os
 import signal
 import subprocess
 import sys
@@ -15,6 +16,12 @@ from collections.abc import Iterator, Sequence
 from ..settings import cache_pack
 from ..settings.config import LaunchConfig
 from .environment import launch_environment, pack_for, prepare_caches
+from .process_tree import RUN_MARKER_ENV, carrying_marker, end_leftovers, run_marker
+from .program import STOP_GRACE_S
+
+# Signals that end a command run from a shell: sent to tflaunch alone, they end the script.
+ENDING = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+SI_KERNEL = 0x80  # siginfo's si_code of a signal the kernel sent (the terminal's Ctrl+C, a hang-up)
 
 
 def exit_status(returncode: int) -> int:
@@ -23,20 +30,67 @@ def exit_status(returncode: int) -> int:
 
 
 def run_with_profile(config: LaunchConfig, command: Sequence[str]) -> int:
-    """Run `command` in the foreground with the profile applied; its exit status."""
+    """Run `command` in the foreground with the profile applied; its exit status.
+
+    The script is in tflaunch's process group, as any command a shell starts: Ctrl+C and
+    Ctrl+Z from the terminal reach it directly. A signal sent to tflaunch alone (SIGTERM,
+    SIGINT or SIGHUP from `kill`, a job manager, a closed ssh session) is the script's too:
+    it is passed to the script and to everything it started (found by the run's marker),
+    and what has not ended STOP_GRACE_S later is killed, so nothing is left orphaned."""
     for note in prepare_caches(config):
         print(f"tflaunch: {note}", file=sys.stderr)
+    env = launch_environment(config, launch_hook=True)
+    env[RUN_MARKER_ENV] = marker = run_marker()
+    # Blocked, then taken with sigtimedwait: the sender's kind (the terminal or kill) is
+    # known only that way, and no signal can land between the start and the wait.
+    watched = {*(s for s in ENDING if signal.getsignal(s) != signal.SIG_IGN), signal.SIGCHLD}
+    before = signal.pthread_sigmask(signal.SIG_BLOCK, watched)
     try:
-        child = subprocess.Popen(list(command), env=launch_environment(config, launch_hook=True))
-    except FileNotFoundError:
-        raise OSError(f"The command {command[0]} was not found.") from None
-    # Ctrl+C reaches the child from the terminal; we wait for it to end its own way.
-    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
-    try:
+        try:
+            child = subprocess.Popen(list(command), env=env,
+                                     preexec_fn=lambda: signal.pthread_sigmask(signal.SIG_SETMASK, before))
+        except FileNotFoundError:
+            raise OSError(f"The command {command[0]} was not found.") from None
         with pack_counted(config):
-            return exit_status(child.wait())
+            return _wait(child, marker, watched)
     finally:
-        signal.signal(signal.SIGINT, previous)
+        while signal.sigtimedwait(watched, 0) is not None:  # taken, so none ends tflaunch when unblocked
+            pass
+        signal.pthread_sigmask(signal.SIG_SETMASK, before)
+
+
+def _wait(child: subprocess.Popen[bytes], marker: str, watched: set[signal.Signals]) -> int:
+    while True:
+        info = signal.sigtimedwait(watched, 5.0)
+        code = child.poll()
+        if code is not None:
+            return exit_status(code)
+        if info is None or info.si_signo == signal.SIGCHLD:
+            continue
+        if info.si_code == SI_KERNEL:  # the terminal's: its whole foreground group, the script too, had it
+            continue
+        return _end(child, marker, signal.Signals(info.si_signo))
+
+
+def _end(child: subprocess.Popen[bytes], marker: str, received: signal.Signals) -> int:
+    """tflaunch was sent `received`: the script and what it started get it, then SIGKILL."""
+    print(f"tflaunch: {received.name} received; passed to the script (pid {child.pid}) and the processes it "
+          "started", file=sys.stderr, flush=True)
+    for pid in {child.pid, *carrying_marker(marker)}:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.kill(pid, received)
+    try:
+        code = child.wait(timeout=STOP_GRACE_S)
+    except subprocess.TimeoutExpired:
+        child.kill()
+        code = child.wait()
+        print(f"tflaunch: the script had not ended {STOP_GRACE_S:g} s after {received.name}; it was killed",
+              file=sys.stderr, flush=True)
+    if end_leftovers(marker):
+        print("tflaunch: processes the script started outlived it and were killed", file=sys.stderr, flush=True)
+    # The script's own status when it ended its own way (a handler that saved and exited);
+    # 128 + N when the signal ended it, as a shell says of a command ended by signal N.
+    return exit_status(code) if code >= 0 else 128 + received
 
 
 @contextlib.contextmanager

@@ -9,6 +9,8 @@ The CLI's driver is a selectors loop (driver.py), the app's a QProcess
 from __future__ import annotations
 
 import os
+import shutil
+import tempfile
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -16,6 +18,7 @@ from pathlib import Path
 
 from ..phases import SPAWN
 from ..probe.anatomy import KEEP_ENV as ANATOMY_LOGDIR_ENV
+from ..probe.anatomy import LOG_FOLDER_ENV
 from ..settings import cache_pack
 from ..settings.child import probe_command
 from ..settings.config import LaunchConfig
@@ -124,6 +127,7 @@ class ProbeSession:
             self.record.warm_start = {"asked": True}
         self.anatomy = anatomy
         self.keep_trace = keep_trace if anatomy else None
+        self._anatomy_dir: str | None = None
         self.warm_child: int | None = None  # the warm-started script's pid, once the client says it
         self._parser = EventParser()
         # A program's stdout is its own output: a log, not events.
@@ -186,7 +190,10 @@ class ProbeSession:
         env[RUN_MARKER_ENV] = self.marker
         if self.observes:
             env[OBSERVE_ENV] = observe_settings(record.config, anatomy=self.anatomy)
-        if self.keep_trace is not None:
+        if self.anatomy:  # the trace's folder is tflaunch's: made here, removed when the run ends
+            self._anatomy_dir = tempfile.mkdtemp(prefix="tflaunch-anatomy-")
+            env[LOG_FOLDER_ENV] = self._anatomy_dir
+        if self.keep_trace is not None:  # bench --tensorboard: the profiler's log kept there instead
             env[ANATOMY_LOGDIR_ENV] = self.keep_trace
         return argv, env
 
@@ -238,6 +245,7 @@ class ProbeSession:
         self.record.stopped_at_ready = True
 
     def failed_to_start(self, message: str) -> RunRecord:
+        self._remove_anatomy_dir()
         self.record.failure = Failure("spawn_failed", message)
         self.record.failed_phase = "spawn"
         self.record.finish(None)
@@ -320,6 +328,7 @@ class ProbeSession:
     # -- the end ---------------------------------------------------------------------------
     def exited(self, exit_code: int | None, exit_signal: int | None) -> tuple[RunRecord, Output]:
         """The process is gone: the rest of its output, then the record's end."""
+        self._remove_anatomy_dir()
         out = self._stdout_lines(self._stdout.flush())
         out.extend(self._stderr_lines(self._stderr.flush()))
         if self.observes:
@@ -335,3 +344,8 @@ class ProbeSession:
             self.record.malformed_lines = self._parser.malformed + self._parser.unknown
             self.record.finish(exit_code, exit_signal, cancelled=self.cancelled, timed_out=self.timed_out)
         return self.record, out
+
+    def _remove_anatomy_dir(self) -> None:
+        if self._anatomy_dir is not None:
+            shutil.rmtree(self._anatomy_dir, ignore_errors=True)
+            self._anatomy_dir = None

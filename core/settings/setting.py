@@ -139,8 +139,8 @@ class Setting:
 
 
 def _seconds(text: str) -> float:
-    try:
-        value = float(text)
+    try:  # ASCII only: float() reads '١' as 1
+        value = float(text) if text.isascii() else math.nan
     except ValueError:
         raise ValueError("expected a number of seconds") from None
     if not 0 < value < math.inf:  # nan fails both

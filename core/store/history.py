@@ -318,9 +318,10 @@ class History:
             counts.append(len(dead))
         return counts[0]
 
-    def delete(self, run_ids: Iterable[int]) -> None:
+    def delete(self, run_ids: Iterable[int]) -> int:
+        """Delete the runs; how many were there to delete (another process may have been first)."""
         with self._writing():
-            self._db.executemany("DELETE FROM runs WHERE id=?", [(i,) for i in run_ids])
+            return self._db.executemany("DELETE FROM runs WHERE id=?", [(i,) for i in run_ids]).rowcount
 
     def take(self, run_ids: Sequence[int]) -> DeletedRuns:
         """Delete the runs, returning their rows as stored (phases and samples with them),

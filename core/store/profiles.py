@@ -30,18 +30,17 @@ from ..stats import summarize
 from ..subject import Subject
 from ..units import format_bytes, format_duration
 from .atomic import atomic_write
-from .model_code import model_fingerprint
+from .checked_launch import as_checked, as_written, covered_code
+from .profile_diff import diff as diff
+from .profile_error import ProfileError as ProfileError  # re-exported: `profiles diff` and the app's Diff use it
 from .profile_shape import shape_problem
 from .profile_subject import declared_subject, profile_subject, to_keep
+from .replaced_profiles import keep_replaced
 from .trust import TrustFile, code_it_runs, digest
 
 SCHEMA_VERSION = 1
 MOST_BYTES = 1 << 20  # a profile is a few kilobytes; a larger file is not one to parse on every listing
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._ -]{0,63}\Z")  # \Z: `$` would take a trailing newline
-
-
-class ProfileError(Exception):
-    """A profile cannot be read, written or found; the message says which and what to do."""
 
 
 @dataclass
@@ -152,10 +151,10 @@ def _drop_none(value: Any) -> Any:
 
 
 def acceptance(profile: Profile) -> str:
-    """What the user's yes is recorded as: the file's SHA-256, and for a model that is code
-    the SHA-256 of its graph or config too, so a model changed after the yes needs it again."""
-    model = None if profile.config.is_program else model_fingerprint(profile.config.model)
-    return profile.digest if model is None else f"{profile.digest}+{model}"
+    """What the user's yes is recorded as: the file's SHA-256 and those of the code it names
+    (checked_launch.covered_code: a graph, a builder, imported files, the interpreter's place),
+    so code changed after the yes needs it again."""
+    return "+".join([profile.digest, *covered_code(profile.config)])
 
 
 class UntrustedProfileError(ProfileError):
@@ -175,6 +174,7 @@ class ProfileStore:
         self.folder = Path(folder)
         # Beside the folder, not in it: every *.toml in the folder is a profile.
         self.trust = trust or TrustFile(self.folder.with_name("trusted-profiles.toml"))
+        self.kept_copy: Path | None = None  # the dated copy of the file the last save replaced
 
     def path(self, name: str) -> Path:
         if not _NAME.match(name):
@@ -225,11 +225,15 @@ class ProfileStore:
         return code
 
     def load_for_launch(self, name: str) -> Profile:
-        """The profile, if it may run: a file whose code was not accepted is refused."""
+        """The profile, if it may run, with the settings a launch executes: what its yes was
+        compared with (checked_launch.as_checked). A file whose code was not accepted is refused."""
         profile = self.load(name)
-        code = self.unaccepted_code(profile)
-        if code:
-            raise UntrustedProfileError(name, self.path(name), code)
+        try:
+            profile.config = as_checked(profile.config)
+        except OSError as exc:  # PrivateCopyError's message says it whole
+            raise ProfileError(f"The profile {name} cannot be launched: {shown(exc, 1000)}") from None
+        if self.unaccepted_code(profile):  # said as judged: the interpreter where it led, the code by its names
+            raise UntrustedProfileError(name, self.path(name), code_it_runs(as_written(profile.config)))
         return profile
 
     def accept(self, name: str, seen_digest: str | None = None) -> Profile:
@@ -258,16 +262,15 @@ class ProfileStore:
         path = self.path(name)
         try:
             self.folder.mkdir(parents=True, exist_ok=True)
-            with tempfile.TemporaryFile(dir=self.folder):
-                pass
+            tempfile.TemporaryFile(dir=self.folder).close()
         except OSError as exc:
             raise ProfileError(f"Profiles cannot be saved in {self.folder}: {exc.strerror or exc}. Fix the "
                                "folder's permissions, or set TFLAUNCH_CONFIG_DIR to a folder you can write.") from None
         return path
 
     def save(self, profile: Profile, overwrite: bool = False, *, trusted: bool = True) -> Path:
-        """Write the profile. `trusted`: the user made it (a save); an import is not."""
-        path = self.path(profile.name)
+        """Write the profile. `overwrite`: the user's yes to replace one (kept_copy); `trusted`: not an import."""
+        path, self.kept_copy = self.path(profile.name), None
         if path.exists():
             try:
                 self._read(path)
@@ -276,6 +279,8 @@ class ProfileStore:
                                    "Rename or delete it first.") from None
             if not overwrite:
                 raise ProfileError(f"A profile '{profile.name}' exists already; choose another name.")
+            self.kept_copy = keep_replaced(path)
+        profile.config = as_written(profile.config)  # a checked profile's copies are gone when this process ends
         data = profile.to_toml().encode("utf-8")
         try:
             atomic_write(path, data)
@@ -322,26 +327,6 @@ class ProfileStore:
         except OSError as exc:
             raise ProfileError(f"The profile {name} could not be written to {target}: {exc.strerror or exc}.") \
                 from None
-
-
-def diff(a: Profile, b: Profile) -> list[tuple[str, Any, Any]]:
-    """(key, value in a, value in b) for every setting or evidence figure that differs."""
-    flat_a, flat_b = _flatten(_profile_dict(a)), _flatten(_profile_dict(b))
-    return [(k, flat_a.get(k), flat_b.get(k)) for k in sorted(set(flat_a) | set(flat_b))
-            if flat_a.get(k) != flat_b.get(k)]
-
-
-def _profile_dict(profile: Profile) -> dict[str, Any]:
-    return {"settings": profile.config.to_dict(), "evidence": profile.evidence}
-
-
-def _flatten(value: Any, prefix: str = "") -> dict[str, Any]:
-    if isinstance(value, dict):
-        out: dict[str, Any] = {}
-        for key, item in value.items():
-            out.update(_flatten(item, f"{prefix}.{key}" if prefix else str(key)))
-        return out
-    return {prefix: value}
 
 
 def _cache_folders(record: RunRecord) -> dict[str, str]:

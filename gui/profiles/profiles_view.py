@@ -26,7 +26,7 @@ from PySide6.QtWidgets import (
 )
 
 from tflaunch.core.report.review import Review, profile_review
-from tflaunch.core.safe_text import shown
+from tflaunch.core.safe_text import shown, shown_lines
 from tflaunch.core.store.model_code import model_details
 from tflaunch.core.store.profile_subject import measured_on
 from tflaunch.core.store.profiles import ProfileError, ProfileStore, describe_evidence, diff, weak_evidence
@@ -144,7 +144,7 @@ class ProfilesView(QWidget):
                     f"<h3>{html.escape(entry.name)}</h3>{warning}<p>{subject}: "
                     f"{html.escape(shown(entry.profile.config.summary()))}</p>{caution}<ul>{summary}</ul>"
                     f"<p>The file, {html.escape(str(entry.path))}:</p>"
-                    f"<pre>{html.escape(entry.profile.to_toml())}</pre>")
+                    f"<pre>{html.escape(shown_lines(entry.profile.to_toml()))}</pre>")
         elif not entries:
             self.detail.setPlainText("Choose a profile to see its settings and the evidence behind them.")
 
@@ -189,7 +189,13 @@ class ProfilesView(QWidget):
                 return
             self.refresh()
             self.select(entry.name)
-        self.apply_requested.emit(entry.profile)
+        try:  # what the yes was compared with is what the form gets: the interpreter pinned, code copied
+            checked = self.store.load_for_launch(entry.name)
+        except ProfileError as exc:  # changed since it was shown, or a copy that cannot be made
+            QMessageBox.warning(self, "tflaunch", str(exc))
+            self.refresh()
+            return
+        self.apply_requested.emit(checked)  # a Profile: its subject decides what the form takes
 
     def diff_selected(self) -> None:
         entries = self.usable_entries()

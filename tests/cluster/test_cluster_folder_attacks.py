@@ -15,7 +15,9 @@ import pytest
 
 from tflaunch.core.cluster.folder import load
 from tflaunch.core.paths import profiles_dir
-from tflaunch.core.store.profiles import ProfileStore
+from tflaunch.core.settings.config import LaunchConfig
+from tflaunch.core.store.profiles import Profile, ProfileStore
+from tflaunch.core.store.replaced_profiles import kept_copies
 
 from ..builders import fake_python
 from ..fake_child import CHILD_ENV
@@ -114,3 +116,22 @@ def test_a_winner_saved_from_a_folder_shows_what_it_runs_and_asks(copy):
     assert accepted.returncode == 0, accepted.stderr
     assert not store.unaccepted_code(store.load("from-folder"))
     assert load(copy).id  # the folder itself untouched
+
+
+def test_a_winner_replaces_a_profile_of_that_name_only_after_the_yes_and_keeps_it_dated(copy):
+    """It replaced the user's accepted profile before asking, and kept nothing (issue 43)."""
+    store = ProfileStore(profiles_dir())
+    mine = store.save(Profile("mine", LaunchConfig(model="sample:mlp", intra=3, extra_env={"MY_FLAG": "1"}),
+                              {"runs": 3}))
+    before = mine.read_bytes()
+    refused = subprocess.run([*TFLAUNCH, "sweep", "merge", str(copy), "--save-winner", "mine"],
+                             capture_output=True, text=True, timeout=ATTACK_TIMEOUT_S, stdin=subprocess.DEVNULL)
+    assert refused.returncode == 1 and "It replaces your profile mine" in refused.stdout, refused.stdout
+    assert "the profile mine" in refused.stderr and "is kept as it is" in refused.stderr, refused.stderr
+    assert mine.read_bytes() == before and not kept_copies(mine)
+    assert not store.unaccepted_code(store.load("mine")), "still the user's accepted profile"
+    replaced = tflaunch("sweep", "merge", str(copy), "--save-winner", "mine", "--yes")
+    assert replaced.returncode == 0, replaced.stderr
+    (kept,) = kept_copies(mine)
+    assert kept.read_bytes() == before and f"the profile it replaced is kept as {kept}" in replaced.stderr
+    assert "MY_FLAG" not in mine.read_text()

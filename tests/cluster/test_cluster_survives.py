@@ -12,6 +12,7 @@ import os
 import shutil
 import signal
 import stat
+import subprocess
 import tempfile
 import time
 from pathlib import Path
@@ -21,6 +22,7 @@ import pytest
 
 from tflaunch.core.cluster.folder import load
 from tflaunch.core.paths import history_path
+from tflaunch.core.run.record import RunStatus
 from tflaunch.core.store.history import History
 
 from ..builders import fake_python
@@ -137,7 +139,8 @@ def test_a_cancel_from_outside_and_a_killed_batch_shell_are_said_and_leave_nothi
     other = next(i for i in by_index if i != index)
     assert by_index[other]["state"] == "cancelled", by_index[other]
     assert "from outside tflaunch (scancel" in by_index[other]["detail"], by_index[other]
-    assert by_index[index]["state"] in ("failed", "cancelled", "lost") and by_index[index]["detail"]
+    assert by_index[index]["state"] == "cancelled", by_index[index]
+    assert "its batch shell wrote no exit status: the batch shell was killed" in by_index[index]["detail"]
 
 
 @pytest.mark.slow  # Slurm's time limits are whole minutes: the task runs its minute, then is ended
@@ -165,6 +168,7 @@ def test_named_resources_setup_lines_and_a_container_reach_the_jobs(cluster, tmp
                                        f'echo "$1" >> {seen}\nshift\nexec "$@"\n')
     (bin_dir / "apptainer").chmod(0o755)
     setup_mark = tmp_path / "setup-ran"
+    (tmp_path / "tf.sif").write_bytes(b"an image")  # the check job reads it on the node
     folder = submit(*fake, "--env", f"{CHILD_ENV}=ok", "--vary", "intra=2", "--repeat", "1", "--warmup", "0",
                     "--time", "10",
                     "--mem", "200M", "--cpus-per-task", "2", "--job-name", "my-sweep",
@@ -178,6 +182,26 @@ def test_named_resources_setup_lines_and_a_container_reach_the_jobs(cluster, tmp
     job = cluster.run("scontrol", "show", "job", load(folder).jobs()["submitted"][0]["job_id"]).stdout
     assert "JobName=my-sweep" in job and "TimeLimit=00:10:00" in job and "MinMemoryNode=200M" in job
     assert "NumCPUs=2" in job or "MinCPUsNode=2" in job
+
+
+def test_a_container_runtime_or_image_the_node_lacks_fails_the_check_not_every_trial(cluster, tmp_path, fake):
+    """The check passed and every trial failed with "status 127" (issue 43, item 6)."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "apptainer").write_text('#!/bin/sh\nshift; shift; shift; exec "$@"\n')
+    (bin_dir / "apptainer").chmod(0o755)
+    without = {"PATH": os.environ["PATH"]}
+    folder = submit(*fake, "--env", f"{CHILD_ENV}=ok", "--vary", "intra=2", "--repeat", "1", "--warmup", "0",
+                    "--container", "missing.sif", "--shared-dir", str(cluster.shared), cwd=tmp_path,
+                    env={"PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}"})
+    settled = settle(folder)
+    assert set(settled["counts"]) == {"failed"}, settled
+    assert "the container image: missing.sif does not exist" in settled["trials"][0]["detail"], settled["trials"][0]
+    (tmp_path / "there.sif").write_bytes(b"an image")
+    folder = submit(*fake, "--env", f"{CHILD_ENV}=ok", "--vary", "intra=2", "--repeat", "1", "--warmup", "0",
+                    "--container", "there.sif", "--shared-dir", str(cluster.shared), cwd=tmp_path, env=without)
+    detail = settle(folder)["trials"][0]["detail"]
+    assert "apptainer (for --container): it is not on the node" in detail, detail
 
 
 def test_trials_per_task_run_in_fewer_tasks_and_merge_as_ever(cluster, tmp_path, fake):
@@ -215,6 +239,50 @@ def test_merge_of_a_running_sweep_says_what_still_runs(cluster, tmp_path, fake):
     assert "No result yet: 1 running, 1 pending (trials 0, 1)" in merged.stdout, merged.stdout
     assert "not final: 1 running, 1 pending" in merged.stderr
     tflaunch("sweep", "cancel", str(folder))
+
+
+def test_with_slurm_unreachable_a_trial_without_an_end_is_unknown_and_merge_is_not_final(cluster, tmp_path, fake):
+    """Running and pending trials showed as "lost ... Slurm no longer holds it" and merge said
+    "2 lost" with no "not final" (issue 43, item 6)."""
+    folder = submit(*fake, "--env", f"{CHILD_ENV}=hang", "--vary", "intra=2", "--repeat", "1", "--warmup", "0",
+                    "--max-parallel", "1", "--shared-dir", str(cluster.shared), cwd=tmp_path)
+    wait_for(folder, "running")
+    env = {"PATH": unreachable_squeue(tmp_path)}
+    try:
+        shown = json.loads(tflaunch("sweep", "status", str(folder), "--json", env=env).stdout)
+        assert shown["counts"] == {"unknown": 2}, shown
+        assert all(t["detail"].startswith("unknown (Slurm unreachable)") for t in shown["trials"])
+        merged = tflaunch("sweep", "merge", str(folder), env=env)
+        assert merged.returncode == 0, merged.stderr
+        assert "not final: 2 unknown (trials 0, 1)" in merged.stderr and " lost" not in merged.stderr, merged.stderr
+    finally:
+        tflaunch("sweep", "cancel", str(folder))
+
+
+def test_a_scancel_is_logged_as_slurm_s_sigterm_not_as_ctrl_c(cluster, tmp_path, fake):
+    """The trial's log said "interrupted (Ctrl+C)" of a scancel or a time limit (issue 43, item 6)."""
+    marker = f"scancel-{tmp_path.name}"
+    folder = submit(*fake, "--env", f"{CHILD_ENV}=hang", "--env", f"{MARKER_ENV}={marker}", "--vary", "intra=2",
+                    "--repeat", "1", "--warmup", "0", "--max-parallel", "1", "--shared-dir", str(cluster.shared),
+                    cwd=tmp_path)
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and not any(  # the run is in its load: its helper (marker in argv) is up
+            marker in " ".join(p.cmdline()) for p in leftovers(marker)):
+        time.sleep(0.2)
+    time.sleep(1)  # and the phases it reported before it were read (a trial's driver reads within milliseconds)
+    cluster.run("scancel", load(folder).jobs()["submitted"][0]["job_id"])  # as a user would, from outside
+    settle(folder)
+    logs = "".join(p.read_text(errors="replace") for p in (folder / "logs").glob("*.err"))
+    assert "ended by SIGTERM from Slurm" in logs and "Ctrl+C" not in logs, logs[-2000:]
+    # The phases measured before the end are kept: in its result, and merged into the history.
+    assert "the phases it had measured are kept in its result" in logs, logs[-2000:]
+    cut_short = next(t for t in status(folder)["trials"] if t["detail"])
+    assert cut_short["state"] == "cancelled" and "phases it had measured are kept" in cut_short["detail"], cut_short
+    merge(folder)
+    runs = [History(history_path()).load(s.id) for s in History(history_path()).list_runs()]
+    cut = [r for r in runs if r.status is RunStatus.CANCELLED]
+    assert cut and {"spawn", "import", "devices"} <= {name for name, p in cut[0].phases.items()
+                                                       if p.duration is not None}, [r.phases for r in runs]
 
 
 def test_every_json_answer_of_a_bench_on_slurm_is_one_document(cluster, tmp_path, fake):
@@ -266,6 +334,45 @@ def test_the_sandbox_starts_a_slurm_that_runs_jobs_and_stops(cluster, tmp_path, 
     assert down.returncode == 0 and "stopped" in down.stderr, down.stderr
     again = tflaunch("cluster", "sandbox", "status", env=env)
     assert again.returncode == 1 and "no sandbox runs" in again.stdout
+    shutil.rmtree(data, ignore_errors=True)
+
+
+@pytest.mark.slow  # 20 s: a second Slurm, started twice
+def test_the_sandbox_is_a_service_that_restarts_what_died_and_ends_what_it_started(cluster):
+    """`sandbox up` reported "runs" with its controller dead and restarted nothing; `sandbox
+    down` left a running job's step behind (issue 43, item 8)."""
+    data = Path(tempfile.mkdtemp(prefix="tfl-", dir="/tmp"))
+    env = {"TFLAUNCH_DATA_DIR": str(data)}
+    try:
+        up = tflaunch("cluster", "sandbox", "up", env=env, timeout=90)
+        assert up.returncode == 0, up.stderr
+        conf = up.stdout.strip().splitlines()[-1].removeprefix("export SLURM_CONF=")
+        controller = int((data / "slurm-sandbox" / "daemons.pid").read_text().split()[0])
+        os.kill(controller, signal.SIGKILL)
+        deadline = time.monotonic() + 10
+        while psutil.pid_exists(controller) and psutil.Process(controller).status() != psutil.STATUS_ZOMBIE \
+                and time.monotonic() < deadline:
+            time.sleep(0.1)
+        broken = tflaunch("cluster", "sandbox", "status", env=env)
+        assert broken.returncode == 1 and "slurmctld is not running" in broken.stdout, broken.stdout
+        again = tflaunch("cluster", "sandbox", "up", env=env, timeout=90)
+        assert again.returncode == 0, again.stderr
+        conf = again.stdout.strip().splitlines()[-1].removeprefix("export SLURM_CONF=")
+        works = tflaunch("cluster", "sandbox", "status", env=env)
+        assert works.returncode == 0 and "runs and answers" in works.stderr, works.stderr + works.stdout
+        job = subprocess.run(["sbatch", "--parsable", "--output=/dev/null", "--wrap", "sleep 300"], text=True,
+                             capture_output=True, env={**os.environ, "SLURM_CONF": conf}, timeout=30)
+        assert job.returncode == 0, job.stderr
+        deadline = time.monotonic() + 30
+        while "R" not in subprocess.run(["squeue", "--noheader", "--format=%t"], text=True, capture_output=True,
+                                        env={**os.environ, "SLURM_CONF": conf}).stdout and time.monotonic() < deadline:
+            time.sleep(0.2)
+    finally:
+        down = tflaunch("cluster", "sandbox", "down", env=env, timeout=90)
+    assert down.returncode == 0 and "stopped" in down.stderr, down.stderr
+    left = [p for p in psutil.process_iter(["environ", "cmdline"])
+            if (p.info["environ"] or {}).get("SLURM_CONF") == conf or conf in (p.info["cmdline"] or [])]
+    assert not left, f"left behind: {[p.info['cmdline'] for p in left]}"
     shutil.rmtree(data, ignore_errors=True)
 
 

@@ -287,3 +287,15 @@ def test_the_undo_times_out(qtbot, make_window, monkeypatch):
     qtbot.waitUntil(lambda: not view.can_undo and not view.undo_button.isVisible(), timeout=2000)
     view.undo_delete()  # nothing left to undo: nothing happens
     assert view.model.rowCount() == 0
+
+
+def test_the_profile_pane_shows_c1_controls_and_bidi_overrides_as_escapes(qtbot, window):
+    """The TOML pane printed them raw: a bidi override reorders what the reader sees (issue 43)."""
+    from tflaunch.core.store.profiles import Profile
+
+    window.profiles.save(Profile("odd", LaunchConfig(extra_env={"OMP_PROC_BIND": "a\u202eb\x85c"}), {"runs": 1}))
+    view = window.profiles_view
+    view.refresh()
+    view.select("odd")
+    shown = view.detail.toPlainText()
+    assert "a\\u202eb\\x85c" in shown and "\u202e" not in shown and "\x85" not in shown

@@ -53,7 +53,7 @@ def parse_shape(text: str, name: str = "the input") -> Tuple[Dims, Optional[str]
     if dtype is not None and dtype not in DTYPES:
         raise InputSpecError(f"{name}: unknown dtype {dtype!r}; use one of {', '.join(DTYPES)}")
     parts = [p.strip() for p in re.split(r"[x×,]", shape.strip().lower())] if shape.strip() else []
-    if not all(p.isdigit() and int(p) > 0 for p in parts):
+    if not all(p.isascii() and p.isdigit() and int(p) > 0 for p in parts):  # int() reads any script's digits
         raise InputSpecError(f"{name}: the shape {shape.strip()!r} must be whole numbers above 0 joined by x, "
                              "without the batch dimension (for example 224x224x3, or 128 for a sequence)")
     dims = tuple(int(p) for p in parts)
