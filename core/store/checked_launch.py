@@ -14,9 +14,9 @@ import os
 import shutil
 import sys
 
-from ..probe.model_files import is_builder, model_format
+from ..probe.model.model_files import is_builder, model_format
+from ..probe.model.user_code import is_file
 from ..probe.outside_files import file_sha256, resolved, same_interpreter
-from ..probe.user_code import is_file
 from ..settings.config import LaunchConfig
 from .model_code import model_code, model_fingerprint
 from .private_copies import CODE_FILE_MOST, code_file_copy, saved_model_copy
