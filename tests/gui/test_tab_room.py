@@ -1,0 +1,38 @@
+"""Every tab's main table has room at 1024x700 and 1360x860 (issue 42, item 6): an empty
+Runs dock gives its room back (Compare's table showed 2.5 rows beside an empty 140 px dock),
+and the first run takes it again."""
+
+from __future__ import annotations
+
+import pytest
+from PySide6.QtWidgets import QTableWidget
+
+from tests.builders import finished_record
+
+from ..compare_builders import sides
+
+SIZES = [(1024, 700), (1360, 860)]
+
+
+def visible_rows(table) -> float:
+    return table.viewport().height() / table.verticalHeader().defaultSectionSize()
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_an_empty_runs_dock_gives_compare_its_room(qtbot, make_window, size):
+    window = make_window(size=size)
+    view = window.compare_view
+    window.tabs.setCurrentWidget(view)
+    view.show_runs(sides(3, runs_each=3))
+    table = view.findChild(QTableWidget)  # the phases table
+    qtbot.waitUntil(lambda: visible_rows(table) >= 6)
+    # The empty dock keeps a header and a row, no more.
+    assert window.runs_dock.height() <= 80, window.runs_dock.height()
+    assert not table.horizontalScrollBar().isVisible()
+
+
+def test_the_first_run_takes_the_docks_room_again(qtbot, make_window):
+    window = make_window(size=(1024, 700))
+    qtbot.waitUntil(lambda: window.runs_dock.height() <= 80)
+    window.run_list.add_record(finished_record())
+    qtbot.waitUntil(lambda: window.runs_dock.height() >= 120)  # 160 where the window has it
