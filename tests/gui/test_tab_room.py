@@ -36,3 +36,26 @@ def test_the_first_run_takes_the_docks_room_again(qtbot, make_window):
     qtbot.waitUntil(lambda: window.runs_dock.height() <= 80)
     window.run_list.add_record(finished_record())
     qtbot.waitUntil(lambda: window.runs_dock.height() >= 120)  # 160 where the window has it
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_a_fresh_history_shows_its_settings_and_six_rows(qtbot, make_window, size):
+    from tflaunch.gui.history.history_table import MODEL, SETTINGS
+    from tflaunch.gui.history.history_view import SETTINGS_LEAST
+
+    from .test_history_and_profiles import stored
+    from .test_small_screen import LONG_MODEL
+
+    stored(8, model=LONG_MODEL)
+    window = make_window(size=size)
+    view = window.history_view
+    window.tabs.setCurrentWidget(view)
+    qtbot.waitUntil(lambda: view.model.rowCount() == 8 and not view.loading)
+    table = view.table
+    qtbot.waitUntil(lambda: visible_rows(table) >= 6)
+    # Every column in view, without scrolling sideways: the settings too (they were scrolled out).
+    qtbot.waitUntil(lambda: table.horizontalScrollBar().maximum() == 0)
+    assert table.columnWidth(SETTINGS) >= SETTINGS_LEAST
+    if size == (1360, 860):  # room for the whole file name beside the settings
+        name = LONG_MODEL.rsplit("/", 1)[1]
+        assert table.columnWidth(MODEL) >= table.fontMetrics().horizontalAdvance(f"…/{name}")
