@@ -59,3 +59,27 @@ def test_a_fresh_history_shows_its_settings_and_six_rows(qtbot, make_window, siz
     if size == (1360, 860):  # room for the whole file name beside the settings
         name = LONG_MODEL.rsplit("/", 1)[1]
         assert table.columnWidth(MODEL) >= table.fontMetrics().horizontalAdvance(f"…/{name}")
+
+
+def rows_in_sight(scroll, widgets) -> int:
+    """How many of `widgets` (one per row of a form) are wholly in the scroll area's view."""
+    viewport = scroll.viewport()
+    seen = set()
+    for widget in widgets:
+        top = widget.mapTo(viewport, widget.rect().topLeft()).y()
+        if widget.isVisible() and top >= 0 and top + widget.height() <= viewport.height():
+            seen.add(top)
+    return len(seen)
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_a_fresh_sweep_tab_shows_six_rows_of_the_plan_and_of_the_results(qtbot, make_window, size):
+    window = make_window(size=size)
+    view = window.sweep_view
+    window.tabs.setCurrentWidget(view)
+    boxes = [box for box, _values in view.form.axes.values()]
+    # The Vary box showed 3 rows at 1024x700, the results table 4.5 (issue 42).
+    qtbot.waitUntil(lambda: rows_in_sight(view._plan_scroll, boxes) >= 6)
+    qtbot.waitUntil(lambda: visible_rows(view.table) >= 6)
+    # Nothing to say yet, so no room taken: the verdict and the progress bar wait for a sweep.
+    assert view.verdict.isHidden() and view.progress.isHidden()
