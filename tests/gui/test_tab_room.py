@@ -83,3 +83,17 @@ def test_a_fresh_sweep_tab_shows_six_rows_of_the_plan_and_of_the_results(qtbot, 
     qtbot.waitUntil(lambda: visible_rows(view.table) >= 6)
     # Nothing to say yet, so no room taken: the verdict and the progress bar wait for a sweep.
     assert view.verdict.isHidden() and view.progress.isHidden()
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_the_advisor_and_profiles_tabs_show_six_rows_without_scrolling_sideways(qtbot, make_window, size):
+    window = make_window(size=size)
+    advisor = window.advisor_view
+    window.tabs.setCurrentWidget(advisor)
+    qtbot.waitUntil(lambda: visible_rows(advisor.table) >= 6)
+    header = advisor.table.horizontalHeader()
+    assert header.length() <= advisor.table.viewport().width(), "every column in view"
+    profiles = window.profiles_view
+    window.tabs.setCurrentWidget(profiles)
+    row = profiles.list.fontMetrics().lineSpacing()
+    qtbot.waitUntil(lambda: profiles.list.viewport().height() >= 6 * row)
