@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 import pyqtgraph as pg
 from PySide6.QtCore import QSize, Qt, QTimer, Signal
-from PySide6.QtGui import QResizeEvent
+from PySide6.QtGui import QResizeEvent, QShowEvent
 from PySide6.QtWidgets import (
     QFrame,
     QHBoxLayout,
@@ -208,6 +208,12 @@ class SweepView(QWidget):
         super().resizeEvent(event)
         self.form.fit_width(self._plan_scroll.width() - self._plan_scroll.verticalScrollBar().sizeHint().width())
         self._share_height()
+
+    def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 (Qt's name)
+        """An empty results table has its columns' width too, where the window has it: at
+        1360x860 a fresh tab scrolled them sideways beside an empty chart."""
+        super().showEvent(event)
+        QTimer.singleShot(0, self, self._widen_table)  # once the splitter has its width
 
     def _share_height(self) -> None:
         """Give what follows the plan (its size line, the buttons, results) the height it

@@ -97,3 +97,12 @@ def test_the_advisor_and_profiles_tabs_show_six_rows_without_scrolling_sideways(
     window.tabs.setCurrentWidget(profiles)
     row = profiles.list.fontMetrics().lineSpacing()
     qtbot.waitUntil(lambda: profiles.list.viewport().height() >= 6 * row)
+
+
+def test_a_fresh_sweep_tab_at_1360_shows_every_results_column(qtbot, make_window):
+    window = make_window(size=(1360, 860))
+    view = window.sweep_view
+    window.tabs.setCurrentWidget(view)
+    # An empty table scrolled its last columns out of sight beside an empty chart.
+    qtbot.waitUntil(lambda: view.table.horizontalHeader().length() <= view.table.viewport().width())
+    assert view.chart.width() >= view.chart.minimumWidth()
