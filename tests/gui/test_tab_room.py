@@ -106,3 +106,26 @@ def test_a_fresh_sweep_tab_at_1360_shows_every_results_column(qtbot, make_window
     # An empty table scrolled its last columns out of sight beside an empty chart.
     qtbot.waitUntil(lambda: view.table.horizontalHeader().length() <= view.table.viewport().width())
     assert view.chart.width() >= view.chart.minimumWidth()
+
+
+def test_after_resizing_from_1360_to_1024_the_tables_keep_their_room(qtbot, make_window):
+    from tflaunch.gui.history.history_table import SETTINGS
+    from tflaunch.gui.history.history_view import SETTINGS_LEAST
+
+    from .test_history_and_profiles import stored
+    from .test_small_screen import LONG_MODEL
+
+    stored(8, model=LONG_MODEL)
+    window = make_window(size=(1360, 860))
+    history = window.history_view
+    window.tabs.setCurrentWidget(history)
+    qtbot.waitUntil(lambda: history.model.rowCount() == 8 and not history.loading)
+    window.resize(1024, 700)
+    qtbot.waitUntil(lambda: window.width() == 1024 and window.height() == 700)
+    table = history.table
+    qtbot.waitUntil(lambda: table.horizontalScrollBar().maximum() == 0 and visible_rows(table) >= 6)
+    assert table.columnWidth(SETTINGS) >= SETTINGS_LEAST
+    assert window.runs_dock.height() <= 80, "the empty dock stays small"
+    sweep = window.sweep_view
+    window.tabs.setCurrentWidget(sweep)
+    qtbot.waitUntil(lambda: visible_rows(sweep.table) >= 6)
