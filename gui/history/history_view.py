@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from PySide6.QtCore import QModelIndex, Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, QModelIndex, QObject, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QKeySequence, QResizeEvent, QShortcut
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -44,6 +44,8 @@ __all__ = ["COLUMNS", "DAMAGED_COLOR", "MODEL", "SETTINGS", "UNDO_SECONDS", "His
 VISUAL_ORDER = (0, 3, 4, 5, 6, MODEL, SETTINGS)
 MODEL_SHARE = 0.45  # at most this part of the width the figures leave goes to the model
 SETTINGS_ROOM = 120  # px the settings keep beside a long model path before it is elided
+SETTINGS_LEAST = 100  # px the settings keep, in view, beside a file name that would need more (as a
+# stretched last section, Qt does not narrow them below its default section size, 100 px, anyway)
 MIN_TEXT_WIDTH = 80  # px: the model column is not narrowed below this (the table scrolls)
 UNDO_SECONDS = 60
 FIGURES = tuple(c for c in range(len(COLUMNS)) if c not in (MODEL, SETTINGS))
@@ -104,6 +106,9 @@ class HistoryView(QWidget):
         for visual, logical in enumerate(VISUAL_ORDER):
             header.moveSection(header.visualIndex(logical), visual)
         header.setStretchLastSection(True)  # the settings, last, take the rest
+        # The viewport's width changes after the view's own resize (its scroll bar comes and
+        # goes later): fitted then too, or the settings were left scrolled out of view.
+        self.table.viewport().installEventFilter(self)
         self.table.doubleClicked.connect(lambda _index: self._emit_single(self.show_requested))
         self.table.selectionModel().selectionChanged.connect(self._update_buttons)
 
@@ -276,13 +281,20 @@ class HistoryView(QWidget):
         header = self.table.horizontalHeader()
         left = self.table.viewport().width() - sum(header.sectionSize(c) for c in FIGURES)
         room = max(int(left * MODEL_SHARE), left - SETTINGS_ROOM)  # the subject before the settings
-        # Never narrower than a file name: the table scrolls sideways, its header with it.
+        # A whole file name where the settings keep their room beside it; where they would not
+        # (a long name at 1024 px: the settings were scrolled out of view), the name is elided.
         least = min(self._widths[MODEL], max(MIN_TEXT_WIDTH, self._name_width))
-        self.table.setColumnWidth(MODEL, min(self._widths[MODEL], max(least, room)))
+        wanted = min(self._widths[MODEL], max(least, room))
+        self.table.setColumnWidth(MODEL, max(MIN_TEXT_WIDTH, min(wanted, left - SETTINGS_LEAST)))
 
     def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 (Qt's name)
         super().resizeEvent(event)
         self._fit_columns()
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt's name)
+        if event.type() == QEvent.Type.Resize and watched is self.table.viewport():
+            self._fit_columns()
+        return False
 
     def _recolour(self) -> None:
         """Status colours are chosen for the palette."""

@@ -60,6 +60,10 @@ class LogPane(QWidget):
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addLayout(bar)
         layout.addWidget(self.text)
+        # Down to one line, not the text edit's some 70 px: the Log dock, tabified with the
+        # Runs dock, would hold the pair at its height while both are empty (DockRoom).
+        self.text.setMinimumHeight(self.text.fontMetrics().lineSpacing() + 2 * self.text.frameWidth() + 4)
+        layout.setSpacing(2)
         self._pending: deque[str] = deque()
         self._recent: deque[str] = deque(maxlen=RECENT_LINES)
         self._pending_chars = 0

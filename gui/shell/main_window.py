@@ -35,6 +35,7 @@ from ..run.run_view import RunView
 from ..settings.settings_panel import SettingsPanel
 from ..sweep.sweep_controller import SweepController
 from ..widgets import wheel_guard
+from .dock_room import DockRoom
 from .drop_target import DropTarget
 from .first_paint import after_first_paint
 from .lazy_tabs import LazyTabs
@@ -134,6 +135,7 @@ class MainWindow(DropTarget, QMainWindow):  # DropTarget: a model or a script dr
         self.log_dock = self._dock("Log", self.log, Qt.DockWidgetArea.BottomDockWidgetArea)
         self.tabifyDockWidget(self.runs_dock, self.log_dock)
         self.runs_dock.raise_()
+        self.dock_room = DockRoom(self, self.runs_dock, self.run_list)
 
     def _dock(self, title: str, widget: QWidget, area: Qt.DockWidgetArea) -> QDockWidget:
         dock = QDockWidget(title, self)
@@ -459,9 +461,8 @@ class MainWindow(DropTarget, QMainWindow):  # DropTarget: a model or a script dr
         self.checker.check(self.panel.python.text())
 
     def _restore(self) -> None:
-        if not self.state.restore_layout(self):  # a first window: the preferred size, fitted to the screen
-            # Docks take what the central widget leaves unless told; applied once shown.
-            QTimer.singleShot(0, lambda: self.resizeDocks([self.runs_dock], [160], Qt.Orientation.Vertical))
+        self.state.restore_layout(self)  # or, in a first window, the preferred size fitted to the screen
+        self.dock_room.fit()  # the session's run list starts empty, whatever height it had
         self.panel.set_recent_models(self.state.recent_models())
         self._config_to_restore = self.state.last_config()
         if self._config_to_restore is not None:

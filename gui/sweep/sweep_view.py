@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 import pyqtgraph as pg
 from PySide6.QtCore import QSize, Qt, QTimer, Signal
-from PySide6.QtGui import QResizeEvent
+from PySide6.QtGui import QResizeEvent, QShowEvent
 from PySide6.QtWidgets import (
     QFrame,
     QHBoxLayout,
@@ -48,6 +48,7 @@ if TYPE_CHECKING:  # built, and imported, when a cluster sweep is first opened
 CHART_MIN_HEIGHT = 170  # room for the axis titles, not only the dots
 CHART_MIN_WIDTH = 220
 PLAN_MIN_HEIGHT = 60
+RESULTS_ROWS = 6  # the results table's rows in sight, whatever the window's size
 
 
 START_TIP = "Run the sweep with the settings panel as the baseline"
@@ -108,8 +109,17 @@ class SweepView(QWidget):
         self.verdict.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         # Two lines kept free: the results table below stretches and would clip a wrapped verdict.
         self.verdict.setMinimumHeight(2 * self.verdict.fontMetrics().lineSpacing() + 6)
+        # Until there is a verdict (and a sweep to count), neither takes room: at 1024x700 the
+        # empty pair left the plan and the results table 3 and 4 rows each (issue 42).
+        self.verdict.hide()
+        self._swept = False  # a sweep was started from this tab: its progress bar has something to say
+        self.progress.hide()
 
         self.table = ResultsTable()  # the same columns as the terminal and the review images
+        # Six rows in sight (and the header, and a sideways scroll bar) at any window size.
+        self.table.setMinimumHeight(self.table.horizontalHeader().sizeHint().height() + 2 * self.table.frameWidth()
+                                    + RESULTS_ROWS * self.table.verticalHeader().defaultSectionSize()
+                                    + self.table.horizontalScrollBar().sizeHint().height())
         self.instance_table = InstancesTable()  # per instance count, for a sweep of several at once
         self.chart = pg.PlotWidget(background="w", enableMenu=False)
         self.chart.setMenuEnabled(False)
@@ -199,6 +209,12 @@ class SweepView(QWidget):
         self.form.fit_width(self._plan_scroll.width() - self._plan_scroll.verticalScrollBar().sizeHint().width())
         self._share_height()
 
+    def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 (Qt's name)
+        """An empty results table has its columns' width too, where the window has it: at
+        1360x860 a fresh tab scrolled them sideways beside an empty chart."""
+        super().showEvent(event)
+        QTimer.singleShot(0, self, self._widen_table)  # once the splitter has its width
+
     def _share_height(self) -> None:
         """Give what follows the plan (its size line, the buttons, results) the height it
         needs first; the plan takes the rest and scrolls. A splitter left to itself gave the
@@ -247,7 +263,7 @@ class SweepView(QWidget):
     def _show_progress_bar(self) -> None:
         """The bar counts this machine's trials, or shows a submission busy; a cluster sweep
         followed below has its own counts, and the height goes to them."""
-        self.progress.setVisible(self.pages.currentIndex() == 0 or self.submission.running)
+        self.progress.setVisible((self.pages.currentIndex() == 0 and self._swept) or self.submission.running)
 
     def ask_cluster_folder(self) -> None:
         chosen = open_folder(self, "cluster", "Open a cluster sweep's folder")
@@ -308,7 +324,9 @@ class SweepView(QWidget):
             self.instance_table.setRowCount(0)
             self.instance_table.hide()
             draw_strips(self.chart.getPlotItem(), [], self.objective.currentData())
-            self.verdict.setText("")
+            self._set_verdict("")
+            self._swept = True
+            self._show_progress_bar()
             self.save_button.setEnabled(False)
             self.progress.setRange(0, 0)  # busy until the first trial ends (show_progress)
             self._preparing_since = time.monotonic()
@@ -346,7 +364,11 @@ class SweepView(QWidget):
         draw_strips(self.chart.getPlotItem(), [(r.candidate.key, r.values, r.stopped is not None) for r in results],
                     objective)
         words = outcome(results, objective, planned=sweep.plan.repeat)
-        self.verdict.setText(html.escape(words) if leader_of(results) else "")
+        self._set_verdict(html.escape(words) if leader_of(results) else "")
+
+    def _set_verdict(self, text: str) -> None:
+        self.verdict.setText(text)
+        self.verdict.setVisible(bool(text))
 
     def _show_instances(self, sweep: Sweep) -> None:
         """The per-count table, for a sweep that starts several instances at once."""

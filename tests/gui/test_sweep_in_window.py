@@ -228,8 +228,11 @@ def test_the_chart_keeps_its_height_at_1024x700(qtbot, make_window):
     while (trial := sweep.next_trial()) is not None:
         sweep.report(trial, 1.0 + trial.number / 100)
     view.finish(sweep, "done")
-    # The plot draws in its viewport, which covers it: that is the part to see.
-    on_screen = view.chart.viewport().visibleRegion().boundingRect
+    # The plot draws in its viewport, which covers it: that is the part to see (asked again at
+    # each try: the verdict shown by finish() lays the tab out again after it returns).
+    def on_screen():
+        return view.chart.viewport().visibleRegion().boundingRect()
+
     qtbot.waitUntil(lambda: on_screen().height() >= CHART_MIN_HEIGHT - 2 * view.chart.frameWidth())
     assert on_screen().width() >= CHART_MIN_WIDTH - 2 * view.chart.frameWidth(), "the table leaves it room"
     assert view.start_button.visibleRegion().boundingRect().height() == view.start_button.height()
