@@ -16,8 +16,11 @@ import os
 import re
 from typing import Optional
 
-# tf_xla_* (TF_XLA_FLAGS) and xla_* (XLA_FLAGS, such as the GPU autotune cache's) together.
-_FLAG = re.compile(rb"(?:tf_)?xla_[a-z0-9_]+")
+# tf_xla_* (TF_XLA_FLAGS) and xla_* (XLA_FLAGS, such as the GPU autotune cache's). Two patterns
+# that start with a literal: one with an optional "tf_" in front made re give up its fast
+# literal search and took 20 s over TensorFlow's libraries instead of 1 s (measured, TF 2.21).
+_TF_FLAG = re.compile(rb"tf_xla_[a-z0-9_]+")
+_XLA_FLAG = re.compile(rb"xla_[a-z0-9_]+")
 _KEY_VERSION = "2"  # the names found: tf_xla_ alone before
 _CHUNK = 1 << 24
 
@@ -36,7 +39,10 @@ def _scan(path: str) -> set[str]:
         tail = b""
         while chunk := f.read(_CHUNK):
             data = tail + chunk
-            found.update(m.decode() for m in _FLAG.findall(data))
+            found.update(m.decode() for m in _TF_FLAG.findall(data))
+            # An xla_ name that is the end of a tf_xla_ one is not an XLA_FLAGS name.
+            found.update(m.group().decode() for m in _XLA_FLAG.finditer(data)
+                         if data[max(0, m.start() - 3):m.start()] != b"tf_")
             tail = data[-64:]
     return found
 
