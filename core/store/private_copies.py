@@ -28,6 +28,8 @@ import stat
 import tempfile
 from pathlib import Path
 
+import psutil
+
 from ..paths import cache_dir
 from ..probe.outside_files import open_regular
 from ..safe_text import shown
@@ -61,18 +63,8 @@ def _remove_dead_copies(root: Path) -> None:
     """A copy folder is named by the pid that made it: one whose process has ended is gone."""
     for folder in root.iterdir():
         pid = folder.name.split("-", 1)[0]
-        if pid.isdigit() and int(pid) != os.getpid() and not _alive(int(pid)):
+        if pid.isdigit() and int(pid) != os.getpid() and not psutil.pid_exists(int(pid)):
             shutil.rmtree(folder, ignore_errors=True)
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 _MADE: list[str] = []
