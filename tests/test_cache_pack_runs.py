@@ -56,6 +56,7 @@ def script(tmp_path: Path) -> Path:
     return path
 
 
+@pytest.mark.slow  # two real XLA runs; the pack's logic is tested in test_cache_pack.py
 def test_the_pack_is_filled_then_hit_and_the_loss_is_the_same(script: Path) -> None:
     cold = run(script, pack=False)
     fill = run(script, pack=True)

@@ -106,6 +106,7 @@ SLEEPS = "import sys, time\ntime.sleep(float(sys.argv[1]))\n"
 # slower command's time to ready about 1.3x the baseline's (1.15 s against 1.5 s).
 @pytest.mark.parametrize(("baseline", "candidate", "expected"), [
     ("0.3", "0.3", 0), pytest.param("1.0", "1.35", 1, marks=pytest.mark.slow)])
+@pytest.mark.slow  # real fresh processes; the decision rule's rates are tested on fixed samples
 def test_end_to_end_identical_passes_and_30_percent_slower_fails(tmp_path, baseline, candidate, expected):
     script = tmp_path / "sleeps.py"
     script.write_text(SLEEPS)

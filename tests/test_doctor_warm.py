@@ -48,6 +48,7 @@ def runtime(monkeypatch):
     shutil.rmtree(folder, ignore_errors=True)
 
 
+@pytest.mark.slow  # seven real launches; the warm arm's decisions have fast tests
 def test_the_warm_arm_runs_the_advised_command_and_stores_every_run(tmp_path, runtime, monkeypatch):
     (tmp_path / "train.py").write_text(PROGRAM)
     # A bare `python` is the chosen interpreter (this venv's); the `python` first on PATH is

@@ -47,7 +47,7 @@ def agrees(record: RunRecord, key: str) -> bool:
     return abs(record.ready_at - own) <= max(0.01 * (own - record.launched_at), 0.05)
 
 
-@pytest.mark.parametrize("program", ["fit_tfdata.py", "tape_loop.py"])
+@pytest.mark.parametrize("program", ["fit_tfdata.py", pytest.param("tape_loop.py", marks=pytest.mark.slow)])
 def test_a_tf_keras_program_is_seen_to_its_first_step(program: str, tmp_path: Path) -> None:
     record = measure(program, tmp_path, env=LEGACY)
     assert record.status is RunStatus.OK, record.headline
@@ -97,6 +97,7 @@ def test_a_run_the_observer_refused_ends_with_its_words_not_a_guess() -> None:
     assert record.failure is not None and record.failure.message.startswith("tflaunch cannot observe")
 
 
+@pytest.mark.slow  # a second real program; the words are the record's, tested with fit_tfdata's
 def test_a_program_that_ran_to_its_end_unseen_is_not_said_to_have_stopped_before_a_step(tmp_path: Path) -> None:
     # A raw TensorFlow loop: gradients applied by hand, no Keras optimizer, so no step tflaunch knows.
     (tmp_path / "raw_loop.py").write_text(

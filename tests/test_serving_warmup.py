@@ -254,6 +254,7 @@ def test_round_trip_written_read_back_and_replayed(saved_model, tf):
 
 
 @with_tensorflow
+@pytest.mark.slow  # a real replay of a damaged file; every bad record's words are tested without TensorFlow
 def test_check_of_a_bad_file_fails_naming_file_record_and_cause(saved_model, tf, tmp_path):
     bad = tmp_path / "warmup"
     with tf.io.TFRecordWriter(str(bad)) as writer:
@@ -280,6 +281,7 @@ def test_a_keras_model_is_exported_then_given_the_file(models, tmp_path):
 
 
 @with_tensorflow
+@pytest.mark.slow  # a second real replay; the round trip replays in the fast tier
 def test_a_check_that_replayed_nothing_is_not_a_success(saved_model, tf, tmp_path):
     """Issue 33: every record skipped (not a Predict request) exited 0, as if proven."""
     prediction_log_pb2, _, _ = official()

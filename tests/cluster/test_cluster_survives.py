@@ -115,6 +115,7 @@ def _detail_once_known(folder, timeout: float = 30.0) -> str:
         time.sleep(0.3)
 
 
+@pytest.mark.slow  # real scancel and kill -9 on the test cluster
 def test_a_cancel_from_outside_and_a_killed_batch_shell_are_said_and_leave_nothing(cluster, tmp_path, fake):
     """A hand scancel showed as "lost" with no reason; `kill -9` of the batch shell left the
     trial running outside Slurm beside the next task."""
@@ -184,6 +185,7 @@ def test_named_resources_setup_lines_and_a_container_reach_the_jobs(cluster, tmp
     assert "NumCPUs=2" in job or "MinCPUsNode=2" in job
 
 
+@pytest.mark.slow  # a real check job on the test cluster
 def test_a_container_runtime_or_image_the_node_lacks_fails_the_check_not_every_trial(cluster, tmp_path, fake):
     """The check passed and every trial failed with "status 127" (issue 43, item 6)."""
     bin_dir = tmp_path / "bin"
@@ -241,6 +243,7 @@ def test_merge_of_a_running_sweep_says_what_still_runs(cluster, tmp_path, fake):
     tflaunch("sweep", "cancel", str(folder))
 
 
+@pytest.mark.slow  # a real trial with Slurm made unreachable
 def test_with_slurm_unreachable_a_trial_without_an_end_is_unknown_and_merge_is_not_final(cluster, tmp_path, fake):
     """Running and pending trials showed as "lost ... Slurm no longer holds it" and merge said
     "2 lost" with no "not final" (issue 43, item 6)."""
@@ -259,6 +262,7 @@ def test_with_slurm_unreachable_a_trial_without_an_end_is_unknown_and_merge_is_n
         tflaunch("sweep", "cancel", str(folder))
 
 
+@pytest.mark.slow  # a real scancel on the test cluster (cluster end causes)
 def test_a_scancel_is_logged_as_slurm_s_sigterm_not_as_ctrl_c(cluster, tmp_path, fake):
     """The trial's log said "interrupted (Ctrl+C)" of a scancel or a time limit (issue 43, item 6)."""
     marker = f"scancel-{tmp_path.name}"

@@ -124,6 +124,7 @@ def test_gres_with_a_path_and_an_sbatch_arg_that_is_a_script_are_refused(tmp_pat
     assert not recording_sbatch.exists(), "nothing submitted"
 
 
+@pytest.mark.slow  # job.sh of every hostile value is parsed back in the fast tier; this runs one on the cluster
 def test_a_folder_of_shell_characters_runs_on_the_real_cluster(cluster, tmp_path):
     """Quotes, `$( )`, `;`, `#SBATCH` and spaces in the shared folder's path: job.sh and the
     check job take it as one word, and the trials run and merge."""

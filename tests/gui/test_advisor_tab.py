@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import re
 
+import pytest
+
 from tflaunch.core.paths import profiles_dir
 from tflaunch.core.settings.config import LaunchConfig
 from tflaunch.core.store.profiles import ProfileStore
@@ -13,6 +15,7 @@ from ..builders import fake_python
 from ..fake_child import CHILD_ENV
 
 
+@pytest.mark.slow  # the Advisor's whole measurement (real runs); its parts have fast tests
 def test_the_advisor_measures_and_saves_a_verified_profile(qtbot, make_window, tmp_path, screenshot, monkeypatch):
     window = make_window(size=(1024, 700))
     window.use_config(LaunchConfig(model="sample:mlp", python=fake_python(tmp_path),

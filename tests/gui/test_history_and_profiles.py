@@ -10,6 +10,7 @@ import time
 import tomllib
 
 import psutil
+import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QMessageBox
 
@@ -172,6 +173,7 @@ sys.exit(int(sys.argv[1]))
 """
 
 
+@pytest.mark.slow  # a second real Launch script run; tests/gui/test_launch_script.py runs one in the fast tier
 def test_launch_script_applies_the_settings_and_observes_it_as_a_program(qtbot, window, tmp_path, screenshot):
     """One engine: a launched script is the Run tab's program subject, observed phase by phase
     to its exit (it was a separate `script` subject of one opaque span)."""
