@@ -113,7 +113,10 @@ TREE = textwrap.dedent("""
 """)
 
 
-@pytest.mark.parametrize(("name", "status"), [("SIGTERM", 143), ("SIGINT", 130), ("SIGHUP", 129)])
+# One path for the three (the signal passed on, the marker's processes ended): SIGTERM in every
+# tier, the other two in the slow one.
+@pytest.mark.parametrize(("name", "status"), [("SIGTERM", 143), pytest.param("SIGINT", 130, marks=pytest.mark.slow),
+                                              pytest.param("SIGHUP", 129, marks=pytest.mark.slow)])
 def test_a_signal_to_tflaunch_ends_the_script_and_what_it_started(tmp_path, name, status):
     """Sent to tflaunch's pid alone (kill, a job manager), a signal left the script running,
     orphaned (SIGTERM, SIGHUP) or was not passed on at all (SIGINT) (issue 43, item 4)."""

@@ -78,6 +78,7 @@ def test_a_group_shared_umask_runs_its_trials_and_status_answers(cluster, tmp_pa
     assert done.returncode == 0 and "2 trials: 2 done" in done.stdout, done.stderr
 
 
+@pytest.mark.slow  # a job array queued behind a 300 s job on the test cluster
 def test_a_busy_partition_or_a_dependency_holds_the_check_not_the_submission(cluster, tmp_path, fake):
     """Submitting waited (up to 600 s a node type) for the check job: on a busy partition
     nothing was submitted. Now the check and its arrays wait in Slurm's queue, said by status."""
@@ -380,6 +381,7 @@ def test_the_sandbox_is_a_service_that_restarts_what_died_and_ends_what_it_start
     shutil.rmtree(data, ignore_errors=True)
 
 
+@pytest.mark.slow  # four slowed tasks of a job array on the test cluster
 def test_merged_runs_keep_their_node_hosts_and_sharing_in_the_history_and_its_review(cluster, tmp_path, fake):
     """Once merged, `report sweep:N` and the history's summary lost the node, the host and
     the note that trials shared it."""
