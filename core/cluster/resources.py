@@ -107,7 +107,7 @@ def check_placement(root: str, partition: Any, gres_of_types: list[tuple[str, st
         raise ValueError(f"--partition: {partition!r} is not a partition name (letters, digits, '_', '.', '-'; "
                          "several separated by commas).")
     for name, gres in gres_of_types:
-        if gres is not None and not _GRES.match(gres):
+        if gres and not _GRES.match(gres):  # none or empty: a node type without generic resources
             raise ValueError(f"--gres: {gres!r} is not a generic resource sbatch takes, such as gpu:a100:1 or "
                              "gpu:1 (NAME[:TYPE][:COUNT], the type a word).")
         if not NODE_TYPE.match(name):
