@@ -54,6 +54,18 @@ def test_numbers_on_the_command_line_are_ascii_digits(capsys, args):
     assert f"argument {args[0]}" in err and ("digits 0-9" in err or "seconds" in err), err
 
 
+@pytest.mark.parametrize("args", [
+    ["check", "--alpha", "٠.٠١"], ["check", "--factor", "inf"], ["check", "--min-difference", "nan"],
+    ["check", "--warmup", "١"], ["check", "--baseline-runs", "١,2"], ["cache", "prune", "--older-than", "٣"],
+])
+def test_the_newer_commands_numbers_are_ascii_digits_too(capsys, args):
+    """`tflaunch check` and `tflaunch cache` read their numbers with float() and int() (written
+    beside numbers.py, not through it): '٠.٠١' and an infinite factor were taken."""
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    assert f"argument {args[1] if args[0] == 'check' else args[2]}" in err, err
+
+
 def test_ctrl_c_while_tflaunch_starts_ends_with_its_own_line(tmp_path):
     """A Ctrl+C that lands while the commands' modules load (here, deterministically: a module
     they import raises it, as the signal would there) printed a 40-line traceback."""

@@ -23,6 +23,7 @@ from ..settings import cache_pack
 from ..settings.caches import packs_root
 from ..settings.pack_archive import PackArchiveError, export_pack, import_pack, stack_of
 from ..units import format_bytes, format_duration
+from .numbers import decimal
 
 ACTIONS = ("list", "show", "prune", "export", "import")
 
@@ -34,7 +35,7 @@ def add_arguments(sub: argparse._SubParsersAction) -> None:  # type: ignore[type
     cache.add_argument("target", nargs="*", help="show/export: a pack's key (or its start); export: then the "
                                                   "archive to write; import: the archive to read")
     cache.add_argument("--stale", action="store_true", help="prune: the packs no interpreter here can use any more")
-    cache.add_argument("--older-than", type=float, metavar="DAYS", help="prune: the packs unused for DAYS days")
+    cache.add_argument("--older-than", type=decimal, metavar="DAYS", help="prune: the packs unused for DAYS days")
     cache.add_argument("--dry-run", action="store_true", help="prune: say what would be removed, remove nothing")
     cache.add_argument("--json", action="store_true", help="list/show: machine-readable output on stdout")
 

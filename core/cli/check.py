@@ -40,6 +40,7 @@ from .arguments import SettingsError, add_config_arguments, add_program_argument
 from .base_checkout import CheckoutError, base_checkout
 from .command_tools import open_history, refuse, say
 from .echo import Echo, echo_wanted
+from .numbers import decimal, whole
 from .progress import Progress
 
 GATE = "time to ready"
@@ -49,8 +50,8 @@ BASELINES = ("baseline_python", "baseline_command", "baseline_cwd", "baseline_co
 
 def _ids(text: str) -> list[int]:
     try:
-        ids = [int(part) for part in text.split(",") if part.strip()]
-    except ValueError:
+        ids = [whole(part) for part in text.split(",") if part.strip()]
+    except argparse.ArgumentTypeError:
         raise argparse.ArgumentTypeError(f"expected run ids like 12,13,14 (`tflaunch history list`), not {text!r}") \
             from None
     if not ids:
@@ -59,21 +60,21 @@ def _ids(text: str) -> list[int]:
 
 
 def _fraction(text: str) -> float:
-    value = float(text)
+    value = decimal(text)  # ASCII digits, finite (numbers.py)
     if not 0 < value < 1:
         raise argparse.ArgumentTypeError(f"must be between 0 and 1, not {text}")
     return value
 
 
 def _factor(text: str) -> float:
-    value = float(text)
+    value = decimal(text)  # ASCII digits, finite (numbers.py)
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be 1 or more (1.1: 10 %% slower), not {text}")
     return value
 
 
 def _seconds(text: str) -> float:
-    value = float(text)
+    value = decimal(text)  # ASCII digits, finite (numbers.py)
     if value < 0:
         raise argparse.ArgumentTypeError(f"must be 0 or more seconds, not {text}")
     return value
@@ -97,7 +98,7 @@ def add_arguments(sub: argparse._SubParsersAction) -> None:  # type: ignore[type
                       help="runs stored in this machine's History (not interleaved: said in the summary)")
     check.add_argument("--runs", type=positive_int, default=10, help="counted runs per side (default 10; at least 7 "
                        "for p < 0.002 to be possible)")
-    check.add_argument("--warmup", type=int, default=1, help="uncounted rounds first (default 1): a warm page cache "
+    check.add_argument("--warmup", type=whole, default=1, help="uncounted rounds first (default 1): a warm page cache "
                        "is then the files as the previous run left them")
     check.add_argument("--alpha", type=_fraction, default=Rule.alpha,
                        help=f"Mann-Whitney U's p must be below this (default {Rule.alpha:g}, asv's)")
