@@ -7,6 +7,7 @@ import, evaluate is an inference, and a program's settings are read back.
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -140,3 +141,17 @@ def test_keras_told_to_run_on_another_backend_is_refused_before_the_launch(tmp_p
     (home / "keras.json").write_text('{"backend": "torch"}')
     config = LaunchConfig(program=("python", "train.py"), workdir=str(tmp_path), extra_env={"KERAS_HOME": str(home)})
     assert "torch backend" in launch_check(config, known=None)[0].message
+
+
+@pytest.mark.slow  # starts a warm server (an import of TensorFlow) before its run
+def test_a_warm_program_run_to_its_exit_reads_its_settings_back_too(tmp_path: Path) -> None:
+    """A warm child registered no read-back at its exit: a cold run to exit had its settings,
+    a warm one `{}`."""
+    for source in PROGRAMS.glob("*.py"):
+        (tmp_path / source.name).write_bytes(source.read_bytes())
+    done = subprocess.run([sys.executable, "-m", "tflaunch.core.cli.main", "bench", "--json", "--no-history", "--warm",
+                           "--until", "exit", "--intra", "1", "--cwd", str(tmp_path), "--", "python", "fit_tfdata.py"],
+                          capture_output=True, text=True, timeout=300)
+    run = json.loads(done.stdout)["runs"][0]
+    assert run["status"] == "ok" and run["warm_start"]["started"] == "warm", run.get("failure")
+    assert run["settings"].get("intra_op_threads") == 1, run["settings"]

@@ -97,8 +97,7 @@ def warm_start(obs: Observer) -> None:
     launch, so their hooks go in now and there is no import phase to report."""
     obs.send("mark", "spawn", name="warm_start")
     if "tensorflow" in sys.modules:
-        patch_tensorflow(obs)
-        guarded(anatomy.after_import)(obs)
+        _tensorflow_loaded(obs)
     _patch_kerases(obs)
     _send_versions(obs)
     _say_what_is_not_observed(obs)
@@ -113,13 +112,20 @@ def imported(obs: Optional[Observer], name: str, start: float, outermost: bool) 
     if outermost:
         obs.imported(start)
     if name == "tensorflow":
-        patch_tensorflow(obs)
-        guarded(anatomy.after_import)(obs)
-        atexit.register(guarded(lambda: read_back_settings(obs)))  # runs before TensorFlow's own atexit
+        _tensorflow_loaded(obs)
     _patch_kerases(obs)
     if outermost:  # not inside another's import: a module being imported may resolve names lazily
         _send_versions(obs)
         _say_what_is_not_observed(obs)
+
+
+def _tensorflow_loaded(obs: Observer) -> None:
+    """TensorFlow is loaded (imported now, or before a warm fork): its hooks, the anatomy's
+    profiler, and the settings read back at the exit, before TensorFlow's own atexit runs
+    (registered after it, so called first)."""
+    patch_tensorflow(obs)
+    guarded(anatomy.after_import)(obs)
+    atexit.register(guarded(lambda: read_back_settings(obs)))
 
 
 def _patch_kerases(obs: Observer) -> None:
