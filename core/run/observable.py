@@ -14,11 +14,9 @@ import json
 from collections.abc import Mapping
 from pathlib import Path
 
+from ..phases import UNTIL_PHASE
 from ..settings.config import LaunchConfig, Problem
 from .environment import launch_environment
-
-# The --until points that need the observer to see a step or an inference.
-_SEEN_POINTS = ("first_step", "first_inference")
 
 
 def keras_backend(env: Mapping[str, str]) -> str | None:
@@ -35,7 +33,7 @@ def keras_backend(env: Mapping[str, str]) -> str | None:
 
 def unobservable_problems(config: LaunchConfig) -> list[Problem]:
     """Why --until cannot be reached as asked on this program, before it runs."""
-    if not config.is_program or config.until not in _SEEN_POINTS:
+    if not config.is_program or config.until not in UNTIL_PHASE:  # a step's or an inference's end
         return []
     backend = keras_backend(launch_environment(config))
     if backend in (None, "tensorflow"):
