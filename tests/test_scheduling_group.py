@@ -23,7 +23,7 @@ FACTS = textwrap.dedent("""
     import json, os, sys
     try:
         with open("/proc/self/autogroup") as f:
-            autogroup = f.read().split()[0]
+            autogroup = (f.read().split() or [None])[0]  # empty in the kernel's default autogroup
     except OSError:
         autogroup = None
     facts = {"pid": os.getpid(), "pgid": os.getpgrp(), "sid": os.getsid(0), "autogroup": autogroup}
@@ -41,8 +41,11 @@ FACTS = textwrap.dedent("""
 
 
 def own_autogroup() -> str | None:
+    """This process's autogroup, None where there is none to name: a process whose session
+    was never made by setsid (PID 1's, where CI may run) is in the kernel's default
+    autogroup, whose /proc file is empty."""
     try:
-        return Path("/proc/self/autogroup").read_text().split()[0]
+        return (Path("/proc/self/autogroup").read_text().split() or [None])[0]
     except OSError:
         return None
 
@@ -51,6 +54,7 @@ def test_a_program_runs_in_the_launchers_session_and_autogroup_in_a_group_of_its
     (tmp_path / "facts.py").write_text(FACTS)
     config = LaunchConfig(program=("python", "facts.py"), until="exit", workdir=str(tmp_path), timeout=60)
     record = run_sessions([ProbeSession(config)])[0]
+    assert (tmp_path / "facts.json").exists(), (record.status_line(), list(record.stderr_tail), record.exit_code)
     facts = json.loads((tmp_path / "facts.json").read_text())
     assert facts["sid"] == os.getsid(0), "a session of its own: scheduled apart from its launcher"
     assert facts["autogroup"] == own_autogroup()

@@ -31,6 +31,8 @@ def test_the_apps_program_runs_in_the_apps_session_in_a_group_of_its_own(qtbot, 
                                                      workdir=str(tmp_path), timeout=60)))
     with qtbot.waitSignal(process.finished, timeout=60_000) as finished:
         process.start()
+    record = finished.args[0]
+    assert (tmp_path / "facts.json").exists(), (record.status_line(), list(record.stderr_tail), record.exit_code)
     facts = json.loads((tmp_path / "facts.json").read_text())
     assert facts["sid"] == os.getsid(0), "a session of its own: scheduled apart from the app"
     assert facts["autogroup"] == own_autogroup()
