@@ -164,6 +164,45 @@ def test_fit_s_first_step_starts_at_fit_and_its_data_is_the_iterator_set_up() ->
     assert spans["first_step"] == (0.0, 1.4)
 
 
+def test_a_step_of_fit_ends_where_keras_hands_the_batch_to_its_callbacks() -> None:
+    """Keras 3 reads the train function's outputs in Python after the traced call returns:
+    the program's own on_train_batch_end sees the step end there, and so does tflaunch."""
+    obs, clock, lines = observer(steady=2)
+    obs.training_entered()  # at 0.0
+    for n, (start, end, edge) in enumerate(((0.1, 1.0, 1.02), (1.1, 1.2, 1.25), (1.3, 1.4, 1.47))):
+        obs.batch_began()
+        step(obs, clock, key=5, start=start, end=end, traced=n == 0)
+        if n == 0:
+            assert "first_step" not in ends(lines), "not before the batch's end"
+        obs.batch_ended(clock.at(edge))
+    obs.training_left()
+    assert ends(lines)["first_step"] == (0.0, 1.02)
+    steady = [line for line in lines if line["phase"] == "steady" and line["event"] == "phase_end"][0]
+    assert steady["latency"]["median"] == pytest.approx((0.23 + 0.22) / 2)
+
+
+def test_a_batch_whose_end_is_never_told_ends_at_its_function_at_the_next_batch_or_fit_s_return() -> None:
+    """A CallbackList of the program's own that skips Keras' end: the step's own end stands."""
+    obs, clock, lines = observer(until="exit", steady=2)
+    obs.training_entered()
+    obs.batch_began()
+    step(obs, clock, key=5, start=0.1, end=1.0, traced=True)
+    obs.batch_began()  # the next batch: the first one's end was never told
+    assert ends(lines)["first_step"] == (0.0, 1.0)
+    step(obs, clock, key=5, start=1.1, end=1.3)
+    obs.training_left()  # fit returned
+    obs.at_exit()
+    steady = [line for line in lines if line["phase"] == "steady" and line["event"] == "phase_end"][0]
+    assert steady["latency"]["n"] == 1 and steady["latency"]["median"] == pytest.approx(0.3)
+
+
+def test_train_on_batch_and_custom_loops_tell_no_batch_and_end_at_their_step() -> None:
+    obs, clock, lines = observer()
+    obs.training_entered()
+    step(obs, clock, key=5, start=0.1, end=0.9, traced=True)
+    assert ends(lines)["first_step"] == (0.0, 0.9)
+
+
 def test_an_eager_loop_s_data_is_its_first_element() -> None:
     obs, clock, lines = observer()
     obs.iterator_made(clock.at(0.1), clock.at(0.2))

@@ -36,6 +36,7 @@ class Keras(NamedTuple):
     apply: str  # that method's name
     load_model: Any  # the function keras.models.load_model is
     symbolic: Any  # Keras' own test for symbolic tensors (Keras 3), or None
+    callbacks: Optional[type] = None  # CallbackList: fit tells it each batch's begin and end
 
     @property
     def name(self) -> str:
@@ -109,8 +110,9 @@ def resolve(package: str, module: Any) -> Optional[Keras]:
     if not all(isinstance(c, type) for c in (model, layer, sequential, *optimizers)) or not callable(load_model):
         return None
     constructors = (sequential,) + tuple(c for c in (_functional(model),) if c is not None and c is not sequential)
+    callbacks = getattr(getattr(module, "callbacks", None), "CallbackList", None)
     return Keras(package, version, major, backend, model, layer, constructors, tuple(optimizers), apply,
-                 load_model, symbolic)
+                 load_model, symbolic, callbacks if isinstance(callbacks, type) else None)
 
 
 def _functional(model: type) -> Optional[type]:

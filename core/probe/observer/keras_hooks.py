@@ -1,11 +1,12 @@
 """The observer's hooks into Keras, any generation (keras_frameworks.py says which is loaded and
 resolves its classes): the program's model building, compile, fit and train_on_batch (the
-first step begins), calls, predict and evaluate (inference), loads, and the optimizer's apply
-(a step's end). Each hook is a start and an end around the original call: it only reads the
-clock and notifies the Observer (observe.py), which holds every rule. On Python 3.12+ nothing
-is replaced (sys.monitoring watches the method); before, each method is replaced where Keras
-defines it (hook_tools.wrap), so `type(model).compile is Trainer.compile` and every other
-such comparison reads as without tflaunch."""
+first step begins), calls, predict and evaluate (inference), loads, the optimizer's apply
+(a step's end) and the batch edges fit tells its callbacks (where a step of fit ends). Each
+hook is a start and an end around the original call: it only reads the clock and notifies
+the Observer (observe.py), which holds every rule. On Python 3.12+ nothing is replaced
+(sys.monitoring watches the method); before, each method is replaced where Keras defines it
+(hook_tools.wrap), so `type(model).compile is Trainer.compile` and every other such
+comparison reads as without tflaunch."""
 
 import sys
 import time
@@ -42,6 +43,11 @@ def patch_keras(obs: Any, keras: Keras) -> None:
         hook(home, keras.load_model.__name__, *timed(obs, "load"), arguments=False)
     for optimizer in keras.optimizers:
         hook(optimizer, keras.apply, *_optimizer_apply(obs, eager))
+    # fit's batch edges, which every generation tells its callbacks around each train function call.
+    if keras.callbacks is not None:
+        hook(keras.callbacks, "on_train_batch_begin", lambda _args, _kwargs: obs.batch_began(), arguments=False)
+        hook(keras.callbacks, "on_train_batch_end", lambda _args, _kwargs: obs.batch_ended(time.time()),
+             arguments=False)
 
 
 def _eager_test() -> Callable[[], bool]:

@@ -20,7 +20,10 @@ Tests feed it notifications with a fake clock (tests/test_observer_rules.py).
   function, where they cannot be told from the step: there, data is the iterator's set-up.
 - first_step: the first training step, to its end: the outermost tf.function call in which
   an optimizer's apply was traced (fit, train_on_batch, a @tf.function custom loop), or an
-  eager optimizer apply (from the GradientTape that began the step).
+  eager optimizer apply (from the GradientTape that began the step). In a batch of fit, it
+  ends where Keras hands the batch's logs to the callbacks (the program's on_train_batch_end
+  sees it there: after Keras 3 reads the train function's outputs, before any callback runs);
+  a batch whose end is never told ends at its own function's end.
 - first: the first inference outside training: a Keras model called eagerly on real tensors,
   predict, predict_on_batch, evaluate, test_on_batch, a function of a loaded SavedModel, or
   the program's own tf.function called on real inputs outside a tape (one that traced no
@@ -102,6 +105,8 @@ class Observer:
         self.gradient_fns: Set[int] = set()  # functions that take gradients: never an inference
         self.loaded_fns: Set[int] = set()
         self.fit_start: Optional[float] = None  # fit or train_on_batch entered: the first step began
+        self.batch_open = False  # fit's callbacks were told a batch began, and not yet its end
+        self.batch_step: Optional[Tuple[float, float]] = None  # that batch's step (start, end), to end at its edge
         self.step_optimizer: Optional[int] = None  # an eager loop's steps end at this optimizer's apply
         self.build: Optional[List[float]] = None  # [first construction's start, last one's end]
         self.data_start: Optional[float] = None
@@ -235,7 +240,7 @@ class Observer:
         elif self.tape_traced:
             self.gradient_fns.add(key)
         if key in self.training_fns:
-            self.step_done(start, end)
+            self.step_ended(start, end)
         elif key in self.loaded_fns or (own and not self.here.tape and key not in self.gradient_fns):
             self.call_done(start, end)
 
@@ -267,7 +272,7 @@ class Observer:
         if key == self.step_optimizer:
             step_start = here.tape_start if here.tape_start is not None else start
             here.tape_start = None
-            self.step_done(step_start, end)
+            self.step_ended(step_start, end)
 
     def traced(self, key: int, seconds: float) -> None:
         with self.lock:
@@ -291,6 +296,38 @@ class Observer:
     def training_left(self) -> None:
         with self.lock:
             self.training = max(0, self.training - 1)
+            if not self.training:
+                self.batch_open = False
+                self._close_batch_step()
+
+    def batch_began(self) -> None:
+        """fit told its callbacks a training batch begins: its step ends at the batch's end."""
+        with self.lock:
+            self._close_batch_step()  # the last batch's end was never told
+            self.batch_open = True
+
+    def batch_ended(self, end: float) -> None:
+        """fit hands a training batch's logs to its callbacks (before any of them runs)."""
+        with self.lock:
+            self.batch_open = False
+            if self.batch_step is not None:
+                start, self.batch_step = self.batch_step[0], None
+                self.step_done(start, end)
+
+    def step_ended(self, start: float, end: float) -> None:
+        """A step's own work ended: in a batch of fit it ends at the batch's edge, else now."""
+        with self.lock:
+            if not self.batch_open:
+                self.step_done(start, end)
+            elif self.batch_step is None:
+                self.batch_step = (start, end)
+            else:  # steps_per_execution in an eager fit: one batch, several applies
+                self.batch_step = (self.batch_step[0], end)
+
+    def _close_batch_step(self) -> None:
+        if self.batch_step is not None:
+            (start, end), self.batch_step = self.batch_step, None
+            self.step_done(start, end)
 
     def call_possible(self) -> bool:
         """Whether a call now could be an inference or build (not nested in something else)."""
@@ -416,6 +453,8 @@ class Observer:
 
     def at_exit(self) -> None:
         self.close_build()
+        with self.lock:
+            self._close_batch_step()
         if self.ready_kind is not None:
             self.finish_steady()
         self.send_retraces()
