@@ -57,6 +57,7 @@ class _Child:
     kill_at: float | None = None  # a program stopped at ready: SIGKILL then, if TERM was not enough
     events: IO[bytes] | None = None  # a program's event channel, closed with the others
     followed: int | None = None  # a warm-started program's pid, sampled with the client's tree
+    cancel_heard: bool = False  # the session was cancelled (from any thread) and its group ended
 
 
 def run_sessions(sessions: Sequence[ProbeSession], watcher: Watcher | None = None,
@@ -150,8 +151,12 @@ def _loop(selector: selectors.BaseSelector, children: list[_Child], watcher: Wat
                 if sample is not None:
                     child.session.sample(time.time(), *sample)
                     watcher.changed(child.session.record, None)
-            if child.session.expired(now) or (child.kill_at is not None and now >= child.kill_at
-                                               and child.proc.poll() is None):
+            # A session cancelled from another thread (a conversion given up) ends here, as a
+            # timed-out one does.
+            cancelled = child.session.cancelled and not child.cancel_heard
+            child.cancel_heard = child.session.cancelled
+            if cancelled or child.session.expired(now) or (child.kill_at is not None and now >= child.kill_at
+                                                           and child.proc.poll() is None):
                 end_group(child.proc.pid)
             if child.exited_at is None and child.proc.poll() is not None:
                 child.exited_at = now

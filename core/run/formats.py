@@ -2,23 +2,28 @@
 sample) saved as SavedModel, .keras and .h5, for `tflaunch sample`, for sweeps that
 treat format as a setting, and for the tests' model builders.
 
-Conversions run in the chosen interpreter and, for sweeps, are kept in the cache folder
-under a key of the source's path, size and modification time, so a changed model is
-converted again and an unchanged one never twice.
+The child is started, timed out, cancelled and read as every run's child is (one engine:
+ProbeSession and the driver), its whole process group ended; it answers with a `saved`
+event per file. Conversions run in the chosen interpreter and, for sweeps, are kept in
+the cache folder under a key of the source's path, size and modification time, so a
+changed model is converted again and an unchanged one never twice.
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
-import subprocess
 from pathlib import Path
 
 from ..paths import data_dir
 from ..probe.model.convert import saved_path
 from ..probe.model.model_files import model_format
 from ..settings.child import convert_command
-from .events import EventParser, ProbeError, Saved
+from ..settings.config import LaunchConfig
+from .driver import Watcher, run_sessions
+from .events import Saved
+from .record import RunRecord, RunStatus
+from .session import Output, ProbeSession
 
 FORMATS = ("savedmodel", "keras", "h5")
 CONVERT_TIMEOUT_S = 1800.0
@@ -28,28 +33,59 @@ class ConversionError(Exception):
     """A model could not be saved in another format; the message says why."""
 
 
+class _SavedFiles(Watcher):
+    def __init__(self) -> None:
+        self.paths: dict[str, Path] = {}
+
+    def changed(self, record: RunRecord, output: Output | None) -> None:
+        for event in output.events if output is not None else ():
+            if isinstance(event, Saved):
+                self.paths[event.format] = Path(event.path)
+
+
+class Conversion:
+    """One conversion child; `cancel` (from any thread) ends it and everything it started."""
+
+    def __init__(self, python: str, source: str, formats: list[str], out: Path, timeout: float | None = None) -> None:
+        self.source, self.formats = source, list(formats)
+        self.timeout = CONVERT_TIMEOUT_S if timeout is None else timeout
+        # The settings' defaults: the conversion's environment is ours, as a run's with none set.
+        self.session = ProbeSession(LaunchConfig(python=python, timeout=self.timeout),
+                                    child=convert_command(python, source, self.formats, out))
+        self._cancel_asked = False
+
+    def cancel(self) -> None:
+        """Stop the conversion: the driver ends the child's group; `run` raises ConversionError."""
+        self._cancel_asked = True
+        self.session.cancel()
+
+    def run(self) -> dict[str, Path]:
+        """Save the source in each format; {format: path}. Ctrl+C ends the child's group,
+        then reaches the caller as KeyboardInterrupt."""
+        saved = _SavedFiles()
+        record = run_sessions([self.session], saved)[0]
+        source = self.source
+        if record.status is RunStatus.CANCELLED:
+            if self._cancel_asked:
+                raise ConversionError(f"Converting {source} was cancelled.")
+            raise KeyboardInterrupt
+        if record.status is RunStatus.TIMED_OUT:
+            raise ConversionError(f"Converting {source} took longer than {self.timeout:.0f} s.")
+        if record.failure is not None and record.failure.kind == "spawn_failed":
+            raise ConversionError(record.failure.message)
+        if self.session.probe_error is not None:
+            raise ConversionError(f"{source} could not be converted: {self.session.probe_error.message}")
+        missing = [fmt for fmt in self.formats if fmt not in saved.paths]
+        if missing:
+            code = record.exit_code if record.exit_code is not None else -(record.exit_signal or 0)
+            tail = next((line.strip() for line in reversed(record.stderr_tail) if line.strip()), "no output")
+            raise ConversionError(f"Converting {source} to {', '.join(missing)} failed (exit code {code}): {tail}")
+        return saved.paths
+
+
 def convert(python: str, source: str, formats: list[str], out: Path) -> dict[str, Path]:
     """Save `source` in each format under `out` with `python`; {format: path}."""
-    try:
-        done = subprocess.run(convert_command(python, source, formats, out), capture_output=True,
-                              stdin=subprocess.DEVNULL, timeout=CONVERT_TIMEOUT_S)
-    except OSError as exc:
-        raise ConversionError(f"Could not start {python}: {exc.strerror or exc}.") from None
-    except subprocess.TimeoutExpired:
-        raise ConversionError(f"Converting {source} took longer than {CONVERT_TIMEOUT_S:.0f} s.") from None
-    parser, saved = EventParser(), {}
-    for line in done.stdout.splitlines():
-        event = parser.parse(line)
-        if isinstance(event, ProbeError):
-            raise ConversionError(f"{source} could not be converted: {event.message}")
-        if isinstance(event, Saved):
-            saved[event.format] = Path(event.path)
-    missing = [fmt for fmt in formats if fmt not in saved]
-    if missing:
-        tail = (done.stderr.decode(errors="replace").strip().splitlines() or ["no output"])[-1]
-        raise ConversionError(f"Converting {source} to {', '.join(missing)} failed "
-                              f"(exit code {done.returncode}): {tail}")
-    return saved
+    return Conversion(python, source, formats, out).run()
 
 
 def cache_dir() -> Path:

@@ -105,8 +105,9 @@ class ProbeSession:
         there (TensorBoard's layout below it), instead of a temporary one removed once read.
         `command`: replaces the probe's argv (tests stand in a misbehaving child).
         `child`: the argv of one of the probe's other modes, which measures nothing (the
-        serving warm-up file's writer): started, timed out, cancelled and read as a run's
-        child, with no page-cache preparation; its answer is kept, not applied.
+        serving warm-up file's writer, the format conversion): started, timed out, cancelled
+        and read as a run's child, with no page-cache preparation; the warm-up writer's
+        answer is kept, not applied, and a conversion's `saved` events reach the driver's watcher.
         `launcher`: a program's launch as a user types it, a tflaunch command that applies the
         settings itself (`tflaunch run --warm --profile NAME -- python SCRIPT`, the doctor's
         advice): it gets our environment and the observation's variables, not the settings."""
