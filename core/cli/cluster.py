@@ -8,7 +8,6 @@ import argparse
 import json
 import os
 import shlex
-import signal
 import sys
 from pathlib import Path
 from typing import Any
@@ -20,7 +19,8 @@ from ..cluster.merge import NodeTypeSweep, merge, most_at_once, node_type_compar
 from ..cluster.preflight import CheckError
 from ..cluster.slurm import SlurmError
 from ..cluster.submit import cancel, resubmit, submit
-from ..cluster.trial import TERMINATED, end_with_batch_step, ended_by, run_trials, terminated
+from ..cluster.task import run_trials
+from ..cluster.trial import ENDED_BY, end_with_batch_step, ended_by, slurm_signals, warned
 from ..paths import profiles_dir
 from ..store.history import HistoryError
 from ..store.profiles import ProfileError, ProfileStore
@@ -117,16 +117,14 @@ def _refuse(message: str, as_json: bool, code: int) -> int:
 
 
 def run_trial_command(args: argparse.Namespace) -> int:
-    previous = signal.signal(signal.SIGTERM, terminated)  # the whole task, not only its runs: Slurm's word is kept
     try:
-        end_with_batch_step()
-        return run_trials(args.folder, args.index, lambda status, line: print(
-            f"tflaunch: {line}", file=sys.stderr if status else sys.stdout, flush=True))
+        with slurm_signals():  # the whole task, not only its runs: Slurm's word is kept
+            end_with_batch_step()
+            return run_trials(args.folder, args.index, lambda status, line: print(
+                f"tflaunch: {line}", file=sys.stderr if status else sys.stdout, flush=True))
     except KeyboardInterrupt:
         say(f"trial {ended_by()}; nothing further was started")
-        return 143 if TERMINATED else 130
-    finally:
-        signal.signal(signal.SIGTERM, previous)
+        return 143 if ENDED_BY and not warned() else 130
 
 
 def cluster_command(args: argparse.Namespace) -> int:

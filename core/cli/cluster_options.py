@@ -36,6 +36,8 @@ def add_sweep_options(sweep: argparse.ArgumentParser) -> None:
     group.add_argument("--setup", action="append", default=[], metavar="LINE", help=HELP["setup"])
     group.add_argument("--trials-per-task", type=_positive, metavar="K", help=HELP["trials_per_task"])
     group.add_argument("--trial-seconds", metavar="S", help=HELP["trial_seconds"])
+    group.add_argument("--signal-lead", metavar="S", help=HELP["signal_lead"])
+    group.add_argument("--requeue", action="store_true", help=HELP["requeue"])
     group.add_argument("--sbatch-arg", action="append", default=[], metavar="ARG",
                        help="passed to every sbatch (repeatable): --sbatch-arg=--begin=now+60")
 
@@ -52,11 +54,11 @@ def resource_values(args: argparse.Namespace, keys: tuple[str, ...]) -> dict[str
 def named_values(args: argparse.Namespace) -> dict[str, Any]:
     """What resources.checked() takes, from `sweep --on slurm`'s arguments."""
     return resource_values(args, (*RESOURCES, "job_name", "container", "shared_group", "setup", "trials_per_task",
-                                  "trial_seconds"))
+                                  "trial_seconds", "signal_lead", "requeue"))
 
 
 CLUSTER_ONLY = (*RESOURCES, "job_name", "container", "shared_group", "trials_per_task", "trial_seconds",
-                "partition", "gres", "max_parallel")
+                "signal_lead", "requeue", "partition", "gres", "max_parallel")
 
 
 def local_refusal(args: argparse.Namespace) -> str | None:

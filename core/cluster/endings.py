@@ -19,6 +19,8 @@ from .ownership import OwnershipError
 
 LOG_TAIL = 64 << 10
 SIGNALLED = ("130", "137", "143")  # the trial ended by a signal (job.sh passes Slurm's TERM on)
+EARLY_WARNING = "time limit near: ended at the early warning"  # in a result, a run's failure and the task's log
+WARNED_EXIT = "warned"  # exits/NNNN of a trial the early warning kept from starting (task.py)
 _STEPD = re.compile(r"\*\*\* (?:JOB|STEP) [\w.]+ ON (\S+) CANCELLED AT (\S+)(?: DUE TO ([A-Z ]+?))?(?: \*\*\*|$)",
                     re.MULTILINE)
 _OOM = re.compile(r"oom[-_ ]kill|out of memory|exceeded (?:job|step) memory limit", re.IGNORECASE)
@@ -54,6 +56,20 @@ def from_log(text: str, folder: Path) -> Ending | None:
                       f"{_resubmit(folder)} runs it again")
     return Ending("cancelled", f"cancelled on {host} at {at} from outside tflaunch (scancel by you or an "
                   f"administrator); {_resubmit(folder)} runs it again")
+
+
+def early_warning_words(folder: Path, lead: int | None = None, of: str = "") -> str:
+    """Why a trial ended at Slurm's early warning (--signal-lead), and what to do."""
+    before = f"{lead} s before" if lead else "before"
+    return (f"{EARLY_WARNING}{of} (Slurm's SIGUSR1, asked for {before} the job's time limit): give it more time "
+            "with " + _resubmit(folder, " --time=01:00:00"))
+
+
+def early_warning(folder: Path, lead: int | None, started: bool) -> Ending:
+    """A trial ended at the early warning (its phases kept), or one the warning kept from starting."""
+    if started:
+        return Ending("failed", early_warning_words(folder, lead) + "; the phases it had measured are kept and merged")
+    return Ending("failed", early_warning_words(folder, lead, " of its task, before this trial started"))
 
 
 def from_accounting(state: str, folder: Path) -> Ending | None:

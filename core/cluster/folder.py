@@ -288,7 +288,9 @@ def job_script(path: Path, options: dict[str, Any] | None = None) -> str:
     ended). One process for the task's trials: an interpreter start per trial would cost a
     second each. The user's setup lines (`module load`, `conda activate`) come first; a
     container runs the trials inside it. The trial process dies with this shell (trial.py
-    sets its parent-death signal), and a TERM from Slurm (scancel, the time limit) is passed on."""
+    sets its parent-death signal), and a TERM from Slurm (scancel, the time limit) is passed on,
+    as is the early warning (--signal=B:USR1 reaches this shell only); the trial starts with
+    USR1 ignored until its handler is set, so a warning in its first second does not kill it."""
     options = options or {}
     folder = shlex.quote(str(path))
     # Each setup line is the user's shell line, run by eval from one quoted word: a line with
@@ -300,7 +302,7 @@ def job_script(path: Path, options: dict[str, Any] | None = None) -> str:
     prefix = container_prefix(options.get("container"))
     command = " ".join(map(shlex.quote, prefix + [sys.executable]))
     # Which shell the trial must die with (trial.py): a kill before its interpreter is up counts too.
-    shell_pid = "" if prefix else "TFLAUNCH_JOB_SHELL=$$ "
+    shell_pid = "" if prefix else "trap '' USR1; TFLAUNCH_JOB_SHELL=$$ "  # srun, apptainer pass USR1 on: not ignored
     # No outside text in the comments: sbatch reads a `#SBATCH` line anywhere before the first
     # command, and a path's line break would start one (the values are checked as well).
     return f"""#!/bin/sh
@@ -322,7 +324,8 @@ setup_failed() {{
 }}
 {setup}
 trap '[ -n "$child" ] && kill -TERM "$child" 2>/dev/null' TERM INT
-{shell_pid}{command} -m tflaunch.core.cli.main trial {folder} $trials &
+trap '[ -n "$child" ] && kill -USR1 "$child" 2>/dev/null' USR1
+({shell_pid}exec {command} -m tflaunch.core.cli.main trial {folder} $trials) &
 child=$!
 wait "$child"; status=$?
 while kill -0 "$child" 2>/dev/null; do wait "$child"; status=$?; done

@@ -1,7 +1,8 @@
 """What a cluster sweep asks Slurm for, as named options (the command line's and the plan
 form's): time, memory, CPUs, account, QOS, job name, setup lines, a container, a shared
-group and trials per task. Each value is checked here, where it enters, with a message
-that names the option; sweep.json keeps them, and submit.py turns them into sbatch's words.
+group, trials per task, the early warning before the time limit and requeueing. Each
+value is checked here, where it enters, with a message that names the option; sweep.json
+keeps them, and submit.py turns them into sbatch's words.
 """
 
 from __future__ import annotations
@@ -24,7 +25,9 @@ _PARTITION = re.compile(r"^[A-Za-z0-9_.-]+(?:,[A-Za-z0-9_.-]+)*$")
 _GRES = re.compile(r"^[A-Za-z][A-Za-z0-9_]*(?::[A-Za-z0-9][A-Za-z0-9_.-]*)?(?::[0-9]+)?$")
 NODE_TYPE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 # sbatch options tflaunch itself sets for every job, or that replace its job script.
-OWN_SBATCH = ("--wrap", "--array", "-a", "--output", "-o", "--error", "-e", "--parsable")
+OWN_SBATCH = ("--wrap", "--array", "-a", "--output", "-o", "--error", "-e", "--parsable", "--open-mode")
+SIGNAL_LEAD_S = 60  # sbatch's own default sig_time for --signal
+SIGNAL_LEAD_MAX_S = 65535  # the most sbatch's --signal takes
 TEXT_OPTIONS = ("time", "mem", "account", "qos", "job_name", "container")
 HELP = {
     "time": "each job's time limit, as sbatch --time (30, 1:00:00, 1-00:00)",
@@ -39,6 +42,11 @@ HELP = {
     "shared_group": "a group that shares the sweep folder: its members may write the folder and results",
     "trials_per_task": "trials each array task runs one after another (Slurm adds about a second per task)",
     "trial_seconds": "the expected seconds of one trial: trials per task are chosen so a task lasts ~30 s",
+    "signal_lead": "seconds before the time limit at which Slurm warns each task (sbatch --signal=B:USR1@S; Slurm "
+                   "may send it up to a minute earlier): the trial then ends cleanly and keeps the phases it had "
+                   f"measured. Default {SIGNAL_LEAD_S} (half of a --time under two minutes); 0: no warning",
+    "requeue": "let Slurm requeue a trial's task when it is preempted or its node fails (sbatch --requeue): it runs "
+               "again where it was, and only its trials without a whole result run again",
 }
 
 
@@ -77,6 +85,12 @@ def checked(values: dict[str, Any]) -> dict[str, Any]:
         if not 0 < number < 1e6:  # nan fails both
             raise ValueError(f"--trial-seconds: expected seconds above 0, such as 3, not {seconds!r}.")
         out["trial_seconds"] = number
+    lead = values.get("signal_lead")
+    if lead not in (None, ""):
+        out["signal_lead"] = _seconds(lead)
+        signal_lead({**values, **out})  # never as long as the time limit
+    if values.get("requeue"):
+        out["requeue"] = True
     setup = [str(line) for line in values.get("setup") or [] if str(line).strip()]
     if any("\0" in line or "\n" in line or "\r" in line for line in setup):
         raise ValueError("--setup: one line each (give --setup again for another).")
@@ -119,6 +133,50 @@ def check_placement(root: str, partition: Any, gres_of_types: list[tuple[str, st
             raise ValueError(f"--sbatch-arg: {arg!r} is not an sbatch option; give options only, with their value "
                              "after '=' (--sbatch-arg=--begin=now+60): a path there would replace tflaunch's job "
                              "script.")
+        if option == "--signal":  # the trial ends cleanly at SIGUSR1 to its batch shell only
+            raise ValueError("--sbatch-arg: --signal is tflaunch's to set: give --signal-lead SECONDS (the trial "
+                             "ends cleanly at Slurm's SIGUSR1 to its batch shell, sent that long before the time "
+                             "limit; 0: none).")
         if option in OWN_SBATCH or (not arg.startswith("--") and arg[:2] in ("-a", "-o", "-e")):
             raise ValueError(f"--sbatch-arg: {option} is tflaunch's to set (its job script, array and logs); "
                              "leave it out.")
+
+
+def _seconds(value: Any) -> int:
+    """--signal-lead's whole seconds: ASCII digits only (int() reads '١' as 1)."""
+    text = str(value).strip()
+    if isinstance(value, bool) or not (text.isascii() and text.isdigit()) or int(text) > SIGNAL_LEAD_MAX_S:
+        raise ValueError(f"--signal-lead: {value!r} is not a whole number of seconds from 0 to {SIGNAL_LEAD_MAX_S}; "
+                         f"give the seconds before the time limit at which Slurm warns each task, such as "
+                         f"{SIGNAL_LEAD_S} (0: no warning).")
+    return int(text)
+
+
+def time_limit_s(value: Any) -> int | None:
+    """sbatch --time in seconds (MM, MM:SS, HH:MM:SS, D-HH, D-HH:MM, D-HH:MM:SS); None when
+    none is given, or for UNLIMITED."""
+    text = str(value or "").strip()
+    if not text or not _TIME.match(text) or text in ("UNLIMITED", "INFINITE"):
+        return None
+    days, rest = text.split("-", 1) if "-" in text else ("0", text)
+    parts = [int(p) for p in rest.split(":")]
+    if "-" in text or len(parts) == 3:  # D-HH[:MM[:SS]], HH:MM:SS
+        hours, minutes, seconds = (parts + [0, 0])[:3]
+    else:  # MM, MM:SS
+        hours, minutes, seconds = 0, parts[0], (parts + [0])[1]
+    return ((int(days) * 24 + hours) * 60 + minutes) * 60 + seconds
+
+
+def signal_lead(options: dict[str, Any]) -> int:
+    """The seconds before its time limit at which each task asks Slurm for SIGUSR1 (0: none).
+    Given: checked to be shorter than --time, or the warning would end every trial before it
+    measured anything. Not given: sbatch's own 60 s, or half of a --time under two minutes
+    (Slurm's shortest limit is a minute). ValueError naming both options."""
+    given, limit = options.get("signal_lead"), time_limit_s(options.get("time"))
+    if isinstance(given, int) and not isinstance(given, bool):
+        if given and limit is not None and given >= limit:
+            raise ValueError(f"--signal-lead: {given} s is not shorter than --time {options.get('time')} ({limit} s): "
+                             "the warning would end each task before its trials measured anything. Give a shorter "
+                             "--signal-lead or a longer --time.")
+        return given
+    return SIGNAL_LEAD_S if limit is None else min(SIGNAL_LEAD_S, limit // 2)

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..run.record import RunRecord, RunStatus
+from ..safe_text import shown
 from ..store.run_rows import record_from_data
 from ..store.stored_values import DamagedRowError, checked_node
 from ..sweep.session import failure_reason
@@ -24,6 +25,7 @@ class TrialResult:
     refused: str | None  # the node's launch check refused the trial: why
     started: float | None = None  # the trial's start and end on the node (time.time())
     ended: float | None = None
+    cause: str | None = None  # why its runs were cut short, where the trial knew (the early warning)
 
     @property
     def records(self) -> list[RunRecord]:
@@ -40,8 +42,10 @@ class TrialResult:
 
     @property
     def reason(self) -> str | None:
-        """Why it failed, in the words of its first failed run (or the node's refusal)."""
-        return self.refused or failure_reason(self.records)
+        """Why it failed, in the words of its first failed run (or the node's refusal), after
+        the cause of its end where the trial knew it."""
+        said = failure_reason(self.records)
+        return self.refused or (f"{self.cause} ({said})" if self.cause and said else self.cause or said)
 
 
 def read_result(folder: SweepFolder, trial: TrialFile) -> TrialResult | None:
@@ -59,8 +63,8 @@ def read_result(folder: SweepFolder, trial: TrialFile) -> TrialResult | None:
     if data.get("sweep") != folder.id or data.get("index") != index:
         raise FolderError(f"{path}: the result of another sweep or trial (sweep {data.get('sweep')!r}, trial "
                           f"{data.get('index')!r}), copied here by mistake. {rerun}")
-    node, refused, runs = data.get("node"), data.get("refused"), data.get("runs")
-    if not isinstance(runs, list) or not (refused is None or isinstance(refused, str)):
+    node, refused, runs, cause = data.get("node"), data.get("refused"), data.get("runs"), data.get("cause")
+    if not isinstance(runs, list) or not all(t is None or isinstance(t, str) for t in (refused, cause)):
         raise FolderError(f"{path}: damaged (its refusal or runs are not what tflaunch writes). {rerun}")
     try:
         node = checked_node(node)
@@ -78,4 +82,5 @@ def read_result(folder: SweepFolder, trial: TrialFile) -> TrialResult | None:
                               f"number {trial.number}) as its trial file says. {rerun}")
     times = [data.get("started"), data.get("ended")]
     started, ended = (float(t) if isinstance(t, (int, float)) and not isinstance(t, bool) else None for t in times)
-    return TrialResult(index, node, [(r, t or {}) for r, t in records], refused, started, ended)
+    return TrialResult(index, node, [(r, t or {}) for r, t in records], refused, started, ended,
+                       shown(cause, 200) if cause else None)

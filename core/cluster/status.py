@@ -2,10 +2,13 @@
 works): pending, running, done, failed, cancelled, lost, or unknown without Slurm.
 
 - done: its result file says every run was ok.
-- failed: its result says a run failed or the node refused it; its node type's check found
-  something missing; or its task ended without a result: at its time limit, out of memory,
-  with a non-zero status (endings.py reads the log, exits/NNNN and sacct).
-- pending / running: squeue still holds its task (waiting, perhaps, for its check job).
+- failed: its result says a run failed or the node refused it, or that it ended at Slurm's
+  early warning of the time limit (its phases kept); its node type's check found something
+  missing; or its task ended without a result: at its time limit (or its warning), out of
+  memory, with a non-zero status (endings.py reads the log, exits/NNNN and sacct).
+- pending / running: squeue still holds its task (waiting, perhaps, for its check job), or
+  holds it again: Slurm requeued it (preemption, --requeue), and its earlier attempt's
+  result, cut short, is replaced when it runs.
 - cancelled: its job was cancelled (`tflaunch sweep cancel`, or scancel from outside).
 - lost: none of these: never submitted, its node failed, or its task vanished without a
   word. `tflaunch sweep resubmit` runs failed, cancelled and lost trials.
@@ -25,10 +28,11 @@ from typing import Any
 from ..safe_text import shown
 from . import slurm
 from .bounded_read import UnreadableFileError, read_bounded
-from .endings import SIGNALLED, Ending, from_accounting, from_log, read_log
+from .endings import EARLY_WARNING, SIGNALLED, WARNED_EXIT, Ending, early_warning, from_accounting, from_log, read_log
 from .folder import FolderError, SweepFolder, task_of
 from .ownership import OwnershipError
 from .preflight import check_outcome, not_shared_reason
+from .resources import signal_lead
 from .results import TrialResult, read_result
 
 EXIT_CAP = 64  # "0\n": what job.sh writes
@@ -78,7 +82,17 @@ def trial_states(folder: SweepFolder, ask_slurm: bool = True) -> list[TrialState
         if state.result is not None:
             state.state = "done" if state.result.ok else "failed"
             state.detail = "" if state.result.ok else (state.result.reason or "failed")
-            if state.result.cut_short:  # ended by Slurm's SIGTERM: what it had measured was kept
+            again = queued.get((latest[i]["job_id"], task[i])) if i in latest else None
+            # Queued again with a result cut short: Slurm requeued its task (a first attempt has no
+            # result yet, and a restarted one sets it aside as it starts: task.py).
+            if state.result.cut_short and again is not None and again.state in slurm.PENDING_STATES:
+                why = again.reason if again.reason not in ("", "None") else again.state.lower()
+                state.state, state.detail = "pending", (f"requeued by Slurm ({why}): the result its earlier attempt "
+                                                        "cut short is replaced when it runs again")
+            elif state.result.cause == EARLY_WARNING:
+                warning = early_warning(folder.path, _lead(folder), started=True)
+                state.state, state.detail = warning.state, warning.detail
+            elif state.result.cut_short:  # ended by Slurm's SIGTERM: what it had measured was kept
                 said = _cause(folder, latest.get(i), task.get(i), accounted)
                 if said is None and _exit_status(folder, i) is None:  # job.sh, which writes every status, died first
                     said = Ending("cancelled", BATCH_SHELL_GONE + _resubmit_words(folder))
@@ -157,6 +171,8 @@ def _ending(folder: SweepFolder, index: int, job: str, task: int, by_tflaunch: b
         return status
     if status is not None and status.startswith("setup:"):
         return _setup_failed(folder, status, folder.path / "logs" / f"{job}_{task}.err")
+    if status == WARNED_EXIT:
+        return early_warning(folder.path, _lead(folder), started=False)
     if by_tflaunch and status in (None, *SIGNALLED):
         return Ending("cancelled", "its job was cancelled (`tflaunch sweep cancel`)")
     log = folder.path / "logs" / f"{job}_{task}.err"
@@ -165,6 +181,8 @@ def _ending(folder: SweepFolder, index: int, job: str, task: int, by_tflaunch: b
     if said is None and status is None and text and TRIAL_ENDED in text:
         # The trial said it was ended, and job.sh, which writes every status, wrote none: it died first.
         said = Ending("cancelled", BATCH_SHELL_GONE + _resubmit_words(folder))
+    if said is None and status in (None, *SIGNALLED) and text and EARLY_WARNING in text:
+        said = early_warning(folder.path, _lead(folder), started=False)  # warned before its runs had begun
     said = said or (from_accounting(accounted, folder.path) if accounted else None)
     if said is not None:
         return said
@@ -174,6 +192,14 @@ def _ending(folder: SweepFolder, index: int, job: str, task: int, by_tflaunch: b
         return Ending("lost", f"its task left no result, no exit status and no log ({log}), and Slurm no longer "
                       "holds it: the node may not see the folder, or it died")
     return Ending("lost", "its task left no result and Slurm no longer holds it")
+
+
+def _lead(folder: SweepFolder) -> int | None:
+    """The early warning's lead the sweep's tasks asked for, for its words."""
+    try:
+        return signal_lead(folder.options)
+    except ValueError:
+        return None
 
 
 def states_from_files_if_need_be(folder: SweepFolder) -> tuple[list[TrialState], str | None]:

@@ -13,10 +13,12 @@ import math
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from . import slurm
 from .folder import NodeType, SweepFolder, save_plan
 from .preflight import CheckError, note_arrays, submit_check
+from .resources import signal_lead
 from .status import TrialState, trial_states
 
 RERUN_STATES = ("failed", "lost", "cancelled")
@@ -36,6 +38,24 @@ def sbatch_options(folder: SweepFolder, node_type: NodeType) -> list[str]:
         out.append(f"--gres={node_type.gres}")
     out += [f"{flag}={options[key]}" for key, flag in RESOURCE_OPTIONS.items() if options.get(key)]
     return out + list(options.get("sbatch_args") or [])
+
+
+def ending_options(options: dict[str, Any]) -> list[str]:
+    """How an array's tasks may end besides their own end, as Slurm users ask for it:
+    - --signal=B:USR1@S: the early warning before the time limit. B: because the trial runs
+      in the batch step, not in a step of its own: without B: Slurm signals only srun's steps
+      and the trial never hears it (tried on the test cluster). job.sh passes it on, and the
+      trial ends cleanly, its phases kept (trial.py).
+    - --requeue (where asked): a preempted task, or one whose node failed, is run again by
+      Slurm under the same job id (SLURM_RESTART_COUNT), as its users expect of preemption;
+      its trials with a whole result are not run again (task.py). A time limit is not
+      requeued, by Slurm nor here: the same limit would end it again; `sweep resubmit
+      --time` gives it more.
+    - --open-mode=append: a requeued task's log keeps its earlier attempt's end (Slurm
+      truncates it by default), which status reads."""
+    lead = signal_lead(options)
+    return ["--open-mode=append", *([f"--signal=B:USR1@{lead}"] if lead else []),
+            *(["--requeue"] if options.get("requeue") else [])]
 
 
 def _without_dependency(options: list[str]) -> list[str]:
@@ -128,7 +148,8 @@ def _submit_array(folder: SweepFolder, node_type: NodeType, chunk: list[list[int
     job = slurm.submit(str(folder.script_path), list(range(len(chunk))),
                        [f"--job-name={job_name}", f"--output={slurm.output_pattern(folder.path / 'logs', '%A_%a.out')}",
                         f"--error={slurm.output_pattern(folder.path / 'logs', '%A_%a.err')}",
-                        f"--dependency=afterok:{check}", *_without_dependency(options)],
+                        f"--dependency=afterok:{check}", *ending_options(folder.options),
+                        *_without_dependency(options)],
                        folder.options.get("max_parallel"), f"submit the {node_type.name} trials", script_args=[name])
     folder.add_submission(job, node_type.name, [i for t in chunk for i in t], tasks=chunk, check=check)
     return job
@@ -150,6 +171,7 @@ def resubmit(folder: SweepFolder, states: list[TrialState] | None = None, resour
     if not again:
         return [], {}
     if resources:
+        signal_lead({**folder.options, **resources})  # a shorter --time than the lead given: ValueError
         folder.options.update(resources)
         save_plan(folder)
     aside = folder.path / "results" / "replaced"

@@ -14,7 +14,7 @@ import os
 import signal
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from types import FrameType
 from typing import Any
@@ -22,12 +22,12 @@ from typing import Any
 from ..run.driver import run_sessions
 from ..run.gpus.nvml import GpuMemorySampler
 from ..run.launch_check import launch_check
-from ..run.record import RunRecord, RunStatus
+from ..run.record import Failure, RunRecord, RunStatus
 from ..run.session import ProbeSession
 from ..settings.caches import PACKS_ENV
-from ..store.atomic import atomic_write
 from ..store.run_rows import run_data
-from .folder import FolderError, SweepFolder, TrialFile, load, name, write_json
+from .endings import EARLY_WARNING, early_warning_words
+from .folder import FolderError, SweepFolder, TrialFile, load, write_json
 from .node import node_facts
 
 RESULT_FORMAT = "tflaunch-cluster-result"
@@ -41,19 +41,42 @@ def trial_info(trial: TrialFile, instance: int, node: dict[str, Any]) -> dict[st
             "index": trial.index, "node_type": trial.node_type, "node": node}
 
 
-TERMINATED: list[int] = []  # the SIGTERM received, once it came: the log says Slurm ended it, not Ctrl+C
+# Slurm's signals as they came: SIGTERM (scancel, the time limit, preemption, the batch shell's
+# end), or SIGUSR1, the early warning before the time limit (sbatch --signal=B:USR1, submit.py).
+ENDED_BY: list[int] = []
 
 
-def terminated(signum: int, frame: FrameType | None) -> None:
-    # scancel sends SIGTERM: the driver's KeyboardInterrupt path ends the children it
-    # started (their process groups) instead of leaving them on the node.
-    TERMINATED.append(signum)
-    raise KeyboardInterrupt
+def ended_by_slurm(signum: int, frame: FrameType | None) -> None:
+    # The driver's KeyboardInterrupt path ends the children it started (their process groups)
+    # instead of leaving them on the node. Only the first signal interrupts: Slurm's TERM comes
+    # twice (job.sh passes it on, slurmstepd sends it to every process) and the limit's TERM
+    # follows the warning; a second interrupt would cut the writing of what the first kept.
+    ENDED_BY.append(signum)
+    if len(ENDED_BY) == 1:
+        raise KeyboardInterrupt
+
+
+@contextlib.contextmanager
+def slurm_signals() -> Iterator[None]:
+    """Slurm's SIGTERM and its early warning (SIGUSR1) end what runs, their cause kept."""
+    previous = {s: signal.signal(s, ended_by_slurm) for s in (signal.SIGTERM, signal.SIGUSR1)}
+    try:
+        yield
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+
+
+def warned() -> bool:
+    """Ended at Slurm's early warning, before any SIGTERM."""
+    return bool(ENDED_BY) and ENDED_BY[0] == signal.SIGUSR1
 
 
 def ended_by() -> str:
     """How this trial process was ended early, in the words its task's log keeps."""
-    if TERMINATED:
+    if warned():
+        return f"{EARLY_WARNING} (Slurm's SIGUSR1 before the job's time limit)"
+    if ENDED_BY:
         return ("ended by SIGTERM from Slurm (its time limit, scancel, preemption or the batch shell's end: "
                 "`tflaunch sweep status` says which)")
     return "interrupted (Ctrl+C)"
@@ -90,30 +113,33 @@ def run_trial(path: Path, index: int) -> tuple[int, str]:
         reason = f"{problems[0].field}: {problems[0].message}"
         return _write(folder, trial, node, started, [], f"refused on {node['host']}: {reason}"), \
             f"trial {index} refused on this node: {reason}"
-    previous = signal.signal(signal.SIGTERM, terminated)
     gpus = GpuMemorySampler()
     try:
-        with shared_packs(folder.path):
+        with slurm_signals(), shared_packs(folder.path):
             sessions = [ProbeSession(trial.config) for _ in range(trial.instances)]
             try:
                 records = run_sessions(sessions, None, gpus)
             except KeyboardInterrupt:
-                if not TERMINATED:
+                if not ENDED_BY:
                     raise
-                # Slurm's SIGTERM: the driver ended the children; each run keeps the phases it reached.
+                # Slurm's SIGTERM or its warning: the driver ended the children; each run keeps the phases it reached.
                 records = [s.record for s in sessions]
                 for record in records:
                     if record.finished_at is None:
                         record.finish(None, cancelled=True)
     finally:
         gpus.close()
-        signal.signal(signal.SIGTERM, previous)
     if any(r.status is RunStatus.CANCELLED for r in records):
-        if not TERMINATED:
+        if not ENDED_BY:
             return 130, f"trial {index} {ended_by()}; no result written"
-        # Slurm ended it (time limit, scancel, preemption): the phases its runs had measured are
-        # kept, as a result whose runs say they were cancelled; resubmit runs the trial again.
-        kept = _write(folder, trial, node, started, records, None) != 2
+        # Slurm ended it (time limit, scancel, preemption) or warned of its time limit: the phases its
+        # runs had measured are kept, as a result whose runs say they were cancelled and, at the
+        # warning, why (the history shows a run's failure); resubmit runs the trial again.
+        cause = EARLY_WARNING if warned() else None
+        for record in records:
+            if cause and record.status is RunStatus.CANCELLED:
+                record.failure = Failure("time limit", early_warning_words(folder.path))
+        kept = _write(folder, trial, node, started, records, None, cause) != 2
         return 130, f"trial {index} {ended_by()}; " + ("the phases it had measured are kept in its result" if kept
                                                         else "no result written")
     status = _write(folder, trial, node, started, records, None)
@@ -135,29 +161,11 @@ def shared_packs(sweep: Path) -> Iterator[Path]:
             os.environ.pop(PACKS_ENV, None)
 
 
-def run_trials(path: Path, indices: list[int], say: Callable[[int, str], None]) -> int:
-    """Run the trials of one array task one after another, each leaving its exit status in
-    exits/ (job.sh writes the one this process dies in): the worst status. A cancelled
-    trial (130) ends the task: the rest never ran and say nothing."""
-    worst = 0
-    for index in indices:
-        status, line = run_trial(path, index)
-        say(status, line)
-        if status != 130:
-            try:
-                atomic_write(path / "exits" / name(index), f"{status}\n".encode())
-            except OSError as exc:
-                say(2, f"trial {index}: its exit status cannot be written ({exc.strerror})")
-        worst = status if status else worst
-        if status == 130:
-            break
-    return worst
-
-
 def _write(folder: SweepFolder, trial: TrialFile, node: dict[str, Any], started: float,
-           records: list[RunRecord], refused: str | None) -> int:
+           records: list[RunRecord], refused: str | None, cause: str | None = None) -> int:
+    """results/NNNN.json; `cause`: why its runs were cut short, where the trial knows (the warning)."""
     result = {"format": RESULT_FORMAT, "version": RESULT_VERSION, "sweep": folder.id, "index": trial.index,
-              "node": node, "started": started, "ended": time.time(), "refused": refused,
+              "node": node, "started": started, "ended": time.time(), "refused": refused, "cause": cause,
               "runs": [run_data(r, "cluster", trial_info(trial, i, node)) for i, r in enumerate(records)]}
     try:
         write_json(folder.result_path(trial.index), result)

@@ -35,7 +35,7 @@ HOSTILE = {
 # What each option's value is refused with: the option named, as the command line spells it.
 OPTIONS = ("partition", "gres", "gpu-types", "shared-dir", "job-name", "container", "setup", "account", "qos",
            "time", "mem", "cpus-per-task", "trials-per-task", "trial-seconds", "max-parallel", "shared-group",
-           "sbatch-arg")
+           "sbatch-arg", "signal-lead", "requeue")
 # Accepted as they are, by design: a setup line is a shell line of the user's own.
 CODE_BY_DESIGN = {"setup"}
 
@@ -151,3 +151,31 @@ def test_a_failing_setup_line_fails_its_trials_with_the_line_and_its_words(clust
     detail = states["trials"][0]["detail"]
     assert "its setup line 2 `module load cuda/12.4` failed with status 127" in detail, detail
     assert "not found" in detail and "sweep resubmit" in detail
+
+
+def _array_argv(log: Path) -> list[str]:
+    """The argv of the sbatch that submitted the trials' array (not the check job)."""
+    argvs = [json.loads(line) for line in log.read_text().splitlines()]
+    return next(a for a in argvs if Path(a[0]).name == "sbatch" and any(w.startswith("--array=") for w in a))
+
+
+def test_the_early_warning_and_requeue_reach_sbatch_as_asked_and_a_lead_past_the_limit_is_refused(
+        tmp_path, capsys, recording_sbatch):
+    """Issue 43, item 7: sbatch --signal=B:USR1@S (B: the trial runs in the batch step, which
+    a warning to the steps never reaches), --requeue where asked, and logs appended across a
+    requeue. A lead not shorter than --time is refused naming both; --signal is tflaunch's."""
+    assert _sweep(tmp_path, "time", "1", capsys)[0] == 0
+    argv = _array_argv(recording_sbatch)
+    assert "--signal=B:USR1@30" in argv and "--open-mode=append" in argv and "--requeue" not in argv, argv
+    recording_sbatch.unlink()
+    code = main(["sweep", "--on", "slurm", "--model", "sample:mlp", "--vary", "intra=1,2", "--repeat", "1",
+                 "--shared-dir", str(tmp_path / "shared"), "--requeue", "--signal-lead", "0"])
+    assert code == 0, capsys.readouterr().err
+    argv = _array_argv(recording_sbatch)
+    assert "--requeue" in argv and not [w for w in argv if w.startswith("--signal")], argv
+    code = main(["sweep", "--on", "slurm", "--model", "sample:mlp", "--vary", "intra=1,2", "--shared-dir",
+                 str(tmp_path / "shared"), "--time", "1", "--signal-lead", "60"])
+    err = capsys.readouterr().err
+    assert code == 2 and "--signal-lead: 60 s is not shorter than --time 1 (60 s)" in err, err
+    code, _out, err = _sweep(tmp_path, "sbatch-arg", "--signal=USR1@60", capsys)
+    assert code == 2 and "--sbatch-arg: --signal is tflaunch's to set: give --signal-lead" in err, err
