@@ -147,8 +147,9 @@ def test_a_cancel_from_outside_and_a_killed_batch_shell_are_said_and_leave_nothi
 
 @pytest.mark.slow  # Slurm's time limits are whole minutes: the task runs its minute, then is ended
 def test_a_time_limit_is_said_and_resubmit_gives_more_time(cluster, tmp_path, fake):
+    # No early warning (test_cluster_preemption.py has it): Slurm's own limit ends the trials.
     folder = submit(*fake, "--env", f"{CHILD_ENV}=hang", "--vary", "intra=2", "--repeat", "1", "--warmup", "0",
-                    "--time", "1", "--shared-dir", str(cluster.shared), cwd=tmp_path)
+                    "--time", "1", "--signal-lead", "0", "--shared-dir", str(cluster.shared), cwd=tmp_path)
     settled = settle(folder, timeout=240)
     for trial in settled["trials"]:
         assert trial["state"] == "failed" and "time limit" in trial["detail"] and "--time=" in trial["detail"], trial
