@@ -25,6 +25,7 @@ from tflaunch.core.run.driver import run_probe
 from tflaunch.core.run.gpus.gpu_notes import gpu_notes, launch_facts, warnings_before_run
 from tflaunch.core.run.gpus.nvml import Gpu, GpuInventory
 from tflaunch.core.run.record import RunRecord
+from tflaunch.core.run.warm.warm_facts import WarmStart
 from tflaunch.core.settings import caches
 from tflaunch.core.settings.child import child_environment
 from tflaunch.core.settings.config import LaunchConfig
@@ -399,10 +400,10 @@ def test_a_repeat_table_says_which_warm_run_started_the_server():
 
     first, second = gpu_program_record(), gpu_program_record()
     for record in (first, second):
-        record.warm_start = {"asked": True}
+        record.warm_start = WarmStart()
         record.marks.append(("warm_start", 0.5))
         record.finish(0)
-    first.warm_start["server_import_s"] = 9.5
+    first.warm_start = WarmStart(server_started=True, server_import_s=9.5)
     table = repeat_table([first, second])
     assert "run 1: No warm server was running for this interpreter, so this launch started one and waited for " \
            "its import of TensorFlow (9.50 s)" in table

@@ -6,6 +6,11 @@ from __future__ import annotations
 import json
 import sqlite3
 
+from tflaunch.core.run.record_json import record_dict
+from tflaunch.core.run.session import ProbeSession
+from tflaunch.core.run.warm.warm_facts import WarmStart
+from tflaunch.core.run.warm.warm_start import cold_line, server_line
+from tflaunch.core.settings.config import LaunchConfig
 from tflaunch.core.store.history import History
 from tflaunch.core.store.run_rows import record_from_data, run_data
 
@@ -51,3 +56,31 @@ def test_a_result_file_carries_the_same_facts():
     assert trial == {"candidate": "baseline", "warmup": False, "number": 1, "instance": 0}
     del data["run"]["launch"]  # a result written by a tflaunch that did not keep them
     assert record_from_data(data)[0].page_cache == {}
+
+
+def test_a_warm_start_is_stored_as_before_and_an_old_row_reads_back_leniently(tmp_path):
+    """The session builds a WarmStart from the warm client's lines; the history keeps the dict it
+    always kept, and an older or damaged row (a key missing, a junk value) still loads."""
+    session = ProbeSession(LaunchConfig(program=("python", "train.py")), warm=True)
+    session.stderr(f"{server_line({'import_s': 3.5})}\n{cold_line('no fork here')}\n".encode())
+    record = _record()
+    record.warm_start = session.record.warm_start
+    assert record.warm_start == WarmStart("no fork here", server_started=True, server_import_s=3.5)
+    history = History(tmp_path / "h.sqlite3")
+    run_id = history.record(record, "cli")
+    with sqlite3.connect(tmp_path / "h.sqlite3") as db:
+        launch = json.loads(db.execute("SELECT launch FROM runs WHERE id=?", (run_id,)).fetchone()[0])
+    assert json.dumps(launch["warm_start"]) == \
+        '{"asked": true, "server_import_s": 3.5, "cold_because": "no fork here"}'
+    assert record_dict(record)["warm_start"] == {"started": None, "cold_because": "no fork here",
+                                                 "server_started": True, "server_import_s": 3.5}
+    assert History(tmp_path / "h.sqlite3").load(run_id).warm_start == record.warm_start
+    with sqlite3.connect(tmp_path / "h.sqlite3") as db:  # an older row: no reason, a junk figure
+        db.execute("UPDATE runs SET launch=? WHERE id=?",
+                   ('{"warm_start": {"asked": true, "server_import_s": "junk", "cold_because": 7}}', run_id))
+    old = History(tmp_path / "h.sqlite3").load(run_id)
+    assert old.warm_start == WarmStart(server_started=True) and old.to_dict()["warm_start"]["server_import_s"] is None
+    with sqlite3.connect(tmp_path / "h.sqlite3") as db:  # not asked: no warm start at all, as {} was
+        db.execute("UPDATE runs SET launch='{\"warm_start\": {\"asked\": 1}}' WHERE id=?", (run_id,))
+    assert History(tmp_path / "h.sqlite3").load(run_id).warm_start is None
+    assert _record().warm_start is None and record_dict(_record())["warm_start"] is None

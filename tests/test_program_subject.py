@@ -426,7 +426,7 @@ def test_a_program_asked_warm_that_starts_cold_says_why_in_notes_json_and_histor
     record = run_sessions([ProbeSession(config, warm=True)])[0]
     assert record.status is RunStatus.OK, record.headline
     why = "the interpreter option -X changes how Python starts"
-    assert record.warm_start["cold_because"].startswith(why), record.warm_start
+    assert record.warm_start.cold_because.startswith(why), record.warm_start
     assert any(n.startswith(f"Asked to start warm, started cold: {why}") for n in record.notes), record.notes
     warm = record.to_dict()["warm_start"]
     assert warm["started"] == "cold" and warm["cold_because"].startswith(why) and not warm["server_started"]

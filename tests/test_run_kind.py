@@ -16,6 +16,7 @@ from tflaunch.core.report.review import comparison_review
 from tflaunch.core.report.sides import sides_of
 from tflaunch.core.run.record import RunRecord
 from tflaunch.core.run.run_kind import ANATOMY_NOTE, COLD, PLAIN, WARM, WARM_SERVER, RunKind
+from tflaunch.core.run.warm.warm_facts import WarmStart
 from tflaunch.core.run.words import COLD_MARK, WARM_MARK
 from tflaunch.core.settings.config import LaunchConfig
 from tflaunch.core.store.history import History
@@ -41,10 +42,10 @@ def warm_runs(ready_s: list[float], first_id: int, at: float, server_first: bool
     for k, seconds in enumerate(ready_s):
         record = side([seconds], first_id=first_id + k, at=at + k)[0]
         record.config = LaunchConfig(program=("python", "train.py"), until="exit")
-        record.warm_start = {"asked": True}
+        record.warm_start = WarmStart()
         record.marks.append((WARM_MARK, 0.01))
         if server_first and k == 0:
-            record.warm_start["server_import_s"] = 40.0
+            record.warm_start = WarmStart(server_started=True, server_import_s=40.0)
         runs.append(record)
     return runs
 
@@ -57,7 +58,7 @@ def test_the_kind_comes_from_what_the_record_stores():
     assert (first.kind.start, second.kind.start) == (WARM_SERVER, WARM)
     assert "server's start" in first.kind.words and first.kind.short == "warm + server start"
     cold = finished_record()
-    cold.warm_start, cold.marks = {"asked": True, "cold_because": "-X"}, [(COLD_MARK, 0.01)]
+    cold.warm_start, cold.marks = WarmStart(cold_because="-X"), [(COLD_MARK, 0.01)]
     assert cold.kind.start == COLD
     trial = finished_record()
     trial.node = {"node_type": "cpu", "host": "n1"}
@@ -65,7 +66,7 @@ def test_the_kind_comes_from_what_the_record_stores():
     arm = finished_record()
     arm.source = "doctor"
     assert arm.kind.words == "doctor arm" and not arm.kind.plain
-    arm.warm_start, arm.marks = {"asked": True}, [(WARM_MARK, 0.01)]
+    arm.warm_start, arm.marks = WarmStart(), [(WARM_MARK, 0.01)]
     assert arm.kind.short == "doctor, warm", "the parts combine"
 
 

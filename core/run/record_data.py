@@ -18,6 +18,7 @@ from ..settings.config import LaunchConfig
 from ..subject import Subject
 from . import events as ev
 from . import fold
+from .warm.warm_facts import WarmStart
 
 # What a run keeps of its child's stderr (for the history and the failure's excerpt): the
 # last lines, and never more than STDERR_TAIL_BYTES together, however much was written.
@@ -116,9 +117,7 @@ class RecordData:
     page_cache: dict[str, Any] = field(default_factory=dict)  # a cold start's eviction (eviction.PageCacheReport)
     cache_pack: dict[str, Any] = field(default_factory=dict)  # what its cache pack held and gave (run.pack_hits)
     marks: list[tuple[str, float]] = field(default_factory=list)  # a program's own points: (name, s since launch)
-    # A launch asked to start warm: {"asked": True}, "cold_because" (the client's reason) when
-    # it started cold, "server_import_s" when it started the warm server itself (and waited).
-    warm_start: dict[str, Any] = field(default_factory=dict)
+    warm_start: WarmStart | None = None  # a launch asked to start warm: how it started (warm_facts.py)
     stopped_at_ready: bool = False  # tflaunch ended the program at its ready point: not a failure
     steady_ended: bool = False  # a program's steady state is over (measured, or none to measure)
     dropped: int = 0  # phase names and marks over the caps, not kept

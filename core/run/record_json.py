@@ -54,10 +54,10 @@ def record_dict(record: RecordData) -> dict[str, Any]:
         },
         "marks": [{"name": name, "at": at} for name, at in record.marks],
         # asked warm: how it started, why not warm, whether it started (and waited for) the server
-        "warm_start": None if not record.warm_start else {
-            "started": words.start_kind(record), "cold_because": record.warm_start.get("cold_because"),
-            "server_started": "server_import_s" in record.warm_start,
-            "server_import_s": record.warm_start.get("server_import_s")},
+        "warm_start": None if record.warm_start is None else {
+            "started": words.start_kind(record), "cold_because": record.warm_start.cold_because,
+            "server_started": record.warm_start.server_started,
+            "server_import_s": record.warm_start.server_import_s},
         "settings": record.settings,
         "environment": record.environment,
         "model": record.model,

@@ -13,7 +13,7 @@ import shutil
 import tempfile
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from ..phases import SPAWN
@@ -35,6 +35,7 @@ from .record import STDERR_LINE_CHARS, Failure, RunRecord
 from .run_kind import ANATOMY_NOTE
 from .storage.eviction import PageCacheReport
 from .storage.eviction import prepare as prepare_page_cache
+from .warm.warm_facts import WarmStart
 from .warm.warm_start import CHILD_LINE, COLD_END, COLD_LINE, SERVER_LINE, client_command
 from .warmup_report import WarmupReport
 from .words import COLD_MARK, WARM_MARK
@@ -125,7 +126,7 @@ class ProbeSession:
         self._stop_asked = False
         self.warm = warm and self.observes
         if self.warm:
-            self.record.warm_start = {"asked": True}
+            self.record.warm_start = WarmStart()
         self.anatomy = anatomy
         self.keep_trace = keep_trace if anatomy else None
         self._anatomy_dir: str | None = None
@@ -294,9 +295,12 @@ class ProbeSession:
                 self._start_kind(WARM_MARK)
             elif self.warm and line.startswith(COLD_LINE):
                 self._start_kind(COLD_MARK)  # asked warm, started cold: the line says why
-                self.record.warm_start.setdefault("cold_because", line[len(COLD_LINE):].removesuffix(COLD_END))
+                facts = self.record.warm_start or WarmStart()
+                if facts.cold_because is None:  # the first reason it gave
+                    self.record.warm_start = replace(facts, cold_because=line[len(COLD_LINE):].removesuffix(COLD_END))
             elif self.warm and line.startswith(SERVER_LINE):
-                self.record.warm_start["server_import_s"] = _seconds(line[len(SERVER_LINE):].split(" s ", 1)[0])
+                self.record.warm_start = replace(self.record.warm_start or WarmStart(), server_started=True,
+                                                 server_import_s=_seconds(line[len(SERVER_LINE):].split(" s ", 1)[0]))
             if self.pack is not None:
                 self.pack.feed(line)
             self.record.add_stderr(line)

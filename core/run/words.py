@@ -83,21 +83,21 @@ def warm_notes(record: RecordData) -> list[str]:
     """A launch asked to start warm: why it started cold, and whether its figure includes the
     warm server's own start (its import), which a later warm launch does not pay."""
     facts = record.warm_start
-    if not facts.get("asked"):
+    if facts is None:
         return []
     out = []
     kind = start_kind(record)
     if kind == "cold":
-        why = facts.get("cold_because") or "the warm client did not say why"
+        why = facts.cold_because or "the warm client did not say why"
         out.append(f"Asked to start warm, started cold: {why}. Its figures are a cold start's.")
     elif kind == "warm":
         out.append(WARM_SESSION_NOTE)
     elif kind is None and record.finished_at is not None:
         out.append("Asked to start warm, but the warm client said neither that it forked the program nor why "
                    "not (it may have failed before it could): its figures may be a cold start's; see the log.")
-    if "server_import_s" in facts:
-        took = facts["server_import_s"]
-        how_long = f" ({format_duration(took)})" if isinstance(took, (int, float)) else ""
+    if facts.server_started:
+        took = facts.server_import_s
+        how_long = f" ({format_duration(took)})" if took is not None else ""
         out.append(f"No warm server was running for this interpreter, so this launch started one and waited for "
                    f"its import of TensorFlow{how_long}: its time to ready includes the server's own start, which a "
                    "later warm launch reuses instead of paying.")

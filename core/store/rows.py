@@ -18,6 +18,7 @@ from ..run.anatomy import checked_anatomy
 from ..run.events import checked_imports
 from ..run.record import Failure, PhaseRecord, PhaseState, RunRecord, RunStatus
 from ..run.run_kind import PLAIN, RunKind, stored_kind
+from ..run.warm.warm_facts import WarmStart
 from ..run.words import COLD_MARK, WARM_MARK
 from ..settings.config import LaunchConfig
 from .descriptions import ENVIRONMENT, MODEL_INFO, shown
@@ -186,13 +187,13 @@ def _extra(text: Any) -> dict[str, Any]:
             if isinstance(extra.get(key), int) and not isinstance(extra[key], bool) and 0 <= extra[key] < high}
 
 
-def _launch(text: Any) -> tuple[dict[str, Any], list[str], dict[str, Any]]:
+def _launch(text: Any) -> tuple[dict[str, Any], list[str], WarmStart | None]:
     """What the launcher did first (page cache report, notes, a warm start's facts); a damaged
     one loses them, not the run."""
     try:
         launch = parsed_json(text or "{}", "launch")
     except DamagedRowError:
-        return {}, [], {}
+        return {}, [], None
     page_cache = launch.get("page_cache")
     notes = launch.get("notes")
     return (page_cache if isinstance(page_cache, dict) else {},
@@ -220,18 +221,15 @@ def _cache_pack(text: Any) -> dict[str, Any]:
             "lines": [n[:300] for n in lines[:12] if isinstance(n, str)] if isinstance(lines, list) else []}
 
 
-def _warm_start(data: Any) -> dict[str, Any]:
+def _warm_start(data: Any) -> WarmStart | None:
     """A warm start's stored facts, each checked (words.warm_notes reads them)."""
     if not isinstance(data, dict) or data.get("asked") is not True:
-        return {}
-    out: dict[str, Any] = {"asked": True}
-    if isinstance(data.get("cold_because"), str):
-        out["cold_because"] = data["cold_because"][:2000]
-    if "server_import_s" in data:
-        took = data["server_import_s"]
-        out["server_import_s"] = float(took) if isinstance(took, (int, float)) and not isinstance(took, bool) \
-            and 0 <= took < 1e6 else None
-    return out
+        return None
+    cold_because = data["cold_because"][:2000] if isinstance(data.get("cold_because"), str) else None
+    took = data.get("server_import_s")
+    return WarmStart(cold_because, server_started="server_import_s" in data,
+                     server_import_s=float(took) if isinstance(took, (int, float)) and not isinstance(took, bool)
+                     and 0 <= took < 1e6 else None)
 
 
 def _imports(text: Any) -> dict[str, Any]:

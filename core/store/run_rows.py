@@ -61,7 +61,7 @@ def launch_facts(record: RunRecord) -> dict[str, Any]:
     and how a launch asked to start warm started (words.warm_notes)."""
     return {**({"page_cache": record.page_cache} if record.page_cache else {}),
             **({"notes": record.launch_notes} if record.launch_notes else {}),
-            **({"warm_start": record.warm_start} if record.warm_start else {}),
+            **({"warm_start": record.warm_start.to_dict()} if record.warm_start is not None else {}),
             **({"cache_pack": record.cache_pack} if record.cache_pack else {})}
 
 

@@ -135,9 +135,10 @@ class SummaryBar(QFrame):
         notes = record.notes
         # A warm launch that started cold, or paid for its server's start, says so in the
         # headline's detail (the whole sentence is in the tooltip and the log).
-        if record.warm_start.get("cold_because"):
-            detail.append(f"started cold: {_elided(str(record.warm_start['cold_because']))}")
-        if "server_import_s" in record.warm_start:
+        warm = record.warm_start
+        if warm is not None and warm.cold_because:
+            detail.append(f"started cold: {_elided(warm.cold_because)}")
+        if warm is not None and warm.server_started:
             detail.append("includes the warm server's start")
         self.settings.setText(_wrappable(" · ".join(detail)))
         self.settings.setToolTip("\n".join([record.config.summary(), *notes]))
