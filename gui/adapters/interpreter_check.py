@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from PySide6.QtCore import QObject, QProcess, Signal
 
 from tflaunch.core.run.interpreters.interpreter import check_command
@@ -40,18 +42,26 @@ class InterpreterCheck(QObject):
         if python in self._compiled or self._compiling is not None:
             return
         self._compiled.add(python)
-        compiling = QProcess(self)
-        self._compiling = compiling
-        compiling.finished.connect(lambda *_: self._on_compiled(compiling, python))
-        compiling.errorOccurred.connect(lambda *_: self._on_compiled(compiling, python))
-        command = compile_command(python)
-        compiling.start(command[0], command[1:])
+        self._compiling = self._background(compile_command(python), lambda done: self._on_compiled(done, python))
 
     def _on_compiled(self, compiling: QProcess, python: str) -> None:
         if compiling is self._compiling:
             self._compiling = None
             compiling.deleteLater()
             self.compiled.emit(python)
+
+    @staticmethod
+    def _on_helper_error(process: QProcess, error: QProcess.ProcessError, done: Callable[[QProcess], None]) -> None:
+        if error is QProcess.ProcessError.FailedToStart:  # no finished follows
+            done(process)
+
+    def _background(self, command: list[str], done: Callable[[QProcess], None]) -> QProcess:
+        """A helper process whose end (or failure to start) calls `done` with it."""
+        process = QProcess(self)
+        process.finished.connect(lambda *_: done(process))
+        process.errorOccurred.connect(lambda error: self._on_helper_error(process, error, done))
+        process.start(command[0], command[1:])
+        return process
 
     def _on_finished(self, process: QProcess, python: str, code: int) -> None:
         if process is not self._process:
@@ -67,11 +77,7 @@ class InterpreterCheck(QObject):
         seconds, once per TensorFlow install). Asked only when settings use TF_XLA_FLAGS,
         never at start-up: the scan would compete with the runs it is there to protect."""
         self._stop_flags()
-        flags = QProcess(self)
-        self._flags = flags
-        flags.finished.connect(lambda *_: self._on_flags_finished(flags, python))
-        command = known_flags_command(python)
-        flags.start(command[0], command[1:])
+        self._flags = self._background(known_flags_command(python), lambda done: self._on_flags_finished(done, python))
 
     def _on_flags_finished(self, flags: QProcess, python: str) -> None:
         if flags is self._flags:
@@ -82,9 +88,7 @@ class InterpreterCheck(QObject):
     def _stop_flags(self) -> None:
         if self._flags is not None:
             old, self._flags = self._flags, None
-            old.finished.disconnect()
-            old.finished.connect(old.deleteLater)  # reaped by Qt's event loop, not waited on
-            old.kill()
+            _let_go(old)
 
     def _on_error(self, process: QProcess, python: str, error: QProcess.ProcessError) -> None:
         if process is not self._process or error is not QProcess.ProcessError.FailedToStart:
@@ -99,17 +103,18 @@ class InterpreterCheck(QObject):
         self._stop_flags()
         if self._compiling is not None:
             old, self._compiling = self._compiling, None
-            old.finished.disconnect()
-            old.errorOccurred.disconnect()
-            old.finished.connect(old.deleteLater)
-            old.kill()
+            _let_go(old)
 
     def _abandon(self) -> None:
         if self._process is not None:
             old, self._process = self._process, None
-            # Disconnect first: killing emits finished, and at shutdown that would call
-            # back into objects Qt is already deleting.
-            old.finished.disconnect()
-            old.errorOccurred.disconnect()
-            old.finished.connect(old.deleteLater)  # reaped by Qt's event loop, not waited on
-            old.kill()
+            _let_go(old)
+
+
+def _let_go(process: QProcess) -> None:
+    """End a process nobody waits for any more. Disconnect first: killing emits finished, and
+    at shutdown that would call back into objects Qt is already deleting."""
+    process.finished.disconnect()
+    process.errorOccurred.disconnect()
+    process.finished.connect(process.deleteLater)  # reaped by Qt's event loop, not waited on
+    process.kill()
