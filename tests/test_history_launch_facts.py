@@ -8,6 +8,7 @@ import sqlite3
 
 from tflaunch.core.run.record_json import record_dict
 from tflaunch.core.run.session import ProbeSession
+from tflaunch.core.run.storage.eviction import INSTALLATION, MODEL, Level, PageCacheReport
 from tflaunch.core.run.warm.warm_facts import WarmStart
 from tflaunch.core.run.warm.warm_start import cold_line, server_line
 from tflaunch.core.settings.config import LaunchConfig
@@ -16,8 +17,7 @@ from tflaunch.core.store.run_rows import record_from_data, run_data
 
 from .builders import finished_record
 
-PAGE_CACHE = {"state": "cold", "model": {"files": 1, "bytes": 4096, "resident_before": 4096, "resident_after": 0},
-              "notes": []}
+PAGE_CACHE = PageCacheReport("cold", [Level(MODEL, files=1, size=4096, before=4096, after=0)], notes=[])
 
 
 def _record():
@@ -44,7 +44,7 @@ def test_damaged_launch_facts_lose_themselves_not_the_run(tmp_path):
         db.execute("UPDATE runs SET launch='[not json' WHERE id=?", (run_id,))
         db.execute("UPDATE phases SET extra='{\"read_bytes\": -5, \"rchar\": true}' WHERE run_id=?", (run_id,))
     loaded = History(tmp_path / "h.sqlite3").load(run_id)
-    assert loaded.page_cache == {} and loaded.launch_notes == [] and loaded.phases["load"].read_bytes is None
+    assert loaded.page_cache is None and loaded.launch_notes == [] and loaded.phases["load"].read_bytes is None
     assert loaded.time_to_ready is not None
 
 
@@ -55,7 +55,7 @@ def test_a_result_file_carries_the_same_facts():
     assert record.phases["load"].read_bytes == 412 << 20 and record.page_cache == PAGE_CACHE
     assert trial == {"candidate": "baseline", "warmup": False, "number": 1, "instance": 0}
     del data["run"]["launch"]  # a result written by a tflaunch that did not keep them
-    assert record_from_data(data)[0].page_cache == {}
+    assert record_from_data(data)[0].page_cache is None
 
 
 def test_a_warm_start_is_stored_as_before_and_an_old_row_reads_back_leniently(tmp_path):
@@ -84,3 +84,34 @@ def test_a_warm_start_is_stored_as_before_and_an_old_row_reads_back_leniently(tm
         db.execute("UPDATE runs SET launch='{\"warm_start\": {\"asked\": 1}}' WHERE id=?", (run_id,))
     assert History(tmp_path / "h.sqlite3").load(run_id).warm_start is None
     assert _record().warm_start is None and record_dict(_record())["warm_start"] is None
+
+
+def test_a_page_cache_report_is_stored_as_before_and_an_old_row_reads_back_leniently(tmp_path):
+    """The record keeps eviction's PageCacheReport itself; the history and the JSON keep its dict, as
+    before, and an older or damaged row (a key missing, a junk figure) still loads as a report."""
+    record = _record()
+    record.page_cache = PageCacheReport("preloaded", [Level(MODEL, 2, 8192, 4096, 8192, unreadable=["/m: denied"]),
+                                                      Level(INSTALLATION, 900, 1 << 30, 1 << 29, 0, 1)],
+                                        notes=["kept: mapped"], preloaded=8192, preload_seconds=0.25)
+    stored = ('{"state": "preloaded", "model": {"files": 2, "bytes": 8192, "resident_before": 4096, '
+              '"resident_after": 8192, "vanished": 0, "unreadable": ["/m: denied"]}, "tensorflow": {"files": 900, '
+              '"bytes": 1073741824, "resident_before": 536870912, "resident_after": 0, "vanished": 1, '
+              '"unreadable": []}, "preloaded": 8192, "preload_seconds": 0.25, "notes": ["kept: mapped"]}')
+    history = History(tmp_path / "h.sqlite3")
+    run_id = history.record(record, "cli")
+    with sqlite3.connect(tmp_path / "h.sqlite3") as db:
+        launch = json.loads(db.execute("SELECT launch FROM runs WHERE id=?", (run_id,)).fetchone()[0])
+    assert json.dumps(launch["page_cache"]) == stored
+    assert json.dumps(record_dict(record)["page_cache"]) == stored
+    loaded = History(tmp_path / "h.sqlite3").load(run_id)
+    assert loaded.page_cache == record.page_cache and json.dumps(record_dict(loaded)["page_cache"]) == stored
+    old = {"state": "cold", "model": {"files": 1, "bytes": 4096, "resident_before": 4096, "resident_after": "lots"},
+           "preloaded": True, "notes": ["why", 3]}  # no TensorFlow, no preload_seconds, junk figures
+    with sqlite3.connect(tmp_path / "h.sqlite3") as db:
+        db.execute("UPDATE runs SET launch=? WHERE id=?", (json.dumps({"page_cache": old}), run_id))
+    assert History(tmp_path / "h.sqlite3").load(run_id).page_cache == \
+        PageCacheReport("cold", [Level(MODEL, files=1, size=4096, before=4096)], notes=["why"])
+    with sqlite3.connect(tmp_path / "h.sqlite3") as db:  # no setting's name: no report, as {} was
+        db.execute("UPDATE runs SET launch='{\"page_cache\": {\"model\": {}}}' WHERE id=?", (run_id,))
+    assert History(tmp_path / "h.sqlite3").load(run_id).page_cache is None
+    assert finished_record().page_cache is None and record_dict(finished_record())["page_cache"] is None

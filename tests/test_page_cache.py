@@ -167,7 +167,7 @@ def test_a_model_that_disappears_after_the_check_is_measured_and_said(tmp_path, 
     assert not launch_check(config, known=None)
     model.unlink()  # between the check and the start
     record = run_sessions([ProbeSession(config)])[0]
-    assert record.page_cache["model"]["vanished"] == 1
+    assert record.page_cache.level(eviction.MODEL).vanished == 1
     assert any("disappeared while tflaunch evicted them" in n for n in record.notes)
     assert record.failure is not None and "does not exist" in record.failure.message
     assert record.failed_phase == "load"
@@ -182,7 +182,7 @@ def test_sessions_started_together_evict_once(small_keras, monkeypatch):
     config = LaunchConfig(model=str(small_keras), page_cache="cold", steady=0, timeout=120)
     records = run_sessions([ProbeSession(config), ProbeSession(config)])
     assert len(calls) == 1
-    assert records[0].page_cache == records[1].page_cache and records[0].page_cache["model"]["files"] == 1
+    assert records[0].page_cache == records[1].page_cache and records[0].page_cache.level(eviction.MODEL).files == 1
 
 
 # -- the cures, as the doctor's remedies ------------------------------------------------

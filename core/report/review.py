@@ -208,7 +208,7 @@ def run_review(record: RunRecord, profile: str | None = None) -> Review:
         facts.append(("Peak GPU memory (process tree)", gpu_line))
     if reads := reads_line(record):
         facts.append(("Reads", reads))
-    if record.page_cache:
+    if record.page_cache is not None:
         facts += [("Page cache", note) for note in record.launch_notes if note.startswith("Page cache")]
     if record.imports:
         facts.append(("Import X-ray", import_line(record.imports)))

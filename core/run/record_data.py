@@ -18,6 +18,7 @@ from ..settings.config import LaunchConfig
 from ..subject import Subject
 from . import events as ev
 from . import fold
+from .storage.eviction import PageCacheReport
 from .warm.warm_facts import WarmStart
 
 # What a run keeps of its child's stderr (for the history and the failure's excerpt): the
@@ -114,7 +115,7 @@ class RecordData:
     source: str = ""
     launch_notes: list[str] = field(default_factory=list)  # what the launcher did first (a cache emptied, and why)
     launch_gpus: dict[str, Any] = field(default_factory=dict)  # NVML at launch (gpu_notes.launch_facts)
-    page_cache: dict[str, Any] = field(default_factory=dict)  # a cold start's eviction (eviction.PageCacheReport)
+    page_cache: PageCacheReport | None = None  # a cold or preloaded start's eviction; None for a warm one
     cache_pack: dict[str, Any] = field(default_factory=dict)  # what its cache pack held and gave (run.pack_hits)
     marks: list[tuple[str, float]] = field(default_factory=list)  # a program's own points: (name, s since launch)
     warm_start: WarmStart | None = None  # a launch asked to start warm: how it started (warm_facts.py)

@@ -37,7 +37,7 @@ def record_dict(record: RecordData) -> dict[str, Any]:
         "assumed_input_shape": bool(record.assumed_inputs),
         "warnings": words.warnings(record),
         "notes": words.notes(record),
-        "page_cache": record.page_cache or None,
+        "page_cache": None if record.page_cache is None else record.page_cache.to_dict(),
         "cache_pack": record.cache_pack or None,
         "steady_per_call": ({**record.latency, **({} if record.is_program else {"batch": record.fed_batch})}
                             if record.latency.get("n") else None),

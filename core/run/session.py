@@ -202,7 +202,7 @@ class ProbeSession:
     def _prepare_page_cache(self) -> None:
         report = self.shared.page_cache() if self.shared is not None else prepare_page_cache(self.record.config)
         if report is not None:
-            self.record.page_cache = report.to_dict()
+            self.record.page_cache = report
             self.record.launch_notes += report.sentences()
 
     @property

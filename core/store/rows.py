@@ -18,6 +18,7 @@ from ..run.anatomy import checked_anatomy
 from ..run.events import checked_imports
 from ..run.record import Failure, PhaseRecord, PhaseState, RunRecord, RunStatus
 from ..run.run_kind import PLAIN, RunKind, stored_kind
+from ..run.storage.eviction import INSTALLATION, MODEL, Level, PageCacheReport
 from ..run.warm.warm_facts import WarmStart
 from ..run.words import COLD_MARK, WARM_MARK
 from ..settings.config import LaunchConfig
@@ -187,16 +188,15 @@ def _extra(text: Any) -> dict[str, Any]:
             if isinstance(extra.get(key), int) and not isinstance(extra[key], bool) and 0 <= extra[key] < high}
 
 
-def _launch(text: Any) -> tuple[dict[str, Any], list[str], WarmStart | None]:
+def _launch(text: Any) -> tuple[PageCacheReport | None, list[str], WarmStart | None]:
     """What the launcher did first (page cache report, notes, a warm start's facts); a damaged
     one loses them, not the run."""
     try:
         launch = parsed_json(text or "{}", "launch")
     except DamagedRowError:
-        return {}, [], None
-    page_cache = launch.get("page_cache")
+        return None, [], None
     notes = launch.get("notes")
-    return (page_cache if isinstance(page_cache, dict) else {},
+    return (_page_cache(launch.get("page_cache")),
             [n[:2000] for n in notes[:50] if isinstance(n, str)] if isinstance(notes, list) else [],
             _warm_start(launch.get("warm_start")))
 
@@ -219,6 +219,28 @@ def _cache_pack(text: Any) -> dict[str, Any]:
     return {"folder": pack["folder"][:4096], "read_only": pack.get("read_only") is True, **sides,
             "hits": count(pack.get("hits")), "misses": count(pack.get("misses")) or 0,
             "lines": [n[:300] for n in lines[:12] if isinstance(n, str)] if isinstance(lines, list) else []}
+
+
+def _page_cache(data: Any) -> PageCacheReport | None:
+    """A cold start's stored eviction report, each figure checked (a junk one is 0 or None); one
+    without its setting's name is lost, not the run."""
+    if not isinstance(data, dict) or not isinstance(data.get("state"), str):
+        return None
+
+    def count(value: Any) -> int | None:
+        return value if isinstance(value, int) and not isinstance(value, bool) and 0 <= value < INT64[1] else None
+
+    def texts(value: Any) -> list[str]:
+        return [n for n in value if isinstance(n, str)] if isinstance(value, list) else []
+
+    levels = [Level(name, files=count(level.get("files")) or 0, size=count(level.get("bytes")) or 0,
+                    before=count(level.get("resident_before")) or 0, after=count(level.get("resident_after")) or 0,
+                    vanished=count(level.get("vanished")) or 0, unreadable=texts(level.get("unreadable")))
+              for name in (MODEL, INSTALLATION) if isinstance(level := data.get(name.lower()), dict)]
+    took = data.get("preload_seconds")
+    seconds = float(took) if isinstance(took, (int, float)) and not isinstance(took, bool) and 0 <= took < 1e6 else None
+    return PageCacheReport(data["state"], levels, notes=texts(data.get("notes")),
+                           preloaded=count(data.get("preloaded")), preload_seconds=seconds)
 
 
 def _warm_start(data: Any) -> WarmStart | None:

@@ -59,7 +59,7 @@ def _stored_output(record: RunRecord) -> str:
 def launch_facts(record: RunRecord) -> dict[str, Any]:
     """What the launcher did before time zero: the page cache's eviction, the notes it left,
     and how a launch asked to start warm started (words.warm_notes)."""
-    return {**({"page_cache": record.page_cache} if record.page_cache else {}),
+    return {**({"page_cache": record.page_cache.to_dict()} if record.page_cache is not None else {}),
             **({"notes": record.launch_notes} if record.launch_notes else {}),
             **({"warm_start": record.warm_start.to_dict()} if record.warm_start is not None else {}),
             **({"cache_pack": record.cache_pack} if record.cache_pack else {})}

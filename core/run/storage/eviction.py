@@ -30,13 +30,14 @@ from .page_holders import stay_reasons
 
 # Less than this left in memory is noise (a page or two of a file being read right now).
 KEPT_NOISE = 1 << 20
+MODEL, INSTALLATION = "model", "TensorFlow"  # the groups of files, in the order they are evicted
 
 
 @dataclass
 class Level:
     """One group of files: the model's, or the installation's."""
 
-    name: str  # "model" or "TensorFlow"
+    name: str  # MODEL or INSTALLATION
     files: int = 0
     size: int = 0
     before: int = 0  # bytes resident before eviction
@@ -58,7 +59,12 @@ class PageCacheReport:
     preloaded: int | None = None  # bytes of the model read back in
     preload_seconds: float | None = None  # how long that read took (before time zero: not in the figures)
 
+    def level(self, name: str) -> Level | None:
+        """The group of files called `name` (MODEL, INSTALLATION), if this report has it."""
+        return next((level for level in self.levels if level.name == name), None)
+
     def to_dict(self) -> dict[str, Any]:
+        """As the history and the JSON keep it (store/rows.py reads it back)."""
         return {"state": self.state, **{level.name.lower(): level.to_dict() for level in self.levels},
                 "preloaded": self.preloaded, "preload_seconds": self.preload_seconds, "notes": list(self.notes)}
 
@@ -109,10 +115,10 @@ def prepare(config: LaunchConfig) -> PageCacheReport | None:
         return None
     report = PageCacheReport(config.page_cache)
     files, note = model_files(config)
-    model = Level("model")
+    model = Level(MODEL)
     _evict(model, files, report)
     installed = installation(config.python)
-    tf = Level("TensorFlow")
+    tf = Level(INSTALLATION)
     if isinstance(installed, str):
         report.notes.append(f"TensorFlow's installation was not evicted: {installed}")
     else:
