@@ -43,8 +43,8 @@ def runs() -> dict[str, int]:
     """Five runs over five days, one of each kind the list marks, and a damaged row."""
     history = History(history_path())
     assumed = finished_record(model="/models/resnet.keras", at=T0 + 1 * DAY)
-    assumed.model["inputs"] = [{"name": "image", "fed_shape": [1, 224, 224, 3], "assumed": True}]
-    assumed.model["outputs_finite"] = False
+    assumed.model = assumed.model.told({"inputs": [{"name": "image", "fed_shape": [1, 224, 224, 3], "assumed": True}],
+                                        "outputs_finite": False})
     ids = {
         "ok": history.record(finished_record(intra=2, at=T0), "cli"),
         "assumed": history.record(assumed, "app"),

@@ -21,6 +21,7 @@ from tflaunch.core.run import events as ev
 from tflaunch.core.run.gpus import nvml as gpus
 from tflaunch.core.run.gpus.nvml import inventory
 from tflaunch.core.run.interpreters.build_info import build_info
+from tflaunch.core.run.model_facts import ModelFacts
 from tflaunch.core.run.record import RunRecord
 from tflaunch.core.settings import caches
 from tflaunch.core.settings.config import LaunchConfig
@@ -59,7 +60,7 @@ class GpuRuns:
         if self.fail_at == len(self.caches):
             record.finish(1)
             return record
-        record.apply(ev.Result(record.launched_at + 15, "steady", {"tensorflow": "2.99.0"}, {}))
+        record.apply(ev.Result(record.launched_at + 15, "steady", {"tensorflow": "2.99.0"}, ModelFacts()))
         record.finish(0)
         return record
 

@@ -11,6 +11,7 @@ from tflaunch.core.report.compare import memory_rows
 from tflaunch.core.report.review import comparison_review, run_review
 from tflaunch.core.report.run_export import ExportedRun, run_dict, to_csv
 from tflaunch.core.run import events as ev
+from tflaunch.core.run.model_facts import ModelFacts
 from tflaunch.core.store import recorder as recorder_module
 from tflaunch.core.store.history import History
 from tflaunch.core.store.recorder import RunRecorder
@@ -133,5 +134,5 @@ def test_probe_allocator_peak_arrives_with_the_result_event():
     """The field the probe sends (describe.environment): gpus[i].allocator_peak, bytes."""
     record = finished_record()
     record.apply(ev.Result(1002.0, "steady", {"gpus": [{"name": "/physical_device:GPU:0", "allocator_peak": 7 * MIB}]},
-                           {}))
+                           ModelFacts()))
     assert record.allocator_peaks == {0: 7 * MIB}

@@ -24,6 +24,7 @@ from tflaunch.core.run import events as ev
 from tflaunch.core.run.driver import run_probe
 from tflaunch.core.run.gpus.gpu_notes import gpu_notes, launch_facts, warnings_before_run
 from tflaunch.core.run.gpus.nvml import Gpu, GpuInventory
+from tflaunch.core.run.model_facts import ModelFacts
 from tflaunch.core.run.record import RunRecord
 from tflaunch.core.run.warm.warm_facts import WarmStart
 from tflaunch.core.settings import caches
@@ -206,7 +207,7 @@ def gpu_record() -> RunRecord:
     record.apply(ev.Result(record.launched_at + 2, "steady", {
         "tensorflow": "2.21.0", "cuda_build": True, "capabilities": PIP_CAPABILITIES,
         "gpus": [{"name": "/physical_device:GPU:0", "model": "NVIDIA H100 80GB HBM3", "compute_capability": [9, 0],
-                  "allocator_peak": 1 << 30}]}, {}))
+                  "allocator_peak": 1 << 30}]}, ModelFacts()))
     return record
 
 
@@ -371,7 +372,7 @@ def gpu_program_record(reported: bool = True) -> RunRecord:
         environment.update(cuda_build=True, capabilities=PIP_CAPABILITIES, gpus=[
             {"name": "/physical_device:GPU:0", "model": "NVIDIA H100 80GB HBM3", "compute_capability": [9, 0],
              "allocator_peak": 9_600_000}])
-    record.apply(ev.Result(record.launched_at + 16, "first_step", environment, {}))
+    record.apply(ev.Result(record.launched_at + 16, "first_step", environment, ModelFacts()))
     record.add_sample(record.launched_at + 12, 1 << 30, {0: 631 << 20})
     record.add_sample(record.launched_at + 15, 1 << 30, {0: 500 << 20})
     return record

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import signal
 import sqlite3
 import subprocess
@@ -11,6 +12,7 @@ import textwrap
 import pytest
 
 from tflaunch.core.run import events as ev
+from tflaunch.core.run.model_facts import InputFacts
 from tflaunch.core.run.record import RunRecord, RunStatus
 from tflaunch.core.settings.config import LaunchConfig
 from tflaunch.core.store.history import SCHEMA_VERSION, History, HistoryError
@@ -29,7 +31,7 @@ def test_a_run_round_trips_through_the_file(tmp_path):
     assert loaded.time_to_ready == pytest.approx(original.time_to_ready)
     assert loaded.samples == original.samples
     assert loaded.phases["steady"].latency == {"n": 3, "median": 0.001}
-    assert loaded.environment == {"tensorflow": "2.21.0"} and loaded.model["params"] == 5
+    assert loaded.environment == {"tensorflow": "2.21.0"} and loaded.model.params == 5
     assert list(loaded.stderr_tail) == ["I0000 a log line"]
 
 
@@ -165,3 +167,36 @@ def test_a_sweep_whose_writer_died_is_marked_interrupted(tmp_path):
     writer.wait()
     assert History(path).list_sweeps()[0][:4][0] == sweep_id
     assert History(path).list_sweeps()[0][3] == "interrupted"
+
+
+def test_the_model_s_facts_are_stored_as_the_probe_said_them_and_an_old_row_reads_back(tmp_path):
+    """The record reads the model's facts as typed values; the history and the JSON keep the
+    probe's description as it came (keys nobody reads included, in its order), and an older row
+    (keys missing, a junk value where nobody reads it) loads as before."""
+    parser = ev.EventParser()
+    record = RunRecord(LaunchConfig(model="m.keras"), launched_at=1000.0)
+    for line in ('{"v": 1, "ts": 1000.5, "phase": "load", "event": "inputs", "inputs": [{"name": "x", '
+                 '"dtype": "float32", "shape": [null, 8]}], "signature": null, "signatures": []}',
+                 '{"v": 1, "ts": 1001.0, "phase": "steady", "event": "result", "environment": {}, "model": {"name": '
+                 '"m", "params": 12, "later": {"a": [1]}, "inputs": [{"name": "x", "fed_shape": [4, 8], "assumed": '
+                 'true}], "outputs_finite": false}}'):
+        record.apply(parser.parse(line))
+    record.finish(0)
+    said = ('{"declared_inputs": [{"name": "x", "dtype": "float32", "shape": [null, 8]}], "signature": null, '
+            '"signatures": [], "name": "m", "params": 12, "later": {"a": [1]}, "inputs": [{"name": "x", '
+            '"fed_shape": [4, 8], "assumed": true}], "outputs_finite": false}')
+    assert (record.model.params, record.model.outputs_finite, record.fed_batch, record.assumed_inputs) == \
+        (12, False, 4, ["x"])
+    assert record.model.declared_inputs == (InputFacts("x", "float32", (None, 8)),)
+    history = History(tmp_path / "h.sqlite3")
+    run_id = history.record(record, "cli")
+    with sqlite3.connect(tmp_path / "h.sqlite3") as db:
+        assert db.execute("SELECT model_info FROM runs WHERE id=?", (run_id,)).fetchone()[0] == said
+    assert json.dumps(record.to_dict()["model"]) == said
+    assert History(tmp_path / "h.sqlite3").load(run_id).model == record.model
+    with sqlite3.connect(tmp_path / "h.sqlite3") as db:  # an older row: no inputs listed, junk nobody reads
+        db.execute("UPDATE runs SET model_info=? WHERE id=?", ('{"params": 5, "layers": "many"}', run_id))
+    old = History(tmp_path / "h.sqlite3").load(run_id)
+    assert (old.model.params, old.model.inputs, old.model.declared_inputs, old.model.format) == (5, (), None, None)
+    assert old.to_dict()["model"] == {"params": 5, "layers": "many"} and old.fed_batch == old.config.batch
+    assert not RunRecord(LaunchConfig()).model and RunRecord(LaunchConfig()).to_dict()["model"] == {}

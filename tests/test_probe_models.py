@@ -25,7 +25,7 @@ def assert_complete(record, params=None):
     assert record.environment["tensorflow"] and record.environment["cores"] >= 1
     assert record.samples, "the runner sampled the child's memory"
     if params is not None:
-        assert record.model["params"] == params
+        assert record.model.params == params
     assert record.malformed_lines == 0
 
 
@@ -34,8 +34,8 @@ def assert_complete(record, params=None):
 def test_small_samples_in_each_format(models, sample, fmt):
     record = run_probe(LaunchConfig(model=str(models[sample][fmt]), steady=2, batch=3))
     assert_complete(record)
-    assert record.model["format"] == fmt and record.model["bytes_on_disk"] > 0
-    shapes = [i["shape"] for i in record.model["inputs"]]
+    assert record.model.format == fmt and record.model.bytes_on_disk > 0
+    shapes = [i.shape for i in record.model.inputs]
     assert len(shapes) == (2 if sample == "multi" else 1)
     assert record.phases["steady"].latency["n"] == 2
 
@@ -47,12 +47,12 @@ def test_large_samples_in_each_format(big_models, sample, fmt):
     record = run_probe(LaunchConfig(model=str(big_models[sample][fmt]), steady=1))
     assert_complete(record)
     if sample == "wide":
-        assert record.model["params"] == 8 * (2048 * 2048 + 2048)
-        assert record.model["bytes_on_disk"] > 100 * 2**20
+        assert record.model.params == 8 * (2048 * 2048 + 2048)
+        assert record.model.bytes_on_disk > 100 * 2**20
 
 
 @pytest.mark.parametrize("sample, params", [("mlp", 814_090), ("multi", None)])
 def test_samples_built_from_code(sample, params):
     record = run_probe(LaunchConfig(model=f"sample:{sample}", steady=2))
     assert_complete(record, params)
-    assert record.model["format"] == "sample" and record.model["bytes_on_disk"] is None
+    assert record.model.format == "sample" and record.model.bytes_on_disk is None

@@ -47,5 +47,5 @@ def test_onednn_on_is_passed_through():
 def test_batch_size_shapes_the_generated_inputs():
     record = run_probe(LaunchConfig(model="sample:mlp", steady=1, batch=7))
     assert record.status is RunStatus.OK
-    assert record.model["inputs"][0]["shape"] == [None, 784]  # the signature leaves batch open
-    assert record.model["inputs"][0]["fed_shape"] == [7, 784]
+    assert record.model.inputs[0].shape == (None, 784)  # the signature leaves batch open
+    assert record.model.inputs[0].fed_shape == (7, 784)

@@ -16,6 +16,7 @@ import pytest
 
 from tflaunch.core.probe.model.input_shapes import IMAGE_SIZE, SEQUENCE_LENGTH
 from tflaunch.core.run.driver import run_sessions
+from tflaunch.core.run.model_facts import InputFacts
 from tflaunch.core.run.record import RunRecord, RunStatus
 from tflaunch.core.run.session import ProbeSession
 from tflaunch.core.settings.config import LaunchConfig
@@ -82,8 +83,8 @@ def ok(record: RunRecord) -> RunRecord:
     return record
 
 
-def fed(record: RunRecord) -> dict[str, dict]:
-    return {i["name"]: i for i in record.model["inputs"]}
+def fed(record: RunRecord) -> dict[str | None, InputFacts]:
+    return {i.name: i for i in record.model.inputs}
 
 
 def failed(record: RunRecord, phase: str, *words: str) -> str:
@@ -99,15 +100,15 @@ def failed(record: RunRecord, phase: str, *words: str) -> str:
 def test_sequences_get_a_real_length_and_in_range_ids(runs):
     lstm = ok(runs["lstm"])
     tokens = fed(lstm)["tokens"]
-    assert tokens["shape"] == [None, None] and tokens["fed_shape"] == [1, SEQUENCE_LENGTH]
-    assert tokens["assumed"] and lstm.assumed_inputs == ["tokens"] and "assumed input shape" in lstm.status_line
-    assert "ids 1 to 999 (the embedding has 1000)" == tokens["values"], "not the padding id 0"
-    assert lstm.model["params"] == 18146 and lstm.model["outputs_finite"]
+    assert tokens.shape == (None, None) and tokens.fed_shape == (1, SEQUENCE_LENGTH)
+    assert tokens.assumed and lstm.assumed_inputs == ["tokens"] and "assumed input shape" in lstm.status_line
+    assert "ids 1 to 999 (the embedding has 1000)" == tokens.values, "not the padding id 0"
+    assert lstm.model.params == 18146 and lstm.model.outputs_finite
     set_by_user = ok(runs["lstm_64"])
-    assert fed(set_by_user)["tokens"]["fed_shape"] == [1, 64] and not set_by_user.assumed_inputs
+    assert fed(set_by_user)["tokens"].fed_shape == (1, 64) and not set_by_user.assumed_inputs
     assert "assumed" not in set_by_user.status_line and not set_by_user.warnings
     transformer = ok(runs["transformer"])
-    assert fed(transformer)["tokens"]["fed_shape"] == [2, SEQUENCE_LENGTH] and transformer.fed_batch == 2
+    assert fed(transformer)["tokens"].fed_shape == (2, SEQUENCE_LENGTH) and transformer.fed_batch == 2
     assert "per sample" in transformer.steady_line
 
 
@@ -115,10 +116,10 @@ def test_images_of_unknown_size_are_fed_224_and_a_too_small_one_is_explained(run
     for case in ("fcn", "images"):
         record = ok(runs[case])
         image = next(iter(fed(record).values()))
-        assert image["fed_shape"] == [1, IMAGE_SIZE, IMAGE_SIZE, 3] and image["assumed"]
-    assert runs["images"].model["params"] == 437226
+        assert image.fed_shape == (1, IMAGE_SIZE, IMAGE_SIZE, 3) and image.assumed
+    assert runs["images"].model.params == 437226
     tiny = runs["fcn_tiny"]
-    assert tiny.status is not RunStatus.OK or tiny.model["outputs_finite"] is False, "8×8 cannot give a result"
+    assert tiny.status is not RunStatus.OK or tiny.model.outputs_finite is False, "8×8 cannot give a result"
     if tiny.status is RunStatus.FAILED:  # oneDNN's kernels raise; the reference kernels return NaN
         failed(tiny, "first", "image=1x8x8x3", "--input", "cannot run on these inputs")
         assert "Graph execution error" not in tiny.failure.message
@@ -130,42 +131,42 @@ def test_dict_inputs_are_fed_by_key_with_strings_from_the_vocabulary(runs):
     record = ok(runs["dict_strings"])
     inputs = fed(record)
     assert set(inputs) == {"city", "age"}, "the dict's keys, not the tensor names city_in/age_in"
-    assert inputs["city"]["values"] == "words from the model's vocabulary"
-    assert record.model["params"] == 77
+    assert inputs["city"].values == "words from the model's vocabulary"
+    assert record.model.params == 77
 
 
 def test_custom_code_runs_only_when_asked(runs):
     failed(runs["custom_missing"], "load", "ScaledDense", "--import")
     custom = ok(runs["custom"])
-    assert custom.model["imports"] == [LAYERS] and custom.model["params"] == 37
+    assert custom.model.imports == (LAYERS,) and custom.model.params == 37
     failed(runs["lambda_safe"], "load", "Lambda", "--unsafe-deserialization")
     unsafe = ok(runs["lambda_unsafe"])
-    assert unsafe.model["unsafe_deserialization"] is True
+    assert unsafe.model.unsafe_deserialization is True
     code = ok(runs["code"])
-    assert code.model["format"] == "code" and code.model["params"] == 1562
+    assert code.model.format == "code" and code.model.params == 1562
 
 
 def test_savedmodels_as_they_are(runs, zoo):
     for case, entry in (("tf_module", "tf_module"), ("tf1", "tf1_graph"), ("export", "keras_export_dropout"),
                         ("multi_savedmodel", "multi_io_savedmodel")):
         record = ok(runs[case])
-        assert record.model["params"] == zoo[entry]["params"], f"{case}: no seed state, no duplicates"
-        assert record.model["signature"] == "serving_default"
-    assert fed(runs["tf_module"])["x"]["fed_shape"] == [1, 8]
+        assert record.model.params == zoo[entry]["params"], f"{case}: no seed state, no duplicates"
+        assert record.model.signature == "serving_default"
+    assert fed(runs["tf_module"])["x"].fed_shape == (1, 8)
     listing = failed(runs["multi_signature"], "load", "decode, encode", "--signature")
     assert "no serving_default" in listing
     encode = ok(runs["encode"])
-    assert encode.model["signature"] == "encode" and set(fed(encode)) == {"x"}
+    assert encode.model.signature == "encode" and set(fed(encode)) == {"x"}
     failed(runs["no_such_signature"], "load", "no signature 'serve'", "decode, encode")
 
 
 def test_multi_input_models_in_every_format_and_mixed_precision(runs):
     for case in ("multi_keras", "multi_h5", "multi_savedmodel"):
         record = ok(runs[case])
-        assert {n: i["fed_shape"] for n, i in fed(record).items()} == {"a": [1, 10], "b": [1, 5]}
+        assert {n: i.fed_shape for n, i in fed(record).items()} == {"a": (1, 10), "b": (1, 5)}
         assert not record.assumed_inputs
     mixed = ok(runs["mixed"])
-    assert mixed.model["params"] == 17226
+    assert mixed.model.params == 17226
 
 
 def test_legacy_h5_failure_points_to_keras_or_savedmodel(runs):

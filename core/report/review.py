@@ -196,10 +196,10 @@ def run_review(record: RunRecord, profile: str | None = None) -> Review:
     ident = f"run #{record.history_id}" if record.history_id is not None else "run"
     title = f"{record.subject}: {record.status_line}"
     facts = [("Settings", _settings(record.config)), *environment_facts([record])]
-    if record.model.get("params") is not None:
-        size = f", {format_bytes(record.model['bytes_on_disk'])} on disk" if record.model.get("bytes_on_disk") else ""
-        kind = f"{record.model['format']} with" if record.model.get("format") else "With"
-        facts.insert(0, ("Model", f"{kind} {record.model['params']:,} parameters{size}"))
+    if record.model.params is not None:
+        size = f", {format_bytes(record.model.bytes_on_disk)} on disk" if record.model.bytes_on_disk else ""
+        kind = f"{record.model.format} with" if record.model.format else "With"
+        facts.insert(0, ("Model", f"{kind} {record.model.params:,} parameters{size}"))
     if profile:
         facts.insert(0, ("Profile", profile))
     facts.append(("Time to ready", format_duration(record.time_to_ready)))
@@ -218,8 +218,8 @@ def run_review(record: RunRecord, profile: str | None = None) -> Review:
     if record.steady_line:
         facts.append(("Steady latency", record.steady_line))
     if record.inputs_line:
-        facts.append(("Inputs", record.inputs_line + (f" via signature {record.model['signature']}"
-                                                      if record.model.get("signature") else "")))
+        facts.append(("Inputs", record.inputs_line + (f" via signature {record.model.signature}"
+                                                      if record.model.signature else "")))
     facts += [("Warning", warning) for warning in record.warnings]
     if record.is_program:
         facts.insert(0, ("Program", shlex.join(record.config.program) + f" (until {record.config.until}"

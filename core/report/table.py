@@ -38,12 +38,12 @@ def describe_run(record: RunRecord, per_run: Sequence[str] = ()) -> str:
         return "\n".join(lines)
     model = record.model
     parts = [f"model {record.config.model}", f"called as {record.config.call}"]
-    if model.get("params") is not None:
-        parts.append(f"{model['params']:,} parameters")
-    if model.get("bytes_on_disk"):
-        parts.append(f"{format_bytes(model['bytes_on_disk'])} on disk")
-    if model.get("signature"):
-        parts.append(f"signature {model['signature']}")
+    if model.params is not None:
+        parts.append(f"{model.params:,} parameters")
+    if model.bytes_on_disk:
+        parts.append(f"{format_bytes(model.bytes_on_disk)} on disk")
+    if model.signature:
+        parts.append(f"signature {model.signature}")
     lines = [", ".join(parts), f"settings: {record.config.summary()}"]
     if record.inputs_line:
         lines.append(f"inputs: {record.inputs_line}")

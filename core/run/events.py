@@ -73,6 +73,7 @@ from typing import Any
 
 from ..phases import NAME
 from .anatomy import checked_anatomy
+from .model_facts import ModelFacts
 from .warmup_report import WarmupError, WarmupReport, parse_report
 
 PROTOCOL_VERSION = 1
@@ -127,7 +128,7 @@ class Result:
     ts: float
     phase: str
     environment: dict[str, Any]
-    model: dict[str, Any]
+    model: ModelFacts
 
 
 @dataclass(frozen=True)
@@ -368,7 +369,7 @@ _BUILDERS: dict[str, Callable[[dict[str, Any], float, str], Event]] = {
     "inputs": lambda o, ts, ph: InputsListed(
         ts, ph, _inputs(o), None if o.get("signature") is None else _text(o, "signature"), _names(o, "signatures")
     ),
-    "result": lambda o, ts, ph: Result(ts, ph, _mapping(o, "environment"), _mapping(o, "model")),
+    "result": lambda o, ts, ph: Result(ts, ph, _mapping(o, "environment"), ModelFacts(_mapping(o, "model"))),
     "error": lambda o, ts, ph: ProbeError(
         ts, ph, _text(o, "kind", limit=200), _text(o, "message"), _text(o, "detail", "", MAX_DETAIL)
     ),

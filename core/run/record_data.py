@@ -18,6 +18,7 @@ from ..settings.config import LaunchConfig
 from ..subject import Subject
 from . import events as ev
 from . import fold
+from .model_facts import ModelFacts
 from .storage.eviction import PageCacheReport
 from .warm.warm_facts import WarmStart
 
@@ -88,7 +89,7 @@ class RecordData:
     phases: dict[str, PhaseRecord] = field(default_factory=dict)
     settings: dict[str, Any] = field(default_factory=dict)
     environment: dict[str, Any] = field(default_factory=dict)
-    model: dict[str, Any] = field(default_factory=dict)
+    model: ModelFacts = field(default_factory=ModelFacts)  # what the probe said of the model (model_facts.py)
     imports: dict[str, Any] = field(default_factory=dict)  # the import X-ray (events.checked_imports)
     anatomy: dict[str, Any] = field(default_factory=dict)  # a profiled run's first step in parts (run/anatomy.py)
     failure: Failure | None = None
@@ -233,12 +234,12 @@ class RecordData:
                 self.ready_at = event.ts
         elif isinstance(event, ev.InputsListed):
             # Kept with the model's description, so a run that fails later still shows them.
-            self.model.update(declared_inputs=list(event.inputs), signature=event.signature,
-                              signatures=list(event.signatures))
+            self.model = self.model.told({"declared_inputs": list(event.inputs), "signature": event.signature,
+                                          "signatures": list(event.signatures)})
         elif isinstance(event, ev.SettingsApplied):
             self.settings = dict(event.applied)
         elif isinstance(event, ev.Result):
-            self.environment, self.model = dict(event.environment), {**self.model, **event.model}
+            self.environment, self.model = dict(event.environment), self.model.told(event.model.described)
             if self.launch_gpus:
                 self.environment["nvml"] = dict(self.launch_gpus)
             self.described = True
@@ -338,14 +339,13 @@ class RecordData:
     @property
     def fed_batch(self) -> int:
         """The batch the model was fed: the setting, unless a signature fixed another."""
-        shapes = [i.get("fed_shape") for i in self.model.get("inputs", []) if isinstance(i, dict)]
-        first = next((s[0] for s in shapes if isinstance(s, list) and s and isinstance(s[0], int)), None)
+        first = next((i.fed_shape[0] for i in self.model.inputs if i.fed_shape and i.fed_shape[0] is not None), None)
         return first or self.config.batch
 
     @property
     def assumed_inputs(self) -> list[str]:
         """Inputs whose shape tflaunch had to assume (an unknown dimension nobody set)."""
-        return [str(i.get("name")) for i in self.model.get("inputs", []) if isinstance(i, dict) and i.get("assumed")]
+        return [str(i.name) for i in self.model.inputs if i.assumed]
 
     def part_label(self, part: str) -> str:
         """A phase part as people read it: contexts name how many GPUs they were for."""

@@ -60,7 +60,7 @@ def record_dict(record: RecordData) -> dict[str, Any]:
             "server_import_s": record.warm_start.server_import_s},
         "settings": record.settings,
         "environment": record.environment,
-        "model": record.model,
+        "model": record.model.to_dict(),
         "imports": record.imports,
         "anatomy": ({**record.anatomy, "run_id": record.history_id} if record.anatomy else None),
         "failure": None if record.failure is None else {

@@ -38,7 +38,7 @@ def caveats(record: RecordData) -> list[tuple[str, str]]:
     if record.assumed_inputs:
         out.append(("assumed input shape", f"Assumed input shape: {', '.join(record.assumed_inputs)} had unknown "
                     "dimensions nobody set; set them with --input NAME=SHAPE (the Inputs table in the app)."))
-    if record.model.get("outputs_finite") is False:
+    if record.model.outputs_finite is False:
         out.append(("outputs not finite", "The first inference returned NaN or infinite values: the inputs may "
                     "not suit the model (too small an image, out-of-range ids); set their shapes with --input."))
     return out
@@ -134,12 +134,9 @@ _EVENT_NOUNS: dict[type, str] = {ev.Result: "a second result", ev.Hello: "a hell
 def inputs_line(record: RecordData) -> str:
     """The inputs as fed, NAME=shape:dtype, with "assumed" where a default was used."""
     parts = []
-    for i in record.model.get("inputs", []):
-        if not isinstance(i, dict):
-            continue
-        shape = "x".join(str(d) for d in i.get("fed_shape") or []) or "scalar"
-        parts.append(f"{i.get('name')}={shape}:{i.get('fed_dtype') or i.get('dtype')}"
-                     + (" (assumed)" if i.get("assumed") else ""))
+    for i in record.model.inputs:
+        shape = "x".join(str(d) for d in i.fed_shape or []) or "scalar"
+        parts.append(f"{i.name}={shape}:{i.fed_dtype or i.dtype}" + (" (assumed)" if i.assumed else ""))
     return ", ".join(parts)
 
 

@@ -16,6 +16,7 @@ from typing import Any
 from ..phases import NAME
 from ..run.anatomy import checked_anatomy
 from ..run.events import checked_imports
+from ..run.model_facts import ModelFacts
 from ..run.record import Failure, PhaseRecord, PhaseState, RunRecord, RunStatus
 from ..run.run_kind import PLAIN, RunKind, stored_kind
 from ..run.storage.eviction import INSTALLATION, MODEL, Level, PageCacheReport
@@ -346,7 +347,7 @@ def record_from_rows(data: dict[str, Any], phases: Iterable[Sequence[Any]],
     record.stopped_at_ready = _flag(data["stopped_at_ready"], "stopped_at_ready")
     record.settings = parsed_json(data["settings"], "settings")
     record.environment = checked_described(data["environment"], "environment", ENVIRONMENT)
-    record.model = checked_described(data["model_info"], "model_info", MODEL_INFO)
+    record.model = ModelFacts(checked_described(data["model_info"], "model_info", MODEL_INFO))
     record.imports = _imports(data["imports"])
     record.anatomy = _anatomy(data.get("anatomy"))
     record.page_cache, record.launch_notes, record.warm_start = _launch(data.get("launch"))

@@ -7,7 +7,7 @@ row left empty is fed the documented default, which the run then reports as assu
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Sequence
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
 )
 
 from tflaunch.core.probe.model.input_shapes import DEFAULTS_HELP, default_dims, format_dims
+from tflaunch.core.run.model_facts import InputFacts
 
 NAME, DTYPE, DECLARED, FEED = range(4)
 
@@ -81,16 +82,14 @@ class InputsTable(QWidget):
                 self._add_row(name, "", None, text)
 
     # -- the model's listing ---------------------------------------------------------------
-    def show_declared(self, model: str, inputs: list[dict[str, Any]]) -> None:
+    def show_declared(self, model: str, inputs: Sequence[InputFacts]) -> None:
         """The inputs `model` declares (from its latest run); shapes already set are kept."""
         current = self.shapes()
         self.model = model
         self.table.setRowCount(0)
         for item in inputs:
-            shape = item.get("shape")
-            if not isinstance(shape, list):
-                continue
-            self._add_row(str(item.get("name", "")), str(item.get("dtype", "")), shape, "")
+            if item.shape is not None:
+                self._add_row(item.name or "", item.dtype or "", list(item.shape), "")
         self.set_shapes(current)
         self.note.setText(f"Inputs of {model} as it declares them (? is unknown). An empty Feed cell gets "
                           "the default named in brackets, and the run says the shape was assumed."

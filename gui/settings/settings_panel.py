@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import shlex
 import sys
+from collections.abc import Sequence
 from dataclasses import fields
 from typing import Any, cast
 
@@ -30,6 +31,7 @@ from tflaunch.core.phases import normal_until
 from tflaunch.core.report.subjects import own_config
 from tflaunch.core.run.gpus.nvml import GpuInventory
 from tflaunch.core.run.interpreters.interpreter import InterpreterInfo
+from tflaunch.core.run.model_facts import InputFacts
 from tflaunch.core.settings.config import LaunchConfig, Problem
 from tflaunch.core.settings.vocabulary import BY_NAME, SAMPLE_MODELS, SETTINGS, Setting
 from tflaunch.core.subject import BOTH, Subject
@@ -383,7 +385,7 @@ class SettingsPanel(QWidget):
             widget.setToolTip(widget.toolTip().split("\nDisabled:")[0]
                               + ("" if has_gpu else f"\nDisabled: {inventory.reason}"))
 
-    def show_model_inputs(self, model: str, inputs: list[dict[str, Any]]) -> None:
+    def show_model_inputs(self, model: str, inputs: Sequence[InputFacts]) -> None:
         """What `model` declares as inputs (a run reported it); only while it is chosen."""
         if model == self.editors["model"].get():
             self.inputs_table.show_declared(model, inputs)

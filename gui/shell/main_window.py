@@ -390,8 +390,8 @@ class MainWindow(DropTarget, QMainWindow):  # DropTarget: a model or a script dr
 
     def _show_inputs(self, record: RunRecord) -> None:
         """The inputs table lists what the model declared, as soon as a run reports it."""
-        declared = record.model.get("declared_inputs")
-        if isinstance(declared, list) and self.panel.inputs_table.model != record.config.model:
+        declared = record.model.declared_inputs
+        if declared is not None and self.panel.inputs_table.model != record.config.model:
             self.panel.show_model_inputs(record.config.model, declared)
 
     def _set_busy(self, _busy: bool) -> None:

@@ -234,8 +234,9 @@ def test_xla_flags_are_learned_on_demand_then_an_unknown_one_is_refused(qtbot, w
 
 def test_the_inputs_table_lists_what_a_run_reported_and_keeps_what_the_user_set(window, screenshot):
     record = finished_record(model="/models/lstm.keras")
-    record.model["declared_inputs"] = [{"name": "tokens", "dtype": "int32", "shape": [None, None]},
-                                       {"name": "image", "dtype": "float32", "shape": [None, None, None, 3]}]
+    record.model = record.model.told({"declared_inputs": [
+        {"name": "tokens", "dtype": "int32", "shape": [None, None]},
+        {"name": "image", "dtype": "float32", "shape": [None, None, None, 3]}]})
     window.panel.set_config(LaunchConfig(model="/models/lstm.keras", inputs={"tokens": "64"}))
     window._show_inputs(record)
     table = window.panel.inputs_table.table

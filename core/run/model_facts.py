@@ -1,0 +1,105 @@
+"""What the probe said of the model it measured: its result's `model` and its inputs event.
+
+The probe sends a free-form description and the history keeps it as it came (a newer probe
+may add keys nobody reads yet): ModelFacts holds that description for writing back, and the
+figures tflaunch reads as typed attributes, each None (or empty) where it is missing or not of
+its type. The event parser builds it (events.py), the history's reader from a checked stored
+dict (store/rows.py).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+Shape = tuple[int | None, ...]
+
+
+def _text(value: Any) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+def _count(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
+
+
+def _flag(value: Any) -> bool | None:
+    return value if isinstance(value, bool) else None
+
+
+def _shape(value: Any) -> Shape | None:
+    if not isinstance(value, list) or not all(d is None or _count(d) is not None for d in value):
+        return None
+    return tuple(value)
+
+
+def _texts(value: Any) -> tuple[str, ...]:
+    return tuple(v for v in value if isinstance(v, str)) if isinstance(value, list) else ()
+
+
+@dataclass(frozen=True)
+class InputFacts:
+    """One input as declared (name, dtype, shape with None for an unknown dimension) and, once
+    fed, as fed: its shape and dtype, whether a default filled an unknown dimension, and what
+    its values were."""
+
+    name: str | None = None
+    dtype: str | None = None
+    shape: Shape | None = None
+    fed_dtype: str | None = None
+    fed_shape: Shape | None = None
+    assumed: bool = False
+    values: str | None = None
+
+    @classmethod
+    def of(cls, data: Mapping[str, Any]) -> InputFacts:
+        return cls(_text(data.get("name")), _text(data.get("dtype")), _shape(data.get("shape")),
+                   _text(data.get("fed_dtype")), _shape(data.get("fed_shape")), bool(data.get("assumed")),
+                   _text(data.get("values")))
+
+
+def _inputs(value: Any) -> tuple[InputFacts, ...]:
+    return tuple(InputFacts.of(i) for i in value if isinstance(i, dict)) if isinstance(value, list) else ()
+
+
+@dataclass(frozen=True)
+class ModelFacts:
+    """The model's description; `described` is what the probe sent, written back unchanged."""
+
+    described: Mapping[str, Any] = field(default_factory=dict)
+    name: str | None = field(init=False)
+    format: str | None = field(init=False)
+    params: int | None = field(init=False)
+    bytes_on_disk: int | None = field(init=False)
+    signature: str | None = field(init=False)  # the SavedModel signature called (None for a Keras model)
+    signatures: tuple[str, ...] = field(init=False)
+    imports: tuple[str, ...] = field(init=False)  # the model's own code it imported
+    inputs: tuple[InputFacts, ...] = field(init=False)  # as fed
+    declared_inputs: tuple[InputFacts, ...] | None = field(init=False)  # None until the probe lists them
+    outputs_finite: bool | None = field(init=False)
+    unsafe_deserialization: bool | None = field(init=False)
+
+    def __post_init__(self) -> None:
+        data = self.described
+        declared = data.get("declared_inputs")
+        for name, value in (("name", _text(data.get("name"))), ("format", _text(data.get("format"))),
+                            ("params", _count(data.get("params"))),
+                            ("bytes_on_disk", _count(data.get("bytes_on_disk"))),
+                            ("signature", _text(data.get("signature"))), ("signatures", _texts(data.get("signatures"))),
+                            ("imports", _texts(data.get("imports"))), ("inputs", _inputs(data.get("inputs"))),
+                            ("declared_inputs", _inputs(declared) if isinstance(declared, list) else None),
+                            ("outputs_finite", _flag(data.get("outputs_finite"))),
+                            ("unsafe_deserialization", _flag(data.get("unsafe_deserialization")))):
+            object.__setattr__(self, name, value)
+
+    def __bool__(self) -> bool:
+        return bool(self.described)  # as the dict it replaces: empty until the probe says anything
+
+    def told(self, more: Mapping[str, Any]) -> ModelFacts:
+        """These facts with what a later event said (its keys replace the same keys here)."""
+        return ModelFacts({**self.described, **more})
+
+    def to_dict(self) -> dict[str, Any]:
+        """As the history and the JSON keep it: the description as the probe sent it."""
+        return dict(self.described)
