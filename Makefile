@@ -14,6 +14,9 @@ $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[test]'
+	# Bytecode for tflaunch's own modules, as a wheel install has: an editable install has none,
+	# and under PYTHONDONTWRITEBYTECODE Python never writes it, so every start compiled them.
+	$(BIN)/python -m compileall -q core gui resources >/dev/null
 	touch $(STAMP)
 
 run: $(STAMP)

@@ -29,8 +29,20 @@ def load_package(name: str = PACKAGE, folder: str = _HERE) -> types.ModuleType:
     return package
 
 
+def _load_main() -> types.ModuleType:
+    """The probe's modules, loaded with Python free to write their bytecode, even under
+    PYTHONDONTWRITEBYTECODE: else every launch compiled them again, counted in its spawn.
+    What they import later (TensorFlow, the model's code) keeps the interpreter's setting."""
+    was = sys.dont_write_bytecode
+    sys.dont_write_bytecode = False
+    try:
+        load_package()
+        return importlib.import_module(PACKAGE + ".main")
+    finally:
+        sys.dont_write_bytecode = was
+
+
 if __name__ == "__main__":
     if sys.path and os.path.abspath(sys.path[0] or ".") == _HERE:
         del sys.path[0]
-    load_package()
-    importlib.import_module(PACKAGE + ".main").main()
+    _load_main().main()

@@ -23,7 +23,6 @@ from .environment import launch_environment
 from .gpus.gpu_notes import warnings_before_run
 from .gpus.nvml import machine_gpus
 from .interpreters.build_info import BuildInfo, build_info
-from .interpreters.probe_bytecode import compile_for
 from .observable import unobservable_problems
 from .program import normal_subject, program_problems
 
@@ -143,18 +142,13 @@ def page_cache_problem(config: LaunchConfig) -> str | None:
     return check(config)
 
 
-def launch_check(config: LaunchConfig, *, script: bool = False, known: KnownFlags | None = ask_known_flags,
-                 compile_probe: bool = True) -> list[Problem]:
-    """Every reason `config` cannot be launched; a script brings its own model.
-    `compile_probe`: compile tflaunch's code in the child for its interpreter first (one
-    interpreter start, once per interpreter; the app's interpreter check does it instead,
-    off the GUI thread)."""
+def launch_check(config: LaunchConfig, *, script: bool = False,
+                 known: KnownFlags | None = ask_known_flags) -> list[Problem]:
+    """Every reason `config` cannot be launched; a script brings its own model."""
     config = normal_subject(config)  # checked as it will run: an interpreter first is the setting
     problems = config.validate(check_model=not script)
     if config.is_program and not script:
         problems += program_problems(config) + unobservable_problems(config)
-    if not any(p.field == "python" for p in problems) and compile_probe:
-        compile_for(config.python)
     if known is not None and not any(p.field == "python" for p in problems):
         problems += xla_flag_problems(config, known)
     if not any(p.field == "python" for p in problems) and (allocator := allocator_problem(config)):

@@ -8,7 +8,6 @@ from PySide6.QtCore import QObject, QProcess, Signal
 
 from tflaunch.core.run.interpreters.interpreter import check_command
 from tflaunch.core.run.interpreters.interpreter_verdict import interpreter_verdict, not_started
-from tflaunch.core.run.interpreters.probe_bytecode import compile_command
 from tflaunch.core.run.launch_check import known_flags_command
 
 
@@ -17,14 +16,11 @@ class InterpreterCheck(QObject):
 
     checked = Signal(object)  # InterpreterVerdict (an InterpreterInfo with the interpreter's own words)
     xla_flags_learned = Signal(str)  # the interpreter whose TensorFlow was asked
-    compiled = Signal(str)  # the interpreter tflaunch's child code was compiled for (or tried)
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self._process: QProcess | None = None
         self._flags: QProcess | None = None
-        self._compiling: QProcess | None = None
-        self._compiled: set[str] = set()  # interpreters tflaunch's child code was compiled for
 
     def check(self, python: str) -> None:
         self._abandon()
@@ -34,21 +30,6 @@ class InterpreterCheck(QObject):
         process.errorOccurred.connect(lambda error: self._on_error(process, python, error))
         command = check_command(python)
         process.start(command[0], command[1:])
-        self._compile_for(python)
-
-    def _compile_for(self, python: str) -> None:
-        """Compile the code every measured child imports for this interpreter, once, beside
-        the check (core/run/interpreters/probe_bytecode.py says why); its end is not waited on."""
-        if python in self._compiled or self._compiling is not None:
-            return
-        self._compiled.add(python)
-        self._compiling = self._background(compile_command(python), lambda done: self._on_compiled(done, python))
-
-    def _on_compiled(self, compiling: QProcess, python: str) -> None:
-        if compiling is self._compiling:
-            self._compiling = None
-            compiling.deleteLater()
-            self.compiled.emit(python)
 
     @staticmethod
     def _on_helper_error(process: QProcess, error: QProcess.ProcessError, done: Callable[[QProcess], None]) -> None:
@@ -101,9 +82,6 @@ class InterpreterCheck(QObject):
         """Abandon the question in flight; nothing will be emitted for it."""
         self._abandon()
         self._stop_flags()
-        if self._compiling is not None:
-            old, self._compiling = self._compiling, None
-            _let_go(old)
 
     def _abandon(self) -> None:
         if self._process is not None:

@@ -51,7 +51,7 @@ class RunController(QObject):
     def check(config: LaunchConfig) -> list[Problem]:
         """The launch check, with TF_XLA_FLAGS checked against the flags already learned
         for the interpreter (learning scans TensorFlow for seconds: never here)."""
-        return launch_check(config, known=cached_known_flags, compile_probe=False)
+        return launch_check(config, known=cached_known_flags)
 
     def start(self, config: LaunchConfig, warm: bool = False, anatomy: bool = False) -> RunRecord | None:
         """Start a run of the model or the program (`warm`, a program: forked from a warm

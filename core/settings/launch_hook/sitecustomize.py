@@ -34,6 +34,20 @@ def _warn(message):
     sys.stderr.write(f"tflaunch: {message}\n")
 
 
+def _own(load):
+    """Run `load`, which imports tflaunch's own modules, with Python free to write their
+    bytecode: under PYTHONDONTWRITEBYTECODE (containers, clusters) every measured launch
+    compiled the hook and the observer from source again, about 0.1 s counted against
+    watching. Only tflaunch's files get bytecode this way (the first launch writes it, each
+    later one reads it); the program's own imports keep the setting it was started with."""
+    was = sys.dont_write_bytecode
+    sys.dont_write_bytecode = False
+    try:
+        return load()
+    finally:
+        sys.dont_write_bytecode = was
+
+
 def _probe_package():
     """tflaunch's probe package (two folders up in every layout), loaded by location."""
     probe_dir = os.path.join(os.path.dirname(os.path.dirname(_HERE)), "probe")
@@ -47,7 +61,7 @@ def apply(tf, cfg):
     """Apply the tf.config part of a profile with the probe's own code. A failure is
     reported, never fatal."""
     try:
-        importlib.import_module(_probe_package().__name__ + ".tf_setup").apply_tf_config(tf, cfg)
+        _own(lambda: importlib.import_module(_probe_package().__name__ + ".tf_setup")).apply_tf_config(tf, cfg)
     except Exception as exc:  # the user's program must run even if a setting cannot be applied
         _warn(f"could not apply the launch profile's TensorFlow settings: {type(exc).__name__}: {exc}")
 
@@ -138,11 +152,11 @@ def _observer_module():
         return None
     try:
         fd, settings = int(raw_fd), json.loads(raw or "{}")
-        package = _probe_package()
+        package = _own(_probe_package).__name__
         # Measured in the launcher's session as a background job: no terminal to stop it.
-        importlib.import_module(package.__name__ + ".terminal").leave_terminal()
-        age = importlib.import_module(package.__name__ + ".age")
-        observe = importlib.import_module(package.__name__ + ".observer.observe_install")
+        importlib.import_module(package + ".terminal").leave_terminal()
+        age = _own(lambda: importlib.import_module(package + ".age"))
+        observe = _own(lambda: importlib.import_module(package + ".observer.observe_install"))
         observe.install(fd, settings, age.process_age())
         return observe
     except Exception as exc:
