@@ -7,7 +7,8 @@ import shutil
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import QSettings
+from PySide6.QtCore import QEvent, QSettings
+from PySide6.QtWidgets import QApplication
 
 from tflaunch.core.paths import history_path, profiles_dir
 from tflaunch.core.run.gpus.nvml import GpuInventory
@@ -58,6 +59,9 @@ def screenshot(tmp_path):
 
     def shoot(widget, name: str) -> Path:
         path = folder / f"{name}.png"
+        # As a user sees it: the layouts a change just asked for are done before the grab
+        # (a label given longer text still had its old height otherwise).
+        QApplication.sendPostedEvents(None, QEvent.Type.LayoutRequest)
         assert widget.grab().save(str(path)), path
         if os.environ.get(SCREENSHOT_COPY_ENV):
             target = Path(os.environ[SCREENSHOT_COPY_ENV])
