@@ -10,6 +10,9 @@ import importlib.util
 import os
 import sys
 import types
+from typing import Callable, TypeVar
+
+T = TypeVar("T")
 
 PACKAGE = "tflaunch_probe"
 _HERE = os.path.dirname(os.path.abspath(__file__))
@@ -29,15 +32,16 @@ def load_package(name: str = PACKAGE, folder: str = _HERE) -> types.ModuleType:
     return package
 
 
-def _load_main() -> types.ModuleType:
-    """The probe's modules, loaded with Python free to write their bytecode, even under
-    PYTHONDONTWRITEBYTECODE: else every launch compiled them again, counted in its spawn.
-    What they import later (TensorFlow, the model's code) keeps the interpreter's setting."""
+def own_bytecode(load: Callable[[], T]) -> T:
+    """Run `load`, which imports tflaunch's own modules, with Python free to write their
+    bytecode, even under PYTHONDONTWRITEBYTECODE (containers, clusters): else every launch
+    compiled them from source again (about 0.1 s, counted in its spawn or against watching).
+    Only what `load` imports is affected: the program's and TensorFlow's imports after it
+    keep the interpreter's setting. The probe and the launch hook both load through here."""
     was = sys.dont_write_bytecode
     sys.dont_write_bytecode = False
     try:
-        load_package()
-        return importlib.import_module(PACKAGE + ".main")
+        return load()
     finally:
         sys.dont_write_bytecode = was
 
@@ -45,4 +49,4 @@ def _load_main() -> types.ModuleType:
 if __name__ == "__main__":
     if sys.path and os.path.abspath(sys.path[0] or ".") == _HERE:
         del sys.path[0]
-    _load_main().main()
+    own_bytecode(lambda: (load_package(), importlib.import_module(PACKAGE + ".main"))[1]).main()

@@ -310,9 +310,7 @@ class Observer:
         """fit hands a training batch's logs to its callbacks (before any of them runs)."""
         with self.lock:
             self.batch_open = False
-            if self.batch_step is not None:
-                start, self.batch_step = self.batch_step[0], None
-                self.step_done(start, end)
+            self._close_batch_step(edge=end)
 
     def step_ended(self, start: float, end: float) -> None:
         """A step's own work ended: in a batch of fit it ends at the batch's edge, else now."""
@@ -324,10 +322,11 @@ class Observer:
             else:  # steps_per_execution in an eager fit: one batch, several applies
                 self.batch_step = (self.batch_step[0], end)
 
-    def _close_batch_step(self) -> None:
+    def _close_batch_step(self, edge: Optional[float] = None) -> None:
+        """The pending step of fit's batch ends: at the batch's edge when told, else its own end."""
         if self.batch_step is not None:
             (start, end), self.batch_step = self.batch_step, None
-            self.step_done(start, end)
+            self.step_done(start, end if edge is None else edge)
 
     def call_possible(self) -> bool:
         """Whether a call now could be an inference or build (not nested in something else)."""

@@ -34,27 +34,28 @@ def _warn(message):
     sys.stderr.write(f"tflaunch: {message}\n")
 
 
+_ENTRY = []  # the probe's entry module, once loaded (kept here: sys.modules is the program's)
+
+
+def _entry():
+    """The probe's entry module (two folders up in every layout), loaded by location once."""
+    if not _ENTRY:
+        probe_dir = os.path.join(os.path.dirname(os.path.dirname(_HERE)), "probe")
+        spec = importlib.util.spec_from_file_location("tflaunch_probe_entry", os.path.join(probe_dir, "__main__.py"))
+        entry = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(entry)
+        _ENTRY.append(entry)
+    return _ENTRY[0]
+
+
 def _own(load):
-    """Run `load`, which imports tflaunch's own modules, with Python free to write their
-    bytecode: under PYTHONDONTWRITEBYTECODE (containers, clusters) every measured launch
-    compiled the hook and the observer from source again, about 0.1 s counted against
-    watching. Only tflaunch's files get bytecode this way (the first launch writes it, each
-    later one reads it); the program's own imports keep the setting it was started with."""
-    was = sys.dont_write_bytecode
-    sys.dont_write_bytecode = False
-    try:
-        return load()
-    finally:
-        sys.dont_write_bytecode = was
+    """Import tflaunch's own modules with their bytecode written (the probe's own_bytecode)."""
+    return _entry().own_bytecode(load)
 
 
 def _probe_package():
-    """tflaunch's probe package (two folders up in every layout), loaded by location."""
-    probe_dir = os.path.join(os.path.dirname(os.path.dirname(_HERE)), "probe")
-    spec = importlib.util.spec_from_file_location("tflaunch_probe_entry", os.path.join(probe_dir, "__main__.py"))
-    entry = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(entry)
-    return entry.load_package()
+    """tflaunch's probe package, loaded by location."""
+    return _own(_entry().load_package)
 
 
 def apply(tf, cfg):
@@ -152,7 +153,7 @@ def _observer_module():
         return None
     try:
         fd, settings = int(raw_fd), json.loads(raw or "{}")
-        package = _own(_probe_package).__name__
+        package = _probe_package().__name__
         # Measured in the launcher's session as a background job: no terminal to stop it.
         importlib.import_module(package + ".terminal").leave_terminal()
         age = _own(lambda: importlib.import_module(package + ".age"))
