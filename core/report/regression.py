@@ -73,12 +73,13 @@ def decide(figure: str, baseline: Sequence[float], candidate: Sequence[float], r
     base, cand = statistics.median(a), statistics.median(b)
     ratio = cand / base if base > 0 else (1.0 if cand == base else float("inf"))
     difference = cand - base
-    change = f"{ratio:.2f}× ({'+' if difference >= 0 else '−'}{format_duration(abs(difference))}), p = {p:.2g}"
+    size = f"{ratio:.2f}× ({'+' if difference >= 0 else '−'}{format_duration(abs(difference))})"
+    change = f"{size}, p = {p:.2g}"
     if ratio > rule.factor and difference > rule.min_difference:
         if p < rule.alpha:
             return Verdict(figure, a, b, Outcome.SLOWER, f"slower: {change}", ratio, p)
         return Verdict(figure, a, b, Outcome.UNDECIDED,
-                       f"too noisy: {change} is as large as the rule's, but p is not below {rule.alpha:g}, so it "
+                       f"too noisy: a change of {size} is as large as the rule's, but p = {p:.2g} is not below {rule.alpha:g}, so it "
                        "may be chance; measure more runs (--runs) or on a quieter machine", ratio, p)
     if ratio < 1 / rule.factor and -difference > rule.min_difference and p < rule.alpha:
         return Verdict(figure, a, b, Outcome.FASTER, f"faster: {change}", ratio, p)
