@@ -139,7 +139,16 @@ def test_a_requeued_task_measures_only_what_it_had_not_finished_and_merges_each_
     assert first.returncode == 0 and "2 runs added" in first.stderr, first.stderr
     # Slurm holds a requeued job for about two minutes (its BeginTime); started now instead.
     cluster.run("scontrol", "update", f"JobId={job}_0", "StartTime=now")
-    assert settle(folder, timeout=120)["counts"] == {"done": 2}
+    # Polled closely as it starts again: until task.py sets the old result aside, the trial is
+    # running, never "cancelled" (CI once read that moment as the end of the sweep).
+    seen: list[dict[str, int]] = []
+    deadline = time.monotonic() + 120
+    while {"pending", "running"} & set((now := status(folder))["counts"]) or not seen:
+        seen.append(now["counts"])
+        assert time.monotonic() < deadline, seen[-5:]
+        time.sleep(0.05)
+    assert now["counts"] == {"done": 2}, (now, seen[-5:])
+    assert all(set(counts) <= {"done", "pending", "running"} for counts in seen), seen
     assert count.read_text().count("x") == 3, "the first trial was measured once, the second twice"
     logs = "".join(p.read_text(errors="replace") for p in (folder / "logs").glob("*"))
     assert "DUE TO JOB REQUEUE" in logs, "the earlier attempt's end is kept in the task's log"
