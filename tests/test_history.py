@@ -200,3 +200,33 @@ def test_the_model_s_facts_are_stored_as_the_probe_said_them_and_an_old_row_read
     assert (old.model.params, old.model.inputs, old.model.declared_inputs, old.model.format) == (5, (), None, None)
     assert old.to_dict()["model"] == {"params": 5, "layers": "many"} and old.fed_batch == old.config.batch
     assert not RunRecord(LaunchConfig()).model and RunRecord(LaunchConfig()).to_dict()["model"] == {}
+
+
+def test_a_cluster_trial_s_node_reads_back_typed_and_its_trial_is_kept_as_it_came():
+    """A merged trial's run knows the node type and host it ran on (its stored trial, as its result
+    file said it); a host that is not text reads as none, and the trial is kept as it came."""
+    import csv
+    import io
+
+    from tflaunch.core.report.run_export import ExportedRun, to_csv
+    from tflaunch.core.run.trial_node import TrialNode
+    from tflaunch.core.store.rows import RunSummary
+    from tflaunch.core.store.run_rows import record_from_data, run_data
+
+    trial = {"candidate": "baseline", "warmup": False, "number": 1, "instance": 0, "index": 3, "node_type": "a100",
+             "node": {"host": "n7", "gpu_models": ["NVIDIA A100-SXM4-80GB"], "driver": "570.86", "job_id": "12"}}
+    data = json.loads(json.dumps(run_data(finished_record(), "cluster", trial)))
+    record, read = record_from_data(data)
+    assert record.node == TrialNode("a100", "n7") and record.kind.origin == "cluster"
+    assert read == trial
+    data["run"]["trial"] = json.dumps({**trial, "node": {"host": ["n7", "n8"], "gpu_models": []}})
+    assert record_from_data(data)[0].node == TrialNode("a100", None), "a list of hosts is no host"
+    data["run"]["trial"] = json.dumps({**trial, "node": {}})
+    off_host = record_from_data(data)[0]
+    assert off_host.node == TrialNode("a100", None) and off_host.node.host is None
+    plain = finished_record()
+    assert plain.node is None and plain.kind.origin == ""
+    rows = list(csv.DictReader(io.StringIO(to_csv([
+        ExportedRun(RunSummary(1, 100.0, "cluster", "sample:mlp", "ok", None, 1.0, 400, ""), record),
+        ExportedRun(RunSummary(2, 200.0, "cli", "sample:mlp", "ok", None, 1.0, 400, ""), plain)]))))
+    assert [(r["node_type"], r["host"]) for r in rows] == [("a100", "n7"), ("", "")]

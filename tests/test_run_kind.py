@@ -16,6 +16,7 @@ from tflaunch.core.report.review import comparison_review
 from tflaunch.core.report.sides import sides_of
 from tflaunch.core.run.record import RunRecord
 from tflaunch.core.run.run_kind import ANATOMY_NOTE, COLD, PLAIN, WARM, WARM_SERVER, RunKind
+from tflaunch.core.run.trial_node import TrialNode
 from tflaunch.core.run.warm.warm_facts import WarmStart
 from tflaunch.core.run.words import COLD_MARK, WARM_MARK
 from tflaunch.core.settings.config import LaunchConfig
@@ -61,7 +62,7 @@ def test_the_kind_comes_from_what_the_record_stores():
     cold.warm_start, cold.marks = WarmStart(cold_because="-X"), [(COLD_MARK, 0.01)]
     assert cold.kind.start == COLD
     trial = finished_record()
-    trial.node = {"node_type": "cpu", "host": "n1"}
+    trial.node = TrialNode("cpu", "n1")
     assert trial.kind.origin == "cluster" and trial.kind.words == "cluster trial"
     arm = finished_record()
     arm.source = "doctor"
@@ -102,7 +103,7 @@ def test_doctor_arms_and_cluster_trials_are_not_pooled_with_plain_runs():
         record.source = "doctor"
     trials = side([1.0, 1.01, 1.02], first_id=7)
     for record in trials:
-        record.node = {"node_type": "cpu", "host": "n1"}
+        record.node = TrialNode("cpu", "n1")
     assert [s.n for s in sides_of(plain + arms + trials)] == [3, 3, 3]
 
 

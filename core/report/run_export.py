@@ -16,6 +16,7 @@ from typing import Any
 
 from ..phases import phase_rows
 from ..run.record import RunRecord
+from ..run.trial_node import TrialNode
 from ..store.rows import DAMAGED, RunSummary
 from .review import csv_cell
 
@@ -115,6 +116,7 @@ def csv_row(run: ExportedRun, phases: list[str]) -> list[Any]:
                 DAMAGED, *[None] * (width - 7), run.damage or summary.damage]
     latency = record.latency if record.latency.get("n") else {}
     failure = record.failure.message if record.failure else None
+    node = record.node or TrialNode()  # off a cluster: no node type, no host
     return [
         summary.id, local_time(record.launched_at), record.launched_at, summary.source, record.subject,
         record.status.value, record.failed_phase, record.config.summary(), bool(record.assumed_inputs),
@@ -123,7 +125,7 @@ def csv_row(run: ExportedRun, phases: list[str]) -> list[Any]:
         _seconds(latency.get("median")), _seconds(latency.get("p90")), latency.get("n"),
         record.fed_batch if latency else None, record.peak_rss,
         record.environment.get("tensorflow"), record.environment.get("python"),
-        record.node.get("node_type"), record.node.get("host"), failure, None,
+        node.node_type, node.host, failure, None,
     ]
 
 

@@ -20,6 +20,7 @@ from . import events as ev
 from . import fold
 from .model_facts import ModelFacts
 from .storage.eviction import PageCacheReport
+from .trial_node import TrialNode
 from .warm.warm_facts import WarmStart
 
 # What a run keeps of its child's stderr (for the history and the failure's excerpt): the
@@ -108,9 +109,7 @@ class RecordData:
     heard_probe: bool = False  # at least one protocol event arrived: the child runs the probe
     finished_at: float | None = None
     history_id: int | None = None  # row in the run history, once stored
-    # The cluster node a sweep's trial ran on (its node type and host, from its result file);
-    # empty off a cluster.
-    node: dict[str, str] = field(default_factory=dict)
+    node: TrialNode | None = None  # the cluster node a sweep's trial ran on (trial_node.py); None off a cluster
     # Who launched it, as the history stores it (gui, cli, sweep, doctor, cluster): set when a
     # recorder starts it, read back with it; "" for a run no recorder watched (run_kind.py).
     source: str = ""

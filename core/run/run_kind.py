@@ -104,4 +104,4 @@ def run_kind(record: RecordData) -> RunKind:
     anatomy = bool(record.anatomy) or ANATOMY_NOTE in record.launch_notes
     return stored_kind(record.source, anatomy, start_kind(record),
                        record.warm_start is not None and record.warm_start.server_started,
-                       bool(record.node))
+                       record.node is not None)

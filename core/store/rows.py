@@ -20,6 +20,7 @@ from ..run.model_facts import ModelFacts
 from ..run.record import Failure, PhaseRecord, PhaseState, RunRecord, RunStatus
 from ..run.run_kind import PLAIN, RunKind, stored_kind
 from ..run.storage.eviction import INSTALLATION, MODEL, Level, PageCacheReport
+from ..run.trial_node import TrialNode
 from ..run.warm.warm_facts import WarmStart
 from ..run.words import COLD_MARK, WARM_MARK
 from ..settings.config import LaunchConfig
@@ -338,7 +339,7 @@ def record_from_rows(data: dict[str, Any], phases: Iterable[Sequence[Any]],
     record = RunRecord(_as_program(stored_config(data["config"]), _command(data["command"])), launched_at=launched_at)
     record.source = source
     if "node" in trial:  # a cluster trial: checked by stored_trial
-        record.node = {"node_type": str(trial.get("node_type")), "host": str(trial["node"].get("host") or "")}
+        record.node = TrialNode.of(trial)
     record.status = RunStatus(checked_choice(data["status"], "status", (s.value for s in RunStatus)))
     record.finished_at = checked_time(data["finished_at"], "finished_at")
     failed = data["failed_phase"]
