@@ -245,6 +245,48 @@ def test_parts_and_gpu_facts_survive_the_history(tmp_path):
     assert history.load(run_id).phases["devices"].parts == {}  # damaged parts lose the parts, not the run
 
 
+
+def test_nvml_at_launch_is_typed_stored_as_it_was_made_and_an_old_row_reads_back(tmp_path):
+    """The record reads NVML's view at launch as typed facts; the environment and the history keep
+    the description launch_facts made, byte for byte, and a row whose GPUs hold junk (another
+    program wrote it) or a child's junk "nvml" reads as no figure instead of failing the run."""
+    import sqlite3
+
+    from tflaunch.core.run.gpus.launch_gpus import LaunchGpu
+    from tflaunch.core.run.words import environment_line
+
+    record = gpu_program_record(reported=False)
+    assert (record.launch_gpus.driver, record.launch_gpus.cuda_driver, record.launch_gpus.persistence_off) == \
+        ("570.86", "12.8", ())
+    assert record.launch_gpus.gpus == (LaunchGpu(0, "NVIDIA H100 80GB HBM3", None, (9, 0), 80 << 30, True),)
+    made = ('{"driver": "570.86", "cuda_driver": "12.8", "gpus": [{"index": 0, "name": "NVIDIA H100 80GB HBM3", '
+            '"uuid": null, "compute_capability": [9, 0], "memory_total": 85899345920, "persistence_mode": true}], '
+            '"persistence_off": []}')
+    assert json.dumps(record.environment["nvml"]) == json.dumps(record.to_dict()["environment"]["nvml"]) == made
+    record.finish(0)
+    history = History(tmp_path / "h.sqlite3")
+    run_id = history.record(record, "cli")
+    with sqlite3.connect(tmp_path / "h.sqlite3") as db:
+        stored = db.execute("SELECT environment FROM runs WHERE id=?", (run_id,)).fetchone()[0]
+    assert json.dumps(json.loads(stored)["nvml"]) == made
+    loaded = History(tmp_path / "h.sqlite3").load(run_id)
+    assert loaded.launch_gpus == record.launch_gpus
+    assert "NVIDIA H100 80GB HBM3 (memory held, per NVML)" in environment_line(loaded) == environment_line(record)
+    junk = ('{"tensorflow": "2.21.0", "nvml": {"driver": "570.86", "gpus": [{"index": [0], "name": 7, '
+            '"compute_capability": "9.0"}], "persistence_off": [], "later": {"a": 1}}}')
+    with sqlite3.connect(tmp_path / "h.sqlite3") as db:
+        db.execute("UPDATE runs SET environment=? WHERE id=?", (junk, run_id))
+    old = History(tmp_path / "h.sqlite3").load(run_id)
+    assert old.launch_gpus is not None and old.launch_gpus.gpus == (LaunchGpu(),) and old.launch_gpus.driver == "570.86"
+    assert "GPU 0 (memory held, per NVML)" in environment_line(old) and not gpu_notes(old.environment)
+    assert json.dumps(old.to_dict()["environment"]) == junk
+    child = RunRecord(LaunchConfig(program=("python", "train.py")))  # NVML saw no GPU; the child said "nvml"
+    child.apply(ev.Result(child.launched_at + 1, "first_step",
+                          {"nvml": {"persistence_off": 3, "gpus": [{"index": [1]}]}}, ModelFacts()))
+    child.add_sample(child.launched_at + 0.5, 1 << 20, {1: 1 << 20})
+    assert child.launch_gpus is None and "GPU 1 (memory held, per NVML)" in environment_line(child)
+    assert not any("Persistence" in note for note in child.notes)
+
 def test_a_warning_before_the_run_only_for_a_visible_card_the_build_cannot_use():
     gpus = GpuInventory((Gpu(0, "NVIDIA H100", 80 << 30, compute_capability=(9, 0)),
                          Gpu(1, "NVIDIA A100", 80 << 30, compute_capability=(8, 0)),

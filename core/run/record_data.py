@@ -18,6 +18,7 @@ from ..settings.config import LaunchConfig
 from ..subject import Subject
 from . import events as ev
 from . import fold
+from .gpus.launch_gpus import LaunchGpus
 from .model_facts import ModelFacts
 from .storage.eviction import PageCacheReport
 from .trial_node import TrialNode
@@ -114,7 +115,7 @@ class RecordData:
     # recorder starts it, read back with it; "" for a run no recorder watched (run_kind.py).
     source: str = ""
     launch_notes: list[str] = field(default_factory=list)  # what the launcher did first (a cache emptied, and why)
-    launch_gpus: dict[str, Any] = field(default_factory=dict)  # NVML at launch (gpu_notes.launch_facts)
+    launch_gpus: LaunchGpus | None = None  # NVML at launch (gpus/launch_gpus.py); None where it saw no GPU
     page_cache: PageCacheReport | None = None  # a cold or preloaded start's eviction; None for a warm one
     cache_pack: dict[str, Any] = field(default_factory=dict)  # what its cache pack held and gave (run.pack_hits)
     marks: list[tuple[str, float]] = field(default_factory=list)  # a program's own points: (name, s since launch)
@@ -239,8 +240,8 @@ class RecordData:
             self.settings = dict(event.applied)
         elif isinstance(event, ev.Result):
             self.environment, self.model = dict(event.environment), self.model.told(event.model.described)
-            if self.launch_gpus:
-                self.environment["nvml"] = dict(self.launch_gpus)
+            if self.launch_gpus is not None:
+                self.environment["nvml"] = self.launch_gpus.to_dict()
             self.described = True
         elif isinstance(event, ev.ProbeError):
             self.failure = Failure(event.kind, event.message, event.detail)

@@ -181,8 +181,7 @@ def _gpus_text(record: RecordData) -> str:
     reported = record.environment.get("gpus")
     if isinstance(reported, list):
         return ", ".join(str(g.get("model") or g.get("name", "")) for g in reported if isinstance(g, dict)) or "no GPU"
-    nvml = record.launch_gpus or record.environment.get("nvml") or {}
-    cards = {g.get("index"): g.get("name") for g in nvml.get("gpus") or [] if isinstance(g, dict)}
+    cards = {g.index: g.name for g in record.launch_gpus.gpus} if record.launch_gpus is not None else {}
     held = [str(cards.get(index) or f"GPU {index}") for index in sorted(record.gpu_peaks)]
     return ", ".join(held) + " (memory held, per NVML)" if held else "no GPU"
 

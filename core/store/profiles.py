@@ -386,8 +386,9 @@ def evidence_from_runs(runs: Sequence[RunRecord], baseline: Sequence[RunRecord] 
     if used:
         # The folders the winner was measured with: a launch of this profile uses the same pack
         # (named by the stack below); a launch on another stack fills its own (settings.caches).
+        nvml = ok[-1].launch_gpus
         evidence["caches"] = {**used, "tensorflow": env.get("tensorflow"),
-                              "driver": (env.get("nvml") or {}).get("driver") or env.get("driver"),
+                              "driver": (nvml.driver if nvml is not None else None) or env.get("driver"),
                               "gpus": evidence["gpus"]}
     base_ok = [r for r in baseline if r.status is RunStatus.OK]
     base_ready = summarize(r.time_to_ready for r in base_ok)

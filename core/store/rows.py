@@ -16,6 +16,7 @@ from typing import Any
 from ..phases import NAME
 from ..run.anatomy import checked_anatomy
 from ..run.events import checked_imports
+from ..run.gpus.launch_gpus import LaunchGpus
 from ..run.model_facts import ModelFacts
 from ..run.record import Failure, PhaseRecord, PhaseState, RunRecord, RunStatus
 from ..run.run_kind import PLAIN, RunKind, stored_kind
@@ -203,6 +204,11 @@ def _launch(text: Any) -> tuple[PageCacheReport | None, list[str], WarmStart | N
             _warm_start(launch.get("warm_start")))
 
 
+def _launch_gpus(nvml: Any) -> LaunchGpus | None:
+    """NVML at launch, as the record copied it into its environment (checked there as a mapping)."""
+    return LaunchGpus(nvml) if isinstance(nvml, dict) and nvml else None
+
+
 def _cache_pack(text: Any) -> dict[str, Any]:
     """A run's cache pack facts (run.pack_hits), each checked; a damaged one loses them, not the run."""
     try:
@@ -348,6 +354,7 @@ def record_from_rows(data: dict[str, Any], phases: Iterable[Sequence[Any]],
     record.stopped_at_ready = _flag(data["stopped_at_ready"], "stopped_at_ready")
     record.settings = parsed_json(data["settings"], "settings")
     record.environment = checked_described(data["environment"], "environment", ENVIRONMENT)
+    record.launch_gpus = _launch_gpus(record.environment.get("nvml"))
     record.model = ModelFacts(checked_described(data["model_info"], "model_info", MODEL_INFO))
     record.imports = _imports(data["imports"])
     record.anatomy = _anatomy(data.get("anatomy"))

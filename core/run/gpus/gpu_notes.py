@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from .kernels import Verdict, predict
+from .launch_gpus import LaunchGpus
 from .nvml import GpuInventory
 
 
@@ -42,23 +43,26 @@ def gpu_notes(environment: Mapping[str, Any]) -> list[str]:
     """A line per GPU this TensorFlow has no kernels for, and per driver fact that slows start-up."""
     notes = [f"{label}: {text}." for label, verdict, text in kernel_verdicts(environment)
              if verdict is Verdict.UNSUPPORTED]
-    nvml = environment.get("nvml")
-    if isinstance(nvml, Mapping) and nvml.get("persistence_off"):
-        notes.append(f"Persistence mode is off on GPU {', '.join(str(i) for i in nvml['persistence_off'])}: the "
+    nvml = environment.get("nvml")  # NVML at launch, as the record copied it there
+    off = LaunchGpus(nvml).persistence_off if isinstance(nvml, Mapping) else ()
+    if off:
+        notes.append(f"Persistence mode is off on GPU {', '.join(str(i) for i in off)}: the "
                      "driver loads again for every program, which adds up to seconds to device discovery "
                      "(`sudo nvidia-smi -pm 1` keeps it loaded).")
     return notes
 
 
-def launch_facts(gpus: GpuInventory) -> dict[str, Any]:
-    """NVML's view at launch, kept with the run: driver, CUDA driver version, persistence."""
+def launch_facts(gpus: GpuInventory) -> LaunchGpus | None:
+    """NVML's view at launch, kept with the run: driver, CUDA driver version, persistence;
+    None where NVML sees no GPU."""
     if not gpus.available:
-        return {}
-    return {"driver": gpus.driver, "cuda_driver": gpus.cuda_driver,
-            "gpus": [{"index": g.index, "name": g.name, "uuid": g.uuid,
-                      "compute_capability": list(g.compute_capability) if g.compute_capability else None,
-                      "memory_total": g.memory_total, "persistence_mode": g.persistence_mode} for g in gpus.gpus],
-            "persistence_off": [g.index for g in gpus.gpus if g.persistence_mode is False]}
+        return None
+    return LaunchGpus({"driver": gpus.driver, "cuda_driver": gpus.cuda_driver,
+                       "gpus": [{"index": g.index, "name": g.name, "uuid": g.uuid,
+                                 "compute_capability": list(g.compute_capability) if g.compute_capability else None,
+                                 "memory_total": g.memory_total, "persistence_mode": g.persistence_mode}
+                                for g in gpus.gpus],
+                       "persistence_off": [g.index for g in gpus.gpus if g.persistence_mode is False]})
 
 
 def warnings_before_run(gpus: GpuInventory, capabilities: list[str] | None, is_cuda_build: bool,
