@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import math
+import os
 import statistics
 import sys
 from collections.abc import Callable
@@ -27,6 +29,24 @@ def report(name: str, data: dict) -> None:
 
 def median_ratio(pairs: list[tuple[float, float]]) -> float:
     return statistics.median(a / b for a, b in pairs)
+
+
+def pairs_wanted(default: int) -> int:
+    """BENCH_PAIRS, for a closer figure on a quiet machine; the benchmark's own count otherwise."""
+    raw = os.environ.get("BENCH_PAIRS", "")
+    return int(raw) if raw.isdigit() and int(raw) > 0 else default
+
+
+def median_interval(values: list[float], confidence: float = 0.95) -> tuple[float, float] | None:
+    """A distribution-free interval for the median (the sign test's order statistics): the
+    k-th smallest and k-th largest values, k the largest with P(Binomial(n, 1/2) < k) at most
+    half of 1 - confidence. None when n is too small for any (n < 6 at 95 %)."""
+    ordered, n = sorted(values), len(values)
+    tail, k, below = (1 - confidence) / 2, 0, 0.0
+    while k < n and below + math.comb(n, k) / 2 ** n <= tail:
+        below += math.comb(n, k) / 2 ** n
+        k += 1
+    return None if k == 0 else (ordered[k - 1], ordered[n - k])
 
 
 # Python source printing the seconds since the OS started this process; pasted into the
