@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from tflaunch.core.run.pack_facts import PackContents, PackFacts
 from tflaunch.core.run.pack_hits import PackHits, anatomy_sentence, pack_sentence
 from tflaunch.core.settings import cache_pack, caches
 from tflaunch.core.settings.child import child_environment, xla_flag_set
@@ -167,30 +168,32 @@ def test_the_summary_sentence_says_what_the_pack_held_and_gave():
     facts = PackHits("/p", before={"entries": 1}, after={"entries": 1})
     facts.feed(LOOKUP)
     facts.feed(HIT)
-    assert pack_sentence(facts.to_dict()) == ("Cache pack: held 1 XLA programs before the run and 1 after; 1 hit "
+    assert pack_sentence(facts.facts()) == ("Cache pack: held 1 XLA programs before the run and 1 after; 1 hit "
                                               "(compile skipped), 0 misses.")
-    nothing = pack_sentence(PackHits("/p", read=0, before={"entries": 0}, after={"entries": 0}).to_dict())
+    nothing = pack_sentence(PackHits("/p", read=0, before={"entries": 0}, after={"entries": 0}).facts())
     assert nothing is not None and "compiled nothing with XLA" in nothing
-    assert pack_sentence({}) is None
+    assert pack_sentence(None) is None and pack_sentence(PackFacts({"hits": 1})) is None
 
 
 def test_the_anatomy_names_the_parts_a_hit_removed():
     anatomy = {"window": 1.0, "parts": [{"part": "xla", "seconds": 0.012}, {"part": "execution", "seconds": 0.5}]}
-    hit = {"folder": "/p", "hits": 1, "misses": 0}
+    hit = PackFacts({"folder": "/p", "hits": 1, "misses": 0})
     assert anatomy_sentence(hit, anatomy) == ("In this run's anatomy, XLA compilation 12.0 ms: with 1 hit from the "
                                               "pack that is loading the compiled program, not compiling it.")
-    miss = anatomy_sentence({"folder": "/p", "hits": 0, "misses": 1}, anatomy)
+    miss = anatomy_sentence(PackFacts({"folder": "/p", "hits": 0, "misses": 1}), anatomy)
     assert miss is not None and "compiled in full" in miss
     assert anatomy_sentence(hit, {"window": 1.0, "parts": [{"part": "execution", "seconds": 0.5}]}) is None
-    assert anatomy_sentence({}, anatomy) is None
+    assert anatomy_sentence(None, anatomy) is None
 
 
 def test_stored_pack_facts_are_checked_where_they_are_read():
-    stored = json.dumps({"cache_pack": {"folder": "/p", "before": {"entries": 2, "bytes": -1}, "after": "x",
-                                        "hits": True, "misses": 3, "lines": ["a" * 900, 5]}})
-    assert _cache_pack(stored) == {"folder": "/p", "read_only": False, "before": {"entries": 2}, "after": {},
-                                   "hits": None, "misses": 3, "lines": ["a" * 300]}
-    assert _cache_pack("{damaged") == {}
+    pack = {"folder": "/p", "before": {"entries": 2, "bytes": -1}, "after": "x", "hits": True, "misses": 3,
+            "lines": ["a" * 900, 5]}
+    read = _cache_pack(json.dumps({"cache_pack": pack}))
+    assert read is not None and read.to_dict() == pack, "kept as it came"
+    assert (read.folder, read.read_only, read.before, read.after, read.hits, read.misses, read.lines) == \
+        ("/p", False, PackContents(2, None), PackContents(), None, 3, ("a" * 300,))
+    assert _cache_pack("{damaged") is None and _cache_pack(json.dumps({"cache_pack": {"hits": 1}})) is None
 
 
 @pytest.mark.slow  # scans TensorFlow's libraries for their flag names (a minute on a busy machine)

@@ -63,15 +63,15 @@ def test_the_pack_is_filled_then_hit_and_the_loss_is_the_same(script: Path) -> N
     warm = run(script, pack=True)
     assert all(r.status is RunStatus.OK for r in (cold, fill, warm))
     assert loss(fill) == loss(warm) == loss(cold)
-    assert not cold.cache_pack
-    assert fill.cache_pack["before"]["entries"] == 0 and fill.cache_pack["after"]["entries"] == 1
-    assert fill.cache_pack["hits"] == 0 and fill.cache_pack["misses"] == 1
-    assert warm.cache_pack["hits"] == 1 and warm.cache_pack["misses"] == 0
-    assert any("Loading cached entry" in line for line in warm.cache_pack["lines"])
+    assert cold.cache_pack is None and fill.cache_pack is not None and warm.cache_pack is not None
+    assert fill.cache_pack.before.entries == 0 and fill.cache_pack.after.entries == 1
+    assert fill.cache_pack.hits == 0 and fill.cache_pack.misses == 1
+    assert warm.cache_pack.hits == 1 and warm.cache_pack.misses == 0
+    assert any("Loading cached entry" in line for line in warm.cache_pack.lines)
     assert any(n.startswith("Cache pack: held 1 XLA programs before the run") and "1 hit (compile skipped)" in n
                for n in notes(warm))
     folder = caches.pack_folder(stack_for(warm.config))
-    assert Path(warm.cache_pack["folder"]) == folder
+    assert Path(str(warm.cache_pack.folder)) == folder
     meta = cache_pack.read_meta(folder)
     assert meta is not None and (meta["runs"], meta["hits"], meta["misses"]) == (2, 1, 1)
 
@@ -80,18 +80,19 @@ def test_the_pack_is_filled_then_hit_and_the_loss_is_the_same(script: Path) -> N
 def test_hits_are_seen_by_read_times_when_the_log_level_hides_tensorflow_s_lines(script: Path) -> None:
     run(script, pack=True, log_level=2)
     warm = run(script, pack=True, log_level=2)
-    assert warm.status is RunStatus.OK and warm.cache_pack["lines"] == []
-    assert warm.cache_pack["hits"] == 1 and warm.cache_pack["misses"] == 0
+    assert warm.status is RunStatus.OK and warm.cache_pack is not None and warm.cache_pack.lines == ()
+    assert warm.cache_pack.hits == 1 and warm.cache_pack.misses == 0
 
 
 @pytest.mark.slow
 def test_a_damaged_entry_costs_only_the_cache(script: Path) -> None:
     fill = run(script, pack=True)
-    entry = next((Path(fill.cache_pack["folder"]) / cache_pack.XLA).glob("*.pb"))
+    assert fill.cache_pack is not None
+    entry = next((Path(str(fill.cache_pack.folder)) / cache_pack.XLA).glob("*.pb"))
     whole = entry.read_bytes()
     entry.write_bytes(whole[: len(whole) // 2])  # what a killed copy or a full disk leaves
     # Without the guard TensorFlow fails the program: OutOfRangeError, "Read less bytes than requested".
     again = run(script, pack=True)
     assert again.status is RunStatus.OK and loss(again) == loss(fill)
     assert any("Removed the damaged XLA cache entry" in n for n in again.launch_notes)
-    assert again.cache_pack["misses"] == 1 and entry.stat().st_size == len(whole)
+    assert again.cache_pack is not None and again.cache_pack.misses == 1 and entry.stat().st_size == len(whole)

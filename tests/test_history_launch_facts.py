@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 import sqlite3
 
+from tflaunch.core.run.pack_facts import PackContents
+from tflaunch.core.run.pack_hits import HIT, LOOKUP, PackHits
 from tflaunch.core.run.record_json import record_dict
 from tflaunch.core.run.session import ProbeSession
 from tflaunch.core.run.storage.eviction import INSTALLATION, MODEL, Level, PageCacheReport
@@ -115,3 +117,44 @@ def test_a_page_cache_report_is_stored_as_before_and_an_old_row_reads_back_lenie
         db.execute("UPDATE runs SET launch='{\"page_cache\": {\"model\": {}}}' WHERE id=?", (run_id,))
     assert History(tmp_path / "h.sqlite3").load(run_id).page_cache is None
     assert finished_record().page_cache is None and record_dict(finished_record())["page_cache"] is None
+
+
+def test_a_cache_pack_s_facts_are_typed_stored_as_the_run_said_them_and_an_old_row_reads_back(tmp_path):
+    """The record reads what its pack held and gave as typed facts; the history and the JSON keep
+    the description PackHits made, and a row with junk figures (another program wrote it) loads,
+    each junk figure none, and is written back as it was read."""
+    hits = PackHits("/packs/0123456789abcdef", before={"entries": 1, "bytes": 4096},
+                    after={"entries": 2, "bytes": 8192})
+    for line in (f"I0 device_executable_persistor.h:1] {LOOKUP} a", f"I0 device_executable_persistor.h:1] {HIT} a",
+                 f"I0 device_executable_persistor.h:1] {LOOKUP} b"):
+        hits.feed(line)
+    record = _record()
+    record.cache_pack = hits.facts()
+    pack = record.cache_pack
+    assert (pack.folder, pack.read_only, pack.before, pack.after, pack.hits, pack.misses, len(pack.lines)) == \
+        ("/packs/0123456789abcdef", False, PackContents(1, 4096), PackContents(2, 8192), 1, 1, 3)
+    said = ('{"folder": "/packs/0123456789abcdef", "read_only": false, "before": {"entries": 1, "bytes": 4096}, '
+            '"after": {"entries": 2, "bytes": 8192}, "hits": 1, "misses": 1, "lines": [')
+    history = History(tmp_path / "h.sqlite3")
+    run_id = history.record(record, "cli")
+    with sqlite3.connect(tmp_path / "h.sqlite3") as db:
+        launch = db.execute("SELECT launch FROM runs WHERE id=?", (run_id,)).fetchone()[0]
+    assert json.dumps(json.loads(launch)["cache_pack"]).startswith(said)
+    assert json.dumps(record_dict(record)["cache_pack"]) == json.dumps(json.loads(launch)["cache_pack"])
+    assert History(tmp_path / "h.sqlite3").load(run_id).cache_pack == pack
+    junk = {"folder": "/packs/0123456789abcdef", "before": {"entries": "2"}, "after": [], "hits": -1, "misses": True,
+            "lines": "x", "later": {"a": 1}}
+    with sqlite3.connect(tmp_path / "h.sqlite3") as db:  # an older or foreign row
+        db.execute("UPDATE runs SET launch=? WHERE id=?", (json.dumps({"cache_pack": junk}), run_id))
+    old = History(tmp_path / "h.sqlite3").load(run_id)
+    assert old.cache_pack is not None
+    assert (old.cache_pack.before, old.cache_pack.after, old.cache_pack.hits, old.cache_pack.misses,
+            old.cache_pack.lines) == (PackContents(), PackContents(), None, None, ())
+    assert any(n.startswith("Cache pack: held 0 XLA programs before the run and 0 after; 0 compiled and added; hits "
+                            "are not known") for n in old.notes), old.notes
+    assert record_dict(old)["cache_pack"] == junk
+    again = history.record(old, "cli")
+    with sqlite3.connect(tmp_path / "h.sqlite3") as db:
+        assert db.execute("SELECT launch FROM runs WHERE id=?", (again,)).fetchone()[0] == \
+            json.dumps({"cache_pack": junk}), "written back byte for byte"
+    assert _record().cache_pack is None and record_dict(_record())["cache_pack"] is None

@@ -190,14 +190,14 @@ def measure(base: LaunchConfig, repeat: int, say: Say, recorder: RunRecorder, wa
             result.note = f"the fill run failed: {fill.headline}"
             return result
         pack = fill.cache_pack
-        added = (pack.get("after") or {}).get("entries", 0) if pack else 0
-        looked_up = bool(pack) and bool(pack.get("hits") or pack.get("misses"))
+        added = (pack.after.entries or 0) if pack is not None else 0
+        looked_up = pack is not None and bool(pack.hits or pack.misses)
         result.uses_xla = added > 0 or looked_up
         if not result.uses_xla:
             result.note = "the program does not use XLA: " + no_xla_reason(fill, base)
             return result
         result.fill_first, result.fill_entries = first_step(fill), added
-        result.fill_bytes = (pack.get("after") or {}).get("bytes", 0)
+        result.fill_bytes = (pack.after.size or 0) if pack is not None else 0
         results = [PackArmResult(key, config) for key, config in arms]
         for round_ in range(max(repeat, MIN_RUNS)):
             order = [None, *results] if round_ % 2 == 0 else [*results, None]

@@ -18,13 +18,12 @@ from typing import Any
 
 from ..units import format_duration
 from .anatomy import part_label
+from .pack_facts import KEPT_LINES, LINE_CAP, PackFacts
 
 LOOKUP = "Try loading serialized cache entry"
 HIT = "Loading cached entry for"
 SAVED = "Serializing and saving cache entry"
 NOT_SAVED = "Not persisting executable"
-KEPT_LINES = 12
-LINE_CAP = 300
 
 
 @dataclass
@@ -76,19 +75,23 @@ class PackHits:
         return {"folder": self.folder, "read_only": self.read_only, "before": self.before, "after": self.after,
                 "hits": self.found, "misses": self.misses, "lines": self.lines}
 
+    def facts(self) -> PackFacts:
+        """What the run's record keeps of it."""
+        return PackFacts(self.to_dict())
 
-def anatomy_sentence(facts: dict[str, Any], anatomy: dict[str, Any]) -> str | None:
+
+def anatomy_sentence(facts: PackFacts | None, anatomy: dict[str, Any]) -> str | None:
     """Which of the first step's parts a pack acts on, in this run's anatomy, and what its hits
     and misses made of them: a hit loads the compiled (and on a GPU autotuned) program, a miss
     compiles and autotunes it in full."""
-    if not facts or not anatomy or not isinstance(anatomy.get("parts"), list):
+    if facts is None or not anatomy or not isinstance(anatomy.get("parts"), list):
         return None
     parts = {p.get("part"): p.get("seconds") for p in anatomy["parts"] if isinstance(p, dict)}
     shown = [f"{part_label(key)} {format_duration(parts[key])}" for key in ("xla", "gpu_autotune")
              if isinstance(parts.get(key), (int, float))]
     if not shown:
         return None
-    hits, misses = facts.get("hits"), facts.get("misses") or 0
+    hits, misses = facts.hits, facts.misses or 0
     if hits:
         what = (f"with {hits} hit{'s' if hits != 1 else ''} from the pack that is loading the compiled program, "
                 "not compiling it" + (f" ({misses} miss{'es' if misses != 1 else ''} compiled in full)" if misses
@@ -100,21 +103,20 @@ def anatomy_sentence(facts: dict[str, Any], anatomy: dict[str, Any]) -> str | No
     return f"In this run's anatomy, {' and '.join(shown)}: {what}."
 
 
-def pack_sentence(facts: dict[str, Any]) -> str | None:
+def pack_sentence(facts: PackFacts | None) -> str | None:
     """A run's pack in one sentence for its summary; None without a pack."""
-    if not facts or not isinstance(facts.get("folder"), str):
+    if facts is None or facts.folder is None:
         return None
-    before, after = facts.get("before") or {}, facts.get("after") or {}
-    hits, misses = facts.get("hits"), facts.get("misses") or 0
-    held = f"held {before.get('entries', 0)} XLA programs before the run and {after.get('entries', 0)} after"
+    hits, misses = facts.hits, facts.misses or 0
+    held = f"held {facts.before.entries or 0} XLA programs before the run and {facts.after.entries or 0} after"
     if hits is None:
         found = (f"{misses} compiled and added; hits are not known (the log level hides TensorFlow's lookup lines "
                  "and the file system keeps no read times)")
     elif hits == 0 and misses == 0:
         found = "no XLA program was looked up: the program compiled nothing with XLA"
     else:
-        compiled = " (compiled and added)" if not facts.get("read_only") else " (compiled, not added)"
+        compiled = " (compiled and added)" if not facts.read_only else " (compiled, not added)"
         found = (f"{hits} hit{'s' if hits != 1 else ''}{' (compile skipped)' if hits else ''}, "
                  f"{misses} miss{'es' if misses != 1 else ''}{compiled if misses else ''}")
-    mode = ", read-only" if facts.get("read_only") else ""
+    mode = ", read-only" if facts.read_only else ""
     return f"Cache pack{mode}: {held}; {found}."

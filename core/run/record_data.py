@@ -20,6 +20,7 @@ from . import events as ev
 from . import fold
 from .gpus.launch_gpus import LaunchGpus
 from .model_facts import ModelFacts
+from .pack_facts import PackFacts
 from .storage.eviction import PageCacheReport
 from .trial_node import TrialNode
 from .warm.warm_facts import WarmStart
@@ -117,7 +118,7 @@ class RecordData:
     launch_notes: list[str] = field(default_factory=list)  # what the launcher did first (a cache emptied, and why)
     launch_gpus: LaunchGpus | None = None  # NVML at launch (gpus/launch_gpus.py); None where it saw no GPU
     page_cache: PageCacheReport | None = None  # a cold or preloaded start's eviction; None for a warm one
-    cache_pack: dict[str, Any] = field(default_factory=dict)  # what its cache pack held and gave (run.pack_hits)
+    cache_pack: PackFacts | None = None  # what its cache pack held and gave (pack_facts.py); None without one
     marks: list[tuple[str, float]] = field(default_factory=list)  # a program's own points: (name, s since launch)
     warm_start: WarmStart | None = None  # a launch asked to start warm: how it started (warm_facts.py)
     stopped_at_ready: bool = False  # tflaunch ended the program at its ready point: not a failure

@@ -344,7 +344,7 @@ class ProbeSession:
             pack.read = None if pack.read is None else cache_pack.read_since_marked(folder)
             if not pack.read_only:  # its new entries noted, so a later start can tell them damaged
                 pack.after = cache_pack.record_run(folder, pack.hits, pack.misses)
-            self.record.cache_pack = pack.to_dict()
+            self.record.cache_pack = pack.facts()
         if not self.done:
             self.record.malformed_lines = self._parser.malformed + self._parser.unknown
             self.record.finish(exit_code, exit_signal, cancelled=self.cancelled, timed_out=self.timed_out)

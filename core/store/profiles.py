@@ -337,8 +337,8 @@ def _cache_folders(record: RunRecord) -> dict[str, str]:
     flags = applied.get("xla_flags")
     if record.config.xla_cache and isinstance(flags, str) and "persistent_cache_directory=" in flags:
         out["xla_cache"] = flags.split("persistent_cache_directory=", 1)[1].split()[0]
-    if isinstance(record.cache_pack.get("folder"), str):  # the pack's key: its folder's name
-        out["cache_pack"] = record.cache_pack["folder"].rstrip("/").rsplit("/", 1)[-1]
+    if record.cache_pack is not None and record.cache_pack.folder is not None:  # the pack's key: its folder's name
+        out["cache_pack"] = record.cache_pack.folder.rstrip("/").rsplit("/", 1)[-1]
     return out
 
 

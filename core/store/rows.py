@@ -18,6 +18,7 @@ from ..run.anatomy import checked_anatomy
 from ..run.events import checked_imports
 from ..run.gpus.launch_gpus import LaunchGpus
 from ..run.model_facts import ModelFacts
+from ..run.pack_facts import PackFacts
 from ..run.record import Failure, PhaseRecord, PhaseState, RunRecord, RunStatus
 from ..run.run_kind import PLAIN, RunKind, stored_kind
 from ..run.storage.eviction import INSTALLATION, MODEL, Level, PageCacheReport
@@ -209,24 +210,14 @@ def _launch_gpus(nvml: Any) -> LaunchGpus | None:
     return LaunchGpus(nvml) if isinstance(nvml, dict) and nvml else None
 
 
-def _cache_pack(text: Any) -> dict[str, Any]:
-    """A run's cache pack facts (run.pack_hits), each checked; a damaged one loses them, not the run."""
+def _cache_pack(text: Any) -> PackFacts | None:
+    """A run's cache pack facts (pack_facts.py), each read leniently there; a damaged launch
+    column, or facts without their pack's folder, lose them, not the run."""
     try:
         pack = parsed_json(text or "{}", "launch").get("cache_pack")
     except DamagedRowError:
-        return {}
-    if not isinstance(pack, dict) or not isinstance(pack.get("folder"), str):
-        return {}
-
-    def count(value: Any) -> int | None:
-        return value if isinstance(value, int) and not isinstance(value, bool) and 0 <= value < 1 << 62 else None
-
-    sides = {side: {k: count(v) for k, v in pack[side].items() if k in ("entries", "bytes") and count(v) is not None}
-             if isinstance(pack.get(side), dict) else {} for side in ("before", "after")}
-    lines = pack.get("lines")
-    return {"folder": pack["folder"][:4096], "read_only": pack.get("read_only") is True, **sides,
-            "hits": count(pack.get("hits")), "misses": count(pack.get("misses")) or 0,
-            "lines": [n[:300] for n in lines[:12] if isinstance(n, str)] if isinstance(lines, list) else []}
+        return None
+    return PackFacts(pack) if isinstance(pack, dict) and isinstance(pack.get("folder"), str) else None
 
 
 def _page_cache(data: Any) -> PageCacheReport | None:

@@ -62,7 +62,7 @@ def launch_facts(record: RunRecord) -> dict[str, Any]:
     return {**({"page_cache": record.page_cache.to_dict()} if record.page_cache is not None else {}),
             **({"notes": record.launch_notes} if record.launch_notes else {}),
             **({"warm_start": record.warm_start.to_dict()} if record.warm_start is not None else {}),
-            **({"cache_pack": record.cache_pack} if record.cache_pack else {})}
+            **({"cache_pack": record.cache_pack.to_dict()} if record.cache_pack is not None else {})}
 
 
 def phase_rows(record: RunRecord) -> list[tuple[Any, ...]]:

@@ -76,7 +76,7 @@ def main() -> None:
                              "pack vs none, time to first step")
     fill, warm, cold = packed[0], packed[1:], plain[1:]
     facts = fill.cache_pack
-    hits = [r.cache_pack.get("hits") for r in warm]
+    hits = [r.cache_pack.hits if r.cache_pack is not None else None for r in warm]
     first_ratio = statistics.median(a / b for a, b in pairs)
     steady_ratio = statistics.median(steady(r) for r in warm) / statistics.median(steady(r) for r in cold)
     report("cache_pack", {
@@ -95,8 +95,8 @@ def main() -> None:
         "median_first_step_phase_with_pack_s": statistics.median(phase(r) for r in warm),
         "median_first_step_phase_without_s": statistics.median(phase(r) for r in cold),
         "fill_first_step_phase_s": phase(fill),
-        "pack_entries": (facts.get("after") or {}).get("entries"),
-        "pack_bytes": (facts.get("after") or {}).get("bytes"),
+        "pack_entries": facts.after.entries if facts is not None else None,
+        "pack_bytes": facts.after.size if facts is not None else None,
         "hits_per_warm_run": hits,
         "target": {"first_step_ratio": 0.9, "steady_ratio_within": 0.05},
         "met": first_ratio <= 0.9 and abs(steady_ratio - 1) <= 0.05,

@@ -59,9 +59,10 @@ def test_a_fit_on_the_gpu_fills_xla_and_autotune_caches_then_reads_them(cuda_ten
     script.write_text(PROGRAM, encoding="utf-8")
     fill, warm = _run(script, cuda_tensorflow), _run(script, cuda_tensorflow)
     assert fill.status is RunStatus.OK and warm.status is RunStatus.OK, fill.headline
-    pack = Path(fill.cache_pack["folder"])
-    assert fill.cache_pack["after"]["entries"] >= 1 and any((pack / "autotune").rglob("*"))
-    assert warm.cache_pack["hits"] >= 1 and warm.cache_pack["misses"] == 0
+    assert fill.cache_pack is not None and warm.cache_pack is not None
+    pack = Path(str(fill.cache_pack.folder))
+    assert (fill.cache_pack.after.entries or 0) >= 1 and any((pack / "autotune").rglob("*"))
+    assert (warm.cache_pack.hits or 0) >= 1 and warm.cache_pack.misses == 0
 
     def loss(record: RunRecord) -> str:
         return next(m.group(1) for line in record.stderr_tail if (m := re.search(r"LOSS (\S+)", line)))
