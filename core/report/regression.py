@@ -79,8 +79,9 @@ def decide(figure: str, baseline: Sequence[float], candidate: Sequence[float], r
         if p < rule.alpha:
             return Verdict(figure, a, b, Outcome.SLOWER, f"slower: {change}", ratio, p)
         return Verdict(figure, a, b, Outcome.UNDECIDED,
-                       f"too noisy: a change of {size} is as large as the rule's, but p = {p:.2g} is not below {rule.alpha:g}, so it "
-                       "may be chance; measure more runs (--runs) or on a quieter machine", ratio, p)
+                       f"too noisy: a change of {size} is as large as the rule's, but p = {p:.2g} is not below "
+                       f"{rule.alpha:g}, so it may be chance; measure more runs (--runs) or on a quieter machine",
+                       ratio, p)
     if ratio < 1 / rule.factor and -difference > rule.min_difference and p < rule.alpha:
         return Verdict(figure, a, b, Outcome.FASTER, f"faster: {change}", ratio, p)
     return Verdict(figure, a, b, Outcome.SAME, f"no change the rule counts: {change}", ratio, p)
