@@ -46,6 +46,7 @@ def adds_up(record: RunRecord, phase: str) -> None:
 # programs, 10 s each) in the slow one.
 @pytest.mark.parametrize("program", ["fit_tfdata.py", pytest.param("gradient_tape_function.py", marks=pytest.mark.slow),
                                      pytest.param("custom_train_step.py", marks=pytest.mark.slow)])
+@pytest.mark.slow  # real child processes; make test keeps to its 6 minutes, CI runs this tier too
 def test_the_first_step_of_a_program_is_attributed(program: str) -> None:
     config = LaunchConfig(program=("python", program, "--steps", "4"), workdir=str(PROGRAMS), until="first_step",
                           steady=0, log_level=2, timeout=180)
@@ -56,6 +57,7 @@ def test_the_first_step_of_a_program_is_attributed(program: str) -> None:
     assert {"tracing", "instantiation", "execution"} <= {p["part"] for p in record.anatomy["parts"]}
 
 
+@pytest.mark.slow  # real child processes; make test keeps to its 6 minutes, CI runs this tier too
 def test_the_first_call_of_a_model_is_attributed_and_kept_in_history(tmp_path: Path) -> None:
     record = anatomy_of(LaunchConfig(model="sample:mlp", steady=2, log_level=2, timeout=180))
     adds_up(record, "first")
@@ -67,6 +69,7 @@ def test_the_first_call_of_a_model_is_attributed_and_kept_in_history(tmp_path: P
 
 
 @pytest.mark.parametrize("grappler", [pytest.param("light", marks=pytest.mark.slow), "off"])  # one read back a tier
+@pytest.mark.slow  # real child processes; make test keeps to its 6 minutes, CI runs this tier too
 def test_the_grappler_setting_is_applied_and_read_back(grappler: str) -> None:
     """One meaning: tf.config.optimizer.set_experimental_options, by apply_tf_config (the probe's
     and the launch hook's), read back inside the child."""
@@ -78,6 +81,7 @@ def test_the_grappler_setting_is_applied_and_read_back(grappler: str) -> None:
     assert {k: applied[k] for k in GRAPPLER_OPTIONS[grappler]} == GRAPPLER_OPTIONS[grappler]
 
 
+@pytest.mark.slow  # real child processes; make test keeps to its 6 minutes, CI runs this tier too
 def test_bench_anatomy_prints_the_parts_under_the_first_step_beside_the_unprofiled_one(tmp_path: Path) -> None:
     """`tflaunch bench --anatomy --until first_step -- python train.py`, as a user types it: the
     measured run without the profiler, then the extra run; its parts under First step, its JSON."""
@@ -135,6 +139,7 @@ model.fit(np.ones((8, 4), "float32"), np.ones((8, 2), "float32"), epochs=1, batc
 '''
 
 
+@pytest.mark.slow  # real child processes; make test keeps to its 6 minutes, CI runs this tier too
 def test_the_anatomy_reads_its_own_trace_names_its_profiler_and_leaves_no_folder(tmp_path: Path) -> None:
     """A program planted a trace in the anatomy's log folder (it was read whole: 1 GiB took
     1.63 GB), started its own profiler ("Another profiler is running", naming nobody), and a

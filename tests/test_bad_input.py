@@ -31,6 +31,7 @@ def test_file_that_is_not_a_model(tmp_path):
     assert "not a model tflaunch can load" in failed(run_probe(LaunchConfig(model=str(path))), "load")
 
 
+@pytest.mark.slow  # real child processes; make test keeps to its 6 minutes, CI runs this tier too
 def test_truncated_keras_file(models, tmp_path):
     data = models["mlp"]["keras"].read_bytes()
     path = tmp_path / "truncated.keras"
@@ -95,6 +96,7 @@ def test_child_that_exits_mid_phase_reports_phase_code_and_stderr(quick_config):
     assert record.phases["spawn"].state is PhaseState.DONE
 
 
+@pytest.mark.slow  # real child processes; make test keeps to its 6 minutes, CI runs this tier too
 def test_child_killed_mid_phase_reports_the_signal(wide_keras):
     config = LaunchConfig(model=str(wide_keras), timeout=120)
 

@@ -15,6 +15,7 @@ from tflaunch.core.settings.child import PROBE_DIR
 from .builders import tflaunch
 
 
+@pytest.mark.slow  # real child processes; make test keeps to its 6 minutes, CI runs this tier too
 def test_bench_prints_a_phase_table_with_units():
     done = tflaunch("bench", "--model", "sample:mlp", "--steady", "3", "--intra", "1")
     assert done.returncode == 0, done.stderr
@@ -36,6 +37,7 @@ def test_bench_json_with_repeats_has_median_and_range():
     assert result["runs"][0]["settings"]["intra_op_threads"] == 0
 
 
+@pytest.mark.slow  # real child processes; make test keeps to its 6 minutes, CI runs this tier too
 def test_bench_repeat_table():
     done = tflaunch("bench", "--model", "sample:mlp", "--steady", "1", "--repeat", "2")
     assert done.returncode == 0, done.stderr
@@ -75,6 +77,7 @@ def test_sample_command_saves_formats(tmp_path):
     assert (tmp_path / "mlp.h5").is_file() and str(tmp_path / "mlp.h5") in done.stdout
 
 
+@pytest.mark.slow  # real child processes; make test keeps to its 6 minutes, CI runs this tier too
 def test_probe_runs_where_tflaunch_is_not_importable(tmp_path):
     """The probe is standalone: a copy of its folder, run by path in isolated mode (no
     site-packages of tflaunch's, no PYTHONPATH), still measures."""

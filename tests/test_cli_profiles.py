@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import pytest
+
 from tflaunch.core.paths import history_path, profiles_dir
 from tflaunch.core.store.history import History
 
 from .builders import tflaunch
 
 
+@pytest.mark.slow  # real child processes; make test keeps to its 6 minutes, CI runs this tier too
 def test_bench_saves_a_profile_from_the_median_of_its_repeats_and_stores_its_runs():
     done = tflaunch("bench", "--model", "sample:mlp", "--steady", "1", "--intra", "1", "--repeat", "2",
                     "--save-profile", "one-thread")
@@ -19,6 +22,7 @@ def test_bench_saves_a_profile_from_the_median_of_its_repeats_and_stores_its_run
     assert len(runs) == 2 and {r.source for r in runs} == {"cli"} and runs[0].status == "ok"
 
 
+@pytest.mark.slow  # real child processes; make test keeps to its 6 minutes, CI runs this tier too
 def test_profiles_list_export_import_rename_diff_delete(tmp_path):
     assert tflaunch("bench", "--model", "sample:mlp", "--steady", "1", "--save-profile", "a",
                     "--no-history").returncode == 0

@@ -69,6 +69,7 @@ def test_combining_takes_each_arms_change():
     assert combined.extra_env == {"A": "1", "PYTHONPYCACHEPREFIX": "/c"}
 
 
+@pytest.mark.slow  # real child processes; make test keeps to its 6 minutes, CI runs this tier too
 def test_doctor_recommends_what_saves_verifies_it_and_saves_the_profile(tmp_path, capsys):
     python = fake_python(tmp_path)
     code = main(["doctor", "--model", "sample:mlp", "--python", python, "--env", f"{CHILD_ENV}=remedies",

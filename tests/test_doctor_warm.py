@@ -127,6 +127,7 @@ def test_a_launch_inside_a_launch_keeps_one_hook_on_the_path():
     assert child_environment(LaunchConfig(), {}, launch_hook=True)["PYTHONPATH"] == str(HOOK_DIR)
 
 
+@pytest.mark.slow  # real child processes; make test keeps to its 6 minutes, CI runs this tier too
 def test_a_profile_of_the_arm_s_name_is_put_back_as_it_was_when_nothing_is_advised(tmp_path, runtime):
     """The arm saved its profile over one of that name and then deleted it: the user's
     accepted doctor-warm-train, advised an earlier day, was gone (issue 43, item 2)."""

@@ -333,6 +333,7 @@ def test_nvtx_off_loads_nothing_and_a_missing_library_is_said():
 
 
 # -- one real child: every GPU setting read back where TensorFlow runs ------------------------
+@pytest.mark.slow  # real child processes; make test keeps to its 6 minutes, CI runs this tier too
 def test_every_gpu_setting_is_read_back_in_the_child_and_the_xla_cache_fills():
     config = LaunchConfig(model="sample:mlp", steady=3, timeout=180, allocator="cuda_malloc_async",
                           cudnn_autotune=False, module_loading="eager", cuda_cache="cold", xla_cache=True,

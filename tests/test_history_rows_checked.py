@@ -148,6 +148,7 @@ def pinned(test):
 @settings(max_examples=20, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(cell=CELLS)
 @pinned
+@pytest.mark.slow  # real child processes; make test keeps to its 6 minutes, CI runs this tier too
 def test_any_value_in_any_column_is_listed_shown_exported_and_reported(capsys, tmp_path, two_runs, cell):
     template, good, bad = two_runs
     if not damaged_copy(template, bad, cell, tmp_path):

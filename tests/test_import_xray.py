@@ -52,6 +52,7 @@ def real_run(tmp_path_factory):
     return bench.stdout, json.loads(shown.stdout)
 
 
+@pytest.mark.slow  # real child processes; make test keeps to its 6 minutes, CI runs this tier too
 def test_a_real_run_records_its_import_xray(real_run):
     _, stored = real_run
     imports, import_phase = stored["imports"], stored["phases"]["import"]["duration"]

@@ -71,6 +71,7 @@ print("resolved", found.name)
 """
 
 
+@pytest.mark.slow  # real child processes; make test keeps to its 6 minutes, CI runs this tier too
 def test_a_keras_on_another_backend_is_said_unobservable_by_its_own_classes() -> None:
     # The Keras 3 of this venv, resolved from its public names as the hooks resolve it (in a
     # child: this process must not import TensorFlow); its other backends (jax, torch, numpy)
@@ -111,6 +112,7 @@ def test_a_program_that_ran_to_its_end_unseen_is_not_said_to_have_stopped_before
     assert "saw no training step" in record.failure.message and "mark:NAME" in record.failure.message
 
 
+@pytest.mark.slow  # real child processes; make test keeps to its 6 minutes, CI runs this tier too
 def test_evaluate_is_a_serving_scripts_first_inference(tmp_path: Path) -> None:
     record = measure("evaluate_only.py", tmp_path, until="first_inference")
     assert record.status is RunStatus.OK, record.headline
@@ -118,6 +120,7 @@ def test_evaluate_is_a_serving_scripts_first_inference(tmp_path: Path) -> None:
     assert agrees(record, "first_inference_end")
 
 
+@pytest.mark.slow  # real child processes; make test keeps to its 6 minutes, CI runs this tier too
 def test_a_programs_settings_are_read_back_from_its_tensorflow(tmp_path: Path) -> None:
     record = measure("fit_tfdata.py", tmp_path, intra=1, inter=2)
     assert record.status is RunStatus.OK, record.headline

@@ -48,6 +48,7 @@ def readback(done) -> dict:
     return json.loads(line[len("READBACK "):])
 
 
+@pytest.mark.slow  # real child processes; make test keeps to its 6 minutes, CI runs this tier too
 def test_every_setting_reaches_the_script_and_the_exit_code_comes_back(tmp_path):
     script = tmp_path / "train.py"
     script.write_text(READ_BACK)
@@ -64,6 +65,7 @@ def test_every_setting_reaches_the_script_and_the_exit_code_comes_back(tmp_path)
     assert seen["argv"] == ["7", "--epochs", "3"]
 
 
+@pytest.mark.slow  # real child processes; make test keeps to its 6 minutes, CI runs this tier too
 def test_a_profile_without_threads_leaves_tensorflow_defaults(tmp_path):
     script = tmp_path / "train.py"
     script.write_text(READ_BACK)
@@ -73,6 +75,7 @@ def test_a_profile_without_threads_leaves_tensorflow_defaults(tmp_path):
     assert readback(done)["intra"] == 0 and readback(done)["xla_flags"] is None
 
 
+@pytest.mark.slow  # real child processes; make test keeps to its 6 minutes, CI runs this tier too
 def test_the_environments_own_sitecustomize_still_runs(tmp_path):
     theirs = tmp_path / "theirs"
     theirs.mkdir()

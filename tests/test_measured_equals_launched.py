@@ -36,6 +36,7 @@ def starts(path: Path) -> int:
     return len(path.read_text().split()) if path.exists() else 0
 
 
+@pytest.mark.slow  # real child processes; make test keeps to its 6 minutes, CI runs this tier too
 def test_bench_child_starts_with_the_variables(marker):
     env, path = marker
     done = tflaunch("bench", "--model", "sample:mlp", "--steady", "1", *env_args(env), "--json")
@@ -43,6 +44,7 @@ def test_bench_child_starts_with_the_variables(marker):
     assert starts(path) == 1
 
 
+@pytest.mark.slow  # real child processes; make test keeps to its 6 minutes, CI runs this tier too
 def test_every_sweep_trial_starts_with_the_variables(marker):
     env, path = marker
     done = tflaunch("sweep", "--model", "sample:mlp", "--steady", "0", "--vary", "intra=1,2", "--repeat", "1",

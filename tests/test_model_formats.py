@@ -10,6 +10,7 @@ from tflaunch.core.probe.model.model_files import model_format
 from tflaunch.core.run.formats import ConversionError, cache_dir, in_formats
 
 
+@pytest.mark.slow  # real child processes; make test keeps to its 6 minutes, CI runs this tier too
 def test_a_keras_file_is_converted_once_and_keeps_its_own_format(models):
     source = str(models["mlp"]["keras"])
     paths = in_formats(source, ["keras", "h5", "savedmodel"], sys.executable)

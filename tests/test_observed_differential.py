@@ -103,6 +103,7 @@ def test_the_table_has_every_program() -> None:
 
 
 @pytest.mark.parametrize("c", TABLE)
+@pytest.mark.slow  # real child processes; make test keeps to its 6 minutes, CI runs this tier too
 def test_observed_is_seen_as_unobserved(c: Case, tmp_path: Path) -> None:
     unobserved, observed = both(c, tmp_path, user_environment())
     assert not isinstance(unobserved.status, str), f"the program itself {unobserved.status}: {unobserved}"
@@ -110,6 +111,7 @@ def test_observed_is_seen_as_unobserved(c: Case, tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("name", ["nested_ffn_block", pytest.param("augmentation_on_input", marks=pytest.mark.slow)])
+@pytest.mark.slow  # real child processes; make test keeps to its 6 minutes, CI runs this tier too
 def test_a_symbolic_call_while_a_model_is_built_is_not_its_first_inference(name: str, tmp_path: Path) -> None:
     """`bench --until first_inference` of a program that builds a functional model from nested
     Sequentials (symbolic calls), compiles, fits, then predicts: its first inference is the predict,

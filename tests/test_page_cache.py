@@ -143,6 +143,7 @@ def small_keras(tmp_path_factory) -> Path:
     return path
 
 
+@pytest.mark.slow  # real child processes; make test keeps to its 6 minutes, CI runs this tier too
 def test_cold_bench_evicts_reports_residency_and_reads_per_phase(small_keras):
     result = tflaunch("bench", "--model", str(small_keras), "--page-cache", "cold", "--steady", "1", "--json",
                       "--no-history", timeout=180)
@@ -160,6 +161,7 @@ def test_cold_bench_evicts_reports_residency_and_reads_per_phase(small_keras):
     assert phases["import"]["rchar"] >= phases["import"]["read_bytes"] or phases["import"]["rchar"] > 0
 
 
+@pytest.mark.slow  # real child processes; make test keeps to its 6 minutes, CI runs this tier too
 def test_a_model_that_disappears_after_the_check_is_measured_and_said(tmp_path, small_keras):
     model = tmp_path / "going.keras"
     model.write_bytes(small_keras.read_bytes())
@@ -174,6 +176,7 @@ def test_a_model_that_disappears_after_the_check_is_measured_and_said(tmp_path, 
     assert record.phases["import"].read_bytes is not None  # measured up to where it failed
 
 
+@pytest.mark.slow  # real child processes; make test keeps to its 6 minutes, CI runs this tier too
 def test_sessions_started_together_evict_once(small_keras, monkeypatch):
     calls = []
     real = eviction.prepare

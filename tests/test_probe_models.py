@@ -31,6 +31,7 @@ def assert_complete(record, params=None):
 
 @pytest.mark.parametrize("fmt", FORMATS)
 @pytest.mark.parametrize("sample", ["mlp", "multi"])
+@pytest.mark.slow  # real child processes; make test keeps to its 6 minutes, CI runs this tier too
 def test_small_samples_in_each_format(models, sample, fmt):
     record = run_probe(LaunchConfig(model=str(models[sample][fmt]), steady=2, batch=3))
     assert_complete(record)
@@ -52,6 +53,7 @@ def test_large_samples_in_each_format(big_models, sample, fmt):
 
 
 @pytest.mark.parametrize("sample, params", [("mlp", 814_090), ("multi", None)])
+@pytest.mark.slow  # real child processes; make test keeps to its 6 minutes, CI runs this tier too
 def test_samples_built_from_code(sample, params):
     record = run_probe(LaunchConfig(model=f"sample:{sample}", steady=2))
     assert_complete(record, params)

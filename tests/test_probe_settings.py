@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from tflaunch.core.run.driver import run_probe
 from tflaunch.core.run.record import RunStatus
 from tflaunch.core.settings.config import LaunchConfig
@@ -13,6 +15,7 @@ def run_ok(**settings):
     return record.settings
 
 
+@pytest.mark.slow  # real child processes; make test keeps to its 6 minutes, CI runs this tier too
 def test_cpu_settings_are_read_back_in_the_child():
     applied = run_ok(intra=2, inter=1, xla_auto=True, jit_compile=True, onednn=False, log_level=2,
                      extra_env={"TFLAUNCH_TEST_VAR": "hello", "TF_NUM_INTEROP_THREADS": "1"})
@@ -33,6 +36,7 @@ def test_defaults_are_reported_as_defaults():
     assert "/device:CPU:0" in applied["logical_devices"]
 
 
+@pytest.mark.slow  # real child processes; make test keeps to its 6 minutes, CI runs this tier too
 def test_gpu_settings_say_no_gpu_honestly_without_one():
     applied = run_ok(visible_gpus=(0,), memory_growth=True)
     assert applied["gpus"] == []
@@ -40,10 +44,12 @@ def test_gpu_settings_say_no_gpu_honestly_without_one():
     assert run_ok(memory_limit_mb=1024)["memory_limit_mb"] == "no GPU"
 
 
+@pytest.mark.slow  # real child processes; make test keeps to its 6 minutes, CI runs this tier too
 def test_onednn_on_is_passed_through():
     assert run_ok(onednn=True)["onednn"] == "1"
 
 
+@pytest.mark.slow  # real child processes; make test keeps to its 6 minutes, CI runs this tier too
 def test_batch_size_shapes_the_generated_inputs():
     record = run_probe(LaunchConfig(model="sample:mlp", steady=1, batch=7))
     assert record.status is RunStatus.OK

@@ -60,6 +60,7 @@ def test_bench_over_an_existing_profile_runs_nothing_without_the_yes(tmp_path):
     assert as_json.returncode == 2 and '"kind": "profile_exists"' in as_json.stdout
 
 
+@pytest.mark.slow  # real child processes; make test keeps to its 6 minutes, CI runs this tier too
 def test_bench_with_replace_replaces_and_says_where_the_old_one_is(tmp_path):
     store = ProfileStore(profiles_dir())
     before = _mine(store)

@@ -7,6 +7,8 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
+import pytest
+
 from tflaunch.core.run.record import RunStatus
 
 from .test_program_subject import measure, tflaunch
@@ -62,12 +64,14 @@ def _program(tmp_path: Path, source: str) -> str:
     return str(path)
 
 
+@pytest.mark.slow  # real child processes; make test keeps to its 6 minutes, CI runs this tier too
 def test_fit_under_a_distribution_strategy_has_no_first_inference(tmp_path: Path) -> None:
     record = measure(_program(tmp_path, STRATEGY), steady=3, workdir=tmp_path)
     assert record.status is RunStatus.OK, record.headline
     assert "first_step" in record.phases and "first" not in record.phases, list(record.phases)
 
 
+@pytest.mark.slow  # real child processes; make test keeps to its 6 minutes, CI runs this tier too
 def test_steady_after_a_mark_counts_the_calls_that_follow_it(tmp_path: Path) -> None:
     record = measure(_program(tmp_path, SERVING_AFTER_MARK), until="mark:Serving Ready", steady=10,
                      workdir=tmp_path)
@@ -84,6 +88,7 @@ def test_a_program_idle_after_its_mark_is_stopped_without_a_steady_row(tmp_path:
     assert time.monotonic() - started < 20
 
 
+@pytest.mark.slow  # real child processes; make test keeps to its 6 minutes, CI runs this tier too
 def test_two_optimizers_in_one_iteration_are_one_step(tmp_path: Path) -> None:
     record = measure(_program(tmp_path, TWO_OPTIMIZERS), steady=10, workdir=tmp_path)
     assert record.status is RunStatus.OK, record.headline
@@ -108,6 +113,7 @@ def test_until_takes_a_mark_as_the_program_spells_it_and_says_what_went_wrong() 
     assert "It made no mark at all" in done.stderr.strip().splitlines()[-1]
 
 
+@pytest.mark.slow  # real child processes; make test keeps to its 6 minutes, CI runs this tier too
 def test_a_training_program_measured_to_its_first_inference_is_told_what_to_use() -> None:
     record = measure("fit_tfdata.py", "--steps", "20", until="first_inference")
     assert record.status is RunStatus.FAILED and record.failure is not None

@@ -105,6 +105,7 @@ def test_a_custom_gradient_tape_loop_reports_its_first_step_and_data(tmp_path: P
     assert record.phases["data"].duration is not None
 
 
+@pytest.mark.slow  # real child processes; make test keeps to its 6 minutes, CI runs this tier too
 def test_a_serving_script_is_ready_at_its_first_signature_call(tmp_path: Path) -> None:
     measure("serve_savedmodel.py", "--dir", str(tmp_path), "--steps", "1", until="exit")  # exports the model
     record = measure("serve_savedmodel.py", "--dir", str(tmp_path), "--steps", "200", until="first_inference")
@@ -325,6 +326,7 @@ def tflaunch(*args: str, timeout: float = 600) -> subprocess.CompletedProcess[st
     return subprocess.run([*TFLAUNCH, *args], capture_output=True, text=True, timeout=timeout, cwd=PROGRAMS)
 
 
+@pytest.mark.slow  # real child processes; make test keeps to its 6 minutes, CI runs this tier too
 def test_bench_of_a_program_prints_its_phases_stops_it_and_keeps_it_in_history(tmp_path: Path) -> None:
     done = tflaunch("bench", "--until", "first_step", "--steady", "5", "--log-level", "2", "--",
                     "python", "fit_tfdata.py", "--steps", "400")
@@ -373,6 +375,7 @@ def test_the_doctor_examines_a_program_with_the_remedies_a_launch_can_apply() ->
     assert "warm" in out and "warm start (cold" in out  # measured on the program itself, cold and warm
 
 
+@pytest.mark.slow  # real child processes; make test keeps to its 6 minutes, CI runs this tier too
 def test_retraces_are_counted_with_their_time(tmp_path: Path) -> None:
     script = tmp_path / "retrace.py"
     script.write_text("import tensorflow as tf\n"
@@ -442,6 +445,7 @@ def test_a_refused_program_run_keeps_the_launch_check_s_reason(tmp_path: Path) -
     assert "nowhere.py was not found" in record.failure.message and "exited" not in record.failure.message
 
 
+@pytest.mark.slow  # real child processes; make test keeps to its 6 minutes, CI runs this tier too
 def test_a_model_built_from_nested_sequentials_is_build_until_its_last_layer_not_an_inference() -> None:
     """keras.io's pattern: Sequentials called on a Keras Input while a functional model is
     built. Those calls are construction: the first inference is the first real call, after the

@@ -87,6 +87,7 @@ def request(tf, signature="serving_default", **inputs) -> bytes:
 
 
 @with_tensorflow
+@pytest.mark.slow  # real child processes; make test keeps to its 6 minutes, CI runs this tier too
 def test_records_are_tf_servings_own_prediction_logs(tf):
     prediction_log_pb2, predict_pb2, model_pb2 = official()
     logs = PredictionLogs(tf)
@@ -123,6 +124,7 @@ def test_records_are_tf_servings_own_prediction_logs(tf):
 
 
 @with_tensorflow
+@pytest.mark.slow  # real child processes; make test keeps to its 6 minutes, CI runs this tier too
 def test_every_bad_record_says_which_and_why(tf, saved_model):
     prediction_log_pb2, _, _ = official()
     logs, model = PredictionLogs(tf), tf.saved_model.load(str(saved_model))
@@ -149,6 +151,7 @@ def test_every_bad_record_says_which_and_why(tf, saved_model):
 
 
 @with_tensorflow
+@pytest.mark.slow  # real child processes; make test keeps to its 6 minutes, CI runs this tier too
 def test_a_damaged_file_names_the_first_record_it_cannot_read(tf, tmp_path):
     path = tmp_path / "tf_serving_warmup_requests"
     with tf.io.TFRecordWriter(str(path)) as writer:
@@ -231,6 +234,7 @@ def test_a_failed_record_is_printed_with_the_file_and_its_number(capsys):
 
 
 @with_tensorflow
+@pytest.mark.slow  # real child processes; make test keeps to its 6 minutes, CI runs this tier too
 def test_round_trip_written_read_back_and_replayed(saved_model, tf):
     """What a user runs: write from the inputs a run feeds, then check on a fresh load."""
     written = tflaunch("serving-warmup", "--model", str(saved_model), "--records", "3", timeout=180)
@@ -295,6 +299,7 @@ def test_a_check_that_replayed_nothing_is_not_a_success(saved_model, tf, tmp_pat
     assert json.loads(checked.stdout)["status"] == "failed"
 
 
+@pytest.mark.slow  # real child processes; make test keeps to its 6 minutes, CI runs this tier too
 def test_a_warmup_file_that_is_a_fifo_is_refused_not_waited_on(saved_model, tmp_path):
     fifo = tmp_path / "warmup"
     os.mkfifo(fifo)

@@ -46,6 +46,7 @@ def test_a_real_sweep_stores_every_trial_and_saves_a_clear_winner(tmp_path):
     assert "[6/≤6]" in done.stderr
 
 
+@pytest.mark.slow  # real child processes; make test keeps to its 6 minutes, CI runs this tier too
 def test_a_sweep_with_too_few_trials_names_no_winner_and_saves_nothing():
     done = sweep("--vary", "intra=1", "--repeat", "2", "--warmup", "0", "--no-racing", "--json",
                  "--save-winner", "fastest")
@@ -64,12 +65,14 @@ def test_bad_plans_are_refused_before_any_trial():
     assert "expected SETTING=V1,V2" in sweep("--vary", "intra").stderr
 
 
+@pytest.mark.slow  # real child processes; make test keeps to its 6 minutes, CI runs this tier too
 def test_two_instances_at_once():
     done = sweep("--vary", "intra=1", "--repeat", "1", "--warmup", "0", "--instances", "2", "--json")
     assert done.returncode == 0, done.stderr[-2000:]
     assert len(History(history_path()).list_runs()) == 2 * 2, "each trial stores both of its instances"
 
 
+@pytest.mark.slow  # real child processes; make test keeps to its 6 minutes, CI runs this tier too
 def test_a_format_sweep_converts_the_model_once_and_runs_each_format(tmp_path):
     """The conversion is real (the fake interpreter is the real one without its variable);
     the trials go to the fake child, so this takes seconds."""

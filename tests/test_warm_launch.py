@@ -163,6 +163,7 @@ def test_what_cannot_start_warm_is_said(scripts):
         plan([sys.executable], sys.executable, ENV)
 
 
+@pytest.mark.slow  # real child processes; make test keeps to its 6 minutes, CI runs this tier too
 def test_a_server_with_threads_refuses_and_the_cli_starts_cold(scripts, tmp_path, capsys):
     """A library that starts a thread at import (here a sitecustomize) makes forking unsafe:
     the launch is refused with the reason, and `tflaunch run --warm` runs it cold."""
@@ -190,6 +191,7 @@ def test_a_server_with_threads_refuses_and_the_cli_starts_cold(scripts, tmp_path
         capsys.readouterr().err
 
 
+@pytest.mark.slow  # real child processes; make test keeps to its 6 minutes, CI runs this tier too
 def test_run_warm_says_when_its_launch_started_the_server(scripts, tmp_path, capsys):
     """The first warm launch waits for its server's import: said, so its time is not taken for
     a warm start's; the next launch reuses the server and says nothing of it."""
@@ -208,6 +210,7 @@ def test_run_warm_says_when_its_launch_started_the_server(scripts, tmp_path, cap
     assert warm_start.SERVER_LINE not in errs[1] and "not possible" not in errs[1], errs[1]
 
 
+@pytest.mark.slow  # real child processes; make test keeps to its 6 minutes, CI runs this tier too
 def test_the_server_ends_when_idle_and_with_its_parent(scripts, tmp_path):
     env = {**ENV, "TF_WARM_TEST": "idle"}  # a server of its own
     folder = warm_servers.runtime_dir()

@@ -71,6 +71,7 @@ def _quick(env: dict, cwd: Path, code: str = "pass") -> int:
 
 
 @pytest.mark.parametrize("how", ["kill -9", "warm stop"])
+@pytest.mark.slow  # real child processes; make test keeps to its 6 minutes, CI runs this tier too
 def test_a_server_that_dies_takes_the_script_s_group_and_the_client_says_so(runtime, tmp_path, how):
     pids = tmp_path / "pids"
     client = _client(tmp_path, SLEEPER, str(pids))
@@ -111,6 +112,7 @@ COUNTER = textwrap.dedent("""
 
 
 @pytest.mark.parametrize("signal_number", [signal.SIGTERM, signal.SIGKILL])
+@pytest.mark.slow  # real child processes; make test keeps to its 6 minutes, CI runs this tier too
 def test_a_signal_to_tflaunch_s_group_reaches_a_warm_script_once_as_a_cold_one(runtime, tmp_path, signal_number):
     """The warm script leads a group in the server's session (no process can join a group of
     another session), so what reaches it from the launcher's group is what matters: `kill
@@ -199,6 +201,7 @@ def test_the_runtime_folder_is_never_reached_through_a_link_or_someone_else_s(tm
     assert stat.S_IMODE(fresh.stat().st_mode) == 0o700
 
 
+@pytest.mark.slow  # real child processes; make test keeps to its 6 minutes, CI runs this tier too
 def test_an_unrelated_variable_shares_a_server_one_read_at_import_does_not(runtime, tmp_path):
     out = tmp_path / "seen"
     code = (f"import os; open({str(out)!r}, 'w').write(os.environ.get('RUN_NAME', '') + "
@@ -237,6 +240,7 @@ def test_status_shows_memory_and_idle_time_and_the_cap_stops_the_oldest_idle(run
     assert oldest.pid not in {s.pid for s in warm_servers.running_servers()}
 
 
+@pytest.mark.slow  # real child processes; make test keeps to its 6 minutes, CI runs this tier too
 def test_a_bad_query_or_request_is_answered_not_obeyed(runtime, tmp_path):
     assert _quick(ENV, tmp_path) == 0
     [server] = warm_servers.running_servers()[:1]

@@ -64,6 +64,7 @@ def _faked(copy: Path) -> Path:
     return path
 
 
+@pytest.mark.slow  # real child processes; make test keeps to its 6 minutes, CI runs this tier too
 def test_a_result_another_user_planted_is_refused_and_not_merged(copy):
     path = _faked(copy)
     os.chown(path, NOBODY, NOBODY)

@@ -47,6 +47,7 @@ def plan(window, tmp_path: Path, shared: Path, gpu_types: str = "a100,h100",  # 
     run_on.shared_dir.setText(str(shared))
 
 
+@pytest.mark.slow  # real child processes; make test keeps to its 6 minutes, CI runs this tier too
 def test_a_sweep_submitted_from_the_tab_is_followed_merged_and_judged_per_node_type(
         qtbot, window, tmp_path, cluster, screenshot, restore_palette):  # noqa: F811
     plan(window, tmp_path, cluster.shared)
@@ -209,6 +210,7 @@ def test_a_node_types_winner_is_saved_from_its_group_naming_the_node_type(qtbot,
     assert profile.config.extra_env["DELAY"] == "0"
 
 
+@pytest.mark.slow  # real child processes; make test keeps to its 6 minutes, CI runs this tier too
 def test_a_folder_seen_where_slurm_cannot_be_asked_shows_and_merges_its_files(qtbot, window, tmp_path, cluster,  # noqa: F811
                                                                               monkeypatch):
     folder = submit("--model", "sample:mlp", "--python", fake_python(tmp_path), "--env", f"{CHILD_ENV}=ok",

@@ -81,6 +81,7 @@ def _check_warned(folder: Path, marker: str, lead: str) -> None:
     assert EARLY_WARNING in shown.stdout, shown.stdout[-2000:]
 
 
+@pytest.mark.slow  # real child processes; make test keeps to its 6 minutes, CI runs this tier too
 def test_the_early_warning_ends_a_trial_cleanly_with_its_cause_and_its_phases(cluster, tmp_path):
     """Slurm's warning as --signal=B:USR1 delivers it, to the batch shell alone, sent here at
     once (`scancel --batch --signal=USR1`) instead of a minute before a time limit (the slow

@@ -208,6 +208,7 @@ def test_a_container_runtime_or_image_the_node_lacks_fails_the_check_not_every_t
     assert "apptainer (for --container): it is not on the node" in detail, detail
 
 
+@pytest.mark.slow  # real child processes; make test keeps to its 6 minutes, CI runs this tier too
 def test_trials_per_task_run_in_fewer_tasks_and_merge_as_ever(cluster, tmp_path, fake):
     folder = submit(*fake, "--env", f"{CHILD_ENV}=ok", "--vary", "intra=2", "--repeat", "2", "--warmup", "0",
                     "--trials-per-task", "3", "--max-parallel", "1", "--shared-dir", str(cluster.shared),
@@ -220,6 +221,7 @@ def test_trials_per_task_run_in_fewer_tasks_and_merge_as_ever(cluster, tmp_path,
     assert part["trials_run"] == 4 and {len(r["values"]) for r in part["results"]} == {2}
 
 
+@pytest.mark.slow  # real child processes; make test keeps to its 6 minutes, CI runs this tier too
 def test_status_answers_from_the_files_where_squeue_fails_or_hangs(cluster, tmp_path, fake):
     folder = submit(*fake, "--env", f"{CHILD_ENV}=ok", "--vary", "intra=2", "--repeat", "1", "--warmup", "0",
                     "--shared-dir", str(cluster.shared), cwd=tmp_path)
@@ -291,6 +293,7 @@ def test_a_scancel_is_logged_as_slurm_s_sigterm_not_as_ctrl_c(cluster, tmp_path,
                                                        if p.duration is not None}, [r.phases for r in runs]
 
 
+@pytest.mark.slow  # real child processes; make test keeps to its 6 minutes, CI runs this tier too
 def test_every_json_answer_of_a_bench_on_slurm_is_one_document(cluster, tmp_path, fake):
     """`bench --on slurm --json` printed a path; `sweep merge --json` added a text line."""
     done = tflaunch("bench", "--on", "slurm", *fake, "--env", f"{CHILD_ENV}=ok", "--repeat", "3", "--json",

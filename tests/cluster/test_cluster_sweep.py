@@ -19,6 +19,7 @@ from ..fake_child import CHILD_ENV, MARKER_ENV
 from .cluster_tools import leftovers, merge, settle, status, submit, tflaunch, wait_for
 
 
+@pytest.mark.slow  # real child processes; make test keeps to its 6 minutes, CI runs this tier too
 def test_a_real_sweep_runs_as_a_job_array_and_merges_into_the_history_once(cluster, tmp_path):
     """sample:mlp over intra=1,2, each trial a real TensorFlow child on the node."""
     folder = submit("--model", "sample:mlp", "--steady", "1", "--vary", "intra=1,2", "--repeat", "1",
@@ -121,6 +122,7 @@ def test_a_lost_result_is_rerun_by_resubmit_and_merged_in_its_place(cluster, tmp
     assert "nothing to resubmit" in nothing.stderr
 
 
+@pytest.mark.slow  # real child processes; make test keeps to its 6 minutes, CI runs this tier too
 def test_a_failing_trial_is_failed_with_its_reason_and_rerun_by_resubmit(cluster, tmp_path, fake):
     folder = submit(*fake, "--env", f"{CHILD_ENV}=error", "--vary", "intra=2", "--repeat", "1", "--warmup", "0",
                     "--shared-dir", str(cluster.shared), cwd=tmp_path)

@@ -82,6 +82,7 @@ def _stranger_python(folder: Path, marker: Path) -> Path:
     return python
 
 
+@pytest.mark.slow  # real child processes; make test keeps to its 6 minutes, CI runs this tier too
 def test_a_linked_interpreter_flipped_in_a_loop_never_runs_the_stranger_s(tmp_path):
     """`python = LINK/python` with LINK to tflaunch's own bin/ needs no yes; flipped to a
     stranger's bin/ after the check, the stranger's python ran (5 of 8 launches)."""
@@ -178,6 +179,7 @@ def _accepted_model(store: ProfileStore, link: Path) -> None:
     store.accept("shared")
 
 
+@pytest.mark.slow  # real child processes; make test keeps to its 6 minutes, CI runs this tier too
 def test_a_saved_model_swapped_in_a_loop_loads_only_the_graph_that_was_accepted(tmp_path, graphs):
     link = tmp_path / "model"
     link.symlink_to(graphs["plain"])

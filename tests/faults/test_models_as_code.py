@@ -56,6 +56,7 @@ def crafted(tmp_path_factory) -> dict[str, Path]:
     return {"spy": out / "spy", "lambda": out / "lambda.keras", "plain": out / "plain.keras", "marker": marker}
 
 
+@pytest.mark.slow  # real child processes; make test keeps to its 6 minutes, CI runs this tier too
 def test_a_stranger_s_saved_model_runs_nothing_before_a_yes_that_lists_its_file_ops(tmp_path, crafted):
     marker, spy = crafted["marker"], tmp_path / "spy"
     shutil.copytree(crafted["spy"], spy)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QKeySequence
 
@@ -18,6 +19,7 @@ PROGRAMS = Path(__file__).parents[1] / "programs"
 RUN_TIMEOUT_MS = 180_000
 
 
+@pytest.mark.slow  # real child processes; make test keeps to its 6 minutes, CI runs this tier too
 def test_the_anatomy_of_a_programs_first_step_in_the_window(qtbot, window, screenshot):
     action = window.window_actions.anatomy
     assert action.shortcut() == QKeySequence("Ctrl+Shift+A")

@@ -33,6 +33,7 @@ def run(qtbot, window, config: LaunchConfig):
     return finished.args[0]
 
 
+@pytest.mark.slow  # real child processes; make test keeps to its 6 minutes, CI runs this tier too
 def test_runs_are_stored_and_come_back_from_history(qtbot, window):
     record = run(qtbot, window, LaunchConfig(model="sample:mlp", steady=2))
     assert record.history_id is not None
@@ -57,6 +58,7 @@ def test_runs_are_stored_and_come_back_from_history(qtbot, window):
     assert view.model.rowCount() == 1
 
 
+@pytest.mark.slow  # real child processes; make test keeps to its 6 minutes, CI runs this tier too
 def test_compare_two_runs_and_save_the_best_as_a_profile(qtbot, window, screenshot):
     slow = run(qtbot, window, LaunchConfig(model="sample:mlp", steady=2, intra=1))
     fast = run(qtbot, window, LaunchConfig(model="sample:mlp", steady=2))
@@ -85,6 +87,7 @@ def test_compare_two_runs_and_save_the_best_as_a_profile(qtbot, window, screensh
     assert profile.evidence["baseline"]["runs"] == 1 and profile.evidence["runs"] == 1
 
 
+@pytest.mark.slow  # real child processes; make test keeps to its 6 minutes, CI runs this tier too
 def test_profiles_view_applies_lists_broken_files_and_diffs(qtbot, window, screenshot):
     record = run(qtbot, window, LaunchConfig(model="sample:mlp", steady=2, intra=2, jit_compile=True))
     assert window.save_profile("two-threads", [record])

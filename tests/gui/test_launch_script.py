@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import sys
 
+import pytest
+
 from tflaunch.core.settings.config import LaunchConfig
 
 
@@ -55,6 +57,7 @@ def test_the_dialog_says_what_it_measures(qtbot):
     assert "settings panel" in words  # it is left as it is
 
 
+@pytest.mark.slow  # real child processes; make test keeps to its 6 minutes, CI runs this tier too
 def test_a_launched_training_script_prints_its_last_line(qtbot, window):
     """The real run: the script trains all its steps (its last line reaches the Log), while
     the panel goes on measuring its own program to its first step."""

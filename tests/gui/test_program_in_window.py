@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import QApplication
@@ -18,6 +19,7 @@ PROGRAMS = Path(__file__).parents[1] / "programs"
 RUN_TIMEOUT_MS = 180_000
 
 
+@pytest.mark.slow  # real child processes; make test keeps to its 6 minutes, CI runs this tier too
 def test_a_program_runs_live_in_the_window_light_and_dark(qtbot, window, screenshot, restore_palette):  # noqa: F811
     panel = window.panel
     panel.subject.setCurrentIndex(1)

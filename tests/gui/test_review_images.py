@@ -11,6 +11,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+import pytest
 from PySide6.QtGui import QColor, QImage
 from PySide6.QtWidgets import QApplication
 
@@ -98,6 +99,7 @@ def test_markdown_and_csv_exports_carry_the_same_numbers(tmp_path, qapp):
     assert "Load,0.2,,100,200" in (tmp_path / "r.csv").read_text()  # seconds and bytes as plain numbers
 
 
+@pytest.mark.slow  # real child processes; make test keeps to its 6 minutes, CI runs this tier too
 def test_export_and_copy_from_the_window_use_the_current_tab(qtbot, window, tmp_path):
     assert review_actions.current_review(window) is None
     review_actions.copy_review(window)
@@ -120,6 +122,7 @@ def test_export_and_copy_from_the_window_use_the_current_tab(qtbot, window, tmp_
 TFLAUNCH = [sys.executable, "-m", "tflaunch.gui.main"]
 
 
+@pytest.mark.slow  # real child processes; make test keeps to its 6 minutes, CI runs this tier too
 def test_tflaunch_report_makes_images_headless_from_the_history(tmp_path):
     # What is reported comes from the history, whoever measured it: a fake child fills it in
     # a second instead of six TensorFlow starts; the README's pictures still get real runs.

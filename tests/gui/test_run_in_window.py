@@ -5,6 +5,7 @@ from __future__ import annotations
 import sys
 
 import psutil
+import pytest
 from PySide6.QtCore import Qt
 
 from tflaunch.core.phases import PHASES
@@ -69,6 +70,7 @@ def test_a_run_fills_every_view(qtbot, window, screenshot):
     screenshot(window, "finished")
 
 
+@pytest.mark.slow  # real child processes; make test keeps to its 6 minutes, CI runs this tier too
 def test_cancel_during_load_kills_the_child(qtbot, window, wide_keras):
     window.use_config(LaunchConfig(model=str(wide_keras), steady=1))
     pids = []
@@ -129,6 +131,7 @@ def test_a_failing_run_shows_its_error_and_the_app_stays_usable(qtbot, window, p
     qtbot.waitUntil(window.run_action.isEnabled, timeout=30000)
 
 
+@pytest.mark.slow  # real child processes; make test keeps to its 6 minutes, CI runs this tier too
 def test_choosing_a_past_run_shows_it_again(qtbot, window):
     window.use_config(LaunchConfig(model="sample:mlp", steady=1))
     with qtbot.waitSignal(window.run_finished, timeout=RUN_TIMEOUT_MS) as first:
@@ -143,6 +146,7 @@ def test_choosing_a_past_run_shows_it_again(qtbot, window):
     assert window.run_view.summary.ready.text() == format_duration(first.args[0].time_to_ready)
 
 
+@pytest.mark.slow  # real child processes; make test keeps to its 6 minutes, CI runs this tier too
 def test_the_apps_run_starts_with_the_extra_variables(qtbot, window, tmp_path):
     """Measured = launched in the app too: a PYTHONPATH sitecustomize runs in the child."""
     site = tmp_path / "site"

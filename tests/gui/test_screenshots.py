@@ -6,6 +6,7 @@ that none is blank and that each is drawn in its palette's brightness.
 
 from __future__ import annotations
 
+import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QImage, QPalette
 
@@ -61,6 +62,7 @@ def brightness_and_colours(path) -> tuple[float, int]:
     return sum(QColor(p).lightnessF() for p in pixels) / len(pixels), len(set(pixels))
 
 
+@pytest.mark.slow  # real child processes; make test keeps to its 6 minutes, CI runs this tier too
 def test_every_tab_light_dark_and_small(qtbot, make_window, screenshot, tmp_path, restore_palette):  # noqa: F811
     app = restore_palette
     light = QPalette(app.palette())

@@ -72,6 +72,7 @@ def test_a_sweep_of_two_trials_per_setting_names_no_winner(qtbot, window, tmp_pa
     assert notes["intra=1"] == "not enough runs" and not view.save_button.isEnabled()
 
 
+@pytest.mark.slow  # real child processes; make test keeps to its 6 minutes, CI runs this tier too
 def test_cancelling_a_sweep_keeps_its_finished_trials_and_leaves_no_probe(qtbot, window):
     window.use_config(LaunchConfig(model="sample:mlp", steady=1))
     plan_intra(window, repeat=5, warmup=0)
@@ -154,6 +155,7 @@ def test_the_tab_counts_the_plan_as_core_does_and_estimates_from_this_models_his
     assert "--" not in text
 
 
+@pytest.mark.slow  # real child processes; make test keeps to its 6 minutes, CI runs this tier too
 def test_format_varies_in_the_app_through_the_same_conversion_as_the_command_line(qtbot, window, tmp_path):
     window.use_config(fake_config(tmp_path))
     view = shown(window)
@@ -201,6 +203,7 @@ def dots(view) -> int:
     return sum(len(item.data) for item in view.chart.getPlotItem().items if isinstance(item, pg.ScatterPlotItem))
 
 
+@pytest.mark.slow  # real child processes; make test keeps to its 6 minutes, CI runs this tier too
 def test_cancel_while_preparing_ends_the_sweep_at_once(qtbot, window, tmp_path):
     window.use_config(fake_config(tmp_path))
     view = shown(window)

@@ -36,6 +36,7 @@ def runtime(monkeypatch):
     shutil.rmtree(folder, ignore_errors=True)
 
 
+@pytest.mark.slow  # real child processes; make test keeps to its 6 minutes, CI runs this tier too
 def test_a_warm_launch_runs_the_script_forked_and_samples_it(qtbot, window, tmp_path, runtime):
     script = tmp_path / "train.py"
     script.write_text(SCRIPT)
@@ -64,6 +65,7 @@ def test_a_warm_launch_runs_the_script_forked_and_samples_it(qtbot, window, tmp_
     assert start_kind(first) == "warm"
 
 
+@pytest.mark.slow  # real child processes; make test keeps to its 6 minutes, CI runs this tier too
 def test_a_warm_launch_that_cannot_be_warm_runs_cold_and_says_why(qtbot, window, tmp_path, runtime):
     script = tmp_path / "train.py"
     script.write_text(SCRIPT)

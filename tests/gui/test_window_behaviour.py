@@ -7,6 +7,7 @@ import subprocess
 import sys
 from dataclasses import fields
 
+import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from PySide6.QtCore import QMimeData, QPointF, QSettings, Qt, QUrl
@@ -138,6 +139,7 @@ def test_without_gpus_the_gpu_settings_are_disabled_with_the_reason(window):
     assert window.panel.gpu_note.text().startswith("No GPU:")
 
 
+@pytest.mark.slow  # real child processes; make test keeps to its 6 minutes, CI runs this tier too
 def test_dropping_a_model_chooses_it(window, models):
     path = models["mlp"]["keras"]
     mime = QMimeData()
