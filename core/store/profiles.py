@@ -29,6 +29,7 @@ from ..settings.vocabulary import BY_NAME, launch_statement
 from ..stats import summarize
 from ..subject import Subject
 from ..units import format_bytes, format_duration
+from . import shallow_toml
 from .atomic import atomic_write
 from .checked_launch import as_checked, as_written, covered_code
 from .profile_diff import diff as diff
@@ -76,12 +77,11 @@ class Profile:
     @classmethod
     def from_toml(cls, text: str, source: str) -> Profile:
         try:
-            data = tomllib.loads(text)
+            data = shallow_toml.loads(text)
         except tomllib.TOMLDecodeError as exc:
             raise ProfileError(f"{source} is not valid TOML: {exc}.") from None
-        except RecursionError:
-            raise ProfileError(f"{source} nests arrays or tables too deep to read; a profile is a few flat "
-                               "tables.") from None
+        except shallow_toml.TooDeepError as exc:
+            raise ProfileError(f"{source} is not read: {exc}; a profile is a few flat tables.") from None
         version = data.get("schema_version")
         if not isinstance(version, int):
             raise ProfileError(f"{source} has no schema_version; it is not a tflaunch profile.")

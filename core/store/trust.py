@@ -25,6 +25,7 @@ from ..probe.outside_files import read_capped, resolved, same_interpreter
 from ..safe_text import shown
 from ..settings.config import LaunchConfig
 from ..settings.tuning_env import is_tuning, why_it_needs_a_yes
+from . import shallow_toml
 from .atomic import atomic_write
 from .model_code import model_code
 
@@ -96,8 +97,8 @@ class TrustFile:
 
     def _entries(self) -> dict[str, dict[str, str]]:
         try:  # a regular file, capped: a FIFO or /dev/zero put here must not stall every listing
-            data = tomllib.loads(read_capped(str(self.path), 16 << 20, "The trust file").decode("utf-8"))
-        except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError, RecursionError):
+            data = shallow_toml.loads(read_capped(str(self.path), 16 << 20, "The trust file").decode("utf-8"))
+        except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError, shallow_toml.TooDeepError):
             return {}
         entries = data.get("accepted")
         if not isinstance(entries, dict):
