@@ -17,7 +17,7 @@ from tflaunch.core.store import shallow_toml
 from tflaunch.core.store.profiles import Profile, ProfileError
 from tflaunch.core.store.trust import TrustFile
 
-DEEP = "schema_version = 1\nname = \"x\"\n[settings]\nmodel = \"sample:mlp\"\n[evidence]\nx = " + "[" * 5000 + "]" * 5000
+DEEP = 'schema_version = 1\nname = "x"\n[settings]\nmodel = "sample:mlp"\n[evidence]\nx = ' + "[" * 5000 + "]" * 5000
 
 
 @pytest.mark.parametrize(("text", "depth"), [
