@@ -13,23 +13,16 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from . import read_as
+
 Shape = tuple[int | None, ...]
 
 
-def _text(value: Any) -> str | None:
-    return value if isinstance(value, str) else None
 
-
-def _count(value: Any) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
-
-
-def _flag(value: Any) -> bool | None:
-    return value if isinstance(value, bool) else None
 
 
 def _shape(value: Any) -> Shape | None:
-    if not isinstance(value, list) or not all(d is None or _count(d) is not None for d in value):
+    if not isinstance(value, list) or not all(d is None or read_as.count(d) is not None for d in value):
         return None
     return tuple(value)
 
@@ -54,9 +47,9 @@ class InputFacts:
 
     @classmethod
     def of(cls, data: Mapping[str, Any]) -> InputFacts:
-        return cls(_text(data.get("name")), _text(data.get("dtype")), _shape(data.get("shape")),
-                   _text(data.get("fed_dtype")), _shape(data.get("fed_shape")), bool(data.get("assumed")),
-                   _text(data.get("values")))
+        return cls(read_as.text(data.get("name")), read_as.text(data.get("dtype")), _shape(data.get("shape")),
+                   read_as.text(data.get("fed_dtype")), _shape(data.get("fed_shape")), bool(data.get("assumed")),
+                   read_as.text(data.get("values")))
 
 
 def _inputs(value: Any) -> tuple[InputFacts, ...]:
@@ -83,14 +76,15 @@ class ModelFacts:
     def __post_init__(self) -> None:
         data = self.described
         declared = data.get("declared_inputs")
-        for name, value in (("name", _text(data.get("name"))), ("format", _text(data.get("format"))),
-                            ("params", _count(data.get("params"))),
-                            ("bytes_on_disk", _count(data.get("bytes_on_disk"))),
-                            ("signature", _text(data.get("signature"))), ("signatures", _texts(data.get("signatures"))),
+        for name, value in (("name", read_as.text(data.get("name"))), ("format", read_as.text(data.get("format"))),
+                            ("params", read_as.count(data.get("params"))),
+                            ("bytes_on_disk", read_as.count(data.get("bytes_on_disk"))),
+                            ("signature", read_as.text(data.get("signature"))),
+                            ("signatures", _texts(data.get("signatures"))),
                             ("imports", _texts(data.get("imports"))), ("inputs", _inputs(data.get("inputs"))),
                             ("declared_inputs", _inputs(declared) if isinstance(declared, list) else None),
-                            ("outputs_finite", _flag(data.get("outputs_finite"))),
-                            ("unsafe_deserialization", _flag(data.get("unsafe_deserialization")))):
+                            ("outputs_finite", read_as.flag(data.get("outputs_finite"))),
+                            ("unsafe_deserialization", read_as.flag(data.get("unsafe_deserialization")))):
             object.__setattr__(self, name, value)
 
     def __bool__(self) -> bool:

@@ -13,17 +13,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-
-def _text(value: Any) -> str | None:
-    return value if isinstance(value, str) else None
-
-
-def _count(value: Any) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
+from .. import read_as
 
 
 def _capability(value: Any) -> tuple[int, int] | None:
-    if isinstance(value, list) and len(value) == 2 and all(_count(v) is not None for v in value):
+    if isinstance(value, list) and len(value) == 2 and all(read_as.count(v) is not None for v in value):
         return value[0], value[1]
     return None
 
@@ -42,8 +36,8 @@ class LaunchGpu:
     @classmethod
     def of(cls, data: Mapping[str, Any]) -> LaunchGpu:
         mode = data.get("persistence_mode")
-        return cls(_count(data.get("index")), _text(data.get("name")), _text(data.get("uuid")),
-                   _capability(data.get("compute_capability")), _count(data.get("memory_total")),
+        return cls(read_as.count(data.get("index")), read_as.text(data.get("name")), read_as.text(data.get("uuid")),
+                   _capability(data.get("compute_capability")), read_as.count(data.get("memory_total")),
                    mode if isinstance(mode, bool) else None)
 
 
@@ -60,10 +54,11 @@ class LaunchGpus:
     def __post_init__(self) -> None:
         data = self.described
         gpus, off = data.get("gpus"), data.get("persistence_off")
-        for name, value in (("driver", _text(data.get("driver"))), ("cuda_driver", _text(data.get("cuda_driver"))),
+        for name, value in (("driver", read_as.text(data.get("driver"))),
+                            ("cuda_driver", read_as.text(data.get("cuda_driver"))),
                             ("gpus", tuple(LaunchGpu.of(g) for g in gpus if isinstance(g, Mapping))
                              if isinstance(gpus, list) else ()),
-                            ("persistence_off", tuple(i for i in off if _count(i) is not None)
+                            ("persistence_off", tuple(i for i in off if read_as.count(i) is not None)
                              if isinstance(off, list) else ())):
             object.__setattr__(self, name, value)
 
