@@ -84,15 +84,16 @@ def trial_states(folder: SweepFolder, ask_slurm: bool = True) -> list[TrialState
             state.detail = "" if state.result.ok else (state.result.reason or "failed")
             again = queued.get((latest[i]["job_id"], task[i])) if i in latest else None
             # Queued again with a result cut short: Slurm requeued its task (a first attempt has no
-            # result yet, and a restarted one sets it aside as it starts: task.py).
-            # Started again, its result is still the old one until task.py sets it aside: running.
+            # result yet). A restarted task sets that result aside as it starts (task.py); until
+            # then it is running with the old result still in place, never ended.
             if state.result.cut_short and again is not None:
-                waits = again.state in slurm.PENDING_STATES
-                why = again.reason if again.reason not in ("", "None") else again.state.lower()
-                state.state, state.detail = ("pending", f"requeued by Slurm ({why}): the result its earlier attempt "
-                                             "cut short is replaced when it runs again") if waits else \
-                    ("running", "requeued by Slurm and running again: the result its earlier attempt cut short is "
-                     "being replaced")
+                if again.state in slurm.PENDING_STATES:
+                    why = again.reason if again.reason not in ("", "None") else again.state.lower()
+                    state.state, state.detail = "pending", (f"requeued by Slurm ({why}): the result its earlier "
+                                                            "attempt cut short is replaced when it runs again")
+                else:
+                    state.state, state.detail = "running", ("requeued by Slurm and running again: the result its "
+                                                            "earlier attempt cut short is being replaced")
             elif state.result.cause == EARLY_WARNING:
                 warning = early_warning(folder.path, _lead(folder), started=True)
                 state.state, state.detail = warning.state, warning.detail

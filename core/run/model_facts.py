@@ -27,9 +27,6 @@ def _shape(value: Any) -> Shape | None:
     return tuple(value)
 
 
-def _texts(value: Any) -> tuple[str, ...]:
-    return tuple(v for v in value if isinstance(v, str)) if isinstance(value, list) else ()
-
 
 @dataclass(frozen=True)
 class InputFacts:
@@ -80,8 +77,8 @@ class ModelFacts:
                             ("params", read_as.count(data.get("params"))),
                             ("bytes_on_disk", read_as.count(data.get("bytes_on_disk"))),
                             ("signature", read_as.text(data.get("signature"))),
-                            ("signatures", _texts(data.get("signatures"))),
-                            ("imports", _texts(data.get("imports"))), ("inputs", _inputs(data.get("inputs"))),
+                            ("signatures", read_as.texts(data.get("signatures"))),
+                            ("imports", read_as.texts(data.get("imports"))), ("inputs", _inputs(data.get("inputs"))),
                             ("declared_inputs", _inputs(declared) if isinstance(declared, list) else None),
                             ("outputs_finite", read_as.flag(data.get("outputs_finite"))),
                             ("unsafe_deserialization", read_as.flag(data.get("unsafe_deserialization")))):

@@ -13,13 +13,15 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from . import read_as
+
 KEPT_LINES = 12  # TensorFlow's lookup lines a run keeps
 LINE_CAP = 300  # characters of each
 FOLDER_CAP = 4096
 
 
 def _count(value: Any) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) and 0 <= value < 1 << 62 else None
+    return read_as.count(value, below=1 << 62)
 
 
 @dataclass(frozen=True)

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..phases import NAME
+from ..run import read_as
 from ..run.anatomy import checked_anatomy
 from ..run.events import checked_imports
 from ..run.gpus.launch_gpus import LaunchGpus
@@ -227,19 +228,18 @@ def _page_cache(data: Any) -> PageCacheReport | None:
         return None
 
     def count(value: Any) -> int | None:
-        return value if isinstance(value, int) and not isinstance(value, bool) and 0 <= value < INT64[1] else None
+        return read_as.count(value, below=INT64[1])
 
     def texts(value: Any) -> list[str]:
-        return [n for n in value if isinstance(n, str)] if isinstance(value, list) else []
+        return list(read_as.texts(value))
 
     levels = [Level(name, files=count(level.get("files")) or 0, size=count(level.get("bytes")) or 0,
                     before=count(level.get("resident_before")) or 0, after=count(level.get("resident_after")) or 0,
                     vanished=count(level.get("vanished")) or 0, unreadable=texts(level.get("unreadable")))
               for name in (MODEL, INSTALLATION) if isinstance(level := data.get(name.lower()), dict)]
-    took = data.get("preload_seconds")
-    seconds = float(took) if isinstance(took, (int, float)) and not isinstance(took, bool) and 0 <= took < 1e6 else None
     return PageCacheReport(data["state"], levels, notes=texts(data.get("notes")),
-                           preloaded=count(data.get("preloaded")), preload_seconds=seconds)
+                           preloaded=count(data.get("preloaded")),
+                           preload_seconds=read_as.seconds(data.get("preload_seconds")))
 
 
 def _warm_start(data: Any) -> WarmStart | None:
@@ -247,10 +247,8 @@ def _warm_start(data: Any) -> WarmStart | None:
     if not isinstance(data, dict) or data.get("asked") is not True:
         return None
     cold_because = data["cold_because"][:2000] if isinstance(data.get("cold_because"), str) else None
-    took = data.get("server_import_s")
     return WarmStart(cold_because, server_started="server_import_s" in data,
-                     server_import_s=float(took) if isinstance(took, (int, float)) and not isinstance(took, bool)
-                     and 0 <= took < 1e6 else None)
+                     server_import_s=read_as.seconds(data.get("server_import_s")))
 
 
 def _imports(text: Any) -> dict[str, Any]:
