@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from tflaunch.core.phases import PHASES, label
 from tflaunch.core.run.driver import run_sessions
 from tflaunch.core.run.launch_check import launch_check
 from tflaunch.core.run.session import ProbeSession
@@ -261,9 +262,9 @@ def test_a_cold_start_reads_the_model_from_storage_and_a_warm_one_after_it_is_fa
     preloaded = bench("preloaded")
     assert preloaded["page_cache"]["preloaded"] == size
     # The preload spared the load the model's reads. What else it reads is TensorFlow's own
-    # files, which these runs evict too: in a fresh checkout nothing else maps them, and the
-    # load reads back the code it needs (60 MB here), which a warm machine has in memory.
-    assert preloaded["phases"]["load"]["read_bytes"] <= cold["phases"]["load"]["read_bytes"] - 0.9 * size
+    # code (60 MB here), evicted too unless another process maps it (the other test worker's
+    # children may, or not, from one run to the next): so a bound well under the model's size.
+    assert preloaded["phases"]["load"]["read_bytes"] < 0.5 * size
     assert preloaded["page_cache"]["preload_seconds"] > 0  # the read happened, before time zero
     assert any(n.startswith("Reading the model back in took") and "not in this run's figures" in n
                for n in preloaded["notes"]), preloaded["notes"]
@@ -277,9 +278,13 @@ def test_a_sweep_over_the_page_cache_shows_reads_per_phase(big_keras):
     assert "Read from storage per phase" in result.stdout
     table = result.stdout.split("Read from storage per phase")[1].splitlines()
     header = table[1].split()
-    # Each phase that read from storage, in order (Devices too, where the cold start evicted
-    # the libraries it loads: in a fresh checkout no other process keeps them mapped).
-    assert header[0] == "Setting" and header.index("Import") < header.index("Load"), header
+    # Each phase that read from storage, in the phases' order. Load always (the cold start
+    # evicted the model); Import and Devices only where no other process keeps TensorFlow's
+    # libraries mapped, which the other test worker's children do in CI: an evicted page still
+    # mapped elsewhere stays in memory.
+    assert header[0] == "Setting" and label("load") in table[1], header
+    at = [table[1].index(label(phase)) for phase in PHASES if label(phase) in table[1]]
+    assert at == sorted(at), table[1]
 
     def mib_read(row: str) -> list[float]:
         return [float(size) for size in re.findall(r"([\d.]+) MiB read", row)]
