@@ -89,6 +89,10 @@ def test_a_keras_fit_on_a_tf_data_pipeline_is_seen_phase_by_phase_and_stopped_at
     assert abs(record.ready_at - own) < max(0.01 * (own - record.launched_at), 0.05)
     assert 0 <= record.other_time < record.time_to_ready
     assert record.status_line.startswith("Ready in") and "stopped" in record.status_line
+    # What watching cost it, by its own clock: the hook's start, and fit's calls it watched.
+    cost = record.watching
+    assert cost is not None and cost.setup > 0 and cost.hooks > 0 and cost.calls > 0, cost
+    assert any(n.startswith("Watching took") for n in record.notes), record.notes
     # Described as a model's run is, read after its first step: the GPUs TensorFlow used (none
     # here, said because TensorFlow said so), the CPU, the build.
     env = record.environment

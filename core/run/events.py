@@ -53,6 +53,8 @@ Kinds and their extra fields:
 - ``serving_warmup``: the probe's serving warm-up mode's answer (its only word besides an
   ``error``): the report of the TF Serving warm-up file written or checked, as
   warmup_report.parse_report checks it (``action``, ``path``, ``records``, ``outcomes``, ...).
+- ``watching``: a program's observer, at the ready point: what watching cost the program so
+  far, by its own clock (probe/observer/cost.py): ``setup`` and ``hooks`` (s), ``calls`` (count).
 - ``progress``: during a phase that repeats work (``steady``): ``done`` of ``total`` calls
   (counts, ``done`` at most ``total``), a few times a second at most.
 
@@ -75,6 +77,7 @@ from ..phases import NAME
 from .anatomy import checked_anatomy
 from .model_facts import ModelFacts
 from .warmup_report import WarmupError, WarmupReport, parse_report
+from .watch_cost import MAX_CALLS, WatchCost
 
 PROTOCOL_VERSION = 1
 
@@ -187,6 +190,13 @@ class AnatomyMeasured:
 
 
 @dataclass(frozen=True)
+class WatchingCounted:
+    ts: float
+    phase: str
+    cost: WatchCost
+
+
+@dataclass(frozen=True)
 class ServingWarmupAnswered:
     ts: float
     phase: str
@@ -194,7 +204,7 @@ class ServingWarmupAnswered:
 
 
 Event = (Hello | PhaseStart | PhaseEnd | SettingsApplied | InputsListed | Result | ProbeError | Saved | Progress
-         | ImportsMeasured | Mark | AnatomyMeasured | ServingWarmupAnswered | Notice)
+         | ImportsMeasured | Mark | AnatomyMeasured | ServingWarmupAnswered | Notice | WatchingCounted)
 
 
 class _Malformed(Exception):  # noqa: N818 (private; a protocol violation, not a bug)
@@ -379,6 +389,8 @@ _BUILDERS: dict[str, Callable[[dict[str, Any], float, str], Event]] = {
     "imports": lambda o, ts, ph: ImportsMeasured(ts, ph, checked_imports(o)),
     "anatomy": lambda o, ts, ph: AnatomyMeasured(ts, ph, {**checked_anatomy(o), "phase": ph}),
     "serving_warmup": lambda o, ts, ph: ServingWarmupAnswered(ts, ph, _warmup_report(o)),
+    "watching": lambda o, ts, ph: WatchingCounted(
+        ts, ph, WatchCost(_number(o, "setup"), _number(o, "hooks"), _count(o, "calls", MAX_CALLS))),
 }
 
 

@@ -24,6 +24,7 @@ from .pack_facts import PackFacts
 from .storage.eviction import PageCacheReport
 from .trial_node import TrialNode
 from .warm.warm_facts import WarmStart
+from .watch_cost import WatchCost
 
 # What a run keeps of its child's stderr (for the history and the failure's excerpt): the
 # last lines, and never more than STDERR_TAIL_BYTES together, however much was written.
@@ -119,6 +120,7 @@ class RecordData:
     launch_gpus: LaunchGpus | None = None  # NVML at launch (gpus/launch_gpus.py); None where it saw no GPU
     page_cache: PageCacheReport | None = None  # a cold or preloaded start's eviction; None for a warm one
     cache_pack: PackFacts | None = None  # what its cache pack held and gave (pack_facts.py); None without one
+    watching: WatchCost | None = None  # what watching cost a program to its ready point, by its own clock
     marks: list[tuple[str, float]] = field(default_factory=list)  # a program's own points: (name, s since launch)
     warm_start: WarmStart | None = None  # a launch asked to start warm: how it started (warm_facts.py)
     stopped_at_ready: bool = False  # tflaunch ended the program at its ready point: not a failure
@@ -254,6 +256,8 @@ class RecordData:
             self.imports = dict(event.imports)
         elif isinstance(event, ev.AnatomyMeasured):
             self.anatomy = dict(event.anatomy)
+        elif isinstance(event, ev.WatchingCounted):
+            self.watching = event.cost
         elif isinstance(event, ev.Progress):
             running = self.phases.get(event.phase)
             if running is not None:

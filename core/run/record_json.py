@@ -39,6 +39,7 @@ def record_dict(record: RecordData) -> dict[str, Any]:
         "notes": words.notes(record),
         "page_cache": None if record.page_cache is None else record.page_cache.to_dict(),
         "cache_pack": None if record.cache_pack is None else record.cache_pack.to_dict(),
+        "watching": None if record.watching is None else record.watching.to_dict(),
         "steady_per_call": ({**record.latency, **({} if record.is_program else {"batch": record.fed_batch})}
                             if record.latency.get("n") else None),
         "peak_rss": record.peak_rss,

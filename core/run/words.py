@@ -10,6 +10,7 @@ from ..phases import IMPORT, label, step_unit
 from ..units import format_bytes, format_duration
 from . import events as ev
 from .pack_hits import anatomy_sentence, pack_sentence
+from .program_outcome import until_words
 from .record_data import PhaseState, RecordData, RunStatus
 
 
@@ -61,6 +62,8 @@ def notes(record: RecordData) -> list[str]:
         program.append("Started warm: forked from a warm server that had imported TensorFlow and Keras before "
                        "the launch, so there is no import phase (tflaunch bench --warm).")
     program += warm_notes(record)
+    if record.watching is not None:
+        program.append(record.watching.words(record.time_to_ready, until_words(record.config.until)))
     if record.is_program and record.stopped_at_ready:
         unit = step_unit(record.phases) + "s"
         program.append(f"tflaunch stopped the program at its ready point ({record.config.until}) after "

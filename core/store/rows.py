@@ -25,6 +25,7 @@ from ..run.run_kind import PLAIN, RunKind, stored_kind
 from ..run.storage.eviction import INSTALLATION, MODEL, Level, PageCacheReport
 from ..run.trial_node import TrialNode
 from ..run.warm.warm_facts import WarmStart
+from ..run.watch_cost import WatchCost
 from ..run.words import COLD_MARK, WARM_MARK
 from ..settings.config import LaunchConfig
 from .descriptions import ENVIRONMENT, MODEL_INFO, shown
@@ -221,6 +222,15 @@ def _cache_pack(text: Any) -> PackFacts | None:
     return PackFacts(pack) if isinstance(pack, dict) and isinstance(pack.get("folder"), str) else None
 
 
+def _watching(text: Any) -> WatchCost | None:
+    """What watching cost a program (watch_cost.py), read leniently: a damaged launch column
+    loses it, not the run."""
+    try:
+        return WatchCost.of(parsed_json(text or "{}", "launch").get("watching"))
+    except DamagedRowError:
+        return None
+
+
 def _page_cache(data: Any) -> PageCacheReport | None:
     """A cold start's stored eviction report, each figure checked (a junk one is 0 or None); one
     without its setting's name is lost, not the run."""
@@ -349,6 +359,7 @@ def record_from_rows(data: dict[str, Any], phases: Iterable[Sequence[Any]],
     record.anatomy = _anatomy(data.get("anatomy"))
     record.page_cache, record.launch_notes, record.warm_start = _launch(data.get("launch"))
     record.cache_pack = _cache_pack(data.get("launch"))
+    record.watching = _watching(data.get("launch"))
     ready = _ready_or_exit(checked_seconds(data["time_to_ready"], "time_to_ready"), data["command"] is not None,
                            record.status.value, launched_at, data["finished_at"])
     if ready is not None:

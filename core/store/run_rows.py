@@ -58,11 +58,13 @@ def _stored_output(record: RunRecord) -> str:
 
 def launch_facts(record: RunRecord) -> dict[str, Any]:
     """What the launcher did before time zero: the page cache's eviction, the notes it left,
-    and how a launch asked to start warm started (words.warm_notes)."""
+    and how a launch asked to start warm started (words.warm_notes); the cache pack it gave,
+    and what watching cost the program (watch_cost.py)."""
     return {**({"page_cache": record.page_cache.to_dict()} if record.page_cache is not None else {}),
             **({"notes": record.launch_notes} if record.launch_notes else {}),
             **({"warm_start": record.warm_start.to_dict()} if record.warm_start is not None else {}),
-            **({"cache_pack": record.cache_pack.to_dict()} if record.cache_pack is not None else {})}
+            **({"cache_pack": record.cache_pack.to_dict()} if record.cache_pack is not None else {}),
+            **({"watching": record.watching.to_dict()} if record.watching is not None else {})}
 
 
 def phase_rows(record: RunRecord) -> list[tuple[Any, ...]]:

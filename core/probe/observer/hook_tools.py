@@ -21,6 +21,7 @@ import sys
 from typing import Any, Callable, Dict, Optional, Tuple
 
 from . import monitoring
+from .cost import COST, clock
 from .monitoring import End, Start
 
 Args = Tuple[Any, ...]
@@ -85,16 +86,25 @@ def unhook(owner: Any, name: str) -> None:
 def _hooked(original: Callable[..., Any], start: Start, end: Optional[End]) -> Callable[..., Any]:
     """The wrapper that calls start and end around `original` (Python 3.8-3.11)."""
 
+    start_, end_ = guarded(start), None if end is None else guarded(end)
+
+    # Its own time, before and after the original's, is what watching costs this call (cost.py).
     def hooked(*args: Any, **kwargs: Any) -> Any:
-        state = guarded(start)(args, kwargs)
-        if state is None or end is None:
+        began = clock()
+        state = start_(args, kwargs)
+        COST.hooked(clock() - began)
+        if state is None or end_ is None:
             return original(*args, **kwargs)
         try:
             result = original(*args, **kwargs)
         except BaseException:
-            guarded(end)(state, None, True)
+            began = clock()
+            end_(state, None, True)
+            COST.hooks += clock() - began
             raise
-        guarded(end)(state, result, False)
+        began = clock()
+        end_(state, result, False)
+        COST.hooks += clock() - began
         return result
 
     return hooked

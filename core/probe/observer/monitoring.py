@@ -25,6 +25,8 @@ the module imports (and says "not available") on Python 3.8-3.11.
 import sys
 from typing import Any, Callable, Dict, Optional, Tuple
 
+from .cost import COST, clock
+
 _TOOL_IDS = (3, 4)  # 0-2 and 5 are the debugger's, coverage's, the profiler's and the optimizer's
 _VARARGS, _VARKEYWORDS = 0x04, 0x08  # inspect.CO_VARARGS, CO_VARKEYWORDS
 _GENERATORS = 0x20 | 0x80 | 0x100 | 0x200  # generator, coroutine, iterable coroutine, async generator
@@ -150,6 +152,7 @@ def _started(code: Any, _offset: int) -> None:
     watches = _watched.get(code)
     if watches is None:
         return
+    began = clock()
     try:  # nothing of ours may reach the program: an exception here would be raised in its call
         frame = sys._getframe(1)  # the watched call's own frame
         watch_ = watches.get(_frame_key(frame, code))
@@ -161,15 +164,18 @@ def _started(code: Any, _offset: int) -> None:
             _running[id(frame)] = (watch_, state)
     except Exception:
         pass
+    COST.hooked(clock() - began)
 
 
 def _ended(code: Any, result: Any, raised: bool) -> None:
+    began = clock()
     try:
         entry = _running.pop(id(sys._getframe(2)), None)
         if entry is not None:
             entry[0].end(entry[1], result, raised)  # type: ignore[misc]  # only watches with an end
     except Exception:
         pass
+    COST.hooks += clock() - began
 
 
 def _returned(code: Any, _offset: int, result: Any) -> None:

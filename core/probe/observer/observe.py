@@ -98,6 +98,8 @@ class Observer:
         self.before_stop: Callable[[], None] = lambda: None  # tflaunch ends the program after steady
         # The first step or first inference has ended (phase, start, end): its anatomy is taken here.
         self.first_done: Callable[[str, float, float], None] = lambda phase, start, end: None
+        # What watching has cost the program so far (cost.py), told once at the ready point.
+        self.cost: Callable[[], Dict[str, Any]] = lambda: {}
         self.training = 0  # inside fit or train_on_batch, in any thread
         self.apply_traced = False  # an optimizer apply was traced in the current outermost call
         self.tape_traced = False  # a gradient tape was traced in it
@@ -382,10 +384,19 @@ class Observer:
     def at_ready_point(self, point: str, kind: str, end: float) -> None:
         if self.ready_kind is None and self.until in (point, "exit"):
             self.ready_kind, self.last_end = kind, end
+            if self.until != "exit":  # to the exit, watching costs until then (at_exit)
+                self.send_cost()
             if self.steady_n == 0:
                 self.finish_steady()
             else:
                 self.send("phase_start", "steady")
+
+    def send_cost(self) -> None:
+        """What watching cost the program up to its ready point (cost.py), once."""
+        fields = self.cost()
+        if fields and not self.reported.get("watching"):
+            self.reported["watching"] = True
+            self.send("watching", self.last_phase, **fields)
 
     def marked(self, name: str) -> None:
         """The program's mark: at --until mark:NAME, steady state is its next steps or calls,
@@ -394,6 +405,7 @@ class Observer:
             if self.ready_kind is not None or self.until != f"mark:{name}":
                 return
             self.ready_kind, self.last_end = "any", self.clock()
+            self.send_cost()
             if self.steady_n == 0:
                 self.finish_steady()
                 return
@@ -451,6 +463,8 @@ class Observer:
                       peak_rss=None)
 
     def at_exit(self) -> None:
+        if self.until == "exit":
+            self.send_cost()
         self.close_build()
         with self.lock:
             self._close_batch_step()

@@ -10,14 +10,14 @@ import tempfile
 import time
 from typing import Any, Dict, Optional
 
-from .. import anatomy
 from . import keras_frameworks
+from .cost import COST
 from .hook_tools import guarded
 from .keras_hooks import patch_keras
 from .observe import Observer, observer, set_observer
 from .tf_hooks import patch_tensorflow
 
-__all__ = ["install", "import_began", "imported", "warm_start", "observer"]
+__all__ = ["install", "import_began", "imported", "warm_start", "observer", "setup_took"]
 
 # TensorFlow's autograph writes each converted function to a file like this, removed by an
 # atexit handler; a program tflaunch stops at its ready point never runs its atexit.
@@ -45,7 +45,9 @@ def install(fd: int, settings: Dict[str, Any], process_age: Optional[float]) -> 
     # An extra run measured with its anatomy: the profiler starts once TensorFlow is imported
     # and its trace is read at the end of the first step (or first inference).
     obs.anatomy = bool(settings.get("anatomy"))  # type: ignore[attr-defined]
-    obs.first_done = guarded(lambda phase, start, end: anatomy.at_ready_point(obs, phase, start, end))
+    if obs.anatomy:  # type: ignore[attr-defined]
+        obs.first_done = guarded(lambda phase, start, end: _anatomy().at_ready_point(obs, phase, start, end))
+    obs.cost = COST.fields
     set_observer(obs)
     obs.send("hello", "spawn", pid=os.getpid(), process_age=process_age, python=sys.version.split()[0])
     if process_age is not None:
@@ -53,6 +55,14 @@ def install(fd: int, settings: Dict[str, Any], process_age: Optional[float]) -> 
         obs.span("spawn", now - max(process_age, 0.0), now)
     atexit.register(guarded(obs.at_exit))
     return obs
+
+
+def _anatomy() -> Any:
+    """The anatomy's module, loaded for a run that takes one alone: its rules and the profiler's
+    readers cost every other program's start 5-10 ms (socket, shutil, 14 regular expressions)."""
+    from .. import anatomy
+
+    return anatomy
 
 
 def describe_environment(obs: Observer) -> None:
@@ -84,6 +94,12 @@ def remove_autograph_files() -> None:
                 os.remove(path)
             except OSError:
                 pass
+
+
+def setup_took(seconds: float) -> None:
+    """The launch hook's own time (its start, the hooks put in at an import): watching's cost;
+    a negative figure takes off what was not (the standard library loaded ahead of TensorFlow)."""
+    COST.setup += seconds
 
 
 def import_began(obs: Optional[Observer]) -> None:
@@ -124,7 +140,8 @@ def _tensorflow_loaded(obs: Observer) -> None:
     profiler, and the settings read back at the exit, before TensorFlow's own atexit runs
     (registered after it, so called first)."""
     patch_tensorflow(obs)
-    guarded(anatomy.after_import)(obs)
+    if getattr(obs, "anatomy", False):
+        guarded(_anatomy().after_import)(obs)
     atexit.register(guarded(lambda: read_back_settings(obs)))
 
 

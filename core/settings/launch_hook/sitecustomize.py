@@ -27,6 +27,11 @@ CONFIG_ENV = "TFLAUNCH_TF_CONFIG"
 EVENTS_FD_ENV = "TFLAUNCH_EVENTS_FD"
 OBSERVE_ENV = "TFLAUNCH_OBSERVE"
 _WATCHED = ("tensorflow", "keras", "tf_keras")
+_BEGAN = time.perf_counter()  # this hook's start: its own time is watching's cost (observer/cost.py)
+# The standard library modules the observer's code imports beyond this file's, all of which
+# `import tensorflow` imports too (tests/test_watch_cost.py checks both): loaded first and
+# timed apart, since a program that imports TensorFlow pays for them with or without tflaunch.
+STDLIB_AHEAD = ("atexit", "fcntl", "functools", "inspect", "re", "tempfile", "termios", "threading", "typing")
 _HERE = os.path.dirname(os.path.abspath(__file__))
 
 
@@ -139,8 +144,10 @@ class _ImportWatcher:
         if name == "tensorflow" and self.cfg:
             apply(module, self.cfg)
         if self.observe is not None:
+            began = time.perf_counter()
             try:
                 self.observe.imported(self.observe.observer(), name, start, not self.running)
+                self.observe.setup_took(time.perf_counter() - began)
             except Exception as exc:  # observing must never break the program
                 _warn(f"could not observe {name}: {type(exc).__name__}: {exc}")
 
@@ -153,12 +160,17 @@ def _observer_module():
         return None
     try:
         fd, settings = int(raw_fd), json.loads(raw or "{}")
+        ahead = time.perf_counter()
+        for name in STDLIB_AHEAD:
+            importlib.import_module(name)
+        ahead = time.perf_counter() - ahead
         package = _probe_package().__name__
         # Measured in the launcher's session as a background job: no terminal to stop it.
         importlib.import_module(package + ".terminal").leave_terminal()
         age = _own(lambda: importlib.import_module(package + ".age"))
         observe = _own(lambda: importlib.import_module(package + ".observer.observe_install"))
         observe.install(fd, settings, age.process_age())
+        observe.setup_took(-ahead)  # taken off the hook's start, counted when it returns
         return observe
     except Exception as exc:
         _warn(f"cannot observe this program ({type(exc).__name__}: {exc}); it runs unobserved")
@@ -177,6 +189,8 @@ def _install():
     observe = _observer_module()
     if cfg is not None or observe is not None:
         sys.meta_path.insert(0, _ImportWatcher(cfg, observe))
+    if observe is not None:  # up to here: the environment's own sitecustomize is the program's
+        observe.setup_took(time.perf_counter() - _BEGAN)
     # Step aside for the environment's own sitecustomize, if it has one.
     sys.path[:] = [p for p in sys.path if os.path.abspath(p or ".") != _HERE]
     me = sys.modules.pop("sitecustomize")
