@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
     QHeaderView,
     QLabel,
     QPushButton,
+    QSizePolicy,
     QSplitter,
     QTableWidget,
     QTableWidgetItem,
@@ -158,6 +159,9 @@ class CompareView(QWidget):
                               "interleaved, in the Sweep tab")
         self.sweep.clicked.connect(self._on_sweep_clicked)
         self.hint = QLabel("Select two or more runs in History and press Compare.")
+        # With no runs it is the whole tab (blank axes said nothing); under one run, a line.
+        self.hint.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.hint.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Expanding)
         # Said plainly where a side has too few runs: no spread, so no difference is claimed.
         self.notice = WrappingLabel()
         self.notice.setVisible(False)
@@ -236,6 +240,8 @@ class CompareView(QWidget):
         self.sides = sides_of(self.runs)
         self.labels = side_labels(self.sides)
         self.hint.setVisible(len(self.runs) < 2)
+        self.body.setVisible(bool(self.runs))
+        self.legend.setVisible(bool(self.runs))
         self.save_best.setEnabled(len(self.sides) >= 2)
         self.sweep.setEnabled(len(self.sides) >= 2)
         first = next((i for i, side in enumerate(self.sides) if runs[baseline] in side.runs), 0) if runs else -1

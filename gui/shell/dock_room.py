@@ -1,9 +1,10 @@
-"""DockRoom: the bottom docks take room only once they hold something.
+"""DockRoom: the bottom docks take room only as they hold something.
 
 A fresh session's run list is empty; at its full height it took 160 px from every tab at
 1024x700 (Compare's table showed 2.5 rows beside it). Until its first run the Runs dock keeps
-the height of its header and one row, and the tabs get the rest; the first run gives it
-back its room.
+the height of its header and one row, and the tabs get the rest; each run then gives it a
+row more, up to its room (one run in a 160 px dock left some 80 px of empty rows). A height
+the user gave it by dragging is theirs: the dock grows no more.
 """
 
 from __future__ import annotations
@@ -11,14 +12,22 @@ from __future__ import annotations
 from PySide6.QtCore import QObject, Qt, QTimer
 from PySide6.QtWidgets import QDockWidget, QMainWindow, QTableWidget
 
-ROOM = 160  # the Runs dock's height once it lists runs
+ROOM = 160  # the Runs dock's height at most, once it lists runs
+SLACK = 4  # px: a dock laid out within this of the height given still has it (not dragged)
 
 
 class DockRoom(QObject):
     def __init__(self, window: QMainWindow, dock: QDockWidget, table: QTableWidget) -> None:
         super().__init__(window)
         self._window, self._dock, self._table = window, dock, table
-        table.model().rowsInserted.connect(self._on_first_row)
+        self._given: int | None = None  # the height it was laid out at when last given one
+        self._base: int | None = None  # its laid-out height with one row, the empty dock's
+        self._asked = 0
+        # resizeDocks sizes the dock's area, which holds the tab bar of the docks tabified with
+        # it too: what the area holds besides the dock, learned from how the layout came out.
+        self._extra = 0
+        self._retried = False
+        table.model().rowsInserted.connect(lambda *_: QTimer.singleShot(0, self, self._grow))  # once laid out
 
     def empty_height(self) -> int:
         """The dock's title, the table's header and one (empty) row."""
@@ -30,20 +39,38 @@ class DockRoom(QObject):
         rows = table.horizontalHeader().sizeHint().height() + table.verticalHeader().defaultSectionSize()
         return rows + 2 * table.frameWidth()
 
+    def wanted(self) -> int:
+        """Every run's row, up to ROOM."""
+        more = max(self._table.rowCount() - 1, 0) * self._table.verticalHeader().defaultSectionSize()
+        return min(ROOM, (self._base or self.empty_height()) + more)
+
     def fit(self) -> None:
         """Applied once the window is shown (docks take what the central widget leaves until then)."""
         QTimer.singleShot(0, self, self._fit)
 
     def _fit(self) -> None:
-        if self._table.rowCount() == 0:
-            # Below the scroll area's own minimum (some 70 px of empty rows), down to one row.
-            self._table.setMinimumHeight(self._table_height())
-            self._window.resizeDocks([self._dock], [self.empty_height()], Qt.Orientation.Vertical)
-
-    def _on_first_row(self) -> None:
-        self._table.model().rowsInserted.disconnect(self._on_first_row)
-        QTimer.singleShot(0, self, self._grow)  # once the row is laid out
+        # Below the scroll area's own minimum (some 70 px of empty rows), down to one row.
+        self._table.setMinimumHeight(self._table_height())
+        self._give(self.wanted())
 
     def _grow(self) -> None:
-        if self._dock.height() < ROOM:
-            self._window.resizeDocks([self._dock], [ROOM], Qt.Orientation.Vertical)
+        height = self._dock.height()
+        if height < self.wanted() and (self._given is None or abs(height - self._given) <= SLACK):
+            self._give(self.wanted())
+
+    def _give(self, height: int) -> None:
+        self._asked = height
+        self._window.resizeDocks([self._dock], [height + self._extra], Qt.Orientation.Vertical)
+        QTimer.singleShot(0, self, self._laid_out)  # the window lays docks out later, within its limits
+
+    def _laid_out(self) -> None:
+        short = self._asked - self._dock.height()
+        if short > SLACK and not self._retried:  # the area held more than the dock: once more, with that
+            self._extra += short
+            self._retried = True
+            self._give(self._asked)
+            return
+        self._retried = False
+        self._given = self._dock.height()
+        if self._base is None:
+            self._base = self._given

@@ -31,11 +31,33 @@ def test_an_empty_runs_dock_gives_compare_its_room(qtbot, make_window, size):
     assert not table.horizontalScrollBar().isVisible()
 
 
-def test_the_first_run_takes_the_docks_room_again(qtbot, make_window):
+def test_each_run_gives_the_dock_a_row_up_to_its_room_and_a_dragged_height_is_kept(qtbot, make_window):
+    from PySide6.QtCore import Qt
+
+    from tflaunch.gui.shell.dock_room import ROOM
+
     window = make_window(size=(1024, 700))
-    qtbot.waitUntil(lambda: window.runs_dock.height() <= 80)
+    dock, table = window.runs_dock, window.run_list
+    qtbot.waitUntil(lambda: dock.height() <= 80)
+    empty = dock.height()
     window.run_list.add_record(finished_record())
-    qtbot.waitUntil(lambda: window.runs_dock.height() >= 120)  # 160 where the window has it
+    qtbot.wait(50)
+    assert dock.height() == empty, "one run fills the one row the empty dock kept: no empty rows under it"
+    for _ in range(2):
+        window.run_list.add_record(finished_record())
+    row = table.verticalHeader().defaultSectionSize()
+    qtbot.waitUntil(lambda: dock.height() >= empty + 2 * row - 4)
+    for _ in range(6):
+        window.run_list.add_record(finished_record())
+    qtbot.waitUntil(lambda: dock.height() >= ROOM - 4)
+    qtbot.wait(50)
+    assert dock.height() <= ROOM + 4, "no more than its room: the table scrolls"
+    window.resizeDocks([dock], [empty + row], Qt.Orientation.Vertical)  # the user drags it smaller
+    qtbot.waitUntil(lambda: dock.height() < ROOM - 20)
+    dragged = dock.height()
+    window.run_list.add_record(finished_record())
+    qtbot.wait(50)
+    assert dock.height() == dragged
 
 
 @pytest.mark.parametrize("size", SIZES)
