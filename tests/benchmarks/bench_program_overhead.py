@@ -11,6 +11,10 @@ launcher started it, by the wall clock both share.
   alternated pairs. Target: median ratio <= 1.02.
 - Truth: in the measured runs, tflaunch's time to ready (first_step) against the
   program's own clock. Target: every run within 1 % or 10 ms.
+- Main thread: the program's own main-thread CPU time to its first step (time.thread_time,
+  in the same TRUTH line), observed / plain per pair. Watching's code runs in that thread, and
+  a CPU clock is not stretched by the machine's other work as the wall clock is: a far
+  narrower interval than the wall-clock ratio's, for the part of the cost that is CPU.
 - Floor: in the measured runs, what watching cost the program by its own clock (the run's
   `watching`: the launch hook's start and the hooks' time, probe/observer/cost.py) as a share
   of its time to first step. Exact in every run where the outside ratio is within the
@@ -46,8 +50,10 @@ SUBJECTS = (
 )
 PAIRS = pairs_wanted(11)
 TOLERANCE_FRACTION, TOLERANCE_S = 0.01, 0.010
-TRUTH = re.compile(rb"TRUTH first_step_end=([0-9.]+)")
+TRUTH = re.compile(rb"TRUTH first_step_end=([0-9.]+) main_cpu=([0-9.]+)")
 truths: list[dict[str, float]] = []
+# The main thread's CPU seconds to the first step, each run's, in the order run (plain, watched).
+MAIN_CPU: dict[str, list[float]] = {"plain": [], "watched": []}
 
 
 def plain(folder: Path, args: list[str], extra: dict[str, str]) -> float:
@@ -62,6 +68,7 @@ def plain(folder: Path, args: list[str], extra: dict[str, str]) -> float:
         for line in child.stderr:
             match = TRUTH.search(line)
             if match:
+                MAIN_CPU["plain"].append(float(match.group(2)))
                 return float(match.group(1)) - started
             seen += line[-200:]
         raise SystemExit(f"plain run: no TRUTH line ({seen[-400:]!r})")
@@ -91,6 +98,7 @@ def _truth(record: RunRecord) -> float | None:
     for line in record.stderr_tail:
         match = TRUTH.search(line.encode())
         if match:
+            MAIN_CPU["watched"].append(float(match.group(2)))
             return float(match.group(1))
     return None
 
@@ -103,6 +111,8 @@ def main() -> int:
     met = True
     for name, folder, args, extra in SUBJECTS:
         truths.clear()
+        for runs in MAIN_CPU.values():
+            runs.clear()
         subject = (folder, args, extra)
         pairs = alternated_pairs(functools.partial(measured, *subject), functools.partial(plain, *subject), PAIRS,
                                  f"{name}: under tflaunch vs plain")
@@ -111,6 +121,9 @@ def main() -> int:
         rows = truths[-PAIRS:]  # the warm-up round's is not counted
         within = [abs(r["error_ms"]) / 1000 <= max(TOLERANCE_FRACTION * r["program_s"], TOLERANCE_S) for r in rows]
         worst = max(rows, key=lambda r: abs(r["error_ms"]))
+        # Run in pairs after one warm-up round (alternated_pairs): the same index is one pair.
+        cpu = [w / p for w, p in zip(MAIN_CPU["watched"][1:], MAIN_CPU["plain"][1:], strict=True)]
+        cpu_interval = median_interval(cpu)
         shares = [r["watching_share"] for r in rows if r["watching_share"] is not None]
         floor = statistics.median(shares) if len(shares) == len(rows) else None
         met = met and ratio <= 1.02 and all(within) and floor is not None and floor <= 0.01
@@ -122,6 +135,9 @@ def main() -> int:
             "plain_median_s": round(statistics.median(b for _, b in pairs), 4),
             "observed_median_s": round(statistics.median(a for a, _ in pairs), 4),
             "truth_worst_error_ms": worst["error_ms"],
+            "main_thread_cpu_ratio": round(statistics.median(cpu), 4),
+            "main_thread_cpu_ratio_95ci": [round(x, 4) for x in cpu_interval] if cpu_interval else None,
+            "main_thread_cpu_plain_median_s": round(statistics.median(MAIN_CPU["plain"][1:]), 4),
             # What watching cost each run by the program's own clock: a floor, exact per run.
             "watching_share_median": floor,
             "watching_ms_median": statistics.median(r["watching_ms"] for r in rows) if floor is not None else None,

@@ -7,7 +7,8 @@ Phases tflaunch should observe: spawn, import, devices, build, compile, data,
 first_step, steady.
 
 Args: --steps N (default 30): total training steps (one epoch of N steps).
-Writes `TRUTH first_step_end=<time.time()>` to stderr when the first batch has finished.
+Writes `TRUTH first_step_end=<time.time()> main_cpu=<time.thread_time()>` to stderr when the
+first batch has finished (the main thread's CPU time: what watching adds runs in it).
 """
 import argparse
 import sys
@@ -21,7 +22,7 @@ import tensorflow as tf
 class FirstStepTruth(keras.callbacks.Callback):
     def on_train_batch_end(self, batch, logs=None):
         if batch == 0:
-            sys.stderr.write(f"TRUTH first_step_end={time.time()!r}\n")
+            sys.stderr.write(f"TRUTH first_step_end={time.time()!r} main_cpu={time.thread_time()!r}\n")
             sys.stderr.flush()
 
 
