@@ -12,7 +12,7 @@ from __future__ import annotations
 from PySide6.QtCore import QObject, Qt, QTimer
 from PySide6.QtWidgets import QDockWidget, QMainWindow, QTableWidget
 
-ROOM = 160  # the Runs dock's height at most, once it lists runs
+ROOM = 160  # the Runs dock's area at most (with the tab bar of the docks tabified with it)
 SLACK = 4  # px: a dock laid out within this of the height given still has it (not dragged)
 
 
@@ -40,9 +40,9 @@ class DockRoom(QObject):
         return rows + 2 * table.frameWidth()
 
     def wanted(self) -> int:
-        """Every run's row, up to ROOM."""
+        """The dock's own height for every run's row (its area is held to ROOM)."""
         more = max(self._table.rowCount() - 1, 0) * self._table.verticalHeader().defaultSectionSize()
-        return min(ROOM, (self._base or self.empty_height()) + more)
+        return (self._base or self.empty_height()) + more
 
     def fit(self) -> None:
         """Applied once the window is shown (docks take what the central widget leaves until then)."""
@@ -55,17 +55,19 @@ class DockRoom(QObject):
 
     def _grow(self) -> None:
         height = self._dock.height()
-        if height < self.wanted() and (self._given is None or abs(height - self._given) <= SLACK):
+        room_left = height + self._extra < ROOM - SLACK
+        if height < self.wanted() and room_left and (self._given is None or abs(height - self._given) <= SLACK):
             self._give(self.wanted())
 
     def _give(self, height: int) -> None:
         self._asked = height
-        self._window.resizeDocks([self._dock], [height + self._extra], Qt.Orientation.Vertical)
+        self._window.resizeDocks([self._dock], [min(height + self._extra, ROOM)], Qt.Orientation.Vertical)
         QTimer.singleShot(0, self, self._laid_out)  # the window lays docks out later, within its limits
 
     def _laid_out(self) -> None:
         short = self._asked - self._dock.height()
-        if short > SLACK and not self._retried:  # the area held more than the dock: once more, with that
+        if short > SLACK and not self._retried and self._asked + self._extra < ROOM:
+            # The area held more than the dock: once more, with that.
             self._extra += short
             self._retried = True
             self._give(self._asked)
