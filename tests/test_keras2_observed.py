@@ -158,3 +158,5 @@ def test_a_warm_program_run_to_its_exit_reads_its_settings_back_too(tmp_path: Pa
     run = json.loads(done.stdout)["runs"][0]
     assert run["status"] == "ok" and run["warm_start"]["started"] == "warm", run.get("failure")
     assert run["settings"].get("intra_op_threads") == 1, run["settings"]
+    # What watching cost a warm child: the hooks put in after the fork, and the calls it watched.
+    assert run["watching"]["setup"] > 0 and run["watching"]["calls"] > 0, run["watching"]

@@ -111,12 +111,14 @@ def import_began(obs: Optional[Observer]) -> None:
 def warm_start(obs: Observer) -> None:
     """In a child forked from a warm server: TensorFlow and Keras were imported before the
     launch, so their hooks go in now and there is no import phase to report."""
+    began = time.perf_counter()
     obs.send("mark", "spawn", name="warm_start")
     if "tensorflow" in sys.modules:
         _tensorflow_loaded(obs)
     _patch_kerases(obs)
     _send_versions(obs)
     _say_what_is_not_observed(obs)
+    setup_took(time.perf_counter() - began)  # the hooks put in: what the launch hook's imports do cold
 
 
 def imported(obs: Optional[Observer], name: str, start: float, outermost: bool) -> None:
