@@ -15,6 +15,7 @@ import pytest
 
 from tflaunch.core.probe.observer.cost import Cost
 from tflaunch.core.probe.observer.observe import Observer
+from tflaunch.core.probe.observer.observe_install import tell_cost
 from tflaunch.core.run import events as ev
 from tflaunch.core.run.watch_cost import WatchCost
 from tflaunch.core.run.words import notes
@@ -32,7 +33,7 @@ STDLIB_AHEAD = next(ast.literal_eval(node.value) for node in ast.parse((HOOK / "
 def cost_of(obs: Observer, setup: float = 0.012, hooks: float = 0.002, calls: int = 41) -> Cost:
     cost = Cost()
     cost.setup, cost.hooks, cost.calls = setup, hooks, calls
-    obs.cost = cost.fields
+    obs.ready = lambda: tell_cost(obs, cost)  # as the launch hook's install wires it, with these figures
     return cost
 
 
@@ -65,10 +66,11 @@ def test_to_the_exit_the_cost_is_the_whole_runs_and_a_mark_is_a_ready_point_too(
     obs, clock, lines = observer(until="mark:ready", steady=0)
     cost_of(obs)
     obs.marked("ready")
+    obs.marked("ready")  # the same mark again is no second ready point
     assert len(watching(lines)) == 1
 
 
-def test_an_observer_told_no_cost_sends_none() -> None:
+def test_an_observer_not_put_in_by_the_launch_hook_tells_no_cost() -> None:
     obs, clock, lines = observer()
     step(obs, clock, key=1, start=0.0, end=1.0, traced=True)
     assert watching(lines) == []

@@ -15,6 +15,12 @@ from typing import Any
 PROTOCOL_VERSION = 1
 
 
+def line(event: str, phase: str, ts: float, **fields: Any) -> str:
+    """One protocol line, its newline included: the model probe's channel and a program's
+    observer (observer/observe.py) both write these."""
+    return json.dumps({"v": PROTOCOL_VERSION, "ts": ts, "phase": phase, "event": event, **fields}, default=str) + "\n"
+
+
 class Channel:
     def __init__(self) -> None:
         sys.stdout.flush()
@@ -22,6 +28,5 @@ class Channel:
         os.dup2(2, 1)
 
     def emit(self, event: str, phase: str, **fields: Any) -> None:
-        record = {"v": PROTOCOL_VERSION, "ts": time.time(), "phase": phase, "event": event, **fields}
-        self._file.write(json.dumps(record, default=str) + "\n")
+        self._file.write(line(event, phase, time.time(), **fields))
         self._file.flush()

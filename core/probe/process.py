@@ -16,19 +16,26 @@ from .age import process_age as process_age  # re-exported: the probe's callers 
 _PR_SET_PDEATHSIG = 1
 
 
-def memory() -> Tuple[Optional[int], Optional[int]]:
-    """(rss, peak_rss) of this process in bytes; None where it cannot be read.
+def status_memory() -> Tuple[Optional[int], Optional[int]]:
+    """(rss, peak_rss) of this process in bytes from /proc/self/status; (None, None) where it
+    cannot be read. What a program's observer reads: it imports nothing into the program.
 
     Linux keeps ru_maxrss across execve, so it would report the peak of whatever forked
     the probe (a GUI holding hundreds of MiB); VmHWM belongs to this address space alone.
     """
-    rss = peak = None
     try:
         with open("/proc/self/status") as f:
             fields = dict(line.split(":", 1) for line in f if line.startswith(("VmRSS", "VmHWM")))
-        rss = int(fields["VmRSS"].split()[0]) * 1024
-        peak = int(fields["VmHWM"].split()[0]) * 1024
+        return int(fields["VmRSS"].split()[0]) * 1024, int(fields["VmHWM"].split()[0]) * 1024
     except (OSError, ValueError, KeyError):
+        return None, None
+
+
+def memory() -> Tuple[Optional[int], Optional[int]]:
+    """(rss, peak_rss) of the probe's own process in bytes, psutil's where /proc cannot be
+    read; None where neither can."""
+    rss, peak = status_memory()
+    if rss is None:
         try:
             import psutil
 

@@ -45,13 +45,14 @@ Only the process that was launched reports: a forked data worker inherits the ho
 the channel. Standard library only, Python 3.8.
 """
 
-import json
 import os
 import threading
 import time
 from typing import Any, Callable, Dict, List, Optional, Set, Tuple
 
-PROTOCOL_VERSION = 1
+from ..channel import line
+from ..process import status_memory
+
 _PROGRESS_EVERY_S = 0.2
 # After --until mark:NAME, how long to wait for a step or call before steady state is given up.
 STEADY_WAIT_S = 3.0
@@ -61,16 +62,6 @@ _READY_SIDE = ("first_step", "first")
 _SEEN_POINTS = ("first_step", "first_inference")
 # The status a program refused at its import exits with (tflaunch reports the reason itself).
 REFUSED_EXIT = 3
-
-
-def memory() -> Tuple[Optional[int], Optional[int]]:
-    """This process's RSS and peak RSS, in bytes."""
-    try:
-        with open("/proc/self/status") as f:
-            fields = dict(line.split(":", 1) for line in f if line.startswith(("VmRSS", "VmHWM")))
-        return int(fields["VmRSS"].split()[0]) * 1024, int(fields["VmHWM"].split()[0]) * 1024
-    except (OSError, ValueError, KeyError):
-        return None, None
 
 
 class _Nesting(threading.local):
@@ -87,7 +78,7 @@ class _Nesting(threading.local):
 class Observer:
     def __init__(self, write: Callable[[bytes], None], until: str = "first_step", steady: int = 20,
                  clock: Callable[[], float] = time.time,
-                 memory: Callable[[], Tuple[Optional[int], Optional[int]]] = memory) -> None:
+                 memory: Callable[[], Tuple[Optional[int], Optional[int]]] = status_memory) -> None:
         self.write, self.until, self.steady_n = write, until, max(0, int(steady))
         self.clock, self.memory = clock, memory
         self.owner = os.getpid()
@@ -98,8 +89,8 @@ class Observer:
         self.before_stop: Callable[[], None] = lambda: None  # tflaunch ends the program after steady
         # The first step or first inference has ended (phase, start, end): its anatomy is taken here.
         self.first_done: Callable[[str, float, float], None] = lambda phase, start, end: None
-        # What watching has cost the program so far (cost.py), told once at the ready point.
-        self.cost: Callable[[], Dict[str, Any]] = lambda: {}
+        # The ready point is reached, once (the exit, under --until exit): what watching cost is told there.
+        self.ready: Callable[[], None] = lambda: None
         self.training = 0  # inside fit or train_on_batch, in any thread
         self.apply_traced = False  # an optimizer apply was traced in the current outermost call
         self.tape_traced = False  # a gradient tape was traced in it
@@ -130,11 +121,10 @@ class Observer:
     def send(self, event: str, phase: str, **fields: Any) -> None:
         if os.getpid() != self.owner:
             return  # a forked worker: the launched process alone reports
-        line = json.dumps({"v": PROTOCOL_VERSION, "ts": self.clock(), "phase": phase, "event": event, **fields},
-                          default=str) + "\n"
+        data = line(event, phase, self.clock(), **fields).encode("utf-8")
         with self.lock:
             try:
-                self.write(line.encode("utf-8"))
+                self.write(data)
             except OSError:
                 pass  # tflaunch is gone: the program goes on without it
 
@@ -384,19 +374,12 @@ class Observer:
     def at_ready_point(self, point: str, kind: str, end: float) -> None:
         if self.ready_kind is None and self.until in (point, "exit"):
             self.ready_kind, self.last_end = kind, end
-            if self.until != "exit":  # to the exit, watching costs until then (at_exit)
-                self.send_cost()
+            if self.until != "exit":  # to the exit, the ready point is the exit (at_exit)
+                self.ready()
             if self.steady_n == 0:
                 self.finish_steady()
             else:
                 self.send("phase_start", "steady")
-
-    def send_cost(self) -> None:
-        """What watching cost the program up to its ready point (cost.py), once."""
-        fields = self.cost()
-        if fields and not self.reported.get("watching"):
-            self.reported["watching"] = True
-            self.send("watching", self.last_phase, **fields)
 
     def marked(self, name: str) -> None:
         """The program's mark: at --until mark:NAME, steady state is its next steps or calls,
@@ -405,7 +388,7 @@ class Observer:
             if self.ready_kind is not None or self.until != f"mark:{name}":
                 return
             self.ready_kind, self.last_end = "any", self.clock()
-            self.send_cost()
+            self.ready()
             if self.steady_n == 0:
                 self.finish_steady()
                 return
@@ -464,7 +447,7 @@ class Observer:
 
     def at_exit(self) -> None:
         if self.until == "exit":
-            self.send_cost()
+            self.ready()
         self.close_build()
         with self.lock:
             self._close_batch_step()

@@ -11,7 +11,7 @@ import time
 from typing import Any, Dict, Optional
 
 from . import keras_frameworks
-from .cost import COST
+from .cost import COST, Cost
 from .hook_tools import guarded
 from .keras_hooks import patch_keras
 from .observe import Observer, observer, set_observer
@@ -47,7 +47,7 @@ def install(fd: int, settings: Dict[str, Any], process_age: Optional[float]) -> 
     obs.anatomy = bool(settings.get("anatomy"))  # type: ignore[attr-defined]
     if obs.anatomy:  # type: ignore[attr-defined]
         obs.first_done = guarded(lambda phase, start, end: _anatomy().at_ready_point(obs, phase, start, end))
-    obs.cost = COST.fields
+    obs.ready = guarded(lambda: tell_cost(obs))
     set_observer(obs)
     obs.send("hello", "spawn", pid=os.getpid(), process_age=process_age, python=sys.version.split()[0])
     if process_age is not None:
@@ -96,9 +96,13 @@ def remove_autograph_files() -> None:
                 pass
 
 
+def tell_cost(obs: Observer, cost: Cost = COST) -> None:
+    """What watching cost the program up to its ready point (cost.py), on the channel."""
+    obs.send("watching", obs.last_phase, **cost.fields())
+
+
 def setup_took(seconds: float) -> None:
-    """The launch hook's own time (its start, the hooks put in at an import): watching's cost;
-    a negative figure takes off what was not (the standard library loaded ahead of TensorFlow)."""
+    """The launch hook's own time (its start, the hooks put in at an import): watching's cost."""
     COST.setup += seconds
 
 

@@ -31,7 +31,8 @@ _BEGAN = time.perf_counter()  # this hook's start: its own time is watching's co
 # The standard library modules the observer's code imports beyond this file's, all of which
 # `import tensorflow` imports too (tests/test_watch_cost.py checks both): loaded first and
 # timed apart, since a program that imports TensorFlow pays for them with or without tflaunch.
-STDLIB_AHEAD = ("atexit", "fcntl", "functools", "inspect", "re", "tempfile", "termios", "threading", "typing")
+STDLIB_AHEAD = ("atexit", "contextlib", "ctypes", "fcntl", "functools", "inspect", "re", "signal", "tempfile",
+                "termios", "threading", "typing")
 _HERE = os.path.dirname(os.path.abspath(__file__))
 
 
@@ -153,11 +154,13 @@ class _ImportWatcher:
 
 
 def _observer_module():
-    """The observer, started when tflaunch measures this program; None otherwise."""
+    """(the observer, started when tflaunch measures this program, else None; the seconds
+    STDLIB_AHEAD took to load, which are not watching's cost)."""
     raw_fd = os.environ.pop(EVENTS_FD_ENV, None)
     raw = os.environ.pop(OBSERVE_ENV, None)
     if not raw_fd:
-        return None
+        return None, 0.0
+    ahead = 0.0
     try:
         fd, settings = int(raw_fd), json.loads(raw or "{}")
         ahead = time.perf_counter()
@@ -170,11 +173,10 @@ def _observer_module():
         age = _own(lambda: importlib.import_module(package + ".age"))
         observe = _own(lambda: importlib.import_module(package + ".observer.observe_install"))
         observe.install(fd, settings, age.process_age())
-        observe.setup_took(-ahead)  # taken off the hook's start, counted when it returns
-        return observe
+        return observe, ahead
     except Exception as exc:
         _warn(f"cannot observe this program ({type(exc).__name__}: {exc}); it runs unobserved")
-        return None
+        return None, ahead
 
 
 def _install():
@@ -186,11 +188,11 @@ def _install():
             cfg = {k: v for k, v in json.loads(raw).items() if v} or None
         except (ValueError, AttributeError) as exc:
             _warn(f"ignoring {CONFIG_ENV}, which is not a JSON object: {exc}")
-    observe = _observer_module()
+    observe, ahead = _observer_module()
     if cfg is not None or observe is not None:
         sys.meta_path.insert(0, _ImportWatcher(cfg, observe))
     if observe is not None:  # up to here: the environment's own sitecustomize is the program's
-        observe.setup_took(time.perf_counter() - _BEGAN)
+        observe.setup_took(time.perf_counter() - _BEGAN - ahead)
     # Step aside for the environment's own sitecustomize, if it has one.
     sys.path[:] = [p for p in sys.path if os.path.abspath(p or ".") != _HERE]
     me = sys.modules.pop("sitecustomize")
