@@ -74,12 +74,15 @@ json_values = st.recursive(
 @given(
     st.fixed_dictionaries(
         {"v": st.just(1), "event": st.sampled_from(["hello", "phase_start", "phase_end", "settings",
-                                                     "result", "error", "saved"])},
+                                                     "result", "error", "saved", "anatomy", "watching"])},
         optional={"ts": json_values, "phase": st.sampled_from(PHASES) | st.text(),
                   "duration": json_values, "pid": json_values, "applied": json_values,
-                  "latency": json_values, "message": json_values, "kind": json_values},
+                  "latency": json_values, "message": json_values, "kind": json_values,
+                  "window": json_values, "parts": json_values},
     )
 )
+# A whole number too large for a float raised OverflowError out of the parser (math.isfinite).
+@example({"v": 1, "event": "anatomy", "ts": 1.7e9, "phase": "first_step", "window": 10 ** 400, "parts": []})
 def test_parser_never_raises_on_protocol_shaped_garbage(obj):
     parser = ev.EventParser()
     event = parser.parse(json.dumps(obj))

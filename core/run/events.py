@@ -488,6 +488,8 @@ class EventParser:
         try:
             phase = _name(obj, "phase")
             return _BUILDERS[kind](obj, _number(obj, "ts", *EPOCH_RANGE), phase)
-        except (_Malformed, TypeError, ValueError):
+        # OverflowError: a whole number too large for a float (a 400-digit "window") fails
+        # math.isfinite before any range check can refuse it.
+        except (_Malformed, TypeError, ValueError, OverflowError):
             self.malformed += 1
             return None
