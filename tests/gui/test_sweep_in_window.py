@@ -35,7 +35,7 @@ def plan_intra(window, values="1,2", repeat=2, warmup=1, racing=False):
 @pytest.mark.slow  # a whole real sweep; the fake-child tests above cover the tab's logic in seconds
 def test_a_sweep_runs_shows_its_results_and_keeps_a_clear_winner(qtbot, window, screenshot, tmp_path):
     window.use_config(LaunchConfig(model="sample:mlp", steady=1, python=slow_python(tmp_path),
-                                   extra_env={"DELAY": "3"}))
+                                   extra_env={"DELAY": "6"}))  # far apart under any load
     window.sweep_view.env_axis.setText("DELAY=0")
     window.sweep_view.repeat.setValue(3)
     window.sweep_view.warmup.setValue(0)
