@@ -32,8 +32,8 @@ def launch_gui(args: argparse.Namespace) -> int:
 
 
 # The core modules the window's first frame imports, led by the ones that import the rest.
-_CORE_FOR_THE_WINDOW = ("cli.arguments", "store.history", "store.profiles", "store.recorder", "run.session",
-                        "run.launch_check", "run.gpus.nvml", "run.interpreters.interpreter", "sweep.session",
+_CORE_FOR_THE_WINDOW = ("cli.arguments", "store.history", "store.profiles", "store.recorder",
+                        "run.launch_check", "run.gpus.nvml", "run.interpreters.interpreter", "sweep.plan",
                         "report.subjects", "report.nesting", "report.imports")
 
 

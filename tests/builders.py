@@ -8,8 +8,9 @@ import sys
 from collections.abc import Iterable
 from pathlib import Path
 
+from tflaunch.core.probe.model.convert import FORMATS
 from tflaunch.core.run import events as ev
-from tflaunch.core.run.formats import FORMATS, convert
+from tflaunch.core.run.formats import convert
 from tflaunch.core.run.model_facts import ModelFacts
 from tflaunch.core.run.record import RunRecord
 from tflaunch.core.settings.config import LaunchConfig

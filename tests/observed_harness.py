@@ -30,7 +30,8 @@ from tflaunch.core.cli.main import build_parser
 from tflaunch.core.run.driver import run_sessions
 from tflaunch.core.run.launch_check import launch_check
 from tflaunch.core.run.record import RunRecord
-from tflaunch.core.run.session import Output, ProbeSession
+from tflaunch.core.run.session import ProbeSession
+from tflaunch.core.run.watcher import Output
 from tflaunch.core.settings.config import LaunchConfig
 
 PY = sys.executable

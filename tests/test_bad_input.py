@@ -8,9 +8,10 @@ import time
 import psutil
 import pytest
 
-from tflaunch.core.run.driver import Watcher, run_probe, run_sessions
+from tflaunch.core.run.driver import run_probe, run_sessions
 from tflaunch.core.run.record import PhaseState, RunStatus
 from tflaunch.core.run.session import ProbeSession
+from tflaunch.core.run.watcher import Watcher
 from tflaunch.core.settings.config import LaunchConfig
 
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from tflaunch.core.phases import PHASES
+from tflaunch.core.probe.model.convert import FORMATS
 from tflaunch.core.run.driver import run_probe
-from tflaunch.core.run.formats import FORMATS
 from tflaunch.core.run.record import PhaseState, RunStatus
 from tflaunch.core.settings.config import LaunchConfig
 

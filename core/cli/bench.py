@@ -20,11 +20,12 @@ from ..report.table import repeat_table, run_table
 from ..report.tensorboard_logdir import KeepError, keep_profile
 from ..report.trace_export import trace_json
 from ..run import events
-from ..run.driver import Watcher, Watchers, run_sessions
+from ..run.driver import run_sessions
 from ..run.gpus.nvml import GpuMemorySampler
 from ..run.launch_check import launch_check, launch_warnings
 from ..run.record import RunRecord, RunStatus
 from ..run.session import ProbeSession
+from ..run.watcher import Watcher, Watchers
 from ..settings.config import LaunchConfig
 from ..stats import summarize
 from ..store.atomic import atomic_write

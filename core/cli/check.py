@@ -27,11 +27,12 @@ from pathlib import Path
 from ..phases import AFTER_READY, label, phase_rows
 from ..report.check_outputs import CheckResult, check_junit, check_markdown, check_table
 from ..report.regression import Rule, Verdict, decide, exit_code
-from ..run.driver import Watchers, run_sessions
+from ..run.driver import run_sessions
 from ..run.gpus.nvml import GpuMemorySampler
 from ..run.launch_check import launch_check
 from ..run.record import RunRecord, RunStatus
 from ..run.session import ProbeSession
+from ..run.watcher import Watchers
 from ..settings.config import LaunchConfig
 from ..store.atomic import atomic_write
 from ..store.history import HistoryError

@@ -12,9 +12,8 @@ from __future__ import annotations
 import sys
 from typing import TextIO
 
-from ..run.driver import Watcher
 from ..run.record import RunRecord
-from ..run.session import Output
+from ..run.watcher import Output, Watcher
 
 MARGIN = "│ "  # tells the program's lines from tflaunch's own
 

@@ -7,9 +7,8 @@ import time
 from typing import TextIO
 
 from ..phases import SPAWN, label, step_unit
-from ..run.driver import Watcher
 from ..run.record import PhaseState, RunRecord, RunStatus
-from ..run.session import Output
+from ..run.watcher import Output, Watcher
 from ..units import format_bytes, format_duration
 
 

@@ -6,7 +6,8 @@ import argparse
 import sys
 from pathlib import Path
 
-from ..run.formats import FORMATS, ConversionError, convert
+from ..probe.model.convert import FORMATS
+from ..run.formats import ConversionError, convert
 from ..settings.vocabulary import SAMPLE_MODELS
 
 

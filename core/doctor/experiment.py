@@ -17,13 +17,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..paths import cache_dir
-from ..run.driver import Watcher, run_sessions
+from ..run.driver import run_sessions
 from ..run.formats import in_formats
 from ..run.gpus.kernels import predict
 from ..run.gpus.nvml import GpuInventory, GpuMemorySampler, machine_gpus
 from ..run.interpreters.build_info import build_info
 from ..run.record import RunRecord, RunStatus
 from ..run.session import ProbeSession
+from ..run.watcher import Watcher
 from ..settings.config import LaunchConfig
 from ..store.history import History, HistoryError
 from ..store.recorder import RunRecorder
@@ -157,7 +158,7 @@ def _anatomy(base: LaunchConfig, recorder: RunRecorder, watcher: Watcher | None,
 
 def _one_run(config: LaunchConfig, recorder: RunRecorder, watcher: Watcher | None,
              anatomy: bool = False) -> RunRecord:
-    from ..run.driver import Watchers
+    from ..run.watcher import Watchers
 
     gpus = GpuMemorySampler()
     try:

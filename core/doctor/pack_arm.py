@@ -24,9 +24,10 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from ..phases import FIRST, FIRST_STEP, TRACE
-from ..run.driver import Watcher, Watchers, run_sessions
+from ..run.driver import run_sessions
 from ..run.record import RunRecord, RunStatus
 from ..run.session import ProbeSession
+from ..run.watcher import Watcher, Watchers
 from ..settings.caches import PACKS_ENV
 from ..settings.config import LaunchConfig
 from ..store.recorder import RunRecorder

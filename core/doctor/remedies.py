@@ -12,9 +12,9 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from ..probe.model.convert import FORMATS
 from ..probe.model.model_files import model_format
 from ..report.imports import UNCOMPILED_SHARE
-from ..run.formats import FORMATS
 from ..run.record import RunRecord
 from ..run.storage.local_copy import local_copy
 from ..run.storage.mounts import mount_of

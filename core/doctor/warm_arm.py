@@ -24,12 +24,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..paths import cache_dir, profiles_dir
-from ..run.driver import Watcher, Watchers, run_sessions
+from ..run.driver import run_sessions
 from ..run.environment import launch_environment
 from ..run.formats import in_formats
 from ..run.program import BARE_PYTHONS, program_argv
 from ..run.record import RunRecord, RunStatus
 from ..run.session import ProbeSession
+from ..run.watcher import Watcher, Watchers
 from ..run.words import start_kind, warm_notes
 from ..settings.config import LaunchConfig
 from ..store.atomic import atomic_write

@@ -28,22 +28,10 @@ from .process_tree import end_group, end_leftovers
 from .program import STOP_GRACE_S
 from .record import RunRecord
 from .sampling import ResourceSampler
-from .session import SAMPLE_INTERVAL_S, Output, ProbeSession, start_together
+from .session import SAMPLE_INTERVAL_S, ProbeSession, start_together
+from .watcher import Output, Watcher
 
 EXIT_DRAIN_S = 0.5  # after the child exits, how long its leftover descendants may hold the pipes
-
-
-class Watcher:
-    """What a caller hears about a run; every method may be left as it is."""
-
-    def started(self, record: RunRecord) -> None:
-        """The child is about to start: the record has its time zero."""
-
-    def changed(self, record: RunRecord, output: Output | None) -> None:
-        """Events, log lines (output) or a memory sample (output None) arrived."""
-
-    def ended(self, record: RunRecord) -> None:
-        """The run is over and the record final."""
 
 
 @dataclass
@@ -194,25 +182,6 @@ def _finish(child: _Child, watcher: Watcher) -> None:
     if output.events or output.log:
         watcher.changed(record, output)
     watcher.ended(record)
-
-
-class Watchers(Watcher):
-    """Several watchers heard in order (a recorder, then a progress display)."""
-
-    def __init__(self, *watchers: Watcher) -> None:
-        self.watchers = watchers
-
-    def started(self, record: RunRecord) -> None:
-        for w in self.watchers:
-            w.started(record)
-
-    def changed(self, record: RunRecord, output: Output | None) -> None:
-        for w in self.watchers:
-            w.changed(record, output)
-
-    def ended(self, record: RunRecord) -> None:
-        for w in self.watchers:
-            w.ended(record)
 
 
 def run_probe(config: LaunchConfig, watcher: Watcher | None = None, command: list[str] | None = None,

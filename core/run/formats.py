@@ -20,12 +20,12 @@ from ..probe.model.convert import saved_path
 from ..probe.model.model_files import model_format
 from ..settings.child import convert_command
 from ..settings.config import LaunchConfig
-from .driver import Watcher, run_sessions
+from .driver import run_sessions
 from .events import Saved
 from .record import RunRecord, RunStatus
-from .session import Output, ProbeSession
+from .session import ProbeSession
+from .watcher import Output, Watcher
 
-FORMATS = ("savedmodel", "keras", "h5")
 CONVERT_TIMEOUT_S = 1800.0
 
 

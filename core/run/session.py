@@ -13,7 +13,7 @@ import shutil
 import tempfile
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from pathlib import Path
 
 from ..phases import SPAWN
@@ -38,27 +38,13 @@ from .storage.eviction import prepare as prepare_page_cache
 from .warm.warm_facts import WarmStart
 from .warm.warm_start import CHILD_LINE, COLD_END, COLD_LINE, SERVER_LINE, client_command
 from .warmup_report import WarmupReport
+from .watcher import Output
 from .words import COLD_MARK, WARM_MARK
 
 SAMPLE_INTERVAL_S = 1 / 15  # the command line's driver; the app samples on a thread of its own, at 25 Hz
 # Per line of the child's log: one runaway write (a 50 MB line) costs neither memory nor the
 # app's event loop; the record keeps a bounded tail of these (record.STDERR_TAIL_BYTES).
 STDERR_LINE_CAP = STDERR_LINE_CHARS
-
-
-@dataclass
-class Output:
-    """What one chunk of the child's output meant."""
-
-    events: list[ev.Event] = field(default_factory=list)
-    log: list[str] = field(default_factory=list)  # stderr lines (a program's stdout too)
-    stop: bool = False  # a program reached its ready point: the driver ends it (stop_program)
-
-    def extend(self, other: Output) -> None:
-        """Add what a later chunk meant (a driver that reads several chunks per turn)."""
-        self.events.extend(other.events)
-        self.log.extend(other.log)
-        self.stop = self.stop or other.stop
 
 
 def _seconds(text: str) -> float | None:

@@ -15,9 +15,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from ..run.driver import Watcher
 from ..run.record import RunRecord
-from ..run.session import Output
+from ..run.watcher import Output, Watcher
 from .history import History, HistoryError
 
 FLUSH_S = 1.0

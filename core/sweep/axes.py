@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from ..probe.model.convert import FORMATS
 from ..probe.model.input_shapes import parse_shape, spec_text
-from ..run.formats import FORMATS
 from ..settings.config import LaunchConfig
 from ..settings.setting import Kind, Setting
 from ..settings.vocabulary import SETTINGS

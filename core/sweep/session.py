@@ -11,12 +11,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ..run.driver import Watcher, Watchers, run_sessions
+from ..run.driver import run_sessions
 from ..run.formats import in_formats
 from ..run.gpus.nvml import GpuMemorySampler
 from ..run.launch_check import KnownFlags, ask_known_flags, launch_check
 from ..run.record import RunRecord, RunStatus
 from ..run.session import ProbeSession, start_together
+from ..run.watcher import Watcher, Watchers
 from ..store.history import History, HistoryError
 from ..store.recorder import RunRecorder
 from .instances import trial_figures

@@ -16,7 +16,7 @@ from collections.abc import Callable
 
 from PySide6.QtCore import QObject, QSocketNotifier
 
-from tflaunch.core.run.session import Output
+from tflaunch.core.run.watcher import Output
 
 CHUNK = 64 * 1024  # a Linux pipe's capacity: one read takes all it holds
 # Per turn of the event loop: a child that never stops writing gets this much of each turn,

@@ -22,13 +22,14 @@ from collections.abc import Callable
 
 from PySide6.QtCore import QObject, QSocketNotifier, QTimer, Signal
 
-from tflaunch.core.run.driver import EXIT_DRAIN_S, Watcher
+from tflaunch.core.run.driver import EXIT_DRAIN_S
 from tflaunch.core.run.gpus.nvml import GpuMemorySampler
 from tflaunch.core.run.process_tree import end_group, end_leftovers
 from tflaunch.core.run.program import STOP_GRACE_S
 from tflaunch.core.run.record import RunRecord
 from tflaunch.core.run.sampling import ResourceSampler
-from tflaunch.core.run.session import Output, ProbeSession
+from tflaunch.core.run.session import ProbeSession
+from tflaunch.core.run.watcher import Output, Watcher
 
 from .pipe_reader import PipeReader
 from .sampler_thread import SamplerThread

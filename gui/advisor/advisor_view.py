@@ -37,7 +37,7 @@ from tflaunch.core.doctor.remedies import REMEDIES, not_for_programs
 from tflaunch.core.doctor.report import COLUMNS, doctor_review, report_rows, report_summary, strips
 from tflaunch.core.doctor.verdict import MIN_RUNS
 from tflaunch.core.report.review import Review
-from tflaunch.core.run.driver import Watcher
+from tflaunch.core.run.watcher import Watcher
 from tflaunch.core.settings.config import LaunchConfig
 from tflaunch.core.store.history import History, HistoryError
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import shutil
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Signal
 
@@ -15,12 +16,12 @@ from tflaunch.core.paths import cache_dir
 from tflaunch.core.run.gpus.nvml import GpuMemorySampler
 from tflaunch.core.run.launch_check import cached_known_flags, launch_check
 from tflaunch.core.run.record import RunRecord
-from tflaunch.core.run.session import ProbeSession
 from tflaunch.core.settings.config import LaunchConfig, Problem
 from tflaunch.core.store.history import History
 from tflaunch.core.store.recorder import RunRecorder
 
-from ..adapters.probe_process import ProbeProcess
+if TYPE_CHECKING:
+    from ..adapters.probe_process import ProbeProcess
 
 
 class RunController(QObject):
@@ -60,6 +61,12 @@ class RunController(QObject):
         if self.running:
             return None
         self.not_stored = None
+        # The engine (session, driver, sampler, warm servers) is imported at the first launch:
+        # the window's first frame never uses it, and it was some 30 ms of that frame.
+        from tflaunch.core.run.session import ProbeSession
+
+        from ..adapters.probe_process import ProbeProcess
+
         written = self._profile_folder() if anatomy else None
         session = ProbeSession(config, warm=warm, anatomy=anatomy, keep_trace=str(written) if written else None)
         process = ProbeProcess(session, self, self.gpu_sampler, self._recorder)

@@ -9,18 +9,20 @@ from __future__ import annotations
 
 import threading
 import time
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Signal
 
-from tflaunch.core.run.formats import ConversionError
 from tflaunch.core.run.gpus.nvml import GpuMemorySampler
 from tflaunch.core.run.launch_check import cached_known_flags
 from tflaunch.core.run.record import RunRecord
 from tflaunch.core.store.history import History
 from tflaunch.core.sweep.plan import Candidate, PlanError, Sweep, SweepPlan, Trial
-from tflaunch.core.sweep.session import SweepSession, prepare, refusal
 
-from ..adapters.probe_process import ProbeProcess
+if TYPE_CHECKING:  # the sweep's engine is imported when a sweep starts, never for the first frame
+    from tflaunch.core.sweep.session import SweepSession
+
+    from ..adapters.probe_process import ProbeProcess
 
 
 class SweepController(QObject):
@@ -70,6 +72,8 @@ class SweepController(QObject):
         self.preparing.emit(f"Preparing: saving {plan.base.model} as {', '.join(formats)} (converted once, "
                             "then kept for later sweeps)…" if formats else "Preparing…")
         number = self._preparation
+        from tflaunch.core.run.formats import ConversionError
+        from tflaunch.core.sweep.session import prepare
 
         def work() -> None:
             try:
@@ -98,6 +102,8 @@ class SweepController(QObject):
         if isinstance(candidates, str):
             self.failed_to_start.emit(candidates)
             return
+        from tflaunch.core.sweep.session import SweepSession, refusal
+
         # Only flags already learned: nothing here may wait for a scan.
         why = refusal(candidates, known=cached_known_flags)
         if why:
@@ -114,6 +120,8 @@ class SweepController(QObject):
             self._end("done")
             return
         self._trial, sessions = due
+        from ..adapters.probe_process import ProbeProcess
+
         self._processes = [ProbeProcess(s, self, self.gpu_sampler, self.session.recorder) for s in sessions]
         for process in self._processes:
             process.finished.connect(self._on_instance_finished)

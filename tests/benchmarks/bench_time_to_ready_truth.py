@@ -15,9 +15,10 @@ import time
 from pathlib import Path
 
 from tflaunch.core.run import events as ev
-from tflaunch.core.run.driver import Watcher, run_sessions
+from tflaunch.core.run.driver import run_sessions
 from tflaunch.core.run.record import RunRecord, RunStatus
-from tflaunch.core.run.session import Output, ProbeSession
+from tflaunch.core.run.session import ProbeSession
+from tflaunch.core.run.watcher import Output, Watcher
 from tflaunch.core.settings.config import LaunchConfig
 
 from .common import report, save_sample

@@ -14,6 +14,8 @@ from ..failure import ProbeFailure
 from ..tf_setup import import_tensorflow
 from .model_files import load_model
 
+FORMATS = ("savedmodel", "keras", "h5")  # what a model can be saved as, each a sweep's setting
+
 
 def saved_path(out: str, stem: str, fmt: str) -> str:
     return os.path.join(out, f"{stem}_savedmodel" if fmt == "savedmodel" else f"{stem}.{fmt}")

@@ -1,0 +1,37 @@
+"""The window's first frame is painted before the engine is imported: the session, its
+driver and sampler, warm start and the sweep's session come with the first launch or sweep
+(some 30 ms of imports the first paint no longer waits for, bench_app_startup)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+# What a launch needs and the first frame never calls.
+ENGINE = ("tflaunch.core.run.session", "tflaunch.core.run.driver", "tflaunch.core.run.sampling",
+          "tflaunch.core.run.warm.warm_start", "tflaunch.core.run.warm.warm_servers",
+          "tflaunch.core.sweep.session", "tflaunch.gui.adapters.probe_process", "tflaunch.core.probe.anatomy")
+
+AT_FIRST_PAINT = r"""
+import json, sys
+import tflaunch.gui.app as app
+shown = app._report_first_paint
+def report(window):
+    print("loaded " + json.dumps(sorted(m for m in sys.modules if m.startswith("tflaunch."))), flush=True)
+    shown(window)
+app._report_first_paint = report
+from tflaunch.gui.main import main
+sys.exit(main(["gui", "--model", "sample:mlp"]))
+"""
+
+
+def test_the_first_frame_is_painted_before_the_engine_is_imported(tmp_path):
+    env = {**os.environ, "TFLAUNCH_EXIT_AFTER_PAINT": "1", "QT_QPA_PLATFORM": "offscreen",
+           "XDG_CONFIG_HOME": str(tmp_path / "config"), "XDG_DATA_HOME": str(tmp_path / "data")}
+    done = subprocess.run([sys.executable, "-c", AT_FIRST_PAINT], capture_output=True, text=True, timeout=60, env=env)
+    assert done.returncode == 0, done.stderr
+    loaded = json.loads(next(line for line in done.stdout.splitlines() if line.startswith("loaded "))[7:])
+    assert "tflaunch.gui.shell.main_window" in loaded and "tflaunch.core.store.recorder" in loaded
+    assert [m for m in ENGINE if m in loaded] == []
