@@ -7,6 +7,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import math
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -155,12 +156,12 @@ def test_the_event_is_checked_and_its_rows_add_up() -> None:
     line = ev.encode("anatomy", "first_step", 1.7e9, **result)
     event = ev.EventParser().parse(json.dumps(json.loads(line)))
     assert isinstance(event, ev.AnatomyMeasured)
-    assert event.anatomy["phase"] == "first_step"
+    assert event.anatomy.phase == "first_step"
     rows = anatomy_rows(event.anatomy)
     assert [r[0] for r in rows] == ["tracing (graph building, autograph)", "not attributed"]
     assert math.fsum(r[1] for r in rows) == pytest.approx(0.1)
     assert attributed_share(event.anatomy) == pytest.approx(0.8)
-    assert "80% attributed" in source_line({**event.anatomy, "run_id": 4}, 0.05)
+    assert "80% attributed" in source_line(event.anatomy.of_run(4), 0.05)
 
 
 @pytest.mark.parametrize("bad", [
@@ -182,7 +183,7 @@ def test_a_malformed_anatomy_is_refused(bad: dict[str, Any]) -> None:
 def test_an_anatomy_that_failed_keeps_its_reason() -> None:
     kept = checked_anatomy({"window": 0.5, "error": "the profiler wrote no trace"})
     assert anatomy_rows(kept) == []
-    assert "no parts: the profiler wrote no trace" in source_line({**kept, "phase": "first"})
+    assert "no parts: the profiler wrote no trace" in source_line(replace(kept, phase="first"))
 
 
 def test_the_csv_export_has_the_anatomy_runs_parts_and_empty_cells_elsewhere() -> None:

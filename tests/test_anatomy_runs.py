@@ -33,12 +33,12 @@ def anatomy_of(config: LaunchConfig) -> RunRecord:
 def adds_up(record: RunRecord, phase: str) -> None:
     anatomy = record.anatomy
     assert record.status is RunStatus.OK, record.headline
-    assert "error" not in anatomy, anatomy.get("error")
-    assert anatomy["phase"] == phase
-    parts = math.fsum(p["seconds"] for p in anatomy["parts"]) + anatomy["not_attributed"]
-    assert parts == pytest.approx(anatomy["window"], abs=1e-6)
+    assert anatomy is not None and anatomy.error is None, anatomy
+    assert anatomy.phase == phase
+    parts = math.fsum(p.seconds for p in anatomy.parts) + anatomy.not_attributed
+    assert parts == pytest.approx(anatomy.window, abs=1e-6)
     # The window is the phase as the run reported it (one clock, the child's wall clock).
-    assert anatomy["window"] == pytest.approx(record.phases[phase].duration, abs=2e-3)
+    assert anatomy.window == pytest.approx(record.phases[phase].duration, abs=2e-3)
     assert ANATOMY_NOTE in record.notes
 
 
@@ -52,9 +52,10 @@ def test_the_first_step_of_a_program_is_attributed(program: str) -> None:
                           steady=0, log_level=2, timeout=180)
     record = anatomy_of(config)
     adds_up(record, "first_step")
+    assert record.anatomy is not None
     share = attributed_share(record.anatomy)
     assert share is not None and share >= 0.9, record.anatomy
-    assert {"tracing", "instantiation", "execution"} <= {p["part"] for p in record.anatomy["parts"]}
+    assert {"tracing", "instantiation", "execution"} <= {p.key for p in record.anatomy.parts}
 
 
 @pytest.mark.slow  # real child processes; make test keeps to its 6 minutes, CI runs this tier too

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from tflaunch.core.run.anatomy import checked_anatomy
 from tflaunch.core.run.pack_facts import PackContents, PackFacts
 from tflaunch.core.run.pack_hits import PackHits, anatomy_sentence, pack_sentence
 from tflaunch.core.settings import cache_pack, caches
@@ -176,13 +177,15 @@ def test_the_summary_sentence_says_what_the_pack_held_and_gave():
 
 
 def test_the_anatomy_names_the_parts_a_hit_removed():
-    anatomy = {"window": 1.0, "parts": [{"part": "xla", "seconds": 0.012}, {"part": "execution", "seconds": 0.5}]}
+    anatomy = checked_anatomy({"window": 1.0, "parts": [{"part": "xla", "seconds": 0.012},
+                                                         {"part": "execution", "seconds": 0.5}], "not_attributed": 0})
     hit = PackFacts({"folder": "/p", "hits": 1, "misses": 0})
     assert anatomy_sentence(hit, anatomy) == ("In this run's anatomy, XLA compilation 12.0 ms: with 1 hit from the "
                                               "pack that is loading the compiled program, not compiling it.")
     miss = anatomy_sentence(PackFacts({"folder": "/p", "hits": 0, "misses": 1}), anatomy)
     assert miss is not None and "compiled in full" in miss
-    assert anatomy_sentence(hit, {"window": 1.0, "parts": [{"part": "execution", "seconds": 0.5}]}) is None
+    execution = checked_anatomy({"window": 1.0, "parts": [{"part": "execution", "seconds": 0.5}], "not_attributed": 0})
+    assert anatomy_sentence(hit, execution) is None and anatomy_sentence(hit, None) is None
     assert anatomy_sentence(None, anatomy) is None
 
 

@@ -3,20 +3,20 @@ and without, and what it says of the parts that choose none. No TensorFlow: the 
 
 from __future__ import annotations
 
-from typing import Any
-
 from tflaunch.core.doctor.anatomy_cures import MIN_SECONDS, choose, large_parts
 from tflaunch.core.doctor.remedies import examine
+from tflaunch.core.run.anatomy import Anatomy, checked_anatomy
 from tflaunch.core.run.record import RunRecord
 from tflaunch.core.settings.config import LaunchConfig
 
 BASE = LaunchConfig(program=("python", "train.py"))
 
 
-def anatomy(**parts: float) -> dict[str, Any]:
+def anatomy(**parts: float) -> Anatomy:
     named = [{"part": k, "seconds": v, "names": []} for k, v in parts.items()]
     window = sum(parts.values()) + 0.01
-    return {"phase": "first_step", "window": window, "parts": named, "not_attributed": 0.01, "run_id": 3}
+    return checked_anatomy({"phase": "first_step", "window": window, "parts": named, "not_attributed": 0.01,
+                            "run_id": 3})
 
 
 def test_large_parts_choose_their_cures_and_small_ones_are_named_as_too_small() -> None:
@@ -25,7 +25,7 @@ def test_large_parts_choose_their_cures_and_small_ones_are_named_as_too_small() 
     assert chosen[0].config.grappler == "light" and chosen[0].part_seconds == 0.6
     assert any(n.startswith("tracing") and "no launch setting" in n for n in notes)
     assert any("too small to matter" in n and "data" in n for n in notes)
-    assert [p["part"] for p in large_parts(anatomy(tracing=2.0, data=MIN_SECONDS / 2))] == ["tracing"]
+    assert [p.key for p in large_parts(anatomy(tracing=2.0, data=MIN_SECONDS / 2))] == ["tracing"]
 
 
 def test_gpu_cures_only_where_a_gpu_is_and_why_not_elsewhere() -> None:
@@ -43,7 +43,7 @@ def test_an_arm_the_baseline_has_already_is_not_measured() -> None:
 
 
 def test_a_failed_anatomy_chooses_nothing_and_says_why() -> None:
-    chosen, notes = choose(BASE, {"window": 1.0, "error": "the profiler wrote no trace"}, has_gpu=True)
+    chosen, notes = choose(BASE, checked_anatomy({"window": 1.0, "error": "the profiler wrote no trace"}), has_gpu=True)
     assert chosen == [] and notes == ["no anatomy: the profiler wrote no trace"]
 
 

@@ -14,6 +14,7 @@ import pytest
 from tflaunch.core.paths import history_path
 from tflaunch.core.report.review import comparison_review
 from tflaunch.core.report.sides import sides_of
+from tflaunch.core.run.anatomy import checked_anatomy
 from tflaunch.core.run.record import RunRecord
 from tflaunch.core.run.run_kind import ANATOMY_NOTE, COLD, PLAIN, WARM, WARM_SERVER, RunKind
 from tflaunch.core.run.trial_node import TrialNode
@@ -25,15 +26,15 @@ from tflaunch.core.store.history import History
 from .builders import finished_record
 from .compare_builders import side
 
-ANATOMY = {"phase": "first", "parts": [{"part": "kernels", "seconds": 0.1, "what": "MatMul"}],
-           "profiled_s": 0.2, "not_attributed": 0.1}
+ANATOMY = checked_anatomy({"phase": "first", "window": 0.2, "parts": [{"part": "kernels", "seconds": 0.1}],
+                           "not_attributed": 0.1})
 
 
 def anatomy_run(ready_s: float, first_id: int, at: float = 2000.0, noted_only: bool = False) -> RunRecord:
     record = side([ready_s], first_id=first_id, at=at)[0]
     record.launch_notes.append(ANATOMY_NOTE)
     if not noted_only:
-        record.anatomy = dict(ANATOMY)
+        record.anatomy = ANATOMY
     return record
 
 

@@ -14,6 +14,7 @@ from tflaunch.core.paths import history_path
 from tflaunch.core.report import exports
 from tflaunch.core.report.trace_export import microseconds, trace_json
 from tflaunch.core.run import events as ev
+from tflaunch.core.run.anatomy import checked_anatomy
 from tflaunch.core.run.model_facts import ModelFacts
 from tflaunch.core.run.record import RunRecord
 from tflaunch.core.settings.config import LaunchConfig
@@ -48,11 +49,11 @@ def program_record(data_ends_after_step: bool = True) -> RunRecord:
     record.apply(ev.Mark(T0 + 3.01, "first_step", "warmup_done"))
     span("steady", 3.1, 1.0, latency={"n": 10, "median": 0.1})
     record.apply(ev.PhaseEnd(T0 + 4.2, "retraces", 0.3, None, None, count=2))
-    record.apply(ev.AnatomyMeasured(T0 + 3.0, "first_step", {
+    record.apply(ev.AnatomyMeasured(T0 + 3.0, "first_step", checked_anatomy({
         "window": 0.81, "phase": "first_step", "not_attributed": 0.31,
         "parts": [{"part": "tracing", "seconds": 0.3, "names": [{"name": "tf_function_trace", "seconds": 0.3}]},
                   {"part": "execution", "seconds": 0.2, "names": []}],
-        "unattributed_names": []}))
+        "unattributed_names": []})))
     record.apply(ev.Result(T0 + 4.2, "steady", {"tensorflow": "2.21.0", "python": "3.12.3"}, ModelFacts()))
     for i in range(5):
         record.add_sample(T0 + 0.5 + i, 100_000_000 + i, {0: 5_000_000 * i})

@@ -20,6 +20,7 @@ from ..report.table import repeat_table, run_table
 from ..report.tensorboard_logdir import KeepError, keep_profile
 from ..report.trace_export import trace_json
 from ..run import events
+from ..run.anatomy import Anatomy
 from ..run.driver import run_sessions
 from ..run.gpus.nvml import GpuMemorySampler
 from ..run.launch_check import launch_check, launch_warnings
@@ -147,9 +148,9 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(json_result(records, anatomy), indent=2))
     elif len(records) == 1:
-        print(run_table(records[0], anatomy.anatomy_dict if anatomy else None))
+        print(run_table(records[0], anatomy.anatomy_of_run if anatomy is not None else None))
     else:
-        print(repeat_table(records, anatomy.anatomy_dict if anatomy else None))
+        print(repeat_table(records, anatomy.anatomy_of_run if anatomy is not None else None))
     if anatomy is not None and anatomy.problem:
         say(anatomy.problem)
     if anatomy is not None and anatomy.kept is not None:
@@ -191,22 +192,26 @@ class AnatomyRun:
     keep_problem: str | None = None  # why it was not
 
     @property
-    def anatomy_dict(self) -> dict[str, Any] | None:
+    def anatomy_of_run(self) -> Anatomy | None:
         anatomy = self.record.anatomy
-        return {**anatomy, "run_id": self.record.history_id} if anatomy else None
+        return anatomy.of_run(self.record.history_id) if anatomy is not None else None
 
     @property
     def problem(self) -> str | None:
         """Why there are no parts, in words; None when there are."""
         anatomy = self.record.anatomy
-        if anatomy and "error" not in anatomy:
-            return None
-        if anatomy:
-            return f"no anatomy: {anatomy['error']}"
+        if anatomy is not None:
+            return f"no anatomy: {anatomy.error}" if anatomy.error is not None else None
         if self.record.status is not RunStatus.OK:
             return f"no anatomy: the profiled run did not succeed ({self.record.headline})"
         return ("no anatomy: the profiled run ended without one (a program that never reached its first step or "
                 "first inference)")
+
+    def to_dict(self) -> dict[str, Any]:
+        """Its keys in bench's JSON: the anatomy with its run's id, that run, and why there are no parts."""
+        anatomy = self.anatomy_of_run
+        return {"anatomy": anatomy.to_dict(run=True) if anatomy is not None else None,
+                "anatomy_run": self.record.to_dict(), "anatomy_problem": self.problem}
 
 
 def anatomy_run(config: LaunchConfig, recorder: RunRecorder, gpus: GpuMemorySampler, *more: Watcher,
@@ -219,7 +224,7 @@ def anatomy_run(config: LaunchConfig, recorder: RunRecorder, gpus: GpuMemorySamp
         session = ProbeSession(config, anatomy=True, keep_trace=str(written) if written else None)
         watchers = Watchers(recorder, *more, Progress(prefix="[anatomy] "))
         run = AnatomyRun(run_sessions([session], watchers, gpus)[0])
-        if keep and written is not None and "parts" in run.record.anatomy:
+        if keep and written is not None and run.record.anatomy is not None and run.record.anatomy.error is None:
             try:
                 run.kept = keep_profile(written, Path(keep).expanduser(), run.record.history_id,
                                         run.record.launched_at)
@@ -257,6 +262,5 @@ def json_result(records: list[RunRecord], anatomy: AnatomyRun | None = None) -> 
         "runs": [r.to_dict() for r in records],
         "summary": {"ok": len(ok), "runs": len(records), "phases": by_phase,
                     "time_to_ready": ready.to_dict() if ready else None},
-        **({"anatomy": anatomy.anatomy_dict, "anatomy_run": anatomy.record.to_dict(),
-            "anatomy_problem": anatomy.problem} if anatomy is not None else {}),
+        **(anatomy.to_dict() if anatomy is not None else {}),
     }

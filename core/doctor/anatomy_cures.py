@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ..run.anatomy import part_label
+from ..run.anatomy import Anatomy, AnatomyPart, part_label
 from ..settings.config import LaunchConfig
 from ..units import format_duration
 
@@ -42,12 +42,11 @@ CURES: dict[str, tuple[Cure, ...]] = {
 }
 
 
-def large_parts(anatomy: dict[str, Any]) -> list[dict[str, Any]]:
+def large_parts(anatomy: Anatomy) -> list[AnatomyPart]:
     """The parts big enough to be worth a cure, largest first."""
-    window = anatomy.get("window") or 0.0
-    return sorted((p for p in anatomy.get("parts", [])
-                   if p["seconds"] >= MIN_SECONDS and window and p["seconds"] / window >= MIN_SHARE),
-                  key=lambda p: -p["seconds"])
+    window = anatomy.window
+    return sorted((p for p in anatomy.parts if p.seconds >= MIN_SECONDS and window and p.seconds / window >= MIN_SHARE),
+                  key=lambda p: -p.seconds)
 
 
 @dataclass(frozen=True)
@@ -58,15 +57,14 @@ class Chosen:
     part_seconds: float
 
 
-def choose(base: LaunchConfig, anatomy: dict[str, Any], has_gpu: bool) -> tuple[list[Chosen], list[str]]:
+def choose(base: LaunchConfig, anatomy: Anatomy | None, has_gpu: bool) -> tuple[list[Chosen], list[str]]:
     """The arms the anatomy calls for, and why each part chose none (in words)."""
-    if not anatomy or "error" in anatomy:
-        why = anatomy.get("error", "the profiled run gave none") if anatomy else "the profiled run gave none"
-        return [], [f"no anatomy: {why}"]
+    if anatomy is None or anatomy.error is not None:
+        return [], [f"no anatomy: {anatomy.error if anatomy is not None else 'the profiled run gave none'}"]
     chosen: list[Chosen] = []
     notes: list[str] = []
     for part in large_parts(anatomy):
-        name, size = part["part"], part["seconds"]
+        name, size = part.key, part.seconds
         cures = CURES.get(name, ())
         if not cures:
             notes.append(f"{part_label(name)}, {format_duration(size)}: no launch setting acts on it")
@@ -80,8 +78,8 @@ def choose(base: LaunchConfig, anatomy: dict[str, Any], has_gpu: bool) -> tuple[
                 notes.append(f"{cure.key} for {part_label(name)}: the baseline has it already")
                 continue
             chosen.append(Chosen(cure.key, name, config, size))
-    small = [p for p in anatomy.get("parts", []) if p not in large_parts(anatomy)]
+    small = [p for p in anatomy.parts if p not in large_parts(anatomy)]
     if small:
         notes.append("too small to matter (under {:.0%} of the window or {}): {}".format(
-            MIN_SHARE, format_duration(MIN_SECONDS), ", ".join(part_label(p["part"]) for p in small)))
+            MIN_SHARE, format_duration(MIN_SECONDS), ", ".join(part_label(p.key) for p in small)))
     return chosen, notes

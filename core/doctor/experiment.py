@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..paths import cache_dir
+from ..run.anatomy import Anatomy
 from ..run.driver import run_sessions
 from ..run.formats import in_formats
 from ..run.gpus.kernels import predict
@@ -107,11 +108,12 @@ def diagnose(base: LaunchConfig, *, repeat: int = 5, only: set[str] | None = Non
     arms = _with_model_files(exam.arms, base, say)
     # An arm the anatomy chose is measured on the phase its part is in (the first step, or the
     # first call), where its saving is not lost in the import's run-to-run spread.
-    part_phase = f"phase:{exam.anatomy['phase']}" if exam.anatomy.get("phase") else "ready"
+    phase = exam.anatomy.phase if exam.anatomy is not None else None
+    part_phase = f"phase:{phase}" if phase else "ready"
     for group, objective in (([a for a in arms if not a.part], "ready"), ([a for a in arms if a.part], part_phase)):
         if not group:
             continue
-        what = "time to ready" if objective == "ready" else f"the {exam.anatomy['phase'].replace('_', ' ')} phase"
+        what = "time to ready" if objective == "ready" else f"the {(phase or '').replace('_', ' ')} phase"
         say(f"measuring {len(group)} arm{'s' if len(group) > 1 else ''} against the baseline on {what}, {repeat} "
             "runs each, interleaved")
         sweep, sweep_id = _sweep(base, [(a.key, a.config) for a in group], repeat, history, on_trial, objective)
@@ -147,13 +149,13 @@ def diagnose(base: LaunchConfig, *, repeat: int = 5, only: set[str] | None = Non
     return diagnosis
 
 
-def _anatomy(base: LaunchConfig, recorder: RunRecorder, watcher: Watcher | None, say: Say) -> dict[str, Any]:
+def _anatomy(base: LaunchConfig, recorder: RunRecorder, watcher: Watcher | None, say: Say) -> Anatomy | None:
     """The first step's (or first call's) parts, from one extra run with TensorFlow's profiler
     on: it chooses the anatomy's arms, and measures none of them."""
     what = base.subject_type.first_work
     say(f"one extra run with TensorFlow's profiler on: the anatomy of the {what}")
     record = _one_run(base, recorder, watcher, anatomy=True)
-    return {**record.anatomy, "run_id": record.history_id} if record.anatomy else {}
+    return record.anatomy.of_run(record.history_id) if record.anatomy is not None else None
 
 
 def _one_run(config: LaunchConfig, recorder: RunRecorder, watcher: Watcher | None,

@@ -15,6 +15,7 @@ from typing import Any
 from ..probe.model.convert import FORMATS
 from ..probe.model.model_files import model_format
 from ..report.imports import UNCOMPILED_SHARE
+from ..run.anatomy import Anatomy
 from ..run.record import RunRecord
 from ..run.storage.local_copy import local_copy
 from ..run.storage.mounts import mount_of
@@ -70,7 +71,7 @@ class Examination:
     skipped: dict[str, str] = field(default_factory=dict)  # remedy: why it does not apply here
     # The import X-ray the .pyc verdict is judged from (one the doctor took); None: none taken.
     imports: dict[str, Any] | None = None
-    anatomy: dict[str, Any] = field(default_factory=dict)  # the profiled run's parts (run/anatomy.py)
+    anatomy: Anatomy | None = None  # the profiled run's parts (run/anatomy.py); None: no profiled run
     anatomy_notes: list[str] = field(default_factory=list)  # parts that chose no arm, and why
 
 
@@ -104,12 +105,12 @@ def pyc_missing(imports: dict[str, Any]) -> dict[str, Any] | None:
 
 def examine(base: LaunchConfig, record: RunRecord, has_gpu: bool, only: set[str] | None = None,
             pyc_prefix: str | None = None, local_root: Path | None = None,
-            imports: dict[str, Any] | None = None, anatomy: dict[str, Any] | None = None) -> Examination:
+            imports: dict[str, Any] | None = None, anatomy: Anatomy | None = None) -> Examination:
     """The arms to measure for `base`, from its first run `record`; `imports`, the import
     X-ray taken for the .pyc verdict (the first run's own when it has one); `anatomy`, an extra
     profiled run's parts, for the anatomy remedy."""
     exam = Examination(base, record, has_gpu, os.cpu_count() or 1, imports=imports or record.imports or None,
-                       anatomy=dict(anatomy or {}))
+                       anatomy=anatomy)
     wanted = set(REMEDIES) if only is None else only
     for remedy in REMEDIES:
         if remedy not in wanted:

@@ -166,9 +166,9 @@ def _warm_profile(d: Diagnosis) -> str:
 def anatomy_report(d: Diagnosis) -> list[str]:
     """The anatomy the doctor chose its anatomy arms by, and the parts that chose none."""
     anatomy = d.exam.anatomy
-    if not anatomy:
+    if anatomy is None:
         return []
-    phase = d.exam.record.phase(str(anatomy.get("phase")))
+    phase = d.exam.record.phase(anatomy.phase or "")
     lines = anatomy_lines(anatomy, phase.duration if phase is not None else None)
     lines += [f"  ({note})" for note in d.exam.anatomy_notes]
     return ["", *lines, "  Each arm's saving below is measured (interleaved runs; * = on the phase itself, not time "
@@ -192,7 +192,8 @@ def diagnosis_json(d: Diagnosis, saved: str | None = None) -> dict[str, Any]:
     return {
         "model": d.exam.base.subject,
         "baseline_s": d.baseline,
-        "anatomy": d.exam.anatomy or None, "anatomy_notes": d.exam.anatomy_notes,
+        "anatomy": d.exam.anatomy.to_dict(run=True) if d.exam.anatomy is not None else None,
+        "anatomy_notes": d.exam.anatomy_notes,
         "arms": [{"remedy": r.arm.remedy, "arm": r.arm.key, "part": r.arm.part or None,
                   "part_s": r.arm.part_seconds, "objective": r.objective, "values_s": r.values,
                   "failures": r.failures,

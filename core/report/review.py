@@ -245,12 +245,12 @@ def run_review(record: RunRecord, profile: str | None = None) -> Review:
             shown = f"{format_duration(per_call)}/{unit}"
         rows.append([row_name, shown, format_bytes(p.rss), format_bytes(p.peak_rss)])
         data.append([row_name, p.duration, per_call if name == STEADY else None, p.rss, p.peak_rss])
-        if record.anatomy.get("phase") == name:  # the profiled run's parts, as sub-rows of their phase
+        if record.anatomy is not None and record.anatomy.phase == name:  # the profiled run's parts, under their phase
             for part, seconds, _ in anatomy_rows(record.anatomy):
                 rows.append([f"  · {part}", format_duration(seconds), "", ""])
                 data.append([f"{label(name)}: {part}", seconds, None, None, None])
-    if record.anatomy:
-        facts.append(("Anatomy", source_line({**record.anatomy, "run_id": record.history_id})))
+    if record.anatomy is not None:
+        facts.append(("Anatomy", source_line(record.anatomy.of_run(record.history_id))))
     return Review("run", title, f"{ident}, {_date(record.launched_at)}", facts, [series(record, ident)],
                   (["Phase", "Duration", "RSS at end", "Peak RSS"], rows),
                   data=(["Phase", "Duration (s)", "Per call (s)", "RSS at end (bytes)", "Peak RSS (bytes)"], data),

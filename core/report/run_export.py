@@ -142,7 +142,8 @@ def phase_columns(runs: Iterable[ExportedRun]) -> list[str]:
 
 def anatomy_columns(runs: Iterable[ExportedRun]) -> list[str]:
     """The anatomy parts any run has (an anatomy run's first step or call), in one order."""
-    keys = [p["part"] for run in runs if run.record is not None for p in run.record.anatomy.get("parts", [])]
+    keys = [p.key for run in runs if run.record is not None and run.record.anatomy is not None
+            for p in run.record.anatomy.parts]
     return [*dict.fromkeys(keys), "not_attributed"] if keys else []
 
 
@@ -150,11 +151,13 @@ def _anatomy_cells(record: RunRecord | None, columns: list[str]) -> list[Any]:
     """The anatomy's phase, then each part's seconds (empty where the run has none)."""
     if not columns:
         return []
-    anatomy = record.anatomy if record is not None else {}
-    seconds = {p["part"]: p["seconds"] for p in anatomy.get("parts", [])}
-    if "parts" in anatomy:
-        seconds["not_attributed"] = anatomy.get("not_attributed")
-    return [anatomy.get("phase"), *(_seconds(seconds.get(key)) for key in columns)]
+    anatomy = record.anatomy if record is not None else None
+    if anatomy is None:
+        return [None] * (len(columns) + 1)
+    seconds: dict[str, float] = {p.key: p.seconds for p in anatomy.parts}
+    if anatomy.error is None:
+        seconds["not_attributed"] = anatomy.not_attributed
+    return [anatomy.phase, *(_seconds(seconds.get(key)) for key in columns)]
 
 
 def to_csv(runs: Iterable[ExportedRun]) -> str:

@@ -8,7 +8,7 @@ from statistics import median
 from ..grid import grid
 from ..phases import ONE_TIME, OTHER, OTHER_LABEL, label, phase_rows, step_unit, timeline_rows
 from ..probe.model.input_shapes import DEFAULTS_HELP
-from ..run.anatomy import anatomy_rows, source_line
+from ..run.anatomy import Anatomy, anatomy_rows, source_line
 from ..run.reads import median_reads, phase_reads
 from ..run.record import RunRecord, RunStatus
 from ..run.words import gpu_memory_line, warm_notes
@@ -84,17 +84,17 @@ def _label(record: RunRecord, name: str) -> str:
     return label(name) + count
 
 
-def _anatomy_rows(anatomy: dict[str, object] | None, name: str, width: int) -> list[list[str]]:
+def _anatomy_rows(anatomy: Anatomy | None, name: str, width: int) -> list[list[str]]:
     """The sub-rows of phase `name`: the anatomy's parts, from the profiled run it names."""
-    if not anatomy or anatomy.get("phase") != name:
+    if anatomy is None or anatomy.phase != name:
         return []
     return [[f"  · {label}", format_duration(seconds), *([""] * (width - 2))]
             for label, seconds, _ in anatomy_rows(anatomy)]
 
 
-def anatomy_lines(anatomy: dict[str, object] | None, unprofiled: float | None) -> list[str]:
+def anatomy_lines(anatomy: Anatomy | None, unprofiled: float | None) -> list[str]:
     """The anatomy's source and, per part, what made it (the largest event names)."""
-    if not anatomy:
+    if anatomy is None:
         return []
     lines = [source_line(anatomy, unprofiled)]
     lines += [f"  {label}: {format_duration(seconds)}" + (f" ({what})" if what else "")
@@ -102,11 +102,11 @@ def anatomy_lines(anatomy: dict[str, object] | None, unprofiled: float | None) -
     return lines
 
 
-def run_table(record: RunRecord, anatomy: dict[str, object] | None = None) -> str:
+def run_table(record: RunRecord, anatomy: Anatomy | None = None) -> str:
     """A run's phases; `anatomy` (another run's, profiled) adds its parts under its phase."""
     own = anatomy is None  # the run's own anatomy (an anatomy run shown alone): no unprofiled figure beside it
-    if own and record.anatomy:
-        anatomy = {**record.anatomy, "run_id": record.history_id}
+    if own and record.anatomy is not None:
+        anatomy = record.anatomy.of_run(record.history_id)
     rows = []
     for name in timeline_rows(record.phase_order):
         if name == OTHER:
@@ -130,13 +130,13 @@ def run_table(record: RunRecord, anatomy: dict[str, object] | None = None) -> st
     latency = _latency_line([record])
     if latency:
         footer.append(latency)
-    phase = record.phase(str(anatomy.get("phase"))) if anatomy else None
+    phase = record.phase(anatomy.phase or "") if anatomy is not None else None
     unprofiled = phase.duration if phase is not None and not own else None
     footer += anatomy_lines(anatomy, unprofiled)
     return "\n".join([describe_run(record), "", text, "", *footer])
 
 
-def repeat_table(records: Sequence[RunRecord], anatomy: dict[str, object] | None = None) -> str:
+def repeat_table(records: Sequence[RunRecord], anatomy: Anatomy | None = None) -> str:
     """Runs' medians per phase; `anatomy` (an extra, profiled run's) adds its parts under its phase."""
     ok = [r for r in records if r.status is RunStatus.OK]
     rows = []
@@ -167,8 +167,8 @@ def repeat_table(records: Sequence[RunRecord], anatomy: dict[str, object] | None
     latency = _latency_line(ok)
     if latency:
         footer.append(latency)
-    if anatomy:
-        measured = summarize(p.duration for p in (r.phase(str(anatomy.get("phase"))) for r in ok) if p is not None)
+    if anatomy is not None:
+        measured = summarize(p.duration for p in (r.phase(anatomy.phase or "") for r in ok) if p is not None)
         footer += anatomy_lines(anatomy, measured.median if measured else None)
     # A warm launch's own start (cold and why, or paying for its server) differs from run to
     # run: said for each run it concerns, never as if it were every run's; a note every run

@@ -165,11 +165,11 @@ def _parts(outer: Slice, parts: Sequence[tuple[str, float, dict[str, Any]]], cat
 
 def _anatomy_parts(record: RunRecord) -> list[tuple[str, float, dict[str, Any]]]:
     anatomy = record.anatomy
-    if "parts" not in anatomy:
+    if anatomy is None or anatomy.error is not None:
         return []
-    parts = [(part_label(p["part"]), float(p["seconds"]),
-              {"part": p["part"], "made_of": [n["name"] for n in p.get("names", [])]}) for p in anatomy["parts"]]
-    return [*parts, (NOT_ATTRIBUTED_LABEL, float(anatomy.get("not_attributed", 0.0)), {"part": "not_attributed"})]
+    parts = [(part_label(p.key), p.seconds, {"part": p.key, "made_of": [n.name for n in p.names]})
+             for p in anatomy.parts]
+    return [*parts, (NOT_ATTRIBUTED_LABEL, anatomy.not_attributed, {"part": "not_attributed"})]
 
 
 def _place_inside(tracks: Tracks, outer: Slice, parts: list[Slice], what: str) -> list[tuple[int, str]]:
@@ -231,7 +231,7 @@ def run_events(record: RunRecord, pid: int, run_id: int | None) -> list[dict[str
                      sorted(phase.parts.items(), key=lambda kv: list(PART_LABELS).index(kv[0])
                             if kv[0] in PART_LABELS else len(PART_LABELS))]
             threads += _place_inside(tracks, outer, _parts(outer, parts, "part"), "parts")
-    anatomy_outer = by_phase.get(record.anatomy.get("phase", ""))
+    anatomy_outer = by_phase.get(record.anatomy.phase) if record.anatomy is not None else None
     if anatomy_outer is not None:
         threads += _place_inside(tracks, anatomy_outer, _parts(anatomy_outer, _anatomy_parts(record), "anatomy"),
                                  "anatomy")

@@ -70,11 +70,11 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ..phases import NAME
-from .anatomy import checked_anatomy
+from .anatomy import Anatomy, checked_anatomy
 from .model_facts import ModelFacts
 from .warmup_report import WarmupError, WarmupReport, parse_report
 from .watch_cost import MAX_CALLS, WatchCost
@@ -186,7 +186,7 @@ class ImportsMeasured:
 class AnatomyMeasured:
     ts: float
     phase: str
-    anatomy: dict[str, Any]  # as run.anatomy.checked_anatomy keeps it
+    anatomy: Anatomy  # as run.anatomy.checked_anatomy made it
 
 
 @dataclass(frozen=True)
@@ -387,7 +387,7 @@ _BUILDERS: dict[str, Callable[[dict[str, Any], float, str], Event]] = {
     "saved": lambda o, ts, ph: Saved(ts, ph, _text(o, "path"), _text(o, "format")),
     "progress": lambda o, ts, ph: _progress(ts, ph, _count(o, "done"), _count(o, "total")),
     "imports": lambda o, ts, ph: ImportsMeasured(ts, ph, checked_imports(o)),
-    "anatomy": lambda o, ts, ph: AnatomyMeasured(ts, ph, {**checked_anatomy(o), "phase": ph}),
+    "anatomy": lambda o, ts, ph: AnatomyMeasured(ts, ph, replace(checked_anatomy(o), phase=ph)),
     "serving_warmup": lambda o, ts, ph: ServingWarmupAnswered(ts, ph, _warmup_report(o)),
     "watching": lambda o, ts, ph: WatchingCounted(
         ts, ph, WatchCost(_number(o, "setup"), _number(o, "hooks"), _count(o, "calls", MAX_CALLS))),

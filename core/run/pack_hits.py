@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..units import format_duration
-from .anatomy import part_label
+from .anatomy import Anatomy, part_label
 from .pack_facts import KEPT_LINES, LINE_CAP, PackFacts
 
 LOOKUP = "Try loading serialized cache entry"
@@ -80,15 +80,14 @@ class PackHits:
         return PackFacts(self.to_dict())
 
 
-def anatomy_sentence(facts: PackFacts | None, anatomy: dict[str, Any]) -> str | None:
+def anatomy_sentence(facts: PackFacts | None, anatomy: Anatomy | None) -> str | None:
     """Which of the first step's parts a pack acts on, in this run's anatomy, and what its hits
     and misses made of them: a hit loads the compiled (and on a GPU autotuned) program, a miss
     compiles and autotunes it in full."""
-    if facts is None or not anatomy or not isinstance(anatomy.get("parts"), list):
+    if facts is None or anatomy is None:
         return None
-    parts = {p.get("part"): p.get("seconds") for p in anatomy["parts"] if isinstance(p, dict)}
-    shown = [f"{part_label(key)} {format_duration(parts[key])}" for key in ("xla", "gpu_autotune")
-             if isinstance(parts.get(key), (int, float))]
+    parts = {p.key: p.seconds for p in anatomy.parts}
+    shown = [f"{part_label(key)} {format_duration(parts[key])}" for key in ("xla", "gpu_autotune") if key in parts]
     if not shown:
         return None
     hits, misses = facts.hits, facts.misses or 0

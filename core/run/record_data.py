@@ -18,6 +18,7 @@ from ..settings.config import LaunchConfig
 from ..subject import Subject
 from . import events as ev
 from . import fold
+from .anatomy import Anatomy
 from .gpus.launch_gpus import LaunchGpus
 from .model_facts import ModelFacts
 from .pack_facts import PackFacts
@@ -95,7 +96,7 @@ class RecordData:
     environment: dict[str, Any] = field(default_factory=dict)
     model: ModelFacts = field(default_factory=ModelFacts)  # what the probe said of the model (model_facts.py)
     imports: dict[str, Any] = field(default_factory=dict)  # the import X-ray (events.checked_imports)
-    anatomy: dict[str, Any] = field(default_factory=dict)  # a profiled run's first step in parts (run/anatomy.py)
+    anatomy: Anatomy | None = None  # a profiled run's first step in parts (run/anatomy.py); None: not profiled
     failure: Failure | None = None
     failed_phase: str | None = None
     exit_code: int | None = None
@@ -255,7 +256,7 @@ class RecordData:
         elif isinstance(event, ev.ImportsMeasured):
             self.imports = dict(event.imports)
         elif isinstance(event, ev.AnatomyMeasured):
-            self.anatomy = dict(event.anatomy)
+            self.anatomy = event.anatomy
         elif isinstance(event, ev.WatchingCounted):
             self.watching = event.cost
         elif isinstance(event, ev.Progress):

@@ -63,7 +63,7 @@ def record_dict(record: RecordData) -> dict[str, Any]:
         "environment": record.environment,
         "model": record.model.to_dict(),
         "imports": record.imports,
-        "anatomy": ({**record.anatomy, "run_id": record.history_id} if record.anatomy else None),
+        "anatomy": (record.anatomy.of_run(record.history_id).to_dict(run=True) if record.anatomy is not None else None),
         "failure": None if record.failure is None else {
             "kind": record.failure.kind, "phase": record.failed_phase,
             "message": record.failure.message, "detail": record.failure.detail},

@@ -101,7 +101,7 @@ def stored_kind(source: str, anatomy: bool, start: str | None, server_started: b
 
 def run_kind(record: RecordData) -> RunKind:
     """The kind of this run, from what its record holds."""
-    anatomy = bool(record.anatomy) or ANATOMY_NOTE in record.launch_notes
+    anatomy = record.anatomy is not None or ANATOMY_NOTE in record.launch_notes
     return stored_kind(record.source, anatomy, start_kind(record),
                        record.warm_start is not None and record.warm_start.server_started,
                        record.node is not None)

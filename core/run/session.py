@@ -223,7 +223,7 @@ class ProbeSession:
         # The observer says when steady state is over: measured, or nothing to measure.
         if config.steady > 0 and not record.steady_ended:
             return False
-        if self.anatomy and not record.anatomy:
+        if self.anatomy and record.anatomy is None:
             return False  # the observer reads its trace at the ready point: stopped then, it would lose it
         self._stop_asked = True
         return True

@@ -15,7 +15,7 @@ from typing import Any
 
 from ..phases import NAME
 from ..run import read_as
-from ..run.anatomy import checked_anatomy
+from ..run.anatomy import Anatomy, checked_anatomy
 from ..run.events import checked_imports
 from ..run.gpus.launch_gpus import LaunchGpus
 from ..run.model_facts import ModelFacts
@@ -270,12 +270,12 @@ def _imports(text: Any) -> dict[str, Any]:
         return {}
 
 
-def _anatomy(text: Any) -> dict[str, Any]:
+def _anatomy(text: Any) -> Anatomy | None:
     """A run's anatomy, checked as the child's event is; a damaged one loses the anatomy, not the run."""
     try:
-        return checked_anatomy(parsed_json(text, "anatomy")) if text and text != "{}" else {}
+        return checked_anatomy(parsed_json(text, "anatomy")) if text and text != "{}" else None
     except (DamagedRowError, ValueError, ArithmeticError):
-        return {}
+        return None
 
 
 def _stored_marks(text: Any) -> list[tuple[str, float]]:

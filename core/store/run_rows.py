@@ -45,7 +45,8 @@ def finished_values(record: RunRecord) -> tuple[Any, ...]:
             storable_int(record.exit_signal), _stored_output(record),
             storable_json(record.imports),
             storable_json([[name, storable_real(at)] for name, at in record.marks], "[]"),
-            int(record.stopped_at_ready), storable_json(launch_facts(record)), storable_json(record.anatomy))
+            int(record.stopped_at_ready), storable_json(launch_facts(record)),
+            storable_json(record.anatomy.to_dict() if record.anatomy is not None else {}))
 
 
 def _stored_output(record: RunRecord) -> str:

@@ -83,11 +83,11 @@ class Waterfall(pg.PlotWidget):
 
     def _show_anatomy(self, record: RunRecord | None) -> None:
         """The anatomy's parts under their phase's bar, and the largest named after its duration."""
-        anatomy = record.anatomy if record is not None else {}
-        phase = str(anatomy.get("phase", ""))
+        anatomy = record.anatomy if record is not None else None
         spans = record.offsets() if record is not None else {}
         self.part_names = []
-        if phase not in spans or phase not in self._order or "parts" not in anatomy:
+        phase = anatomy.phase if anatomy is not None and anatomy.error is None else None
+        if anatomy is None or phase is None or phase not in spans or phase not in self._order:
             self._parts.hide()
             return
         start, _ = spans[phase]
@@ -101,11 +101,11 @@ class Waterfall(pg.PlotWidget):
         row = self._order.index(phase) + 0.42
         self._parts.setOpts(x0=x0, y=[row] * len(x0), width=widths, brushes=brushes)
         self._parts.show()
-        biggest = max(anatomy["parts"], key=lambda p: p["seconds"], default=None)
+        biggest = max(anatomy.parts, key=lambda p: p.seconds, default=None)
         for label in self.labels:
             if biggest and label.isVisible() and abs(label.pos().y() - self._order.index(phase)) < 0.01:
-                label.setText(f"{label.toPlainText()} · {short_label(part_label(biggest['part']))} "
-                              f"{format_duration(biggest['seconds'])}")
+                label.setText(f"{label.toPlainText()} · {short_label(part_label(biggest.key))} "
+                              f"{format_duration(biggest.seconds)}")
         end = max(s + d for s, d in spans.values())  # room for the longer label, as show_spans makes
         self.getPlotItem().setXRange(0, max(end * LABEL_ROOM, self._labels_end()), padding=0)
 

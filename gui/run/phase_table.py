@@ -26,7 +26,7 @@ from tflaunch.core.phases import (
     timeline_rows,
 )
 from tflaunch.core.report.nesting import depth, parents
-from tflaunch.core.run.anatomy import anatomy_rows, short_label, source_line
+from tflaunch.core.run.anatomy import Anatomy, anatomy_rows, short_label, source_line
 from tflaunch.core.run.reads import phase_reads
 from tflaunch.core.run.record import PhaseRecord, PhaseState, RunRecord
 from tflaunch.core.units import format_bytes, format_duration
@@ -51,10 +51,10 @@ def rows_of(record: RunRecord | None) -> tuple[str, ...]:
     """The rows a record is shown in: its phases (phase_rows), with an anatomy run's parts
     under their phase."""
     rows = EMPTY_ROWS if record is None else tuple(timeline_rows(phase_rows([record])))
-    anatomy = record.anatomy if record is not None else {}
-    if not anatomy or anatomy.get("phase") not in rows:
+    anatomy = record.anatomy if record is not None else None
+    if anatomy is None or anatomy.phase not in rows:
         return rows
-    at = rows.index(str(anatomy["phase"])) + 1
+    at = rows.index(anatomy.phase) + 1
     subs = tuple(f"{ANATOMY}{i}" for i in range(len(anatomy_rows(anatomy))))
     return rows[:at] + subs + rows[at:]
 
@@ -150,8 +150,8 @@ class PhaseTable(QTableWidget):
         self._set_rows(rows_of(record))
         inside = parents(record, now) if record is not None and record.is_program else {}
         for row, name in enumerate(self._rows):
-            if name.startswith(ANATOMY) and record is not None:
-                self._show_anatomy_row(row, int(name[len(ANATOMY):]), record)
+            if name.startswith(ANATOMY) and record is not None and record.anatomy is not None:
+                self._show_anatomy_row(row, int(name[len(ANATOMY):]), record.anatomy.of_run(record.history_id))
                 continue
             if name != OTHER:
                 text = nested_label(label(name), depth(name, inside))
@@ -205,13 +205,12 @@ class PhaseTable(QTableWidget):
         cell.setText(cell.text() + " +")
         cell.setToolTip(f"{label(name)} in parts:\n" + "\n".join(lines))
 
-    def _show_anatomy_row(self, row: int, index: int, record: RunRecord) -> None:
+    def _show_anatomy_row(self, row: int, index: int, anatomy: Anatomy) -> None:
         """A part of the anatomy run's first step (or call): its time and share of the window;
         which run it came from and what made it in the tooltip."""
-        label, seconds, what = anatomy_rows(record.anatomy)[index]
-        window = record.anatomy.get("window") or 0.0
-        run = {**record.anatomy, "run_id": record.history_id}
-        tip = f"{source_line(run)}\n{label}: {format_duration(seconds)}" + (f" ({what})" if what else "")
+        label, seconds, what = anatomy_rows(anatomy)[index]
+        window = anatomy.window
+        tip = f"{source_line(anatomy)}\n{label}: {format_duration(seconds)}" + (f" ({what})" if what else "")
         for col, text in enumerate((f"  · {short_label(label)}", f"{seconds / window:.0%}" if window else "",
                                     format_duration(seconds), "", "")):
             self._cell(row, col).setText(text)

@@ -29,7 +29,7 @@ def keep_for_tensorboard(w: WindowHost, widget: QMainWindow) -> None:
     if kept is None or record is None or kept[0] is not record or record.finished_at is None:
         w.say(NOTHING)
         return
-    if "parts" not in record.anatomy:
+    if record.anatomy is None or record.anatomy.error is not None:
         w.say("This anatomy run gave no profile to keep (the Run tab says why).")
         return
     folder = file_dialogs.open_folder(widget, "review", "Keep the profile in a TensorBoard log folder")

@@ -33,7 +33,8 @@ def test_the_anatomy_of_a_programs_first_step_in_the_window(qtbot, window, scree
         assert not action.isEnabled() and window.cancel_action.isEnabled()  # it runs: the live views show it
     record = finished.args[0]
     assert record.status is RunStatus.OK, record.headline
-    assert record.anatomy.get("phase") == "first_step" and "error" not in record.anatomy, record.anatomy
+    assert record.anatomy is not None and record.anatomy.phase == "first_step" and record.anatomy.error is None, \
+        record.anatomy
     table = window.run_view.phases
     labels = [table.item(r, 0).text() for r in range(table.rowCount())]
     step = labels.index("First step")

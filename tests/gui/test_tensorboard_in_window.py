@@ -5,13 +5,14 @@ from __future__ import annotations
 
 import pytest
 
+from tflaunch.core.run.anatomy import checked_anatomy
 from tflaunch.core.settings.config import LaunchConfig
 
 from ..builders import finished_record
 from .test_file_dialogs import Dialogs
 
-ANATOMY = {"window": 0.2, "phase": "first", "parts": [{"part": "tracing", "seconds": 0.1, "names": []}],
-           "not_attributed": 0.1, "unattributed_names": []}
+ANATOMY = checked_anatomy({"window": 0.2, "phase": "first", "parts": [{"part": "tracing", "seconds": 0.1, "names": []}],
+                           "not_attributed": 0.1, "unattributed_names": []})
 
 
 def test_the_profile_shown_is_kept_in_the_folder_chosen(qtbot, window, monkeypatch, tmp_path):
@@ -20,7 +21,7 @@ def test_the_profile_shown_is_kept_in_the_folder_chosen(qtbot, window, monkeypat
     keep.trigger()
     assert window.statusBar().currentMessage().startswith("No profile to keep: make an anatomy run")
     record = finished_record()
-    record.anatomy, record.history_id = dict(ANATOMY), 7
+    record.anatomy, record.history_id = ANATOMY, 7
     written = tmp_path / "written" / "plugins" / "profile" / "2026_11_28_00_00_00"
     written.mkdir(parents=True)
     (written / "vm.xplane.pb").write_bytes(b"xspace")
@@ -43,7 +44,8 @@ def test_an_anatomy_run_in_the_app_keeps_its_profile_for_tensorboard(qtbot, wind
     window.use_config(LaunchConfig(model="sample:mlp", steady=1))
     with qtbot.waitSignal(window.run_finished, timeout=180_000) as finished:
         window.start_anatomy()
-    assert "parts" in finished.args[0].anatomy, finished.args[0].anatomy
+    anatomy = finished.args[0].anatomy
+    assert anatomy is not None and anatomy.error is None, anatomy
     dialogs.answers = [str(tmp_path / "tb")]
     window.window_actions.keep_profile.trigger()
     (kept,) = (tmp_path / "tb").glob("plugins/profile/*/*.xplane.pb")
