@@ -11,6 +11,7 @@ import pytest
 
 from tflaunch.core.report.review import comparison_review
 from tflaunch.core.report.sides import Difference, differences, sides_of, sweep_axes
+from tflaunch.core.run.environment_facts import EnvironmentFacts
 from tflaunch.core.settings.config import LaunchConfig
 from tflaunch.core.stats import spread
 from tflaunch.core.sweep.axes import apply_value
@@ -83,7 +84,7 @@ def test_a_difference_is_real_only_with_three_runs_a_side_and_ranges_apart():
 
 def test_runs_group_into_sides_by_settings_and_environment():
     runs = side([1.0, 1.1]) + side([1.2], intra=2, first_id=3) + side([1.3], first_id=4)
-    runs[3].environment = {"tensorflow": "2.15.0"}  # the same settings elsewhere: a side of its own
+    runs[3].environment = EnvironmentFacts({"tensorflow": "2.15.0"})  # the same settings elsewhere: a side of its own
     grouped = sides_of(runs)
     assert [(s.letter, s.ident, s.n) for s in grouped] == [("A", "#1, #2", 2), ("B", "#3", 1), ("C", "#4", 1)]
     table = differences(grouped, ["ready"])

@@ -18,6 +18,7 @@ from tflaunch.core.cli.main import main
 from tflaunch.core.doctor import cuda_cache
 from tflaunch.core.doctor.cuda_cache import MeasureError, cost_sentence, jit_cards, measure
 from tflaunch.core.run import events as ev
+from tflaunch.core.run.environment_facts import EnvironmentFacts
 from tflaunch.core.run.gpus import nvml as gpus
 from tflaunch.core.run.gpus.nvml import inventory
 from tflaunch.core.run.interpreters.build_info import build_info
@@ -60,7 +61,8 @@ class GpuRuns:
         if self.fail_at == len(self.caches):
             record.finish(1)
             return record
-        record.apply(ev.Result(record.launched_at + 15, "steady", {"tensorflow": "2.99.0"}, ModelFacts()))
+        record.apply(ev.Result(record.launched_at + 15, "steady", EnvironmentFacts({"tensorflow": "2.99.0"}),
+                               ModelFacts()))
         record.finish(0)
         return record
 

@@ -11,6 +11,7 @@ import pytest
 from tflaunch.core.doctor.pack_arm import NO_GPU, PackArmResult, PackDiagnosis, arms_for, measure, no_xla_reason
 from tflaunch.core.doctor.pack_report import pack_json, pack_lines, pack_rows
 from tflaunch.core.doctor.verdict import Saving
+from tflaunch.core.run.environment_facts import EnvironmentFacts
 from tflaunch.core.run.record import RunRecord
 from tflaunch.core.settings.config import LaunchConfig
 from tflaunch.core.store.recorder import RunRecorder
@@ -53,12 +54,12 @@ def test_a_cure_that_slows_training_is_shown_with_its_price_and_payback():
 
 def test_a_program_without_xla_is_told_why_from_what_its_run_reported():
     record = RunRecord(BASE)
-    record.environment = {"gpus": []}
+    record.environment = EnvironmentFacts({"gpus": []})
     why = no_xla_reason(record, BASE.replace(extra_env={"TF_DETERMINISTIC_OPS": "1"}))
     assert "looked up no XLA program" in why and "TensorFlow's own lines" in why
     assert "op determinism is on" in why and "saw no GPU" in why and "jit_compile=True" in why
     quiet = RunRecord(BASE.replace(log_level=2))
-    quiet.environment = {"gpus": [{"name": "GPU:0"}]}
+    quiet.environment = EnvironmentFacts({"gpus": [{"name": "GPU:0"}]})
     why = no_xla_reason(quiet, quiet.config)
     assert "log level hides" in why and "tf.distribute strategy" in why and "saw no GPU" not in why
     rows = pack_rows(PackDiagnosis(note="the program does not use XLA: " + why))

@@ -11,6 +11,7 @@ from tflaunch.core.report.compare import memory_rows
 from tflaunch.core.report.review import comparison_review, run_review
 from tflaunch.core.report.run_export import ExportedRun, run_dict, to_csv
 from tflaunch.core.run import events as ev
+from tflaunch.core.run.environment_facts import EnvironmentFacts
 from tflaunch.core.run.model_facts import ModelFacts
 from tflaunch.core.store import recorder as recorder_module
 from tflaunch.core.store.history import History
@@ -29,8 +30,9 @@ def gpu_record(at: float = 1000.0, visible=None):
     if visible is not None:
         record.config = record.config.replace(visible_gpus=visible)
     record.gpu_samples = [(t, dict(used)) for t, used in SAMPLES]
-    record.environment["gpus"] = [{"name": "/physical_device:GPU:0", "allocator_peak": 250 * MIB},
-                                  {"name": "/physical_device:GPU:1", "allocator_peak": None}]
+    record.environment = record.environment.told({"gpus": [
+        {"name": "/physical_device:GPU:0", "allocator_peak": 250 * MIB},
+        {"name": "/physical_device:GPU:1", "allocator_peak": None}]})
     return record
 
 
@@ -133,6 +135,6 @@ def test_run_review_and_exports_carry_gpu_peaks():
 def test_probe_allocator_peak_arrives_with_the_result_event():
     """The field the probe sends (describe.environment): gpus[i].allocator_peak, bytes."""
     record = finished_record()
-    record.apply(ev.Result(1002.0, "steady", {"gpus": [{"name": "/physical_device:GPU:0", "allocator_peak": 7 * MIB}]},
-                           ModelFacts()))
+    record.apply(ev.Result(1002.0, "steady", EnvironmentFacts(
+        {"gpus": [{"name": "/physical_device:GPU:0", "allocator_peak": 7 * MIB}]}), ModelFacts()))
     assert record.allocator_peaks == {0: 7 * MIB}

@@ -22,6 +22,7 @@ from tflaunch.core.probe.tf_setup import initialise_devices, read_back
 from tflaunch.core.report.table import run_table
 from tflaunch.core.run import events as ev
 from tflaunch.core.run.driver import run_probe
+from tflaunch.core.run.environment_facts import EnvironmentFacts
 from tflaunch.core.run.gpus.gpu_notes import gpu_notes, launch_facts, warnings_before_run
 from tflaunch.core.run.gpus.nvml import Gpu, GpuInventory
 from tflaunch.core.run.model_facts import ModelFacts
@@ -204,10 +205,10 @@ def gpu_record() -> RunRecord:
         record.apply(ev.PhaseEnd(record.launched_at + 1, name, 0.2 if name != "first" else 1.5, 1, 2,
                                  {"median": 0.01, "n": 20} if name == "steady" else {},
                                  {"discovery": 0.6, "settings": 0.001, "contexts": 1.4} if name == "devices" else {}))
-    record.apply(ev.Result(record.launched_at + 2, "steady", {
+    record.apply(ev.Result(record.launched_at + 2, "steady", EnvironmentFacts({
         "tensorflow": "2.21.0", "cuda_build": True, "capabilities": PIP_CAPABILITIES,
         "gpus": [{"name": "/physical_device:GPU:0", "model": "NVIDIA H100 80GB HBM3", "compute_capability": [9, 0],
-                  "allocator_peak": 1 << 30}]}, ModelFacts()))
+                  "allocator_peak": 1 << 30}]}), ModelFacts()))
     return record
 
 
@@ -217,7 +218,7 @@ def test_a_jit_card_is_not_said_on_every_run_but_an_unusable_card_is():
     record = gpu_record()
     assert not any("JIT" in note or "minutes" in note for note in record.notes), record.notes
     assert "persistence mode is off on GPU 0".lower() in record.notes[0].lower()
-    assert record.environment["nvml"]["driver"] == "570.86"
+    assert record.environment.nvml is not None and record.environment.nvml["driver"] == "570.86"
     table = run_table(record)
     assert "driver and device discovery" in table and "contexts and allocators" in table
     record.settings = {"gpus": ["/physical_device:GPU:0", "/physical_device:GPU:1"]}
@@ -228,8 +229,8 @@ def test_a_jit_card_is_not_said_on_every_run_but_an_unusable_card_is():
 
 
 def test_native_cards_get_no_note():
-    env = {"capabilities": PIP_CAPABILITIES, "cuda_build": True,
-           "gpus": [{"name": "/physical_device:GPU:0", "model": "A100", "compute_capability": [8, 0]}]}
+    env = EnvironmentFacts({"capabilities": PIP_CAPABILITIES, "cuda_build": True, "gpus": [
+        {"name": "/physical_device:GPU:0", "model": "A100", "compute_capability": [8, 0]}]})
     assert gpu_notes(env) == []
 
 
@@ -262,7 +263,7 @@ def test_nvml_at_launch_is_typed_stored_as_it_was_made_and_an_old_row_reads_back
     made = ('{"driver": "570.86", "cuda_driver": "12.8", "gpus": [{"index": 0, "name": "NVIDIA H100 80GB HBM3", '
             '"uuid": null, "compute_capability": [9, 0], "memory_total": 85899345920, "persistence_mode": true}], '
             '"persistence_off": []}')
-    assert json.dumps(record.environment["nvml"]) == json.dumps(record.to_dict()["environment"]["nvml"]) == made
+    assert json.dumps(record.environment.nvml) == json.dumps(record.to_dict()["environment"]["nvml"]) == made
     record.finish(0)
     history = History(tmp_path / "h.sqlite3")
     run_id = history.record(record, "cli")
@@ -282,7 +283,7 @@ def test_nvml_at_launch_is_typed_stored_as_it_was_made_and_an_old_row_reads_back
     assert json.dumps(old.to_dict()["environment"]) == junk
     child = RunRecord(LaunchConfig(program=("python", "train.py")))  # NVML saw no GPU; the child said "nvml"
     child.apply(ev.Result(child.launched_at + 1, "first_step",
-                          {"nvml": {"persistence_off": 3, "gpus": [{"index": [1]}]}}, ModelFacts()))
+                          EnvironmentFacts({"nvml": {"persistence_off": 3, "gpus": [{"index": [1]}]}}), ModelFacts()))
     child.add_sample(child.launched_at + 0.5, 1 << 20, {1: 1 << 20})
     assert child.launch_gpus is None and "GPU 1 (memory held, per NVML)" in environment_line(child)
     assert not any("Persistence" in note for note in child.notes)
@@ -415,7 +416,7 @@ def gpu_program_record(reported: bool = True) -> RunRecord:
         environment.update(cuda_build=True, capabilities=PIP_CAPABILITIES, gpus=[
             {"name": "/physical_device:GPU:0", "model": "NVIDIA H100 80GB HBM3", "compute_capability": [9, 0],
              "allocator_peak": 9_600_000}])
-    record.apply(ev.Result(record.launched_at + 16, "first_step", environment, ModelFacts()))
+    record.apply(ev.Result(record.launched_at + 16, "first_step", EnvironmentFacts(environment), ModelFacts()))
     record.add_sample(record.launched_at + 12, 1 << 30, {0: 631 << 20})
     record.add_sample(record.launched_at + 15, 1 << 30, {0: 500 << 20})
     return record

@@ -31,7 +31,7 @@ def test_a_run_round_trips_through_the_file(tmp_path):
     assert loaded.time_to_ready == pytest.approx(original.time_to_ready)
     assert loaded.samples == original.samples
     assert loaded.phases["steady"].latency == {"n": 3, "median": 0.001}
-    assert loaded.environment == {"tensorflow": "2.21.0"} and loaded.model.params == 5
+    assert loaded.environment.to_dict() == {"tensorflow": "2.21.0"} and loaded.model.params == 5
     assert list(loaded.stderr_tail) == ["I0000 a log line"]
 
 
@@ -200,6 +200,44 @@ def test_the_model_s_facts_are_stored_as_the_probe_said_them_and_an_old_row_read
     assert (old.model.params, old.model.inputs, old.model.declared_inputs, old.model.format) == (5, (), None, None)
     assert old.to_dict()["model"] == {"params": 5, "layers": "many"} and old.fed_batch == old.config.batch
     assert not RunRecord(LaunchConfig()).model and RunRecord(LaunchConfig()).to_dict()["model"] == {}
+
+
+def test_the_environment_a_child_said_is_read_as_typed_figures_and_kept_as_it_came(tmp_path):
+    """A child's result is parsed, not checked: one that said `"gpus": 7` made the run's table, its
+    JSON (both through allocator_peaks) and the profile a bench saves from it raise (TypeError: 'int'
+    object is not iterable), and a version sent as a list was written into the words, the trace and
+    the profile. The record reads each figure as its type, or none; the history and the JSON keep
+    the description as the child said it, byte for byte."""
+    from tflaunch.core.report.table import run_table
+    from tflaunch.core.report.trace_export import trace_dict
+    from tflaunch.core.run.environment_facts import ReportedGpu
+    from tflaunch.core.store.profiles import evidence_from_runs
+
+    said = ('{"tensorflow": ["2.21"], "python": "3.11.9", "cores": "many", "cpu": "EPYC", "gpus": 7, '
+            '"cudnn": 9, "later": {"a": [1]}}')
+    record = finished_record()
+    record.apply(ev.EventParser().parse(ev.encode("result", "steady", 1001.5, environment=json.loads(said), model={})))
+    env = record.environment
+    assert (env.tensorflow, env.python, env.cores, env.cpu, env.gpus, env.cudnn) == (None, "3.11.9", None, "EPYC",
+                                                                                    None, None)
+    evidence = evidence_from_runs([record])
+    assert evidence["gpus"] == [] and evidence["environment"]["tensorflow"] is None
+    assert evidence["environment"]["cores"] is None and evidence["environment"]["python"] == "3.11.9"
+    assert record.environment_line == "Python 3.11.9, EPYC, no GPU" and record.allocator_peaks == {}
+    assert "Python 3.11.9, EPYC, no GPU" in run_table(record)
+    [versions] = [e["args"]["versions"] for e in trace_dict([(None, record)])["traceEvents"]
+                  if "versions" in e.get("args", {})]
+    assert versions == {"python": "3.11.9"}
+    assert json.dumps(record.to_dict()["environment"]) == said
+    history = History(tmp_path / "h.sqlite3")
+    run_id = history.record(record, "cli")
+    with sqlite3.connect(tmp_path / "h.sqlite3") as db:
+        assert db.execute("SELECT environment FROM runs WHERE id=?", (run_id,)).fetchone()[0] == said
+    listed = ev.EventParser().parse(ev.encode("result", "steady", 1001.6, model={}, environment={
+        "gpus": ["GPU:0", {"name": "/physical_device:GPU:0", "model": ["H100"], "compute_capability": [9, 0]}]}))
+    record.apply(listed)
+    assert record.environment.gpus == (ReportedGpu("/physical_device:GPU:0", None, (9, 0)),)
+    assert evidence_from_runs([record])["gpus"] == ["/physical_device:GPU:0"]  # was AttributeError: 'str' ...
 
 
 def test_a_cluster_trial_s_node_reads_back_typed_and_its_trial_is_kept_as_it_came():

@@ -96,8 +96,8 @@ def test_a_keras_fit_on_a_tf_data_pipeline_is_seen_phase_by_phase_and_stopped_at
     # Described as a model's run is, read after its first step: the GPUs TensorFlow used (none
     # here, said because TensorFlow said so), the CPU, the build.
     env = record.environment
-    assert env["gpus"] == [] and env["cpu"] and "capabilities" in env and env["tensorflow"], env
-    assert env["cpu"] in record.environment_line and record.environment_line.endswith("no GPU")
+    assert env.gpus == () and env.cpu and env.capabilities is not None and env.tensorflow, env
+    assert env.cpu in record.environment_line and record.environment_line.endswith("no GPU")
     assert nothing_left(record)
 
 

@@ -10,6 +10,7 @@ import time
 import pytest
 
 from tflaunch.core.report.review import comparison_review, profile_review, run_review, sweep_review
+from tflaunch.core.run.environment_facts import EnvironmentFacts
 from tflaunch.core.settings.config import LaunchConfig
 from tflaunch.core.store.profiles import evidence_from_runs
 from tflaunch.core.sweep.plan import Sweep, SweepPlan
@@ -91,8 +92,8 @@ def test_a_sweep_review_takes_its_date_environment_and_settings_from_its_own_run
     sweep_runs = [finished_record(at=1_800_000_000.0 + i * 60) for i in range(3)]
     for record in sweep_runs:
         record.config = base
-        record.environment = {"tensorflow": "2.20.0", "cpu": "EPYC 9654", "cores": 8,
-                              "gpus": [{"model": "NVIDIA H100"}]}
+        record.environment = EnvironmentFacts({"tensorflow": "2.20.0", "cpu": "EPYC 9654", "cores": 8,
+                                               "gpus": [{"model": "NVIDIA H100"}]})
     review = sweep_review(measured_sweep(base), sweep_runs, sweep_id=3)
     facts = dict(review.facts)
     when = time.strftime("%Y-%m-%d", time.localtime(1_800_000_000.0))
@@ -100,7 +101,7 @@ def test_a_sweep_review_takes_its_date_environment_and_settings_from_its_own_run
     assert facts["Environment"] == "TensorFlow 2.20.0, EPYC 9654 (8 cores), NVIDIA H100"
     assert facts["Interpreter"] == "/opt/envs/tf220/bin/python" and "xla_auto=on" in facts["Settings"]
     # Runs in different environments are each named, never one taken for all.
-    sweep_runs[0].environment = {"tensorflow": "2.21.0"}
+    sweep_runs[0].environment = EnvironmentFacts({"tensorflow": "2.21.0"})
     assert dict(sweep_review(measured_sweep(base), sweep_runs).facts)["Environment"] == (
         "TensorFlow 2.21.0, no GPU (1 run); TensorFlow 2.20.0, EPYC 9654 (8 cores), NVIDIA H100 (2 runs)")
 
@@ -108,7 +109,7 @@ def test_a_sweep_review_takes_its_date_environment_and_settings_from_its_own_run
 def test_a_comparison_names_each_runs_interpreter_and_environment_when_they_differ():
     old, new = finished_record(at=1_700_000_000.0), finished_record(at=1_800_000_000.0, intra=2)
     old.config = old.config.replace(python="/opt/old/bin/python")
-    old.environment = {"tensorflow": "2.19.0"}
+    old.environment = EnvironmentFacts({"tensorflow": "2.19.0"})
     facts = dict(comparison_review([old, new]).facts)
     # By side: the letters the legend, the table and the chart share.
     assert facts["Environment"] == "A: TensorFlow 2.19.0, no GPU; B: TensorFlow 2.21.0, no GPU"

@@ -7,6 +7,7 @@ import signal
 import pytest
 
 from tflaunch.core.run import events as ev
+from tflaunch.core.run.environment_facts import EnvironmentFacts
 from tflaunch.core.run.model_facts import ModelFacts
 from tflaunch.core.run.record import PhaseState, RunRecord, RunStatus
 from tflaunch.core.settings.config import LaunchConfig
@@ -16,7 +17,7 @@ from .builders import record_through
 
 def test_a_full_run_is_ok_with_time_to_ready_through_first():
     record = record_through(["import", "devices", "load", "trace", "first", "steady"])
-    record.apply(ev.Result(0, "steady", {"tensorflow": "2.21"}, ModelFacts({"params": 1})))
+    record.apply(ev.Result(0, "steady", EnvironmentFacts({"tensorflow": "2.21"}), ModelFacts({"params": 1})))
     record.finish(0)
     assert record.status is RunStatus.OK
     assert record.time_to_ready == pytest.approx(0.05 + 5.0)

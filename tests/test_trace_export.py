@@ -15,6 +15,7 @@ from tflaunch.core.report import exports
 from tflaunch.core.report.trace_export import microseconds, trace_json
 from tflaunch.core.run import events as ev
 from tflaunch.core.run.anatomy import checked_anatomy
+from tflaunch.core.run.environment_facts import EnvironmentFacts
 from tflaunch.core.run.model_facts import ModelFacts
 from tflaunch.core.run.record import RunRecord
 from tflaunch.core.settings.config import LaunchConfig
@@ -54,7 +55,8 @@ def program_record(data_ends_after_step: bool = True) -> RunRecord:
         "parts": [{"part": "tracing", "seconds": 0.3, "names": [{"name": "tf_function_trace", "seconds": 0.3}]},
                   {"part": "execution", "seconds": 0.2, "names": []}],
         "unattributed_names": []})))
-    record.apply(ev.Result(T0 + 4.2, "steady", {"tensorflow": "2.21.0", "python": "3.12.3"}, ModelFacts()))
+    record.apply(ev.Result(T0 + 4.2, "steady", EnvironmentFacts({"tensorflow": "2.21.0", "python": "3.12.3"}),
+                           ModelFacts()))
     for i in range(5):
         record.add_sample(T0 + 0.5 + i, 100_000_000 + i, {0: 5_000_000 * i})
     record.finish(0)

@@ -118,11 +118,11 @@ def no_xla_reason(record: RunRecord, config: LaunchConfig) -> str:
            else "the pack's files: the log level hides TensorFlow's lines")
     said = [f"its run looked up no XLA program and wrote none to the pack ({how}), so nothing it runs is compiled "
             "with XLA and a pack has nothing to keep"]
-    gpus = record.environment.get("gpus")
+    gpus = record.environment.gpus
     env = {**os.environ, **config.extra_env}
     if env.get("TF_DETERMINISTIC_OPS", "").lower() in ("1", "true"):
         said.append("op determinism is on (TF_DETERMINISTIC_OPS), which turns Keras's XLA off")
-    if isinstance(gpus, list) and not gpus:
+    if gpus is not None and not gpus:
         said.append("it saw no GPU, and Keras 3 compiles fit with XLA by default (jit_compile=\"auto\") only with "
                     "a GPU visible")
     else:

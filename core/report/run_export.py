@@ -124,7 +124,7 @@ def csv_row(run: ExportedRun, phases: list[str]) -> list[Any]:
         *[_seconds(_duration(record, p)) for p in phases],
         _seconds(latency.get("median")), _seconds(latency.get("p90")), latency.get("n"),
         record.fed_batch if latency else None, record.peak_rss,
-        record.environment.get("tensorflow"), record.environment.get("python"),
+        record.environment.tensorflow, record.environment.python,
         node.node_type, node.host, failure, None,
     ]
 

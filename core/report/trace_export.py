@@ -35,8 +35,6 @@ US_PER_S = 1_000_000
 ROUNDING_US = 1  # how far two reported instants can round apart: a start may move this much
 # Spans that are not spans: drawn nowhere, said in the root slice's args.
 NOT_A_SPAN = frozenset({RETRACES})
-# Short facts of the environment shown in the process's labels (the args hold all of it).
-VERSION_KEYS = ("tensorflow", "keras", "python", "cuda", "cudnn", "platform")
 
 
 def microseconds(seconds: float) -> int:
@@ -193,7 +191,7 @@ def _root_args(record: RunRecord, run_id: int | None) -> dict[str, Any]:
         "run_id": run_id, "subject": record.subject, "status": record.status.value,
         "time_to_ready_s": record.time_to_ready, "other_s": record.other_time, "peak_rss_bytes": record.peak_rss,
         "settings": config_dict(record), "read_back": record.settings,
-        "versions": {k: record.environment[k] for k in VERSION_KEYS if record.environment.get(k)},
+        "versions": _versions(record),
     }
     for name in NOT_A_SPAN:
         phase = record.phase(name)
@@ -207,8 +205,15 @@ def _root_args(record: RunRecord, run_id: int | None) -> dict[str, Any]:
     return args
 
 
+def _versions(record: RunRecord) -> dict[str, str]:
+    """Short facts of the environment, shown in the process's label and its args: those the child said."""
+    env = record.environment
+    return {k: v for k, v in (("tensorflow", env.tensorflow), ("keras", env.keras), ("python", env.python),
+                              ("cuda", env.cuda), ("cudnn", env.cudnn), ("platform", env.platform)) if v}
+
+
 def _labels(record: RunRecord) -> str:
-    versions = [f"{k} {record.environment[k]}" for k in VERSION_KEYS if record.environment.get(k)]
+    versions = [f"{k} {v}" for k, v in _versions(record).items()]
     ready = f"ready {format_duration(record.time_to_ready)}" if record.time_to_ready is not None else ""
     return ", ".join(x for x in (record.status.value, ready, *versions, record.config.summary()) if x)
 

@@ -75,6 +75,7 @@ from typing import Any
 
 from ..phases import NAME
 from .anatomy import Anatomy, checked_anatomy
+from .environment_facts import EnvironmentFacts
 from .model_facts import ModelFacts
 from .warmup_report import WarmupError, WarmupReport, parse_report
 from .watch_cost import MAX_CALLS, WatchCost
@@ -130,7 +131,7 @@ class SettingsApplied:
 class Result:
     ts: float
     phase: str
-    environment: dict[str, Any]
+    environment: EnvironmentFacts
     model: ModelFacts
 
 
@@ -379,7 +380,8 @@ _BUILDERS: dict[str, Callable[[dict[str, Any], float, str], Event]] = {
     "inputs": lambda o, ts, ph: InputsListed(
         ts, ph, _inputs(o), None if o.get("signature") is None else _text(o, "signature"), _names(o, "signatures")
     ),
-    "result": lambda o, ts, ph: Result(ts, ph, _mapping(o, "environment"), ModelFacts(_mapping(o, "model"))),
+    "result": lambda o, ts, ph: Result(
+        ts, ph, EnvironmentFacts(_mapping(o, "environment")), ModelFacts(_mapping(o, "model"))),
     "error": lambda o, ts, ph: ProbeError(
         ts, ph, _text(o, "kind", limit=200), _text(o, "message"), _text(o, "detail", "", MAX_DETAIL)
     ),

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from . import read_as
+from .description import Description
 
 Shape = tuple[int | None, ...]
 
@@ -54,10 +55,9 @@ def _inputs(value: Any) -> tuple[InputFacts, ...]:
 
 
 @dataclass(frozen=True)
-class ModelFacts:
+class ModelFacts(Description):
     """The model's description; `described` is what the probe sent, written back unchanged."""
 
-    described: Mapping[str, Any] = field(default_factory=dict)
     name: str | None = field(init=False)
     format: str | None = field(init=False)
     params: int | None = field(init=False)
@@ -83,14 +83,3 @@ class ModelFacts:
                             ("outputs_finite", read_as.flag(data.get("outputs_finite"))),
                             ("unsafe_deserialization", read_as.flag(data.get("unsafe_deserialization")))):
             object.__setattr__(self, name, value)
-
-    def __bool__(self) -> bool:
-        return bool(self.described)  # as the dict it replaces: empty until the probe says anything
-
-    def told(self, more: Mapping[str, Any]) -> ModelFacts:
-        """These facts with what a later event said (its keys replace the same keys here)."""
-        return ModelFacts({**self.described, **more})
-
-    def to_dict(self) -> dict[str, Any]:
-        """As the history and the JSON keep it: the description as the probe sent it."""
-        return dict(self.described)

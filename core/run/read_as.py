@@ -1,6 +1,7 @@
 """A stored or reported figure read as its type, or None: the typed descriptions of a run
-(model_facts, pack_facts, gpus/launch_gpus) and the history's reader take what a child said
-or a history row holds, and a value of another type is no figure, never an error."""
+(model_facts, environment_facts, pack_facts, gpus/launch_gpus) and the history's reader take
+what a child said or a history row holds, and a value of another type is no figure, never an
+error."""
 
 from __future__ import annotations
 
@@ -32,3 +33,10 @@ def texts(value: Any) -> tuple[str, ...]:
 
 def flag(value: Any) -> bool | None:
     return value if isinstance(value, bool) else None
+
+
+def capability(value: Any) -> tuple[int, int] | None:
+    """A GPU's compute capability, (major, minor), from the two whole numbers it is sent as."""
+    if isinstance(value, (list, tuple)) and len(value) == 2 and all(count(v) is not None for v in value):
+        return value[0], value[1]
+    return None

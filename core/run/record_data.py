@@ -19,6 +19,7 @@ from ..subject import Subject
 from . import events as ev
 from . import fold
 from .anatomy import Anatomy
+from .environment_facts import EnvironmentFacts
 from .gpus.launch_gpus import LaunchGpus
 from .model_facts import ModelFacts
 from .pack_facts import PackFacts
@@ -93,7 +94,7 @@ class RecordData:
     # alike appear as reached (expected_phases says what a running model has still to come).
     phases: dict[str, PhaseRecord] = field(default_factory=dict)
     settings: dict[str, Any] = field(default_factory=dict)
-    environment: dict[str, Any] = field(default_factory=dict)
+    environment: EnvironmentFacts = field(default_factory=EnvironmentFacts)  # the child's (environment_facts.py)
     model: ModelFacts = field(default_factory=ModelFacts)  # what the probe said of the model (model_facts.py)
     imports: dict[str, Any] = field(default_factory=dict)  # the import X-ray (events.checked_imports)
     anatomy: Anatomy | None = None  # a profiled run's first step in parts (run/anatomy.py); None: not profiled
@@ -243,9 +244,8 @@ class RecordData:
         elif isinstance(event, ev.SettingsApplied):
             self.settings = dict(event.applied)
         elif isinstance(event, ev.Result):
-            self.environment, self.model = dict(event.environment), self.model.told(event.model.described)
-            if self.launch_gpus is not None:
-                self.environment["nvml"] = self.launch_gpus.to_dict()
+            nvml = {"nvml": self.launch_gpus.to_dict()} if self.launch_gpus is not None else {}
+            self.environment, self.model = event.environment.told(nvml), self.model.told(event.model.described)
             self.described = True
         elif isinstance(event, ev.ProbeError):
             self.failure = Failure(event.kind, event.message, event.detail)
@@ -395,11 +395,9 @@ class RecordData:
         """
         visible = self.config.visible_gpus
         peaks: dict[int, int] = {}
-        for gpu in self.environment.get("gpus") or []:
-            if not isinstance(gpu, dict):
-                continue
-            peak, number = gpu.get("allocator_peak"), str(gpu.get("name", "")).rsplit(":", 1)[-1]
-            if isinstance(peak, int) and not isinstance(peak, bool) and peak > 0 and number.isdigit():
+        for gpu in self.environment.gpus or ():
+            peak, number = gpu.allocator_peak, (gpu.name or "").rsplit(":", 1)[-1]
+            if peak and number.isdigit():
                 k = int(number)
                 peaks[visible[k] if visible is not None and k < len(visible) else k] = peak
         return peaks

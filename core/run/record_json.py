@@ -60,7 +60,7 @@ def record_dict(record: RecordData) -> dict[str, Any]:
             "server_started": record.warm_start.server_started,
             "server_import_s": record.warm_start.server_import_s},
         "settings": record.settings,
-        "environment": record.environment,
+        "environment": record.environment.to_dict(),
         "model": record.model.to_dict(),
         "imports": record.imports,
         "anatomy": (record.anatomy.of_run(record.history_id).to_dict(run=True) if record.anatomy is not None else None),

@@ -181,9 +181,9 @@ def start_kind(record: RecordData) -> str | None:
 def _gpus_text(record: RecordData) -> str:
     """The GPUs TensorFlow used, as the run reported them; for a program that did not report
     them (it ended before its ready point), the GPUs NVML saw its processes hold memory on."""
-    reported = record.environment.get("gpus")
-    if isinstance(reported, list):
-        return ", ".join(str(g.get("model") or g.get("name", "")) for g in reported if isinstance(g, dict)) or "no GPU"
+    reported = record.environment.gpus
+    if reported is not None:
+        return ", ".join(g.model or g.name or "" for g in reported) or "no GPU"
     cards = {g.index: g.name for g in record.launch_gpus.gpus} if record.launch_gpus is not None else {}
     held = [str(cards.get(index) or f"GPU {index}") for index in sorted(record.gpu_peaks)]
     return ", ".join(held) + " (memory held, per NVML)" if held else "no GPU"
@@ -208,13 +208,13 @@ def environment_line(record: RecordData) -> str:
     if not env:
         return "not reported (the run ended before the probe described it)"
     gpus = _gpus_text(record)
-    parts = [f"{name} {env[key]}" for name, key in (("TensorFlow", "tensorflow"), ("Keras", "keras"),
-                                                     ("Python", "python")) if env.get(key)]
-    if env.get("cpu"):
-        parts.append(f"{env['cpu']} ({env['cores']} cores)" if env.get("cores") else env["cpu"])
+    parts = [f"{name} {version}" for name, version in (("TensorFlow", env.tensorflow), ("Keras", env.keras),
+                                                        ("Python", env.python)) if version]
+    if env.cpu:
+        parts.append(f"{env.cpu} ({env.cores} cores)" if env.cores else env.cpu)
     parts.append(gpus)
-    if env.get("driver"):
-        parts.append(f"driver {env['driver']}")
+    if env.driver:
+        parts.append(f"driver {env.driver}")
     return ", ".join(parts)
 
 

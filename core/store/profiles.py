@@ -379,16 +379,17 @@ def evidence_from_runs(runs: Sequence[RunRecord], baseline: Sequence[RunRecord] 
                             "calls": ok[-1].latency.get("n"), "batch": ok[-1].fed_batch} if per_call else None,
         "inputs": ok[-1].inputs_line or None,
         "assumed_input_shape": bool(ok[-1].assumed_inputs),
-        "environment": {k: env.get(k) for k in ("tensorflow", "keras", "python", "cpu", "cores", "driver", "cuda")},
-        "gpus": [g.get("model") or g.get("name") for g in env.get("gpus", [])],
+        "environment": {"tensorflow": env.tensorflow, "keras": env.keras, "python": env.python, "cpu": env.cpu,
+                        "cores": env.cores, "driver": env.driver, "cuda": env.cuda},
+        "gpus": [g.model or g.name for g in env.gpus or ()],
     }
     used = _cache_folders(ok[-1])
     if used:
         # The folders the winner was measured with: a launch of this profile uses the same pack
         # (named by the stack below); a launch on another stack fills its own (settings.caches).
         nvml = ok[-1].launch_gpus
-        evidence["caches"] = {**used, "tensorflow": env.get("tensorflow"),
-                              "driver": (nvml.driver if nvml is not None else None) or env.get("driver"),
+        evidence["caches"] = {**used, "tensorflow": env.tensorflow,
+                              "driver": (nvml.driver if nvml is not None else None) or env.driver,
                               "gpus": evidence["gpus"]}
     base_ok = [r for r in baseline if r.status is RunStatus.OK]
     base_ready = summarize(r.time_to_ready for r in base_ok)

@@ -9,13 +9,14 @@ parts, the import X-ray, GPU samples); a damaged one of those loses that detail,
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from ..phases import NAME
 from ..run import read_as
 from ..run.anatomy import Anatomy, checked_anatomy
+from ..run.environment_facts import EnvironmentFacts
 from ..run.events import checked_imports
 from ..run.gpus.launch_gpus import LaunchGpus
 from ..run.model_facts import ModelFacts
@@ -207,9 +208,9 @@ def _launch(text: Any) -> tuple[PageCacheReport | None, list[str], WarmStart | N
             _warm_start(launch.get("warm_start")))
 
 
-def _launch_gpus(nvml: Any) -> LaunchGpus | None:
+def _launch_gpus(nvml: Mapping[str, Any] | None) -> LaunchGpus | None:
     """NVML at launch, as the record copied it into its environment (checked there as a mapping)."""
-    return LaunchGpus(nvml) if isinstance(nvml, dict) and nvml else None
+    return LaunchGpus(nvml) if nvml else None
 
 
 def _cache_pack(text: Any) -> PackFacts | None:
@@ -352,8 +353,8 @@ def record_from_rows(data: dict[str, Any], phases: Iterable[Sequence[Any]],
     record.marks = _stored_marks(data["marks"])
     record.stopped_at_ready = _flag(data["stopped_at_ready"], "stopped_at_ready")
     record.settings = parsed_json(data["settings"], "settings")
-    record.environment = checked_described(data["environment"], "environment", ENVIRONMENT)
-    record.launch_gpus = _launch_gpus(record.environment.get("nvml"))
+    record.environment = EnvironmentFacts(checked_described(data["environment"], "environment", ENVIRONMENT))
+    record.launch_gpus = _launch_gpus(record.environment.nvml)
     record.model = ModelFacts(checked_described(data["model_info"], "model_info", MODEL_INFO))
     record.imports = _imports(data["imports"])
     record.anatomy = _anatomy(data.get("anatomy"))

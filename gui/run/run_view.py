@@ -130,8 +130,7 @@ class SummaryBar(QFrame):
         # The headline names each caveat in a few words; the sentence saying what to do is
         # its tooltip, so a warning cannot push the phase table off a small screen.
         if env:
-            detail.append(f"TensorFlow {env.get('tensorflow')} · Python {env.get('python')} · "
-                          f"{env.get('cores')} cores")
+            detail.append(f"TensorFlow {env.tensorflow} · Python {env.python} · {env.cores} cores")
         notes = record.notes
         # A warm launch that started cold, or paid for its server's start, says so in the
         # headline's detail (the whole sentence is in the tooltip and the log).

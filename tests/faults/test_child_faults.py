@@ -65,7 +65,7 @@ def test_json_infinity_and_nan_never_reach_a_record():
     result = parser.parse('{"v": 1, "ts": 5, "phase": "steady", "event": "result", '
                           '"environment": {"cores": NaN, "x": "' + "y" * 100_000 + '"}, "model": {"params": 1e999}}')
     assert isinstance(result, ev.Result)
-    assert result.environment["cores"] is None and len(result.environment["x"]) == ev.MAX_TEXT
+    assert result.environment.cores is None and len(result.environment.described["x"]) == ev.MAX_TEXT
     assert result.model.to_dict() == {"params": None}
 
 

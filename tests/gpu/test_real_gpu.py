@@ -184,12 +184,12 @@ def test_a_program_on_the_gpu_shows_its_gpus_and_gpu_memory(gpus, tensorflow_cud
     finally:
         sampler.close()
     assert record.status.value == "ok" and record.stopped_at_ready, record.headline
-    (gpu,) = record.environment["gpus"]
-    assert gpu["model"] and isinstance(gpu["allocator_peak"], int) and gpu["allocator_peak"] > 0, gpu
+    (gpu,) = record.environment.gpus or ()
+    assert gpu.model and gpu.allocator_peak, gpu
     assert record.gpu_peaks.get(0) and record.allocator_peaks.get(0), (record.gpu_peaks, record.allocator_peaks)
     table = run_table(record)
     assert "Peak GPU memory (process tree): GPU 0: " in table and "TensorFlow allocator peak" in table, table
-    assert gpu["model"] in record.environment_line and "no GPU" not in table, table
+    assert gpu.model in record.environment_line and "no GPU" not in table, table
     print(table)
 
 

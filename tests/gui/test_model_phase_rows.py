@@ -8,6 +8,7 @@ from tflaunch.core.phases import colour, label
 from tflaunch.core.report.compare import time_rows
 from tflaunch.core.report.table import run_table
 from tflaunch.core.run import events as ev
+from tflaunch.core.run.environment_facts import EnvironmentFacts
 from tflaunch.core.run.model_facts import ModelFacts
 from tflaunch.core.run.record import RunRecord
 from tflaunch.core.settings.config import LaunchConfig
@@ -27,7 +28,8 @@ def model_run(call: str, through: tuple[str, ...], at: float = 1000.0, finish: b
         t += 0.2
         record.apply(ev.PhaseEnd(t, name, 0.2, 100, 200, {"n": 3, "median": 0.001} if name == "steady" else {}))
     if finish:
-        record.apply(ev.Result(t, "steady", {"tensorflow": "2.21.0"}, ModelFacts({"name": "mlp", "params": 5})))
+        record.apply(ev.Result(t, "steady", EnvironmentFacts({"tensorflow": "2.21.0"}),
+                               ModelFacts({"name": "mlp", "params": 5})))
         record.finish(0)
     return record
 

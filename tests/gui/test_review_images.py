@@ -16,6 +16,7 @@ from PySide6.QtGui import QColor, QImage
 from PySide6.QtWidgets import QApplication
 
 from tflaunch.core.report.review import comparison_review, run_review, sweep_review
+from tflaunch.core.run.environment_facts import EnvironmentFacts
 from tflaunch.core.run.record import RunRecord
 from tflaunch.core.settings.config import LaunchConfig
 from tflaunch.core.sweep.plan import Sweep, SweepPlan
@@ -160,7 +161,7 @@ def other_run() -> RunRecord:
     """A run from elsewhere and long ago, to show in the Run tab while other runs are reviewed."""
     record = finished_record(model="sample:cnn", at=1_500_000_000.0)
     record.config = record.config.replace(python="/opt/elsewhere/bin/python")
-    record.environment = {"tensorflow": "2.15.0", "cpu": "Old CPU", "gpus": [{"model": "Tesla K80"}]}
+    record.environment = EnvironmentFacts({"tensorflow": "2.15.0", "cpu": "Old CPU", "gpus": [{"model": "Tesla K80"}]})
     return record
 
 

@@ -9,42 +9,29 @@ JIT-compiled from PTX on a card is said once, where it matters, with its measure
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
-
+from ..environment_facts import EnvironmentFacts
 from .kernels import Verdict, predict
 from .launch_gpus import LaunchGpus
 from .nvml import GpuInventory
 
 
-def _card(gpu: Mapping[str, Any]) -> tuple[int, int] | None:
-    cc = gpu.get("compute_capability")
-    if isinstance(cc, (list, tuple)) and len(cc) == 2 and all(isinstance(v, int) for v in cc):
-        return int(cc[0]), int(cc[1])
-    return None
-
-
-def kernel_verdicts(environment: Mapping[str, Any]) -> list[tuple[str, Verdict, str]]:
+def kernel_verdicts(environment: EnvironmentFacts) -> list[tuple[str, Verdict, str]]:
     """(GPU label, verdict, why) for each GPU the run saw."""
-    gpus = environment.get("gpus") or []
-    caps = environment.get("capabilities")
+    caps = list(environment.capabilities) if environment.capabilities is not None else None
     out = []
-    for gpu in gpus if isinstance(gpus, list) else []:
-        if not isinstance(gpu, Mapping):
-            continue
-        label = f"{str(gpu.get('name', 'GPU')).replace('/physical_device:', '')} ({gpu.get('model') or 'unknown'})"
-        prediction = predict(caps if isinstance(caps, list) else None, _card(gpu),
-                             bool(environment.get("cuda_build", True)))
+    for gpu in environment.gpus or ():
+        label = f"{(gpu.name or 'GPU').replace('/physical_device:', '')} ({gpu.model or 'unknown'})"
+        prediction = predict(caps, gpu.compute_capability, environment.cuda_build is not False)
         out.append((label, prediction.verdict, prediction.message))
     return out
 
 
-def gpu_notes(environment: Mapping[str, Any]) -> list[str]:
+def gpu_notes(environment: EnvironmentFacts) -> list[str]:
     """A line per GPU this TensorFlow has no kernels for, and per driver fact that slows start-up."""
     notes = [f"{label}: {text}." for label, verdict, text in kernel_verdicts(environment)
              if verdict is Verdict.UNSUPPORTED]
-    nvml = environment.get("nvml")  # NVML at launch, as the record copied it there
-    off = LaunchGpus(nvml).persistence_off if isinstance(nvml, Mapping) else ()
+    nvml = environment.nvml  # NVML at launch, as the record copied it there
+    off = LaunchGpus(nvml).persistence_off if nvml is not None else ()
     if off:
         notes.append(f"Persistence mode is off on GPU {', '.join(str(i) for i in off)}: the "
                      "driver loads again for every program, which adds up to seconds to device discovery "

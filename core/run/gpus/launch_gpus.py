@@ -16,12 +16,6 @@ from typing import Any
 from .. import read_as
 
 
-def _capability(value: Any) -> tuple[int, int] | None:
-    if isinstance(value, list) and len(value) == 2 and all(read_as.count(v) is not None for v in value):
-        return value[0], value[1]
-    return None
-
-
 @dataclass(frozen=True)
 class LaunchGpu:
     """One GPU as NVML listed it at launch."""
@@ -37,7 +31,7 @@ class LaunchGpu:
     def of(cls, data: Mapping[str, Any]) -> LaunchGpu:
         mode = data.get("persistence_mode")
         return cls(read_as.count(data.get("index")), read_as.text(data.get("name")), read_as.text(data.get("uuid")),
-                   _capability(data.get("compute_capability")), read_as.count(data.get("memory_total")),
+                   read_as.capability(data.get("compute_capability")), read_as.count(data.get("memory_total")),
                    mode if isinstance(mode, bool) else None)
 
 
