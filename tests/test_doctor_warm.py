@@ -18,12 +18,13 @@ import tempfile
 
 import pytest
 
-from tflaunch.core.doctor import warm_arm
+from tflaunch.core.doctor import experiment, warm_arm
 from tflaunch.core.doctor.experiment import Diagnosis
 from tflaunch.core.doctor.remedies import examine
 from tflaunch.core.doctor.report import diagnosis_json, report_summary
 from tflaunch.core.doctor.verdict import saving
 from tflaunch.core.paths import profiles_dir
+from tflaunch.core.run import events as ev
 from tflaunch.core.run.record import RunRecord
 from tflaunch.core.run.warm.warm_start import stop_servers
 from tflaunch.core.run.words import start_kind
@@ -106,9 +107,32 @@ def test_pyc_is_judged_only_from_an_import_xray_taken():
     base = LaunchConfig(program=("python", "train.py"))
     exam = examine(base, RunRecord(base), has_gpu=False, only={"pyc"})
     assert exam.skipped["pyc"].startswith("not judged: no import X-ray was taken")
-    xray = {"compiled": {"tensorflow": {"checked": 400, "uncached": 0, "folder": "/site/tensorflow"}}}
+    xray = _xray(checked=400, uncached=0, folder="/site/tensorflow")
     judged = examine(base, RunRecord(base), has_gpu=False, only={"pyc"}, imports=xray)
     assert judged.skipped["pyc"] == "TensorFlow's .pyc files are present (the import X-ray found them compiled)"
+
+
+def test_pyc_files_missing_from_a_folder_the_xray_did_not_find_are_not_compiled(tmp_path, monkeypatch):
+    """The X-ray says "" for a package folder it did not find: the doctor ran `python -m compileall
+    -q ''`, said it had compiled TensorFlow's modules and measured a .pyc arm on an empty prefix.
+    Now the arm is left out, saying there is no folder to compile."""
+    ran, said = [], []
+    monkeypatch.setattr(experiment.subprocess, "run", lambda argv, **_: ran.append(argv))
+    monkeypatch.setattr(experiment, "cache_dir", lambda: tmp_path)
+    base = LaunchConfig(program=("python", "train.py"))
+    missing = _xray(checked=400, uncached=400, folder="")
+    prefix = experiment._pyc_prefix(base, missing, said.append)
+    assert (prefix, ran, said) == (None, [], [])
+    judged = examine(base, RunRecord(base), has_gpu=False, only={"pyc"}, pyc_prefix=prefix, imports=missing)
+    assert judged.skipped["pyc"] == "TensorFlow's .pyc files are missing, but there is no folder to compile them into"
+    found = experiment._pyc_prefix(base, _xray(checked=400, uncached=400, folder="/site/tensorflow"), said.append)
+    assert found is not None and ran[0][-2:] == ["-q", "/site/tensorflow"] and "compiling" in said[0]
+
+
+def _xray(**tensorflow):
+    """An import X-ray whose TensorFlow .pyc facts are `tensorflow`, checked as a child's is."""
+    return ev.checked_imports({"total": 2.0, "modules": 3000, "native": 0.5, "native_share": 0.25, "compiled": {
+        "tensorflow": {"modules": 1600, "written": 0, **tensorflow}}})
 
 
 def test_a_profile_name_follows_the_program():

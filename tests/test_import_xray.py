@@ -23,6 +23,7 @@ from tflaunch.core.report.imports import (
     top_by_self,
 )
 from tflaunch.core.run import events as ev
+from tflaunch.core.run.record_json import record_dict
 from tflaunch.core.store.history import History
 
 from .builders import finished_record, tflaunch
@@ -38,6 +39,7 @@ XRAY = {
                                 "folder": "/site/tensorflow"}},
     "read_bytes": 0, "onednn": "0", "keras": {"keras": "3.15.1", "tf_keras": None},
 }
+FACTS = ev.checked_imports(XRAY)
 
 
 # -- one real run: probe -> event -> record -> history -> `history show` and the CLI table --
@@ -55,12 +57,12 @@ def real_run(tmp_path_factory):
 @pytest.mark.slow  # real child processes; make test keeps to its 6 minutes, CI runs this tier too
 def test_a_real_run_records_its_import_xray(real_run):
     _, stored = real_run
-    imports, import_phase = stored["imports"], stored["phases"]["import"]["duration"]
-    assert imports["total"] == pytest.approx(import_phase, rel=0.2)
-    assert 0.0 <= imports["native_share"] <= 1.0 and imports["native"] > 0  # TensorFlow's .so files
-    assert imports["packages"][0]["name"] == "tensorflow"
-    assert any(g["name"].startswith("tensorflow.python.") for g in top_by_self(imports, 5))
-    assert imports["compiled"]["tensorflow"]["checked"] > 0
+    imports, import_phase = ev.checked_imports(stored["imports"]), stored["phases"]["import"]["duration"]
+    assert imports.total == pytest.approx(import_phase, rel=0.2)
+    assert 0.0 <= imports.native_share <= 1.0 and imports.native > 0  # TensorFlow's .so files
+    assert imports.packages[0].name == "tensorflow"
+    assert any(g.name.startswith("tensorflow.python.") for g in top_by_self(imports, 5))
+    assert (imports.compiled_of("tensorflow") or pytest.fail("no tensorflow")).checked > 0
 
 
 def test_bench_imports_prints_the_breakdown_after_the_phase_table(real_run):
@@ -147,22 +149,36 @@ def test_an_imports_event_is_capped_and_unknown_keys_dropped():
     groups = [{"name": "m" * 5000, "self": 0.1, "cumulative": 0.2, "modules": 1, "extra": 1}] * 500
     event = ev.EventParser().parse(_line(groups=groups, surprise={"a": 1}))
     assert isinstance(event, ev.ImportsMeasured)
-    assert len(event.imports["groups"]) == ev.MAX_IMPORT_ROWS and len(event.imports["groups"][0]["name"]) == 200
-    assert "surprise" not in event.imports and "extra" not in event.imports["groups"][0]
+    assert len(event.imports.groups) == ev.MAX_IMPORT_ROWS and len(event.imports.groups[0].name) == 200
+    kept = event.imports.to_dict()
+    assert "surprise" not in kept and "extra" not in kept["groups"][0]
 
 
 # -- history ----------------------------------------------------------------------------
 def _with_xray():
     record = finished_record()
-    record.apply(ev.ImportsMeasured(1000.5, "import", ev.checked_imports(XRAY)))
+    record.apply(ev.ImportsMeasured(1000.5, "import", FACTS))
     return record
 
 
 def test_the_xray_round_trips_through_the_history(tmp_path):
+    """Typed in the record; stored and written as JSON as the checked dict was, byte for byte
+    (XRAY is that dict, in its order), and a row from an older probe (fewer keys) reads back."""
     history = History(tmp_path / "h.sqlite3")
-    run_id = history.record(_with_xray(), "cli")
-    assert history.load(run_id).imports == ev.checked_imports(XRAY)
-    assert history.load(history.record(finished_record(), "cli")).imports == {}
+    record = _with_xray()
+    run_id = history.record(record, "cli")
+    assert history.load(run_id).imports == FACTS and FACTS.compiled_of("tensorflow").folder == "/site/tensorflow"
+    assert history.load(history.record(finished_record(), "cli")).imports is None
+    with sqlite3.connect(tmp_path / "h.sqlite3") as db:
+        assert db.execute("SELECT imports FROM runs WHERE id=?", (run_id,)).fetchone()[0] == json.dumps(XRAY)
+        older = {k: XRAY[k] for k in ("total", "modules", "native", "native_share", "groups", "packages")}
+        db.execute("UPDATE runs SET imports=? WHERE id=?", (json.dumps(older), run_id))
+    assert json.dumps(record.to_dict()["imports"]) == json.dumps(XRAY)
+    assert json.dumps(record_dict(finished_record())["imports"]) == "{}"
+    old = History(tmp_path / "h.sqlite3").load(run_id).imports
+    assert old is not None and (old.method, old.compiled, old.read_bytes, old.keras) == (None, (), None, None)
+    assert old.to_dict() == {**older, "method": None, "compiled": {}, "read_bytes": None, "onednn": None,
+                             "keras": {"keras": None, "tf_keras": None}}
 
 
 @pytest.mark.parametrize("stored", ["not json", '{"total": -1}', "[1]", '{"total": NaN}'])
@@ -174,34 +190,34 @@ def test_a_damaged_imports_column_loses_the_xray_not_the_run(tmp_path, stored):
         db.execute("UPDATE runs SET imports=? WHERE id=?", (stored, run_id))
     db.close()
     loaded = History(tmp_path / "h.sqlite3").load(run_id)
-    assert loaded.imports == {} and loaded.time_to_ready == pytest.approx(1.02)
+    assert loaded.imports is None and loaded.time_to_ready == pytest.approx(1.02)
 
 
 # -- advice and text --------------------------------------------------------------------
 def test_known_causes_are_flagged_with_what_to_do():
     both = {**XRAY, "keras": {"keras": "3.15.1", "tf_keras": "2.21.0"}, "read_bytes": COLD_READ_BYTES + 1,
             "onednn": None}
-    flags = import_flags(both)
+    flags = import_flags(ev.checked_imports(both))
     assert any("Keras 2 (tf_keras 2.21.0) and Keras 3 (keras 3.15.1) were both imported" in f for f in flags)
     assert any("50.0 MiB were read from storage during the import (" in f and "page_cache=cold" in f
                and "later runs will be faster" in f for f in flags)
-    assert import_flags(XRAY) == [] and import_notes(XRAY) == []
-    assert "TF_ENABLE_ONEDNN_OPTS=0" in import_notes(both)[0]
+    assert import_flags(FACTS) == [] and import_notes(FACTS) == []
+    assert "TF_ENABLE_ONEDNN_OPTS=0" in import_notes(ev.checked_imports(both))[0]
 
 
 def test_the_xray_in_words():
-    assert import_line(XRAY) == ("Import 2.00 s, own code: tensorflow 1.60 s, keras 300 ms, others 100 ms; "
+    assert import_line(FACTS) == ("Import 2.00 s, own code: tensorflow 1.60 s, keras 300 ms, others 100 ms; "
                                  "native libraries 25 %")  # the parts add up to the total
-    assert [g["name"] for g in top_by_cumulative(XRAY, 2)] == ["tensorflow", "tensorflow.python.ops"]
-    table = import_table(XRAY)
+    assert [g.name for g in top_by_cumulative(FACTS, 2)] == ["tensorflow", "tensorflow.python.ops"]
+    table = import_table(FACTS)
     assert "tensorflow.python.ops" in table and "900 ms" in table and "45 %" in table
-    assert "not recorded" in import_table({})
+    assert "not recorded" in import_table(None)
 
 
 def test_the_import_phase_and_the_xray_total_are_reconciled_in_words():
     from tflaunch.core.report.imports import phase_gap_line
 
-    assert phase_gap_line(XRAY, 2.01) == ""  # the same within noise: one figure, said once
-    gap = phase_gap_line(XRAY, 2.4)
+    assert phase_gap_line(FACTS, 2.01) == ""  # the same within noise: one figure, said once
+    gap = phase_gap_line(FACTS, 2.4)
     assert gap.startswith("Import phase 2.40 s, of which module imports 2.00 s: the other 400 ms")
-    assert gap in import_table(XRAY, phase=2.4) and "whole import" in import_table(XRAY)
+    assert gap in import_table(FACTS, phase=2.4) and "whole import" in import_table(FACTS)

@@ -22,7 +22,7 @@ def assert_complete(record, params=None):
     assert record.time_to_ready >= phases - 1e-3
     # The union of the spans (fold.py): stretches under 0.1 ms between them are the clocks' rounding.
     assert record.other_time == pytest.approx(max(record.time_to_ready - phases, 0.0), abs=1e-3)
-    assert record.environment.tensorflow and (record.environment.cores or 0) >= 1
+    assert record.environment.tensorflow and record.environment.cores  # a count: 1 or more
     assert record.samples, "the runner sampled the child's memory"
     if params is not None:
         assert record.model.params == params

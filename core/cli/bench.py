@@ -160,7 +160,7 @@ def run(args: argparse.Namespace) -> int:
         say(anatomy.keep_problem)
     if args.import_xray and not args.json:
         x_rayed = [r for r in records if r.imports]
-        print(f"\n{import_table(x_rayed[-1].imports if x_rayed else {}, config.python)}")
+        print(f"\n{import_table(x_rayed[-1].imports if x_rayed else None, config.python)}")
         if len(x_rayed) > 1:
             print(f"(the last of {len(records)} runs)")
     if args.trace and records:

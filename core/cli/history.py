@@ -268,7 +268,7 @@ def show_text(record: RunRecord, run_id: int, stderr_lines: int = 20) -> str:
     for key, value in record.environment.described.items():  # all the child said, keys nobody reads too
         if key != "gpus" and value not in (None, ""):
             lines.append(f"  {key}: {value}")
-    if record.imports:
+    if record.imports is not None:
         lines += ["", import_table(record.imports, record.config.python)]
     exit_text = (f"killed by signal {record.exit_signal}" if record.exit_signal
                  else "–" if record.exit_code is None else f"code {record.exit_code}")

@@ -14,7 +14,6 @@ import os
 import subprocess
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
 
 from ..paths import cache_dir
 from ..run.anatomy import Anatomy
@@ -22,6 +21,7 @@ from ..run.driver import run_sessions
 from ..run.formats import in_formats
 from ..run.gpus.kernels import predict
 from ..run.gpus.nvml import GpuInventory, GpuMemorySampler, machine_gpus
+from ..run.import_facts import ImportFacts
 from ..run.interpreters.build_info import build_info
 from ..run.record import RunRecord, RunStatus
 from ..run.session import ProbeSession
@@ -202,18 +202,18 @@ def _with_model_files(arms: list[Arm], base: LaunchConfig, say: Say) -> list[Arm
 
 
 def _import_xray(base: LaunchConfig, first: RunRecord, only: set[str] | None, recorder: RunRecorder,
-                 watcher: Watcher | None, say: Say) -> dict[str, Any] | None:
+                 watcher: Watcher | None, say: Say) -> ImportFacts | None:
     """The import X-ray the .pyc verdict is judged from: the first run's (a model's probe takes
     one), else, for a program, one run of the probe with the same interpreter and settings
     (whether TensorFlow's .pyc files exist is the interpreter's, not the subject's). None when
     the .pyc remedy is not wanted or the X-ray could not be taken."""
-    if first.imports:
+    if first.imports is not None:
         return first.imports
     if only is not None and "pyc" not in only:
         return None
     say(f"taking an import X-ray of {base.python} for the .pyc verdict (one run of the probe, sample:mlp)")
     record = _one_run(base.replace(program=(), workdir="", model="sample:mlp", steady=1), recorder, watcher)
-    return record.imports or None
+    return record.imports
 
 
 def kernel_lines(base: LaunchConfig, gpus: GpuInventory) -> list[str]:
@@ -228,12 +228,13 @@ def kernel_lines(base: LaunchConfig, gpus: GpuInventory) -> list[str]:
             if visible is None or gpu.index in visible]
 
 
-def _pyc_prefix(base: LaunchConfig, imports: dict[str, Any] | None, say: Say) -> str | None:
+def _pyc_prefix(base: LaunchConfig, imports: ImportFacts | None, say: Say) -> str | None:
     """Where TensorFlow's modules are compiled for the .pyc arm, when they are missing;
-    compiled into a folder of tflaunch's (PYTHONPYCACHEPREFIX), never into site-packages."""
-    facts = pyc_missing(imports or {})
-    folder = (facts or {}).get("folder")
-    if not facts or not isinstance(folder, str):
+    compiled into a folder of tflaunch's (PYTHONPYCACHEPREFIX), never into site-packages.
+    None where the X-ray did not find TensorFlow's folder ("")."""
+    facts = pyc_missing(imports)
+    folder = facts.folder if facts is not None else ""
+    if not folder:
         return None
     prefix = cache_dir() / "pyc" / hashlib.sha1(os.path.realpath(base.python).encode()).hexdigest()[:16]
     say(f"compiling TensorFlow's modules into {prefix} for the .pyc arm (once)")

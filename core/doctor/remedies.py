@@ -10,12 +10,12 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
 
 from ..probe.model.convert import FORMATS
 from ..probe.model.model_files import model_format
 from ..report.imports import UNCOMPILED_SHARE
 from ..run.anatomy import Anatomy
+from ..run.import_facts import CompiledPackage, ImportFacts
 from ..run.record import RunRecord
 from ..run.storage.local_copy import local_copy
 from ..run.storage.mounts import mount_of
@@ -70,7 +70,7 @@ class Examination:
     arms: list[Arm] = field(default_factory=list)
     skipped: dict[str, str] = field(default_factory=dict)  # remedy: why it does not apply here
     # The import X-ray the .pyc verdict is judged from (one the doctor took); None: none taken.
-    imports: dict[str, Any] | None = None
+    imports: ImportFacts | None = None
     anatomy: Anatomy | None = None  # the profiled run's parts (run/anatomy.py); None: no profiled run
     anatomy_notes: list[str] = field(default_factory=list)  # parts that chose no arm, and why
 
@@ -96,20 +96,21 @@ def _format_of(model: str) -> str | None:
     return None if fmt in (None, "code") else fmt
 
 
-def pyc_missing(imports: dict[str, Any]) -> dict[str, Any] | None:
+def pyc_missing(imports: ImportFacts | None) -> CompiledPackage | None:
     """TensorFlow's X-ray facts when its .pyc files are missing (compiled at every import)."""
-    facts = (imports.get("compiled") or {}).get("tensorflow") or {}
-    checked, uncached = facts.get("checked") or 0, facts.get("uncached") or 0
-    return facts if checked and uncached / checked > UNCOMPILED_SHARE else None
+    facts = imports.compiled_of("tensorflow") if imports is not None else None
+    if facts is None or not facts.checked:
+        return None
+    return facts if facts.uncached / facts.checked > UNCOMPILED_SHARE else None
 
 
 def examine(base: LaunchConfig, record: RunRecord, has_gpu: bool, only: set[str] | None = None,
             pyc_prefix: str | None = None, local_root: Path | None = None,
-            imports: dict[str, Any] | None = None, anatomy: Anatomy | None = None) -> Examination:
+            imports: ImportFacts | None = None, anatomy: Anatomy | None = None) -> Examination:
     """The arms to measure for `base`, from its first run `record`; `imports`, the import
     X-ray taken for the .pyc verdict (the first run's own when it has one); `anatomy`, an extra
     profiled run's parts, for the anatomy remedy."""
-    exam = Examination(base, record, has_gpu, os.cpu_count() or 1, imports=imports or record.imports or None,
+    exam = Examination(base, record, has_gpu, os.cpu_count() or 1, imports=imports or record.imports,
                        anatomy=anatomy)
     wanted = set(REMEDIES) if only is None else only
     for remedy in REMEDIES:

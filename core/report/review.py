@@ -210,7 +210,7 @@ def run_review(record: RunRecord, profile: str | None = None) -> Review:
         facts.append(("Reads", reads))
     if record.page_cache is not None:
         facts += [("Page cache", note) for note in record.launch_notes if note.startswith("Page cache")]
-    if record.imports:
+    if record.imports is not None:
         facts.append(("Import X-ray", import_line(record.imports)))
         facts += [("Import warning", flag) for flag in import_flags(record.imports, record.config.python)]
     if record.failure is not None:

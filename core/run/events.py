@@ -76,6 +76,7 @@ from typing import Any
 from ..phases import NAME
 from .anatomy import Anatomy, checked_anatomy
 from .environment_facts import EnvironmentFacts
+from .import_facts import ImportFacts
 from .model_facts import ModelFacts
 from .warmup_report import WarmupError, WarmupReport, parse_report
 from .watch_cost import MAX_CALLS, WatchCost
@@ -180,7 +181,7 @@ class Progress:
 class ImportsMeasured:
     ts: float
     phase: str
-    imports: dict[str, Any]  # the import X-ray, as checked_imports keeps it
+    imports: ImportFacts
 
 
 @dataclass(frozen=True)
@@ -418,11 +419,11 @@ def _optional_text(obj: dict[str, Any], key: str, limit: int = 200) -> str | Non
     return None if obj.get(key) is None else _text(obj, key, limit=limit)
 
 
-def checked_imports(obj: dict[str, Any]) -> dict[str, Any]:
+def checked_imports(obj: dict[str, Any]) -> ImportFacts:
     """An import X-ray (the ``imports`` event's fields, or a stored one) with every figure
     checked and every text capped; unknown keys are dropped. Raises ValueError if malformed."""
     try:
-        return _imports(obj)
+        return ImportFacts.of(_imports(obj))
     except _Malformed as exc:
         raise ValueError(f"imports: {exc} is missing or out of range") from None
 

@@ -21,6 +21,7 @@ from . import fold
 from .anatomy import Anatomy
 from .environment_facts import EnvironmentFacts
 from .gpus.launch_gpus import LaunchGpus
+from .import_facts import ImportFacts
 from .model_facts import ModelFacts
 from .pack_facts import PackFacts
 from .storage.eviction import PageCacheReport
@@ -96,7 +97,7 @@ class RecordData:
     settings: dict[str, Any] = field(default_factory=dict)
     environment: EnvironmentFacts = field(default_factory=EnvironmentFacts)  # the child's (environment_facts.py)
     model: ModelFacts = field(default_factory=ModelFacts)  # what the probe said of the model (model_facts.py)
-    imports: dict[str, Any] = field(default_factory=dict)  # the import X-ray (events.checked_imports)
+    imports: ImportFacts | None = None  # the import X-ray (import_facts.py); None until timed
     anatomy: Anatomy | None = None  # a profiled run's first step in parts (run/anatomy.py); None: not profiled
     failure: Failure | None = None
     failed_phase: str | None = None
@@ -254,7 +255,7 @@ class RecordData:
             if len(self.launch_notes) < MAX_NOTES and event.message not in self.launch_notes:
                 self.launch_notes.append(event.message)
         elif isinstance(event, ev.ImportsMeasured):
-            self.imports = dict(event.imports)
+            self.imports = event.imports
         elif isinstance(event, ev.AnatomyMeasured):
             self.anatomy = event.anatomy
         elif isinstance(event, ev.WatchingCounted):

@@ -62,7 +62,7 @@ def record_dict(record: RecordData) -> dict[str, Any]:
         "settings": record.settings,
         "environment": record.environment.to_dict(),
         "model": record.model.to_dict(),
-        "imports": record.imports,
+        "imports": record.imports.to_dict() if record.imports is not None else {},
         "anatomy": (record.anatomy.of_run(record.history_id).to_dict(run=True) if record.anatomy is not None else None),
         "failure": None if record.failure is None else {
             "kind": record.failure.kind, "phase": record.failed_phase,

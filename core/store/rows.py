@@ -19,6 +19,7 @@ from ..run.anatomy import Anatomy, checked_anatomy
 from ..run.environment_facts import EnvironmentFacts
 from ..run.events import checked_imports
 from ..run.gpus.launch_gpus import LaunchGpus
+from ..run.import_facts import ImportFacts
 from ..run.model_facts import ModelFacts
 from ..run.pack_facts import PackFacts
 from ..run.record import Failure, PhaseRecord, PhaseState, RunRecord, RunStatus
@@ -262,13 +263,13 @@ def _warm_start(data: Any) -> WarmStart | None:
                      server_import_s=read_as.seconds(data.get("server_import_s")))
 
 
-def _imports(text: Any) -> dict[str, Any]:
+def _imports(text: Any) -> ImportFacts | None:
     """A run's import X-ray, checked as the probe's event is; a damaged one loses the
     X-ray, not the run."""
     try:
-        return checked_imports(parsed_json(text, "imports")) if text and text != "{}" else {}
+        return checked_imports(parsed_json(text, "imports")) if text and text != "{}" else None
     except (DamagedRowError, ValueError, ArithmeticError):
-        return {}
+        return None
 
 
 def _anatomy(text: Any) -> Anatomy | None:

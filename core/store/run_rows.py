@@ -43,7 +43,7 @@ def finished_values(record: RunRecord) -> tuple[Any, ...]:
             storable_json(record.environment.to_dict()), storable_json(record.model.to_dict()),
             None if failure is None else storable_json(failure), storable_int(record.exit_code),
             storable_int(record.exit_signal), _stored_output(record),
-            storable_json(record.imports),
+            storable_json(record.imports.to_dict() if record.imports is not None else {}),
             storable_json([[name, storable_real(at)] for name, at in record.marks], "[]"),
             int(record.stopped_at_ready), storable_json(launch_facts(record)),
             storable_json(record.anatomy.to_dict() if record.anatomy is not None else {}))

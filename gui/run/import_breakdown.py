@@ -21,6 +21,7 @@ from tflaunch.core.report.imports import (
     top_by_cumulative,
     top_by_self,
 )
+from tflaunch.core.run.import_facts import ModuleGroup
 from tflaunch.core.run.record import RunRecord
 from tflaunch.core.units import format_duration
 
@@ -37,11 +38,11 @@ class ImportBars(QWidget):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.rows: list[dict[str, Any]] = []
+        self.rows: list[ModuleGroup] = []
         self.total = 0.0
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
 
-    def show_rows(self, rows: list[dict[str, Any]], total: float) -> None:
+    def show_rows(self, rows: list[ModuleGroup], total: float) -> None:
         self.rows, self.total = rows, total
         self.setToolTip("Pale bar: cumulative time (the module group and what it imported); "
                         "solid bar: self time (its own code, or loading its native library).")
@@ -69,12 +70,12 @@ class ImportBars(QWidget):
         for i, row in enumerate(self.rows):
             top = i * height
             painter.setPen(text)
-            name = metrics.elidedText(row["name"], Qt.TextElideMode.ElideLeft, name_width)
+            name = metrics.elidedText(row.name, Qt.TextElideMode.ElideLeft, name_width)
             painter.drawText(QRectF(0, top, name_width, height), Qt.AlignmentFlag.AlignVCenter, name)
             scale = bar_width / self.total if self.total > 0 else 0.0
-            for seconds, color in ((row["cumulative"], pale), (row["self"], solid)):
+            for seconds, color in ((row.cumulative, pale), (row.own, solid)):
                 painter.fillRect(QRectF(bar_left, top + 3, max(seconds * scale, 1.0), height - 6), color)
-            figures = f"{format_duration(row['cumulative'])} (self {format_duration(row['self'])})"
+            figures = f"{format_duration(row.cumulative)} (self {format_duration(row.own)})"
             painter.setPen(text)
             painter.drawText(QRectF(width - FIGURES_WIDTH, top, FIGURES_WIDTH, height),
                              Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignRight, figures)
@@ -124,7 +125,7 @@ class ImportBreakdown(QWidget):
         keep_colours(self, self._recolour)
 
     def show_record(self, record: RunRecord | None) -> None:
-        imports = record.imports if record is not None else {}
+        imports = record.imports if record is not None else None
         python = record.config.python if record is not None else "python"
         phase = record.phase(IMPORT) if record is not None else None
         # What the words depend on: the X-ray, and without one the run's state.
@@ -136,12 +137,12 @@ class ImportBreakdown(QWidget):
         self.flags = import_flags(imports, python)
         notes = import_notes(imports)
         gap = phase_gap_line(imports, phase.duration if phase is not None else None)
-        self.summary.setText("\n".join([f"{import_line(imports)} · {imports.get('modules', 0):,} modules imported",
+        self.summary.setText("\n".join([f"{import_line(imports)} · {imports.modules:,} modules imported",
                                         *([gap] if gap else [])]) if imports else missing_xray(record))
-        own = ", ".join(f"{g['name']} {format_duration(g['self'])}" for g in top_by_self(imports, 4))
+        own = ", ".join(f"{g.name} {format_duration(g.own)}" for g in top_by_self(imports, 4))
         self.own_time.setText(f"Most time in their own code: {own}" if own else "")
         self.own_time.setVisible(bool(own))
-        self.bars.show_rows(top_by_cumulative(imports), float(imports.get("total") or 0.0))
+        self.bars.show_rows(top_by_cumulative(imports), imports.total if imports else 0.0)
         self.bars.setVisible(bool(imports))
         self.bars_caption.setVisible(bool(imports))
         self.warnings.setText("\n".join(f"⚠ {flag}" for flag in self.flags))

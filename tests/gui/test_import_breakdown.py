@@ -28,7 +28,7 @@ def test_the_breakdown_shows_top_modules_with_units_and_flags(qtbot):
     view.show_record(_record(SLOW))
     assert view.summary.text().startswith(
         "Import 2.00 s, own code: tensorflow 1.60 s, keras 300 ms, others 100 ms; native libraries 25 %")
-    assert [row["name"] for row in view.bars.rows] == ["tensorflow", "tensorflow.python.ops", "keras.src.layers"]
+    assert [row.name for row in view.bars.rows] == ["tensorflow", "tensorflow.python.ops", "keras.src.layers"]
     assert "tensorflow.python.ops 600 ms" in view.own_time.text()
     warnings = view.warnings.text()
     assert "TensorFlow's .pyc files are missing (90 % of 200" in warnings
@@ -56,7 +56,7 @@ def test_the_imports_tab_fits_a_small_window(qtbot, make_window, screenshot):
         assert label.geometry().right() <= viewport.width()
         assert label.height() >= label.heightForWidth(label.width()) - 1
     widest = max(bars.fontMetrics().horizontalAdvance(
-        f"{format_duration(r['cumulative'])} (self {format_duration(r['self'])})") for r in bars.rows)
+        f"{format_duration(r.cumulative)} (self {format_duration(r.own)})") for r in bars.rows)
     assert widest <= 150 and bars.width() >= bars.minimumSizeHint().width()
     assert path.stat().st_size > 0
 
@@ -140,7 +140,7 @@ def test_the_summary_and_the_rows_say_which_time_each_figure_is(qtbot):
     assert "own code" in summary and "others 100 ms" in summary  # 1.60 + 0.30 + 0.10 = 2.00
     caption = view.bars_caption.text()
     assert "what it imported" in caption and "whole import" in caption
-    assert view.bars.rows[0]["cumulative"] == SLOW["total"]
+    assert view.bars.rows[0].cumulative == SLOW["total"]
 
 
 def test_an_import_phase_longer_than_its_modules_says_where_the_rest_went(qtbot):
