@@ -30,7 +30,6 @@ from ..run.warm.warm_facts import WarmStart
 from ..run.watch_cost import WatchCost
 from ..run.words import COLD_MARK, WARM_MARK
 from ..settings.config import LaunchConfig
-from .descriptions import ENVIRONMENT, MODEL_INFO, shown
 from .storable import INT64, gpu_figure, storable_real
 from .stored_values import (
     MOST_LISTED,
@@ -38,14 +37,15 @@ from .stored_values import (
     DamagedRowError,
     checked_bytes,
     checked_choice,
-    checked_described,
     checked_int,
     checked_offset,
     checked_phase_name,
     checked_seconds,
     checked_text,
     checked_time,
+    described,
     parsed_json,
+    shown,
     stored_config,
     stored_trial,
 )
@@ -97,10 +97,9 @@ class RunSummary:
 
 
 # -- a summary ----------------------------------------------------------------------------------
-def _marks_of_model(model_info: dict[str, Any]) -> tuple[bool, str, bool]:
+def _marks_of_model(model: ModelFacts) -> tuple[bool, str, bool]:
     """(assumed_inputs, damage, outputs_not_finite) of a stored run's model facts."""
-    assumed = any(isinstance(i, dict) and i.get("assumed") for i in model_info.get("inputs") or [])
-    return assumed, "", model_info.get("outputs_finite") is False
+    return any(i.assumed for i in model.inputs), "", model.outputs_finite is False
 
 
 def summary_from_row(row: Sequence[Any]) -> RunSummary:
@@ -117,7 +116,7 @@ def summary_from_row(row: Sequence[Any]) -> RunSummary:
             None if failed_phase is None else checked_phase_name(failed_phase, "failed_phase"),
             _ready_or_exit(checked_seconds(ready, "time_to_ready"), bool(script), status, launched, finished_at),
             checked_bytes(peak, "peak_rss"), stored_config(config).summary(),
-            *_marks_of_model(checked_described(model_info, "model_info", MODEL_INFO)), start=start,
+            *_marks_of_model(described(ModelFacts, model_info, "model_info")), start=start,
             kind=stored_kind(source, bool(anatomy), start, bool(server_started), bool(on_a_node)))
     except DamagedRowError as exc:
         try:
@@ -354,9 +353,9 @@ def record_from_rows(data: dict[str, Any], phases: Iterable[Sequence[Any]],
     record.marks = _stored_marks(data["marks"])
     record.stopped_at_ready = _flag(data["stopped_at_ready"], "stopped_at_ready")
     record.settings = parsed_json(data["settings"], "settings")
-    record.environment = EnvironmentFacts(checked_described(data["environment"], "environment", ENVIRONMENT))
+    record.environment = described(EnvironmentFacts, data["environment"], "environment")
     record.launch_gpus = _launch_gpus(record.environment.nvml)
-    record.model = ModelFacts(checked_described(data["model_info"], "model_info", MODEL_INFO))
+    record.model = described(ModelFacts, data["model_info"], "model_info")
     record.imports = _imports(data["imports"])
     record.anatomy = _anatomy(data.get("anatomy"))
     record.page_cache, record.launch_notes, record.warm_start = _launch(data.get("launch"))

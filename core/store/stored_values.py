@@ -7,14 +7,13 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Iterable
-from typing import Any
+from collections.abc import Callable, Iterable
+from typing import Any, TypeVar
 
 from ..phases import NAME
 from ..run.events import EPOCH_RANGE
 from ..settings.config import LaunchConfig
 from ..settings.vocabulary import LOG_LEVELS
-from .descriptions import DescriptionError, shown
 from .storable import INT64, storable_real
 
 # A duration or a memory figure need only be a finite number from 0 (a whole one for bytes):
@@ -27,8 +26,17 @@ MOST_LISTED = 1 << 20
 TOO_LARGE = "\x01too large: "  # no value tflaunch writes starts with \x01
 
 
+D = TypeVar("D")
+
+
 class DamagedRowError(ValueError):
     """A stored value tflaunch could not have written; the message names the column and the value."""
+
+
+def shown(value: Any, limit: int = 40) -> str:
+    """A stored value in a message: its repr, cut short (a column can hold megabytes)."""
+    text = repr(value)
+    return text if len(text) <= limit else text[:limit - 1] + "…"
 
 
 # -- one value each ----------------------------------------------------------------------------
@@ -141,14 +149,11 @@ def parsed_json(text: Any, name: str, kind: type = dict) -> Any:
     return value
 
 
-def checked_described(text: Any, name: str, check: Any) -> dict[str, Any]:
-    """A stored description (model_info, environment) holding what its readers expect."""
-    value: dict[str, Any] = parsed_json(text, name)
-    try:
-        check(value, name)
-    except DescriptionError as exc:
-        raise DamagedRowError(str(exc)) from None
-    return value
+def described(facts: Callable[[dict[str, Any]], D], text: Any, name: str) -> D:
+    """A stored description (model_info, environment) as its typed facts: a figure of the
+    wrong type is no figure there (None), as in a child's event, so it costs the run nothing;
+    only what is not a JSON object at all damages the row."""
+    return facts(parsed_json(text, name))
 
 
 _BOOLS = ("xla_auto", "jit_compile", "memory_growth", "unsafe_deserialization")
