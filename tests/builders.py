@@ -13,6 +13,7 @@ from tflaunch.core.run import events as ev
 from tflaunch.core.run.environment_facts import EnvironmentFacts
 from tflaunch.core.run.formats import convert
 from tflaunch.core.run.model_facts import ModelFacts
+from tflaunch.core.run.read_back import ReadBack
 from tflaunch.core.run.record import RunRecord
 from tflaunch.core.settings.config import LaunchConfig
 
@@ -53,7 +54,7 @@ def finished_record(model: str = "sample:mlp", ready_s: float = 1.0, intra: int 
         record.apply(ev.PhaseStart(t, name))
         t += ready_s / 5
         record.apply(ev.PhaseEnd(t, name, ready_s / 5, 100, 200, {"n": 3, "median": 0.001} if name == "steady" else {}))
-    record.apply(ev.SettingsApplied(t, "devices", {"intra_op_threads": intra}))
+    record.apply(ev.SettingsApplied(t, "devices", ReadBack({"intra_op_threads": intra})))
     record.apply(ev.Result(t, "steady", EnvironmentFacts({"tensorflow": "2.21.0"}),
                            ModelFacts({"name": "mlp", "params": 5})))
     record.add_stderr("I0000 a log line")

@@ -78,7 +78,7 @@ def test_the_grappler_setting_is_applied_and_read_back(grappler: str) -> None:
 
     record = run_sessions([ProbeSession(LaunchConfig(model="sample:mlp", steady=1, log_level=2, grappler=grappler))])[0]
     assert record.status is RunStatus.OK, record.headline
-    applied = record.settings["grappler"]
+    applied = record.settings.described["grappler"]
     assert {k: applied[k] for k in GRAPPLER_OPTIONS[grappler]} == GRAPPLER_OPTIONS[grappler]
 
 

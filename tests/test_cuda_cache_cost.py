@@ -23,6 +23,7 @@ from tflaunch.core.run.gpus import nvml as gpus
 from tflaunch.core.run.gpus.nvml import inventory
 from tflaunch.core.run.interpreters.build_info import build_info
 from tflaunch.core.run.model_facts import ModelFacts
+from tflaunch.core.run.read_back import ReadBack
 from tflaunch.core.run.record import RunRecord
 from tflaunch.core.settings import caches
 from tflaunch.core.settings.config import LaunchConfig
@@ -51,7 +52,7 @@ class GpuRuns:
         if config.cuda_cache == "cold":
             (folder / "kernels.bin").write_bytes(b"k" * 168_000)
         record = RunRecord(config)
-        record.settings = {"cuda_cache": str(folder)}
+        record.settings = ReadBack({"cuda_cache": str(folder)})
         cold = config.cuda_cache == "cold"
         for name, seconds in (("spawn", 0.1), ("import", 9.0), ("devices", 0.5), ("load", 0.2), ("trace", 0.1),
                               ("first", 1.1 if cold else 0.8), ("steady", 0.01)):

@@ -26,6 +26,7 @@ from tflaunch.core.run.environment_facts import EnvironmentFacts
 from tflaunch.core.run.gpus.gpu_notes import gpu_notes, launch_facts, warnings_before_run
 from tflaunch.core.run.gpus.nvml import Gpu, GpuInventory
 from tflaunch.core.run.model_facts import ModelFacts
+from tflaunch.core.run.read_back import ReadBack
 from tflaunch.core.run.record import RunRecord
 from tflaunch.core.run.warm.warm_facts import WarmStart
 from tflaunch.core.settings import caches
@@ -221,7 +222,7 @@ def test_a_jit_card_is_not_said_on_every_run_but_an_unusable_card_is():
     assert record.environment.nvml is not None and record.environment.nvml["driver"] == "570.86"
     table = run_table(record)
     assert "driver and device discovery" in table and "contexts and allocators" in table
-    record.settings = {"gpus": ["/physical_device:GPU:0", "/physical_device:GPU:1"]}
+    record.settings = ReadBack({"gpus": ["/physical_device:GPU:0", "/physical_device:GPU:1"]})
     assert "contexts and allocators (2 GPUs, one call)" in run_table(record)
     assert f"{ONE_TIME}" in table and "1.49 s" in table  # 1.5 s first call, 10 ms a steady one
     assert "JIT" not in table and "minutes" not in table
@@ -341,7 +342,7 @@ def test_every_gpu_setting_is_read_back_in_the_child_and_the_xla_cache_fills():
                           jit_compile=True, nvtx=True)
     record = run_probe(config)
     assert record.status.value == "ok", record.failure
-    applied = record.settings
+    applied = record.settings.described
     assert applied["allocator"] == "cuda_malloc_async"
     assert applied["cudnn_autotune"] == "0" and applied["module_loading"] == "EAGER"
     assert applied["cuda_cache"].startswith(str(caches.cold_folder("cuda").parent))
@@ -359,7 +360,8 @@ def test_a_profile_carries_the_cache_folders_it_was_measured_with():
 
     record = gpu_record()
     record.config = record.config.replace(cuda_cache="warm", xla_cache=True)
-    record.settings = {"cuda_cache": "/c/cuda/abc", "xla_flags": "--tf_xla_persistent_cache_directory=/c/xla/abc"}
+    record.settings = ReadBack({"cuda_cache": "/c/cuda/abc",
+                                "xla_flags": "--tf_xla_persistent_cache_directory=/c/xla/abc"})
     record.status = RunStatus.OK  # the record's phases are enough for evidence; no child ran
     cached = evidence_from_runs([record])["caches"]
     assert cached["cuda_cache"] == "warm: /c/cuda/abc" and cached["xla_cache"] == "/c/xla/abc"
@@ -394,7 +396,8 @@ def test_nvtx_ranges_reach_the_library_once_per_phase(tmp_path):
     record = run_probe(LaunchConfig(model="sample:mlp", steady=3, timeout=120, nvtx=True,
                                     extra_env={"PYTHONPATH": str(tmp_path / "site"), "NVTX_LOG": str(log)}))
     assert record.status.value == "ok", record.failure
-    assert record.settings["nvtx"].startswith("on (") and "libnvToolsExt.so.1" in record.settings["nvtx"]
+    nvtx = record.settings.described["nvtx"]
+    assert nvtx.startswith("on (") and "libnvToolsExt.so.1" in nvtx
     lines = log.read_text().split()
     assert [x for x in lines if x != "pop"] == [f"tflaunch:{p}" for p in
                                                 ("import", "devices", "load", "trace", "first", "steady")]

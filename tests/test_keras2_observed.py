@@ -124,11 +124,11 @@ def test_evaluate_is_a_serving_scripts_first_inference(tmp_path: Path) -> None:
 def test_a_programs_settings_are_read_back_from_its_tensorflow(tmp_path: Path) -> None:
     record = measure("fit_tfdata.py", tmp_path, intra=1, inter=2)
     assert record.status is RunStatus.OK, record.headline
-    assert record.settings.get("intra_op_threads") == 1 and record.settings.get("inter_op_threads") == 2, \
-        record.settings
-    assert "jit_compile" not in record.settings, "no launch compiles a program's model"
+    applied = record.settings.described
+    assert applied.get("intra_op_threads") == 1 and applied.get("inter_op_threads") == 2, applied
+    assert "jit_compile" not in record.settings.described, "no launch compiles a program's model"
     record = measure("fit_tfdata.py", tmp_path, until="exit", intra=1)
-    assert record.settings.get("intra_op_threads") == 1, "read back at the exit too"
+    assert record.settings.described.get("intra_op_threads") == 1, "read back at the exit too"
 
 
 def test_keras_told_to_run_on_another_backend_is_refused_before_the_launch(tmp_path: Path) -> None:

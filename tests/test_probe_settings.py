@@ -12,7 +12,7 @@ from tflaunch.core.settings.config import LaunchConfig
 def run_ok(**settings):
     record = run_probe(LaunchConfig(model="sample:mlp", steady=1, **settings))
     assert record.status is RunStatus.OK, record.headline
-    return record.settings
+    return dict(record.settings.described)
 
 
 @pytest.mark.slow  # real child processes; make test keeps to its 6 minutes, CI runs this tier too

@@ -12,6 +12,7 @@ from tflaunch.core.cli.profiles import pack_note
 from tflaunch.core.paths import profiles_dir
 from tflaunch.core.run.environment import stack_for
 from tflaunch.core.run.pack_facts import PackFacts
+from tflaunch.core.run.read_back import ReadBack
 from tflaunch.core.run.record import RunRecord, RunStatus
 from tflaunch.core.settings.config import LaunchConfig
 from tflaunch.core.store.profiles import Profile, ProfileStore, evidence_from_runs
@@ -39,7 +40,7 @@ def test_a_profile_s_evidence_names_its_pack_and_a_launch_on_another_stack_says_
     record.status = RunStatus.OK
     folder = f"/home/me/.cache/tflaunch/packs/{here.key}"
     record.cache_pack = PackFacts({"folder": folder, "hits": 1, "misses": 0})
-    record.settings = {"xla_flags": f"--tf_xla_persistent_cache_directory={folder}/xla"}
+    record.settings = ReadBack({"xla_flags": f"--tf_xla_persistent_cache_directory={folder}/xla"})
     caches = evidence_from_runs([record])["caches"]
     assert caches["cache_pack"] == here.key
     assert pack_note(Profile("fast", CONFIG, {"caches": caches})) is None  # measured here: the same pack

@@ -264,7 +264,7 @@ def show_text(record: RunRecord, run_id: int, stderr_lines: int = 20) -> str:
     lines.append(run_table(record))
     lines += ["", f"Interpreter: {record.config.python}"]
     if record.settings:
-        lines.append("Read back in the child: " + ", ".join(f"{k}={v}" for k, v in record.settings.items()))
+        lines.append("Read back in the child: " + ", ".join(f"{k}={v}" for k, v in record.settings.described.items()))
     for key, value in record.environment.described.items():  # all the child said, keys nobody reads too
         if key != "gpus" and value not in (None, ""):
             lines.append(f"  {key}: {value}")

@@ -69,8 +69,8 @@ def measure(build: BuildInfo, gpus: GpuInventory, gpu: Gpu, pairs: int = 1, say:
             if first is not None:
                 (cold_first if cache == "cold" else warm_first).append(first)
             if cache == "cold":
-                folder = record.settings.get("cuda_cache")
-                size = max(size, caches.size_of(Path(folder)) if isinstance(folder, str) else 0)
+                folder = record.settings.cuda_cache
+                size = max(size, caches.size_of(Path(folder)) if folder is not None else 0)
     cost = CudaCacheCost(cost_key(build, gpus, gpu), gpu.index, tuple(cold), tuple(warm),
                          tuple(cold_first) if len(cold_first) == len(cold) else (),
                          tuple(warm_first) if len(warm_first) == len(warm) else (), size, time.time(), MODEL)

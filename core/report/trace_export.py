@@ -190,7 +190,7 @@ def _root_args(record: RunRecord, run_id: int | None) -> dict[str, Any]:
     args: dict[str, Any] = {
         "run_id": run_id, "subject": record.subject, "status": record.status.value,
         "time_to_ready_s": record.time_to_ready, "other_s": record.other_time, "peak_rss_bytes": record.peak_rss,
-        "settings": config_dict(record), "read_back": record.settings,
+        "settings": config_dict(record), "read_back": record.settings.to_dict(),
         "versions": _versions(record),
     }
     for name in NOT_A_SPAN:

@@ -78,6 +78,7 @@ from .anatomy import Anatomy, checked_anatomy
 from .environment_facts import EnvironmentFacts
 from .import_facts import ImportFacts
 from .model_facts import ModelFacts
+from .read_back import ReadBack
 from .warmup_report import WarmupError, WarmupReport, parse_report
 from .watch_cost import MAX_CALLS, WatchCost
 
@@ -125,7 +126,7 @@ class Mark:
 class SettingsApplied:
     ts: float
     phase: str
-    applied: dict[str, Any]
+    applied: ReadBack
 
 
 @dataclass(frozen=True)
@@ -377,7 +378,7 @@ _BUILDERS: dict[str, Callable[[dict[str, Any], float, str], Event]] = {
         _start(o, ts),
     ),
     "mark": lambda o, ts, ph: Mark(ts, ph, _name(o, "name")),
-    "settings": lambda o, ts, ph: SettingsApplied(ts, ph, _mapping(o, "applied")),
+    "settings": lambda o, ts, ph: SettingsApplied(ts, ph, ReadBack(_mapping(o, "applied"))),
     "inputs": lambda o, ts, ph: InputsListed(
         ts, ph, _inputs(o), None if o.get("signature") is None else _text(o, "signature"), _names(o, "signatures")
     ),

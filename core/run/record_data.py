@@ -11,7 +11,6 @@ import time
 from collections import deque
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Any
 
 from ..phases import PART_LABELS, SPAWN, STEADY, model_phases
 from ..settings.config import LaunchConfig
@@ -24,6 +23,7 @@ from .gpus.launch_gpus import LaunchGpus
 from .import_facts import ImportFacts
 from .model_facts import ModelFacts
 from .pack_facts import PackFacts
+from .read_back import ReadBack
 from .storage.eviction import PageCacheReport
 from .trial_node import TrialNode
 from .warm.warm_facts import WarmStart
@@ -94,7 +94,7 @@ class RecordData:
     # The phases the subject reported, in the order they started: a model's and a program's
     # alike appear as reached (expected_phases says what a running model has still to come).
     phases: dict[str, PhaseRecord] = field(default_factory=dict)
-    settings: dict[str, Any] = field(default_factory=dict)
+    settings: ReadBack = field(default_factory=ReadBack)  # as the child read them back (read_back.py)
     environment: EnvironmentFacts = field(default_factory=EnvironmentFacts)  # the child's (environment_facts.py)
     model: ModelFacts = field(default_factory=ModelFacts)  # what the probe said of the model (model_facts.py)
     imports: ImportFacts | None = None  # the import X-ray (import_facts.py); None until timed
@@ -243,7 +243,7 @@ class RecordData:
             self.model = self.model.told({"declared_inputs": list(event.inputs), "signature": event.signature,
                                           "signatures": list(event.signatures)})
         elif isinstance(event, ev.SettingsApplied):
-            self.settings = dict(event.applied)
+            self.settings = event.applied
         elif isinstance(event, ev.Result):
             nvml = {"nvml": self.launch_gpus.to_dict()} if self.launch_gpus is not None else {}
             self.environment, self.model = event.environment.told(nvml), self.model.told(event.model.described)
@@ -357,8 +357,8 @@ class RecordData:
     def part_label(self, part: str) -> str:
         """A phase part as people read it: contexts name how many GPUs they were for."""
         label = PART_LABELS.get(part, part)
-        gpus = self.settings.get("gpus")
-        if part == "contexts" and isinstance(gpus, list) and gpus:
+        gpus = self.settings.gpus
+        if part == "contexts" and gpus:
             label += f" ({len(gpus)} GPU{'s' if len(gpus) > 1 else ''}, one call)"
         return label
 

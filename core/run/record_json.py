@@ -59,7 +59,7 @@ def record_dict(record: RecordData) -> dict[str, Any]:
             "started": words.start_kind(record), "cold_because": record.warm_start.cold_because,
             "server_started": record.warm_start.server_started,
             "server_import_s": record.warm_start.server_import_s},
-        "settings": record.settings,
+        "settings": record.settings.to_dict(),
         "environment": record.environment.to_dict(),
         "model": record.model.to_dict(),
         "imports": record.imports.to_dict() if record.imports is not None else {},

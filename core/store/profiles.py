@@ -332,10 +332,10 @@ class ProfileStore:
 def _cache_folders(record: RunRecord) -> dict[str, str]:
     """The CUDA and XLA cache folders a run's child was given, as it read them back."""
     applied, out = record.settings, {}
-    if record.config.cuda_cache and isinstance(applied.get("cuda_cache"), str):
-        out["cuda_cache"] = f"{record.config.cuda_cache}: {applied['cuda_cache']}"
-    flags = applied.get("xla_flags")
-    if record.config.xla_cache and isinstance(flags, str) and "persistent_cache_directory=" in flags:
+    if record.config.cuda_cache and applied.cuda_cache is not None:
+        out["cuda_cache"] = f"{record.config.cuda_cache}: {applied.cuda_cache}"
+    flags = applied.xla_flags
+    if record.config.xla_cache and flags is not None and "persistent_cache_directory=" in flags:
         out["xla_cache"] = flags.split("persistent_cache_directory=", 1)[1].split()[0]
     if record.cache_pack is not None and record.cache_pack.folder is not None:  # the pack's key: its folder's name
         out["cache_pack"] = record.cache_pack.folder.rstrip("/").rsplit("/", 1)[-1]

@@ -22,6 +22,7 @@ from ..run.gpus.launch_gpus import LaunchGpus
 from ..run.import_facts import ImportFacts
 from ..run.model_facts import ModelFacts
 from ..run.pack_facts import PackFacts
+from ..run.read_back import ReadBack
 from ..run.record import Failure, PhaseRecord, PhaseState, RunRecord, RunStatus
 from ..run.run_kind import PLAIN, RunKind, stored_kind
 from ..run.storage.eviction import INSTALLATION, MODEL, Level, PageCacheReport
@@ -352,7 +353,7 @@ def record_from_rows(data: dict[str, Any], phases: Iterable[Sequence[Any]],
     record.failed_phase = None if failed is None else checked_phase_name(failed, "failed_phase")
     record.marks = _stored_marks(data["marks"])
     record.stopped_at_ready = _flag(data["stopped_at_ready"], "stopped_at_ready")
-    record.settings = parsed_json(data["settings"], "settings")
+    record.settings = described(ReadBack, data["settings"], "settings")
     record.environment = described(EnvironmentFacts, data["environment"], "environment")
     record.launch_gpus = _launch_gpus(record.environment.nvml)
     record.model = described(ModelFacts, data["model_info"], "model_info")

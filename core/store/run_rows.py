@@ -39,7 +39,7 @@ def finished_values(record: RunRecord) -> tuple[Any, ...]:
                    "detail": storable_text(record.failure.detail)}
     return (storable_real(record.finished_at) or time.time(), record.status.value, record.failed_phase,
             storable_real(record.time_to_ready), storable_int(record.peak_rss),
-            storable_json(record.config.to_dict()), storable_json(record.settings),
+            storable_json(record.config.to_dict()), storable_json(record.settings.to_dict()),
             storable_json(record.environment.to_dict()), storable_json(record.model.to_dict()),
             None if failure is None else storable_json(failure), storable_int(record.exit_code),
             storable_int(record.exit_signal), _stored_output(record),

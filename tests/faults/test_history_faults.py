@@ -21,6 +21,7 @@ from hypothesis import strategies as st
 
 from tflaunch.core.cli.main import main
 from tflaunch.core.paths import history_path
+from tflaunch.core.run.read_back import ReadBack
 from tflaunch.core.run.record import RunStatus
 from tflaunch.core.settings.config import LaunchConfig
 from tflaunch.core.store import history_file
@@ -344,7 +345,7 @@ def test_figures_out_of_range_are_stored_as_nothing_and_the_run_still_ends():
     record.phases["load"].peak_rss = 1 << 64
     record.phases["trace"].duration = float("nan")
     record.phases["steady"].latency = {"n": 3, "median": float("inf")}
-    record.settings = {"intra_op_threads": float("nan"), "deep": [{"x": float("-inf")}]}
+    record.settings = ReadBack({"intra_op_threads": float("nan"), "deep": [{"x": float("-inf")}]})
     record.samples.append((float("inf"), 5))
     record.samples.append((2.0, 1 << 70))
     record.exit_code = 1 << 80
@@ -358,7 +359,7 @@ def test_figures_out_of_range_are_stored_as_nothing_and_the_run_still_ends():
     assert stored.status is RunStatus.OK, "not left running"
     assert stored.phases["load"].peak_rss is None and stored.phases["trace"].duration is None
     assert stored.phases["steady"].latency == {"n": 3, "median": None}
-    assert stored.settings == {"intra_op_threads": None, "deep": [{"x": None}]}
+    assert stored.settings.described == {"intra_op_threads": None, "deep": [{"x": None}]}
     assert stored.samples == record.samples[:-2] and stored.exit_code is None
     assert History(history_path()).list_runs()[0].status == "ok"
 

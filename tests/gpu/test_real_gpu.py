@@ -136,7 +136,7 @@ def test_every_gpu_setting_is_read_back_in_a_tensorflow_child(gpus, tensorflow_c
                                     allocator="cuda_malloc_async", cudnn_autotune=False, module_loading="lazy",
                                     cuda_cache="warm", visible_gpus=(0,), timeout=600))
     assert record.status.value == "ok", record.failure
-    applied = record.settings
+    applied = record.settings.described
     assert list(applied["memory_growth"].values()) == [True]
     assert applied["allocator"] == "cuda_malloc_async" and applied["module_loading"] == "LAZY"
     assert set(record.phases["devices"].parts) == {"discovery", "settings", "contexts"}

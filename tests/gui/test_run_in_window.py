@@ -162,4 +162,4 @@ def test_the_apps_run_starts_with_the_extra_variables(qtbot, window, tmp_path):
     record = finished.args[0]
     assert record.status is RunStatus.OK, record.headline
     assert marker.read_text() == "started\n"
-    assert record.settings["extra_env"] == extra
+    assert record.settings.described["extra_env"] == extra

@@ -1,0 +1,44 @@
+"""The settings a child read back: kept as it said them, read by tflaunch as typed figures."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+
+from tflaunch.core.run import events as ev
+from tflaunch.core.run.read_back import ReadBack
+from tflaunch.core.store.history import History
+from tflaunch.core.store.profiles import evidence_from_runs
+
+from .builders import finished_record
+
+SAID = ('{"intra_op_threads": 2, "gpus": "/physical_device:GPU:0", "cuda_cache": 7, '
+        '"xla_flags": ["--tf_xla_persistent_cache_directory=/x"], "later": {"a": [1]}}')
+
+
+def test_a_child_s_read_back_is_kept_as_it_came_and_its_junk_figures_read_as_none(tmp_path):
+    record = finished_record()
+    record.config = record.config.replace(cuda_cache="warm", xla_cache=True)
+    record.apply(ev.EventParser().parse(ev.encode("settings", "devices", 1000.5, applied=json.loads(SAID))))
+    applied = record.settings
+    assert (applied.gpus, applied.cuda_cache, applied.xla_flags) == (None, None, None)
+    assert record.part_label("contexts") == "contexts and allocators"  # no count of GPUs it never named
+    assert evidence_from_runs([record]).get("caches") is None  # no folder the child never said it had
+    assert json.dumps(record.to_dict()["settings"]) == SAID
+    history = History(tmp_path / "h.sqlite3")
+    run_id = history.record(record, "cli")
+    with sqlite3.connect(tmp_path / "h.sqlite3") as db:
+        assert db.execute("SELECT settings FROM runs WHERE id=?", (run_id,)).fetchone()[0] == SAID
+    back = history.load(run_id).settings
+    assert back == applied and json.dumps(back.to_dict()) == SAID
+
+
+def test_what_tflaunch_reads_of_a_read_back():
+    applied = ReadBack({"gpus": ["/physical_device:GPU:0", 3, "/physical_device:GPU:1"], "cuda_cache": "/c/cuda",
+                        "xla_flags": "--tf_xla_persistent_cache_directory=/c/xla"})
+    assert applied.gpus == ("/physical_device:GPU:0", "/physical_device:GPU:1")
+    assert (applied.cuda_cache, applied.xla_flags) == ("/c/cuda", "--tf_xla_persistent_cache_directory=/c/xla")
+    record = finished_record()
+    record.settings = applied
+    assert record.part_label("contexts").endswith("(2 GPUs, one call)")
+    assert not ReadBack() and ReadBack().gpus is None
