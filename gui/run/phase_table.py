@@ -34,6 +34,7 @@ from tflaunch.core.units import format_bytes, format_duration
 from ..widgets.palette import STATE_COLORS, keep_colours, readable
 
 COLUMNS = ("Phase", "State", "Duration", "RSS at end", "Peak RSS")
+MEMORY = (3, 4)  # left out where the table has no room for them whole (fit_width)
 EMPTY_ROWS = ("spawn",)  # before any run: the phase every run starts with
 SHOWN_ROWS = 9  # rows the table shows before it scrolls: a model's seven, other and one more
 OTHER_TIP = "Time to ready spent between phases (generating inputs, Python between steps)."
@@ -80,6 +81,8 @@ class PhaseTable(QTableWidget):
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.setFixedWidth(header.length() + 2 * self.frameWidth())
+        self.full_width = self.width()  # every column shown
+        self.narrow = False  # the memory columns left out (fit_width)
         self._record: RunRecord | None = None
         self._nothing = False  # no run and no phases: the last run asked for was refused
         self._set_rows(EMPTY_ROWS)
@@ -105,6 +108,20 @@ class PhaseTable(QTableWidget):
         self.setMinimumHeight(min(self.content_height(), self._height_of(SHOWN_ROWS)))
         self.updateGeometry()
         self._colour_names()
+
+    def fit_width(self, room: int) -> None:
+        """Show the memory columns only where the table has `room` for all of them whole. At
+        1024x700 it has some 355 px of its 506: a column cut at its header ("RSS") or reached
+        by scrolling sideways was what a screenshot showed. Narrower, each phase's memory is in
+        its name's tooltip, and the memory graph below draws it."""
+        narrow = room < self.full_width
+        if narrow == self.narrow:
+            return
+        self.narrow = narrow
+        for col in MEMORY:
+            self.setColumnHidden(col, narrow)
+        self.setFixedWidth(self.horizontalHeader().length() + 2 * self.frameWidth())
+        self.show_record(self._record)
 
     def columns_width(self, count: int) -> int:
         """Pixels from the table's left edge to the end of its first `count` columns."""
@@ -186,7 +203,9 @@ class PhaseTable(QTableWidget):
             # line at 1024x700, and a cold start's reads are one hover away.
             reads = f"\nRead from storage: {phase_reads(phase)}" if phase and phase.read_bytes is not None else ""
             within = f"\nRan inside {label(inside[name])}." if name in inside else ""
-            self._cell(row, 0).setToolTip(description(name) + within + reads)
+            memory = (f"\nRSS of the process tree: {texts[2]} at its end, {texts[3]} at its peak."
+                      if self.narrow and phase and phase.rss and phase.peak_rss else "")
+            self._cell(row, 0).setToolTip(description(name) + within + reads + memory)
             if phase is not None and record is not None and name in (DEVICES, record.ready_phase):
                 self._show_parts(row, name, record)
 

@@ -194,7 +194,9 @@ class RunView(QWidget):
         phases.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAsNeeded)
         phases.setMinimumHeight(self.phases.minimumHeight() + phases.horizontalScrollBar().sizeHint().height())
         # Never narrower than the Phase, State and Duration columns beside a vertical scroll bar
-        # (a program's rows outgrow a small screen's height): the memory columns may scroll.
+        # (a program's rows outgrow a small screen's height); the memory columns are left out
+        # where they do not fit whole (_fit_columns), never scrolled to.
+        phases.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         phases.setMinimumWidth(self.phases.columns_width(3) + phases.verticalScrollBar().sizeHint().width())
         top = self._top = QSplitter(Qt.Orientation.Horizontal)
         self._phases_area = phases
@@ -220,6 +222,7 @@ class RunView(QWidget):
         body.setStretchFactor(1, 1)
         body.setChildrenCollapsible(False)
         body.installEventFilter(self)
+        top.installEventFilter(self)
         layout = QGridLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.summary, 0, 0)
@@ -322,7 +325,20 @@ class RunView(QWidget):
         if watched is self._body and event.type() == QEvent.Type.Resize:
             # After the splitter's own share-out, which follows its filters.
             QTimer.singleShot(0, self, self._fit_table_area)  # not after the view is gone
+        elif watched is self._top and event.type() == QEvent.Type.Resize:
+            QTimer.singleShot(0, self, self._fit_columns)
         return False
+
+    def _fit_columns(self) -> None:
+        """The table with its memory columns where the waterfall keeps its least width beside
+        them; without them otherwise, and as wide as what is left of it."""
+        bar = self._phases_area.verticalScrollBar().sizeHint().width()
+        room = self._top.width() - self._top.handleWidth() - WATERFALL_MIN_WIDTH - bar
+        was = self.phases.narrow
+        self.phases.fit_width(room)
+        if self.phases.narrow != was:
+            table = self.phases.minimumWidth() + bar
+            self._top.setSizes([table, self._top.width() - self._top.handleWidth() - table])
 
     def _fit_table_area(self) -> None:
         """The table and the waterfall as high as the table's rows, no higher: every pixel

@@ -48,3 +48,29 @@ def test_at_1360_every_column_is_whole_beside_a_vertical_scroll_bar(qtbot, make_
     qtbot.wait(50)
     area = view._phases_area
     assert area.width() >= view.phases.width() + area.verticalScrollBar().sizeHint().width()
+
+
+@pytest.mark.parametrize("size", [(1024, 700), (1360, 860)])
+def test_no_phase_column_is_cut_or_scrolled_to_and_narrow_the_memory_is_in_the_tooltip(qtbot, make_window, size):
+    """Seen in a screenshot at 1024x700: the RSS column cut at its header ("RSS") and its
+    figures ("5"), reached only by a sideways scroll bar under the rows. Where the memory
+    columns do not fit whole they are left out and each phase's memory is in its tooltip."""
+    window = make_window(size=size)
+    view = window.run_view
+    record = finished_record()
+    view.show_record(record)
+    qtbot.waitUntil(lambda: view.phases.narrow == (size == (1024, 700)))
+    area, table = view._phases_area, view.phases
+    shown = [c for c in range(table.columnCount()) if not table.isColumnHidden(c)]
+    assert area.horizontalScrollBar().maximum() == 0
+    assert table.columns_width(table.columnCount()) + area.verticalScrollBar().sizeHint().width() <= area.width()
+    if size == (1024, 700):
+        assert shown == [0, 1, 2] and view._waterfall_place.width() >= 260
+        row = list(table._rows).index("load")
+        assert "RSS of the process tree: " in table.item(row, 0).toolTip() and " MiB at its peak." in \
+            table.item(row, 0).toolTip()
+    else:
+        assert shown == [0, 1, 2, 3, 4] and "RSS of the process tree" not in table.item(1, 0).toolTip()
+    window.resize(1360, 860) if size == (1024, 700) else window.resize(1024, 700)
+    qtbot.waitUntil(lambda: view.phases.narrow == (size != (1024, 700)))  # and back on a resize
+    qtbot.waitUntil(lambda: area.horizontalScrollBar().maximum() == 0)
