@@ -66,6 +66,8 @@ class Waterfall(pg.PlotWidget):
         self._parts.hide()
         plot.addItem(self._parts)
         self.part_names: list[str] = []  # the parts drawn, in order
+        # The label naming the anatomy's largest part: (label, without the name, with it).
+        self._part_label: tuple[pg.TextItem, str, str] | None = None
         self.bar_names: list[str] = []  # the rows drawn, in the bars' order
         self.labels: list[pg.TextItem] = []  # reused from draw to draw; the unused are hidden
         self._live_x = LIVE_MIN_S
@@ -86,6 +88,7 @@ class Waterfall(pg.PlotWidget):
         anatomy = record.anatomy if record is not None else None
         spans = record.offsets() if record is not None else {}
         self.part_names = []
+        self._part_label = None
         phase = anatomy.phase if anatomy is not None and anatomy.error is None else None
         if anatomy is None or phase is None or phase not in spans or phase not in self._order:
             self._parts.hide()
@@ -104,10 +107,26 @@ class Waterfall(pg.PlotWidget):
         biggest = max(anatomy.parts, key=lambda p: p.seconds, default=None)
         for label in self.labels:
             if biggest and label.isVisible() and abs(label.pos().y() - self._order.index(phase)) < 0.01:
-                label.setText(f"{label.toPlainText()} · {short_label(part_label(biggest.key))} "
-                              f"{format_duration(biggest.seconds)}")
-        end = max(s + d for s, d in spans.values())  # room for the longer label, as show_spans makes
-        self.getPlotItem().setXRange(0, max(end * LABEL_ROOM, self._labels_end()), padding=0)
+                short = label.toPlainText()
+                self._part_label = (label, short, f"{short} · {short_label(part_label(biggest.key))} "
+                                                  f"{format_duration(biggest.seconds)}")
+        self._fit_part_name()
+
+    def _fit_part_name(self) -> None:
+        """The axis with the largest part named after its phase's duration where that costs the
+        bars little room; without the name where it would stretch the axis by half again or more
+        (a 280 px chart at 1024x700 ran to 35 s for a 7 s run, its bars in the first fifth). The
+        parts' own bars and the phase table name them either way."""
+        if self._part_label is None or self._drawn_end is None:
+            return
+        label, short, longer = self._part_label
+        label.setText(short)
+        plain = max(self._drawn_end * LABEL_ROOM, self._labels_end())
+        label.setText(longer)
+        named = max(plain, self._label_needs(label))
+        if named > 1.5 * plain:
+            label.setText(short)
+        self.getPlotItem().setXRange(0, plain if named > 1.5 * plain else named, padding=0)
 
     def show_live(self, record: RunRecord, now: float) -> None:
         """A running run at wall-clock time `now`: the running phase's bar grows."""
@@ -132,25 +151,31 @@ class Waterfall(pg.PlotWidget):
 
     def _refit(self) -> None:
         """The axis again after a resize: the labels fit at the new width."""
-        if self._drawn_end is not None:
+        if self._part_label is not None:
+            self._fit_part_name()
+        elif self._drawn_end is not None:
             self.getPlotItem().setXRange(0, max(self._drawn_end * LABEL_ROOM, self._labels_end()), padding=0)
+
+    def _label_needs(self, label: pg.TextItem) -> float:
+        """The shortest axis (s) on which this label ends inside the plot; infinite for one
+        nearly as wide as the plot itself."""
+        width = self.getPlotItem().getViewBox().width()
+        share = label.boundingRect().width() / width if width > 0 else 1.0
+        return label.pos().x() / (1 - share) if share < 0.9 else float("inf")
 
     def _labels_end(self) -> float:
         """The shortest axis (s) on which every label ends inside the plot at its present
         width: a label of w pixels at x fits an axis of X seconds over W pixels when
-        x + w * X / W <= X. 0 while the plot has no width (an image not yet laid out)."""
-        width = self.getPlotItem().getViewBox().width()
-        needed = 0.0
-        for label in self.labels:
-            share = label.boundingRect().width() / width if width > 0 else 1.0
-            if label.isVisible() and share < 0.9:
-                needed = max(needed, label.pos().x() / (1 - share))
-        return needed
+        x + w * X / W <= X; one nearly as wide as the plot is left to be cut. 0 while the plot
+        has no width (an image not yet laid out)."""
+        needs = [self._label_needs(label) for label in self.labels if label.isVisible()]
+        return max((n for n in needs if n != float("inf")), default=0.0)
 
     def _draw(self, spans: dict[str, tuple[float, float]], gaps: Sequence[tuple[float, float]],
               notes: dict[str, str], rows: Sequence[str] = ()) -> float:
         """The bars and their labels, reusing the items already there; the last bar's end.
         The run's rows; "other" once there is time between its phases to show."""
+        self._part_label = None  # labels are reused: the anatomy names its part after this
         names = [*rows, *(n for n in spans if n not in rows)]
         order = tuple(n for n in timeline_rows(names) if n != OTHER or gaps)
         self._set_rows(order)

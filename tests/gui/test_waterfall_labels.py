@@ -28,3 +28,37 @@ def test_labels_fit_after_the_plot_narrows(qtbot):
     qtbot.waitUntil(lambda: plot.getPlotItem().getViewBox().width() < 250)
     qtbot.wait(20)
     assert not _outside(plot), _outside(plot)
+
+
+def _anatomy_record():
+    from tflaunch.core.run.anatomy import checked_anatomy
+
+    from ..builders import finished_record
+
+    record = finished_record(ready_s=1.2)
+    record.anatomy = checked_anatomy({"window": 1.2, "phase": "first", "parts": [
+        {"part": "tracing", "seconds": 0.9, "names": []}, {"part": "variables", "seconds": 0.1, "names": []}],
+        "not_attributed": 0.2})
+    return record
+
+
+def test_a_narrow_chart_names_the_anatomy_s_largest_part_only_where_the_bars_keep_their_room(qtbot):
+    """Seen under Xvfb at 1024x700: "1.71 s · tracing 1.39 s" after an anatomy run's first step
+    stretched a 280 px chart's axis to 35 s for a 7 s run, its bars squeezed into the first fifth."""
+    plot = Waterfall()
+    qtbot.addWidget(plot)
+    plot.resize(900, 240)
+    plot.show()
+    qtbot.waitExposed(plot)
+    record = _anatomy_record()
+    plot.show_record(record)
+    qtbot.wait(20)
+    end = max(s + d for s, d in record.offsets().values())
+    named = [label.toPlainText() for label in plot.labels if "· tracing" in label.toPlainText()]
+    assert named and plot.getPlotItem().getViewBox().viewRange()[0][1] <= 2 * end
+    plot.resize(260, 240)
+    qtbot.waitUntil(lambda: plot.getPlotItem().getViewBox().width() < 200)
+    qtbot.wait(20)
+    assert not [label for label in plot.labels if "· tracing" in label.toPlainText()]
+    assert plot.getPlotItem().getViewBox().viewRange()[0][1] <= 3 * end and not _outside(plot), _outside(plot)
+    assert plot.part_names  # the parts' bars stay
