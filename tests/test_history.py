@@ -247,16 +247,18 @@ def test_a_cluster_trial_s_node_reads_back_typed_and_its_trial_is_kept_as_it_cam
     import io
 
     from tflaunch.core.report.run_export import ExportedRun, to_csv
+    from tflaunch.core.run.trial_info import TrialInfo
     from tflaunch.core.run.trial_node import TrialNode
     from tflaunch.core.store.rows import RunSummary
     from tflaunch.core.store.run_rows import record_from_data, run_data
 
     trial = {"candidate": "baseline", "warmup": False, "number": 1, "instance": 0, "index": 3, "node_type": "a100",
              "node": {"host": "n7", "gpu_models": ["NVIDIA A100-SXM4-80GB"], "driver": "570.86", "job_id": "12"}}
-    data = json.loads(json.dumps(run_data(finished_record(), "cluster", trial)))
+    data = json.loads(json.dumps(run_data(finished_record(), "cluster", TrialInfo(**trial))))
+    assert json.loads(data["run"]["trial"]) == trial, "stored as it always was"
     record, read = record_from_data(data)
     assert record.node == TrialNode("a100", "n7") and record.kind.origin == "cluster"
-    assert read == trial
+    assert read == TrialInfo(**trial) and read is not None and read.host == "n7"
     data["run"]["trial"] = json.dumps({**trial, "node": {"host": ["n7", "n8"], "gpu_models": []}})
     assert record_from_data(data)[0].node == TrialNode("a100", None), "a list of hosts is no host"
     data["run"]["trial"] = json.dumps({**trial, "node": {}})

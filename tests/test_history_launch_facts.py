@@ -11,6 +11,7 @@ from tflaunch.core.run.pack_hits import HIT, LOOKUP, PackHits
 from tflaunch.core.run.record_json import record_dict
 from tflaunch.core.run.session import ProbeSession
 from tflaunch.core.run.storage.eviction import INSTALLATION, MODEL, Level, PageCacheReport
+from tflaunch.core.run.trial_info import TrialInfo
 from tflaunch.core.run.warm.warm_facts import WarmStart
 from tflaunch.core.run.warm.warm_start import cold_line, server_line
 from tflaunch.core.settings.config import LaunchConfig
@@ -51,11 +52,11 @@ def test_damaged_launch_facts_lose_themselves_not_the_run(tmp_path):
 
 
 def test_a_result_file_carries_the_same_facts():
-    data = json.loads(json.dumps(run_data(_record(), "cluster", {"candidate": "baseline", "warmup": False,
-                                                                  "number": 1, "instance": 0})))
+    data = json.loads(json.dumps(run_data(_record(), "cluster", TrialInfo("baseline", False, 1))))
     record, trial = record_from_data(data)
     assert record.phases["load"].read_bytes == 412 << 20 and record.page_cache == PAGE_CACHE
-    assert trial == {"candidate": "baseline", "warmup": False, "number": 1, "instance": 0}
+    assert trial == TrialInfo("baseline", False, 1, 0)
+    assert json.loads(data["run"]["trial"]) == {"candidate": "baseline", "warmup": False, "number": 1, "instance": 0}
     del data["run"]["launch"]  # a result written by a tflaunch that did not keep them
     assert record_from_data(data)[0].page_cache is None
 

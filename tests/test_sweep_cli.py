@@ -39,7 +39,7 @@ def test_a_real_sweep_stores_every_trial_and_saves_a_clear_winner(tmp_path):
     (sweep_id, _created, model, status, summary), = history.list_sweeps()
     assert (model, status, summary) == ("sample:mlp", "done", result["verdict"])
     trials = history.sweep_trials(sweep_id)
-    assert len(trials) == 6 and not any(t["warmup"] for t, _ in trials)
+    assert len(trials) == 6 and not any(t.warmup for t, _ in trials)
     profile = ProfileStore(profiles_dir()).load("fastest")
     assert profile.evidence["sweep"]["trials"] == 6 and profile.evidence["runs"] == 3
     assert profile.config.extra_env == {"DELAY": "0"}

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ..run.record import RunRecord
+from ..run.trial_info import TrialInfo
 from ..store.history import History, HistoryError
 from ..store.profiles import Profile
 from ..sweep.plan import MIN_TRIALS, Candidate, Sweep, Trial, format_objective, outcome
@@ -68,15 +69,15 @@ def _most_at_once(spans: list[tuple[str, float, float]]) -> tuple[int, str | Non
     return best, where
 
 
-def stored_facts(cluster: dict[str, Any], trials: list[tuple[dict[str, Any], RunRecord]]) -> list[tuple[str, str]]:
+def stored_facts(cluster: dict[str, Any], trials: list[tuple[TrialInfo, RunRecord]]) -> list[tuple[str, str]]:
     """What a merged cluster sweep's review says of where it ran, from the history alone
     (`report sweep:N`): the node type with the GPUs seen, its hosts, and trials sharing one."""
-    nodes = [t.get("node") or {} for t, _ in trials]
+    nodes = [t.node or {} for t, _ in trials]
     labels = sorted({gpu_label(n) for n in nodes if n.get("gpu_models")}) or ["no GPU seen"]
     hosts = sorted({str(n.get("host")) for n in nodes if n.get("host")})
     facts = [("Node type", f"{cluster.get('node_type')} ({', '.join(labels)})"),
              ("Hosts", ", ".join(hosts) or "—")]
-    crowd, host = _most_at_once([(str((t.get("node") or {}).get("host")), r.launched_at, r.finished_at)
+    crowd, host = _most_at_once([(str(t.host), r.launched_at, r.finished_at)
                                  for t, r in trials if r.finished_at is not None])
     if crowd > 1:
         facts.append(("Trials at once", f"up to {crowd} runs on {host}: their times include sharing its cores "
@@ -140,9 +141,9 @@ def merge(folder: SweepFolder, states: list[TrialState], history: History) -> li
 def _merge_part(part: NodeTypeSweep, folder: SweepFolder, states: list[TrialState], history: History,
                 done: bool, shared: str) -> None:
     part.history_id = _history_sweep(history, folder, part)
-    stored: dict[int, list[tuple[dict[str, Any], Any]]] = {}
+    stored: dict[int, list[tuple[TrialInfo, Any]]] = {}
     for trial, record in history.sweep_trials(part.history_id):
-        stored.setdefault(trial.get("index", -1), []).append((trial, record))
+        stored.setdefault(-1 if trial.index is None else trial.index, []).append((trial, record))
     for state in states:
         if state.node_type != part.node_type or state.result is None:
             continue

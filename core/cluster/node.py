@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import socket
+from collections.abc import Mapping
 from typing import Any
 
 from ..run.gpus.nvml import machine_gpus
@@ -37,7 +38,7 @@ def _visible(value: str | None, count: int) -> set[int] | None:
     return {int(p) for p in parts if p.isdigit() and int(p) < count} if all(p.isdigit() for p in parts) else None
 
 
-def gpu_label(node: dict[str, Any]) -> str:
+def gpu_label(node: Mapping[str, Any]) -> str:
     """"NVIDIA A100-SXM4-80GB", "2 models: ...", or "no GPU seen"."""
     models = node.get("gpu_models") or []
     if not models:

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..run.record import RunRecord, RunStatus
+from ..run.trial_info import TrialInfo
 from ..safe_text import shown
 from ..store.run_rows import record_from_data
 from ..store.stored_values import DamagedRowError, checked_node
@@ -21,7 +22,7 @@ from .trial import RESULT_FORMAT, RESULT_VERSION
 class TrialResult:
     index: int
     node: dict[str, Any]
-    runs: list[tuple[RunRecord, dict[str, Any]]]  # (record, trial info as the history stores it)
+    runs: list[tuple[RunRecord, TrialInfo]]  # (record, the trial it was)
     refused: str | None  # the node's launch check refused the trial: why
     started: float | None = None  # the trial's start and end on the node (time.time())
     ended: float | None = None
@@ -75,12 +76,13 @@ def read_result(folder: SweepFolder, trial: TrialFile) -> TrialResult | None:
     # (or none) would be stored as that one, again at every merge.
     expected = (trial.index, trial.candidate, trial.node_type, trial.number, trial.warmup, node)
     for _, info in records:
-        said = None if info is None else tuple(info.get(k) for k in ("index", "candidate", "node_type", "number",
-                                                                       "warmup", "node"))
+        said = None if info is None else (info.index, info.candidate, info.node_type, info.number, info.warmup,
+                                          None if info.node is None else dict(info.node))
         if said != expected:
             raise FolderError(f"{path}: a run in it is not of trial {index} ({trial.candidate} on {trial.node_type}, "
                               f"number {trial.number}) as its trial file says. {rerun}")
     times = [data.get("started"), data.get("ended")]
     started, ended = (float(t) if isinstance(t, (int, float)) and not isinstance(t, bool) else None for t in times)
-    return TrialResult(index, node, [(r, t or {}) for r, t in records], refused, started, ended,
+    return TrialResult(index, node, [(r, t) for r, t in records if t is not None],  # each named its trial, above
+                       refused, started, ended,
                        shown(cause, 200) if cause else None)

@@ -24,6 +24,7 @@ from ..run.gpus.nvml import GpuMemorySampler
 from ..run.launch_check import launch_check
 from ..run.record import Failure, RunRecord, RunStatus
 from ..run.session import ProbeSession
+from ..run.trial_info import TrialInfo
 from ..settings.caches import PACKS_ENV
 from ..store.run_rows import run_data
 from .endings import EARLY_WARNING, early_warning_words
@@ -35,10 +36,9 @@ RESULT_VERSION = 1
 _PR_SET_PDEATHSIG = 1
 
 
-def trial_info(trial: TrialFile, instance: int, node: dict[str, Any]) -> dict[str, Any]:
-    """What the history stores of the trial a run was (rows.stored_trial checks it)."""
-    return {"candidate": trial.candidate, "warmup": trial.warmup, "number": trial.number, "instance": instance,
-            "index": trial.index, "node_type": trial.node_type, "node": node}
+def trial_info(trial: TrialFile, instance: int, node: dict[str, Any]) -> TrialInfo:
+    """What the history stores of the trial a run was (stored_values.stored_trial reads it back)."""
+    return TrialInfo(trial.candidate, trial.warmup, trial.number, instance, trial.index, trial.node_type, node)
 
 
 # Slurm's signals as they came: SIGTERM (scancel, the time limit, preemption, the batch shell's

@@ -30,6 +30,7 @@ from ..run.formats import in_formats
 from ..run.program import BARE_PYTHONS, program_argv
 from ..run.record import RunRecord, RunStatus
 from ..run.session import ProbeSession
+from ..run.trial_info import TrialInfo
 from ..run.watcher import Watcher, Watchers
 from ..run.words import start_kind, warm_notes
 from ..settings.config import LaunchConfig
@@ -146,8 +147,7 @@ def measure(base: LaunchConfig, repeat: int, say: Say, recorder: RunRecorder | N
     def ready(warm: bool, warmup: bool = False) -> RunRecord:
         session = ProbeSession(program, warm=warm, launcher=[*arm.command] if warm else None)
         if recorder is not None:
-            recorder.label(session.record, None, {"candidate": WARM if warm else COLD, "warmup": warmup,
-                                                  "number": number[0], "instance": 0})
+            recorder.label(session.record, None, TrialInfo(WARM if warm else COLD, warmup, number[0]))
         number[0] += 1
         watchers = recorder if watcher is None else Watchers(*(w for w in (recorder, watcher) if w is not None))
         record = run_sessions([session], watchers)[0]

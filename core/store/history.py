@@ -22,6 +22,7 @@ from typing import Any
 import psutil
 
 from ..run.record import RunRecord, RunStatus
+from ..run.trial_info import TrialInfo
 from .history_file import BUSY_TIMEOUT_S, HistoryError, connect, explain
 from .migrations import MIGRATIONS
 from .rows import (
@@ -202,7 +203,7 @@ class History:
     # Every value is made storable first (a figure out of range becomes NULL, a stored
     # stderr is capped): a record a run produced can always be written.
     def begin(self, record: RunRecord, source: str, sweep_id: int | None = None,
-              trial: dict[str, Any] | None = None) -> int:
+              trial: TrialInfo | None = None) -> int:
         pid, started = _writer_identity()
         with self._writing():
             cursor = self._db.execute(
@@ -210,7 +211,7 @@ class History:
                 " sweep_id, trial) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (storable_real(record.launched_at) or time.time(), source, record.subject, RunStatus.RUNNING.value,
                  storable_json(record.config.to_dict()), pid, started,
-                 sweep_id, None if trial is None else storable_json(trial)),
+                 sweep_id, None if trial is None else storable_json(trial.to_dict())),
             )
         assert cursor.lastrowid is not None  # set by the INSERT
         return cursor.lastrowid
@@ -248,7 +249,7 @@ class History:
                                   in storable_gpu_samples(record.gpu_samples[gpu_samples_written:])])
 
     def record(self, record: RunRecord, source: str, sweep_id: int | None = None,
-               trial: dict[str, Any] | None = None) -> int:
+               trial: TrialInfo | None = None) -> int:
         """Store a run that is already finished (tests, imports, and a run whose start found
         the history busy)."""
         run_id = self.begin(record, source, sweep_id, trial)
@@ -281,7 +282,7 @@ class History:
             raise self._damaged_row(f"sweep {sweep_id}", exc) from None
         return plan
 
-    def sweep_trials(self, sweep_id: int) -> list[tuple[dict[str, Any], RunRecord]]:
+    def sweep_trials(self, sweep_id: int) -> list[tuple[TrialInfo, RunRecord]]:
         """(trial, record) of every finished trial of a sweep, in the order they ran."""
         with self._reading():
             rows = self._db.execute("SELECT id, trial FROM runs WHERE sweep_id=? ORDER BY launched_at, id",

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..run.record import RunRecord
+from ..run.trial_info import TrialInfo
 from ..run.watcher import Output, Watcher
 from .history import History, HistoryError
 
@@ -27,7 +28,7 @@ LIVE_WAIT_S = 0.05  # the longest a write during a run waits for another process
 class _Row:
     run_id: int | None  # None until the run's row is written (the history was busy at its start)
     sweep_id: int | None = None
-    trial: dict[str, Any] | None = None
+    trial: TrialInfo | None = None
     written: int = 0  # samples already stored
     gpu_written: int = 0  # GPU samples already stored
     flushed_at: float = 0.0
@@ -44,9 +45,9 @@ class RunRecorder(Watcher):
         self.unstored = 0  # runs that ended without being stored whole
         self.on_problem = on_problem
         self._rows: dict[int, _Row] = {}
-        self._labels: dict[int, tuple[int | None, dict[str, Any] | None]] = {}
+        self._labels: dict[int, tuple[int | None, TrialInfo | None]] = {}
 
-    def label(self, record: RunRecord, sweep_id: int | None, trial: dict[str, Any]) -> None:
+    def label(self, record: RunRecord, sweep_id: int | None, trial: TrialInfo) -> None:
         """Store `record` as this trial of a sweep when it starts."""
         self._labels[id(record)] = (sweep_id, trial)
 

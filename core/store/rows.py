@@ -342,11 +342,11 @@ def record_from_rows(data: dict[str, Any], phases: Iterable[Sequence[Any]],
     checked_bytes(data["peak_rss"], "peak_rss")
     checked_int(data["writer_pid"], "writer_pid"), checked_time(data["writer_started"], "writer_started")
     checked_int(data["sweep_id"], "sweep_id")
-    trial = stored_trial(data["trial"]) if data["trial"] is not None else {}
+    trial = stored_trial(data["trial"]) if data["trial"] is not None else None
     record = RunRecord(_as_program(stored_config(data["config"]), _command(data["command"])), launched_at=launched_at)
     record.source = source
-    if "node" in trial:  # a cluster trial: checked by stored_trial
-        record.node = TrialNode.of(trial)
+    if trial is not None and trial.on_a_node:  # a cluster trial
+        record.node = TrialNode(trial.node_type, trial.host)
     record.status = RunStatus(checked_choice(data["status"], "status", (s.value for s in RunStatus)))
     record.finished_at = checked_time(data["finished_at"], "finished_at")
     failed = data["failed_phase"]

@@ -13,6 +13,7 @@ from typing import Any
 
 from ..run.record import RunRecord, RunStatus
 from ..run.record_data import OUTPUT_KEPT_BYTES
+from ..run.trial_info import TrialInfo
 from .rows import PHASE_COLUMNS, gpu_samples_from_rows, record_from_rows
 from .storable import (
     STDERR_STORED_BYTES,
@@ -77,17 +78,17 @@ def phase_rows(record: RunRecord) -> list[tuple[Any, ...]]:
             for seq, p in enumerate(record.phases.values())]
 
 
-def run_data(record: RunRecord, source: str, trial: dict[str, Any] | None) -> dict[str, Any]:
+def run_data(record: RunRecord, source: str, trial: TrialInfo | None) -> dict[str, Any]:
     """A finished run as JSON data: its runs row by column, its phases, RSS and GPU samples."""
     row = dict(zip(FINISHED_COLUMNS, finished_values(record), strict=True))
     row.update(launched_at=storable_real(record.launched_at) or time.time(), source=source, model=record.subject,
-               trial=None if trial is None else storable_json(trial))
+               trial=None if trial is None else storable_json(trial.to_dict()))
     return {"run": row, "phases": [list(p) for p in phase_rows(record)],
             "samples": [list(s) for s in storable_samples(record.samples)],
             "gpu_samples": [list(s) for s in storable_gpu_samples(record.gpu_samples)]}
 
 
-def record_from_data(data: Any) -> tuple[RunRecord, dict[str, Any] | None]:
+def record_from_data(data: Any) -> tuple[RunRecord, TrialInfo | None]:
     """A run read back from run_data's shape, checked column by column; the trial it was.
     DamagedRowError names the first part that is not what tflaunch writes."""
     if not isinstance(data, dict) or not isinstance(data.get("run"), dict):

@@ -12,6 +12,7 @@ from typing import Any, TypeVar
 
 from ..phases import NAME
 from ..run.events import EPOCH_RANGE
+from ..run.trial_info import TrialInfo
 from ..settings.config import LaunchConfig
 from ..settings.vocabulary import LOG_LEVELS
 from .storable import INT64, storable_real
@@ -199,16 +200,20 @@ def checked_node(node: Any) -> dict[str, Any]:
     return node
 
 
-def stored_trial(text: Any) -> dict[str, Any]:
-    """Which trial of a sweep a run was: candidate, warmup, number, instance."""
+def stored_trial(text: Any) -> TrialInfo:
+    """Which trial of a sweep a run was: candidate, warmup, number, instance; a cluster
+    trial's index, node type and node too."""
     trial: dict[str, Any] = parsed_json(text, "trial")
-    checked_text(trial.get("candidate"), "trial candidate")
-    if not isinstance(trial.get("warmup"), bool):
-        raise DamagedRowError(f"trial warmup is {shown(trial.get('warmup'))}, not true or false")
-    checked_int(trial.get("number"), "trial number", 0, optional=False)
-    checked_int(trial.get("instance", 0), "trial instance", 0)
-    if "node" in trial:  # a cluster trial: the node it ran on, as its result file said
-        checked_node(trial["node"])
-        checked_int(trial.get("index"), "trial index", 0, optional=False)
-        checked_text(trial.get("node_type"), "trial node type")
-    return trial
+    candidate = checked_text(trial.get("candidate"), "trial candidate")
+    warmup = trial.get("warmup")
+    if not isinstance(warmup, bool):
+        raise DamagedRowError(f"trial warmup is {shown(warmup)}, not true or false")
+    number = checked_int(trial.get("number"), "trial number", 0, optional=False)
+    instance = checked_int(trial.get("instance", 0), "trial instance", 0)
+    assert number is not None  # not optional
+    if "node" not in trial:
+        return TrialInfo(candidate, warmup, number, instance or 0)
+    # A cluster trial: the node it ran on, as its result file said.
+    return TrialInfo(candidate, warmup, number, instance or 0,
+                     checked_int(trial.get("index"), "trial index", 0, optional=False),
+                     checked_text(trial.get("node_type"), "trial node type"), checked_node(trial["node"]))

@@ -9,7 +9,6 @@ happens, and closes the sweep with its verdict, so a cancelled sweep keeps its t
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
 from ..run.driver import run_sessions
 from ..run.formats import in_formats
@@ -17,6 +16,7 @@ from ..run.gpus.nvml import GpuMemorySampler
 from ..run.launch_check import KnownFlags, ask_known_flags, launch_check
 from ..run.record import RunRecord, RunStatus
 from ..run.session import ProbeSession, start_together
+from ..run.trial_info import TrialInfo
 from ..run.watcher import Watcher, Watchers
 from ..store.history import History, HistoryError
 from ..store.recorder import RunRecorder
@@ -51,8 +51,8 @@ def trial_value(records: list[RunRecord], objective: str) -> float | None:
     return None if any(v is None for v in values) else max(v for v in values if v is not None)
 
 
-def trial_info(trial: Trial, instance: int) -> dict[str, Any]:
-    return {"candidate": trial.candidate.key, "warmup": trial.warmup, "number": trial.number, "instance": instance}
+def trial_info(trial: Trial, instance: int) -> TrialInfo:
+    return TrialInfo(trial.candidate.key, trial.warmup, trial.number, instance)
 
 
 class SweepSession:

@@ -95,7 +95,7 @@ def test_a_run_that_names_another_trial_or_none_is_refused_not_merged_again_and_
     merge(folder, list(states.values()), history)
     merge(folder, trial_states(folder, ask_slurm=False), history)
     (sweep_id, *_), = [s for s in history.list_sweeps() if history.sweep_plan(s[0])["cluster"]["node_type"] == "a100"]
-    assert [t["index"] for t, _ in history.sweep_trials(sweep_id)] == [2]
+    assert [t.index for t, _ in history.sweep_trials(sweep_id)] == [2]
 
 
 def test_a_result_nested_too_deep_for_json_is_damaged_not_a_traceback(tmp_path):
@@ -154,7 +154,7 @@ def test_two_merges_at_once_store_each_run_once(tmp_path, monkeypatch):
     merge(folder, states, second)
     assert outcomes == ["locked"]
     (sweep_id, *_), = [s for s in first.list_sweeps() if first.sweep_plan(s[0])["cluster"]["node_type"] == "a100"]
-    assert sorted(t["index"] for t, _ in second.sweep_trials(sweep_id)) == [0, 1, 2]
+    assert sorted(t.index for t, _ in second.sweep_trials(sweep_id)) == [0, 1, 2]
 
 
 @pytest.mark.parametrize("jobs", [

@@ -37,11 +37,11 @@ def test_a_real_sweep_runs_as_a_job_array_and_merges_into_the_history_once(clust
     assert history.sweep_plan(sweep_id)["cluster"]["id"] == load(folder).id
     trials = history.sweep_trials(sweep_id)
     (job,) = load(folder).jobs()["submitted"]
-    assert sorted(t["index"] for t, _ in trials) == [0, 1, 2]
+    assert sorted(t.index for t, _ in trials) == [0, 1, 2]
     for trial, record in trials:
-        node = trial["node"]
+        node = trial.node
         assert node["host"] == cluster.host and node["array_job_id"] == job["job_id"]
-        assert node["array_task_id"] == str(trial["index"]) and record.status.value == "ok"
+        assert node["array_task_id"] == str(trial.index) and record.status.value == "ok"
         assert record.phase("import").duration > 0  # a real TensorFlow import, on the node
     ids = sorted(r.history_id for _, r in trials)
     assert merge(folder) == parts, "merging twice gives the same result"
@@ -80,8 +80,8 @@ def test_each_gpu_type_gets_its_own_array_order_and_verdict(cluster, tmp_path, f
     for sweep_id, *_ in history.list_sweeps():
         trials_stored = history.sweep_trials(sweep_id)
         node_type = history.sweep_plan(sweep_id)["cluster"]["node_type"]
-        assert {t["node_type"] for t, _ in trials_stored} == {node_type}
-        assert {t["node"]["gpus_on_node"] for t, _ in trials_stored} == {"1"}, "each task got its GPU"
+        assert {t.node_type for t, _ in trials_stored} == {node_type}
+        assert {t.node["gpus_on_node"] for t, _ in trials_stored} == {"1"}, "each task got its GPU"
     text = tflaunch("sweep", "merge", str(folder))
     assert "== a100 (no GPU seen)" in text.stdout and "== h100 (no GPU seen)" in text.stdout
     assert f"trials ran at once on {cluster.host}" in text.stderr, "three per array, two arrays, one node"
