@@ -42,3 +42,17 @@ def test_what_tflaunch_reads_of_a_read_back():
     record.settings = applied
     assert record.part_label("contexts").endswith("(2 GPUs, one call)")
     assert not ReadBack() and ReadBack().gpus is None
+
+
+def test_a_child_s_figure_beyond_64_bits_is_none_and_its_run_reads_back(tmp_path):
+    """A figure of exactly 2**63 passed the parser's check (abs > 2**63), was stored, and the
+    history's 64-bit reading then refused the whole run as damaged."""
+    record = finished_record()
+    parser = ev.EventParser()
+    record.apply(parser.parse(ev.encode("settings", "devices", 1000.5, applied={"intra_op_threads": 1 << 63})))
+    record.apply(parser.parse(ev.encode("result", "load", 1000.6, environment={"cores": 1 << 63, "python": "3.11"},
+                                        model={"params": -(1 << 63) - 1, "name": "m"})))
+    assert record.settings.described == {"intra_op_threads": None} and record.environment.cores is None
+    history = History(tmp_path / "h.sqlite3")
+    back = history.load(history.record(record, "cli"))
+    assert back.environment.python == "3.11" and back.model.name == "m" and back.model.params is None

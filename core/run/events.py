@@ -279,8 +279,8 @@ def _plain(value: Any, depth: int, budget: list[int], key: str) -> Any:
         return value[:MAX_TEXT]
     if isinstance(value, float) and not math.isfinite(value):
         return None
-    if isinstance(value, int) and not isinstance(value, bool) and abs(value) > MAX_INT:
-        return None  # beyond a float's range, any arithmetic on it would raise
+    if isinstance(value, int) and not isinstance(value, bool) and not -MAX_INT <= value < MAX_INT:
+        return None  # beyond a 64-bit whole number: the history could not read it back (2**63 did)
     if isinstance(value, list):
         return [_plain(v, depth + 1, budget, key) for v in value]
     if isinstance(value, dict):

@@ -203,8 +203,8 @@ class PhaseTable(QTableWidget):
             # line at 1024x700, and a cold start's reads are one hover away.
             reads = f"\nRead from storage: {phase_reads(phase)}" if phase and phase.read_bytes is not None else ""
             within = f"\nRan inside {label(inside[name])}." if name in inside else ""
-            memory = (f"\nRSS of the process tree: {texts[2]} at its end, {texts[3]} at its peak."
-                      if self.narrow and phase and phase.rss and phase.peak_rss else "")
+            figures = [f"{text} at its {when}" for text, when in ((texts[2], "end"), (texts[3], "peak")) if text]
+            memory = f"\nRSS of the process tree: {', '.join(figures)}." if self.narrow and figures else ""
             self._cell(row, 0).setToolTip(description(name) + within + reads + memory)
             if phase is not None and record is not None and name in (DEVICES, record.ready_phase):
                 self._show_parts(row, name, record)

@@ -180,9 +180,9 @@ class RunView(QWidget):
         self.phases = PhaseTable()
         self._waterfall: Waterfall | None = None
         self._memory: MemoryPlot | None = None
-        # The waterfall keeps a width its bars can be read at; on a narrow screen the table,
-        # whose columns never change width, scrolls sideways instead. Short enough for the
-        # window to fit a 700 px high screen with the runs docked below.
+        # The waterfall keeps a width its bars can be read at; on a narrow screen the table
+        # leaves its memory columns out instead (_fit_columns). Short enough for the window
+        # to fit a 700 px high screen with the runs docked below.
         self._waterfall_place = _PlotPlace(WATERFALL_MIN_WIDTH, self.phases.minimumHeight())
         self._memory_place = _PlotPlace(0, MEMORY_MIN_HEIGHT)
         phases = QScrollArea()
@@ -192,7 +192,7 @@ class RunView(QWidget):
         # A program's phases can outgrow the height a 1024x700 screen leaves: the rows then
         # scroll into view instead of being cut off unseen.
         phases.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAsNeeded)
-        phases.setMinimumHeight(self.phases.minimumHeight() + phases.horizontalScrollBar().sizeHint().height())
+        phases.setMinimumHeight(self.phases.minimumHeight())
         # Never narrower than the Phase, State and Duration columns beside a vertical scroll bar
         # (a program's rows outgrow a small screen's height); the memory columns are left out
         # where they do not fit whole (_fit_columns), never scrolled to.
@@ -208,6 +208,7 @@ class RunView(QWidget):
         # otherwise cut the Peak RSS column ("539.3 Mi" at 1360x860).
         top.setSizes([self.phases.width() + phases.verticalScrollBar().sizeHint().width(), WATERFALL_MIN_WIDTH])
         top.setChildrenCollapsible(False)
+        top.splitterMoved.connect(lambda *_: self._fit_columns(dragged=True))
         body = self._body = QSplitter(Qt.Orientation.Vertical)
         body.addWidget(top)
         # The import X-ray shares the memory plot's place, on a tab at the side: a tab bar on
@@ -329,14 +330,17 @@ class RunView(QWidget):
             QTimer.singleShot(0, self, self._fit_columns)
         return False
 
-    def _fit_columns(self) -> None:
+    def _fit_columns(self, dragged: bool = False) -> None:
         """The table with its memory columns where the waterfall keeps its least width beside
-        them; without them otherwise, and as wide as what is left of it."""
+        them; without them otherwise, and as wide as what is left of it. `dragged`: the user
+        moved the handle between them, and the table's room is what they gave it."""
         bar = self._phases_area.verticalScrollBar().sizeHint().width()
         room = self._top.width() - self._top.handleWidth() - WATERFALL_MIN_WIDTH - bar
+        if dragged:
+            room = min(room, self._top.sizes()[0] - bar)
         was = self.phases.narrow
         self.phases.fit_width(room)
-        if self.phases.narrow != was:
+        if self.phases.narrow != was and not dragged:
             table = self.phases.minimumWidth() + bar
             self._top.setSizes([table, self._top.width() - self._top.handleWidth() - table])
 
@@ -344,8 +348,7 @@ class RunView(QWidget):
         """The table and the waterfall as high as the table's rows, no higher: every pixel
         they would leave blank goes to the memory graph (at 1600x1000 about 270 px were
         blank under the table while the graph had ~100 px)."""
-        height = max(self.phases.content_height() + self._phases_area.horizontalScrollBar().sizeHint().height(),
-                     self._top.minimumSizeHint().height())
+        height = max(self.phases.content_height(), self._top.minimumSizeHint().height())
         self._top.setMaximumHeight(height)
         # A splitter keeps the share it gave before the cap: hand the excess to the graph;
         # and take what the table lacks from the graph, down to the graph's least height

@@ -74,3 +74,23 @@ def test_no_phase_column_is_cut_or_scrolled_to_and_narrow_the_memory_is_in_the_t
     window.resize(1360, 860) if size == (1024, 700) else window.resize(1024, 700)
     qtbot.waitUntil(lambda: view.phases.narrow == (size != (1024, 700)))  # and back on a resize
     qtbot.waitUntil(lambda: area.horizontalScrollBar().maximum() == 0)
+
+
+def test_a_dragged_handle_leaves_the_memory_columns_out_as_a_narrow_window_does(qtbot, make_window):
+    """Moving the handle between the table and the waterfall resizes neither: the table kept its
+    memory columns in a viewport too narrow for them, cut, with no scroll bar to reach them."""
+    window = make_window(size=(1400, 860))
+    view = window.run_view
+    record = finished_record()
+    record.phases["load"].peak_rss = None  # a phase that reported one figure of the two
+    view.show_record(record)
+    qtbot.waitUntil(lambda: not view.phases.narrow)
+    top = view._top
+    top.moveSplitter(view.phases.columns_width(3) + 40, 1)  # as a drag: splitterMoved
+    qtbot.waitUntil(lambda: view.phases.narrow)
+    area = view._phases_area
+    assert view.phases.minimumWidth() <= area.viewport().width()
+    tip = view.phases.item(list(view.phases._rows).index("load"), 0).toolTip()
+    assert tip.endswith(" at its end.") and "peak" not in tip.splitlines()[-1]
+    top.moveSplitter(top.width() - 300, 1)
+    qtbot.waitUntil(lambda: not view.phases.narrow)
