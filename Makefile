@@ -76,7 +76,10 @@ test-stacks: $(STAMP)
 test-gpu: $(STAMP)
 	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest -q -rs -s -m gpu tests/gpu
 
-bench: $(STAMP)
+# The benchmarks need the tests' Debian tools (bench_cluster_overhead starts Slurm) and
+# valgrind, whose callgrind counts what watching adds to a program (bench_watching_instructions).
+bench: DEBIAN_TOOLS += valgrind:valgrind
+bench: $(STAMP) system-deps
 	@for script in tests/benchmarks/bench_*.py; do \
 		module=$$(basename $$script .py); \
 		echo "== $$module"; \
