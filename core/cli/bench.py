@@ -20,7 +20,6 @@ from ..report.table import repeat_table, run_table
 from ..report.tensorboard_logdir import KeepError, keep_profile
 from ..report.trace_export import trace_json
 from ..run import events
-from ..run.anatomy import Anatomy
 from ..run.driver import run_sessions
 from ..run.gpus.nvml import GpuMemorySampler
 from ..run.launch_check import launch_check, launch_warnings
@@ -148,9 +147,9 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(json_result(records, anatomy), indent=2))
     elif len(records) == 1:
-        print(run_table(records[0], anatomy.anatomy_of_run if anatomy is not None else None))
+        print(run_table(records[0], anatomy.record.run_anatomy if anatomy is not None else None))
     else:
-        print(repeat_table(records, anatomy.anatomy_of_run if anatomy is not None else None))
+        print(repeat_table(records, anatomy.record.run_anatomy if anatomy is not None else None))
     if anatomy is not None and anatomy.problem:
         say(anatomy.problem)
     if anatomy is not None and anatomy.kept is not None:
@@ -192,11 +191,6 @@ class AnatomyRun:
     keep_problem: str | None = None  # why it was not
 
     @property
-    def anatomy_of_run(self) -> Anatomy | None:
-        anatomy = self.record.anatomy
-        return anatomy.of_run(self.record.history_id) if anatomy is not None else None
-
-    @property
     def problem(self) -> str | None:
         """Why there are no parts, in words; None when there are."""
         anatomy = self.record.anatomy
@@ -209,7 +203,7 @@ class AnatomyRun:
 
     def to_dict(self) -> dict[str, Any]:
         """Its keys in bench's JSON: the anatomy with its run's id, that run, and why there are no parts."""
-        anatomy = self.anatomy_of_run
+        anatomy = self.record.run_anatomy
         return {"anatomy": anatomy.to_dict(run=True) if anatomy is not None else None,
                 "anatomy_run": self.record.to_dict(), "anatomy_problem": self.problem}
 

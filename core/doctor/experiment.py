@@ -155,7 +155,7 @@ def _anatomy(base: LaunchConfig, recorder: RunRecorder, watcher: Watcher | None,
     what = base.subject_type.first_work
     say(f"one extra run with TensorFlow's profiler on: the anatomy of the {what}")
     record = _one_run(base, recorder, watcher, anatomy=True)
-    return record.anatomy.of_run(record.history_id) if record.anatomy is not None else None
+    return record.run_anatomy
 
 
 def _one_run(config: LaunchConfig, recorder: RunRecorder, watcher: Watcher | None,

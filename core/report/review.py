@@ -249,8 +249,8 @@ def run_review(record: RunRecord, profile: str | None = None) -> Review:
             for part, seconds, _ in anatomy_rows(record.anatomy):
                 rows.append([f"  · {part}", format_duration(seconds), "", ""])
                 data.append([f"{label(name)}: {part}", seconds, None, None, None])
-    if record.anatomy is not None:
-        facts.append(("Anatomy", source_line(record.anatomy.of_run(record.history_id))))
+    if record.run_anatomy is not None:
+        facts.append(("Anatomy", source_line(record.run_anatomy)))
     return Review("run", title, f"{ident}, {_date(record.launched_at)}", facts, [series(record, ident)],
                   (["Phase", "Duration", "RSS at end", "Peak RSS"], rows),
                   data=(["Phase", "Duration (s)", "Per call (s)", "RSS at end (bytes)", "Peak RSS (bytes)"], data),

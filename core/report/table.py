@@ -105,8 +105,8 @@ def anatomy_lines(anatomy: Anatomy | None, unprofiled: float | None) -> list[str
 def run_table(record: RunRecord, anatomy: Anatomy | None = None) -> str:
     """A run's phases; `anatomy` (another run's, profiled) adds its parts under its phase."""
     own = anatomy is None  # the run's own anatomy (an anatomy run shown alone): no unprofiled figure beside it
-    if own and record.anatomy is not None:
-        anatomy = record.anatomy.of_run(record.history_id)
+    if own:
+        anatomy = record.run_anatomy
     rows = []
     for name in timeline_rows(record.phase_order):
         if name == OTHER:

@@ -1,6 +1,7 @@
-"""What a child described (its model, its environment), kept as it came: the history and the
-JSON write it back unchanged, keys nobody reads yet and their order included, while the typed
-facts built on it (model_facts, environment_facts) read the figures tflaunch uses."""
+"""What a child described (its model, its environment, the settings it read back), kept as it
+came: the history and the JSON write it back unchanged, keys nobody reads yet and their order
+included, while the typed facts built on it (model_facts, environment_facts, read_back) read
+the figures tflaunch uses."""
 
 from __future__ import annotations
 

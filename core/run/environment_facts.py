@@ -8,7 +8,7 @@ may add keys nobody reads yet): EnvironmentFacts holds it for writing back, and 
 tflaunch reads as typed attributes, each None (or empty) where it is missing or not of its
 type. A child's result is parsed, not checked (events._mapping caps it), so a child that sends
 `"gpus": 7` or a list for a version gets no figure, not a report that raises. The event parser
-builds it (events.py), the history's reader from a checked stored dict (store/rows.py).
+builds it (events.py), the history's reader from the stored dict (store/rows.py).
 """
 
 from __future__ import annotations

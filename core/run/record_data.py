@@ -354,6 +354,11 @@ class RecordData:
         """Inputs whose shape tflaunch had to assume (an unknown dimension nobody set)."""
         return [str(i.name) for i in self.model.inputs if i.assumed]
 
+    @property
+    def run_anatomy(self) -> Anatomy | None:
+        """The anatomy naming this run (its history id), as every view's source line gives it."""
+        return self.anatomy.of_run(self.history_id) if self.anatomy is not None else None
+
     def part_label(self, part: str) -> str:
         """A phase part as people read it: contexts name how many GPUs they were for."""
         label = PART_LABELS.get(part, part)

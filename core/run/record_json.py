@@ -63,7 +63,7 @@ def record_dict(record: RecordData) -> dict[str, Any]:
         "environment": record.environment.to_dict(),
         "model": record.model.to_dict(),
         "imports": record.imports.to_dict() if record.imports is not None else {},
-        "anatomy": (record.anatomy.of_run(record.history_id).to_dict(run=True) if record.anatomy is not None else None),
+        "anatomy": record.run_anatomy.to_dict(run=True) if record.run_anatomy is not None else None,
         "failure": None if record.failure is None else {
             "kind": record.failure.kind, "phase": record.failed_phase,
             "message": record.failure.message, "detail": record.failure.detail},

@@ -126,7 +126,8 @@ class Waterfall(pg.PlotWidget):
         named = max(plain, self._label_needs(label))
         if named > 1.5 * plain:
             label.setText(short)
-        self.getPlotItem().setXRange(0, plain if named > 1.5 * plain else named, padding=0)
+            named = plain
+        self.getPlotItem().setXRange(0, named, padding=0)
 
     def show_live(self, record: RunRecord, now: float) -> None:
         """A running run at wall-clock time `now`: the running phase's bar grows."""

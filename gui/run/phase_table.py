@@ -166,9 +166,10 @@ class PhaseTable(QTableWidget):
         self._record = record
         self._set_rows(rows_of(record))
         inside = parents(record, now) if record is not None and record.is_program else {}
+        anatomy = record.run_anatomy if record is not None else None
         for row, name in enumerate(self._rows):
-            if name.startswith(ANATOMY) and record is not None and record.anatomy is not None:
-                self._show_anatomy_row(row, int(name[len(ANATOMY):]), record.anatomy.of_run(record.history_id))
+            if name.startswith(ANATOMY) and anatomy is not None:
+                self._show_anatomy_row(row, int(name[len(ANATOMY):]), anatomy)
                 continue
             if name != OTHER:
                 text = nested_label(label(name), depth(name, inside))

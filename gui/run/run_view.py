@@ -129,8 +129,11 @@ class SummaryBar(QFrame):
             detail.append(f"steady {format_duration(record.latency['median'])}/{unit}")
         # The headline names each caveat in a few words; the sentence saying what to do is
         # its tooltip, so a warning cannot push the phase table off a small screen.
-        if env:
-            detail.append(f"TensorFlow {env.tensorflow} · Python {env.python} · {env.cores} cores")
+        versions = [text for text, figure in ((f"TensorFlow {env.tensorflow}", env.tensorflow),
+                                              (f"Python {env.python}", env.python), (f"{env.cores} cores", env.cores))
+                    if figure]  # only what the child said: never "None cores"
+        if versions:
+            detail.append(" · ".join(versions))
         notes = record.notes
         # A warm launch that started cold, or paid for its server's start, says so in the
         # headline's detail (the whole sentence is in the tooltip and the log).

@@ -94,3 +94,15 @@ def test_a_dragged_handle_leaves_the_memory_columns_out_as_a_narrow_window_does(
     assert tip.endswith(" at its end.") and "peak" not in tip.splitlines()[-1]
     top.moveSplitter(top.width() - 300, 1)
     qtbot.waitUntil(lambda: not view.phases.narrow)
+
+
+def test_the_summary_says_only_the_versions_the_child_said(qtbot, make_window):
+    """A child that named its Python but not its cores read "TensorFlow None · ... · None cores"."""
+    from tflaunch.core.run.environment_facts import EnvironmentFacts
+
+    window = make_window(size=(1360, 860))
+    record = finished_record()
+    record.environment = EnvironmentFacts({"python": "3.12.1", "cores": "many"})
+    window.run_view.show_record(record)
+    text = window.run_view.summary.settings.text().replace("\u200b", "")
+    assert "Python 3.12.1" in text and "None" not in text and "cores" not in text
