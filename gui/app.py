@@ -46,11 +46,10 @@ def create_app(argv: list[str] | None = None) -> QApplication:
     # The installed desktop entry's name (Wayland matches windows to it) and its icon.
     app.setDesktopFileName(DESKTOP_ID)
     app.setWindowIcon(QIcon(str(RESOURCES / "tflaunch.svg")))
-    sheet = (RESOURCES / "tflaunch.qss").read_text(encoding="utf-8")
-    if not app.styleSheet().startswith(sheet):  # set again, it would drop the palette's rules
-        app.setStyleSheet(sheet)
+    # No application style sheet: with one, Qt polishes every widget through its style-sheet
+    # style, which was half the window's build before its first paint (gui/widgets/text_roles.py).
     wheel_guard.install(app)
-    # The palette's rules now, while no widget exists: set later, the sheet re-polishes them all.
+    # The caption colour now, while no widget exists to be told of a new palette.
     follow_desktop_palette()
     return app
 

@@ -35,6 +35,7 @@ from ..adapters.folder_watch import FolderWatch
 from ..widgets import file_dialogs
 from ..widgets.elided_label import ElidedLabel
 from ..widgets.palette import STATE_COLORS, STATUS_COLORS
+from ..widgets.text_roles import caption
 from .trust_dialog import TrustDialog
 
 
@@ -67,8 +68,7 @@ class ProfilesView(QWidget):
             bar.addWidget(button)
             self.buttons[name] = button
         bar.addStretch(1)
-        self.folder = ElidedLabel()  # a path: it must not widen the window
-        self.folder.setObjectName("caption")
+        self.folder = caption(ElidedLabel())  # a path: it must not widen the window
         split = QSplitter(Qt.Orientation.Horizontal)
         split.addWidget(self.list)
         split.addWidget(self.detail)

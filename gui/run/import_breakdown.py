@@ -26,6 +26,7 @@ from tflaunch.core.run.record import RunRecord
 from tflaunch.core.units import format_duration
 
 from ..widgets.palette import keep_colours, mix, status_color
+from ..widgets.text_roles import caption
 
 NAME_SHARE = 0.42  # of the width, for module names; the bars and figures take the rest
 FIGURES_WIDTH = 150  # px: "1.53 s (self 568 ms)"
@@ -90,16 +91,13 @@ class ImportBreakdown(QWidget):
         self.summary = QLabel(EMPTY)
         self.summary.setWordWrap(True)
         self.summary.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.own_time = QLabel()
-        self.own_time.setObjectName("caption")
+        self.own_time = caption(QLabel())
         self.own_time.setWordWrap(True)
-        self.bars_caption = QLabel(GROUPS_CAPTION)
-        self.bars_caption.setObjectName("caption")
+        self.bars_caption = caption(QLabel(GROUPS_CAPTION))
         self.bars_caption.setWordWrap(True)
         self.bars = ImportBars()
         self.warnings = QLabel()
-        self.notes = QLabel()
-        self.notes.setObjectName("caption")
+        self.notes = caption(QLabel())
         for label in (self.warnings, self.notes):
             label.setWordWrap(True)
             label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)

@@ -31,6 +31,8 @@ from ..plots.memory_plot import LiveSample, MemoryPlot
 from ..plots.plot_theme import follow_palette
 from ..plots.waterfall import Waterfall, live_spans
 from ..widgets.palette import keep_colours, status_color
+from ..widgets.text_roles import big_number, headline
+from ..widgets.text_roles import caption as text_caption
 from .import_breakdown import ImportBreakdown
 from .phase_table import PhaseTable
 
@@ -43,10 +45,8 @@ def _figure(caption: str) -> tuple[QWidget, QLabel, QLabel]:
     layout = QVBoxLayout(box)
     layout.setContentsMargins(0, 0, 16, 0)
     layout.setSpacing(0)
-    value = QLabel("–")
-    value.setObjectName("bigNumber")
-    label = QLabel(caption)
-    label.setObjectName("caption")
+    value = big_number(QLabel("–"))
+    label = text_caption(QLabel(caption))
     layout.addWidget(value)
     layout.addWidget(label)
     return box, value, label
@@ -82,12 +82,10 @@ class SummaryBar(QFrame):
         super().__init__(parent)
         ready_box, self.ready, self.ready_caption = _figure("time to ready")
         peak_box, self.peak, _caption = _figure("peak memory (process tree)")
-        self.headline = QLabel("Choose a model or a program and press Run (Ctrl+R).")
+        self.headline = headline(QLabel("Choose a model or a program and press Run (Ctrl+R)."))
         self.headline.setWordWrap(True)
-        self.headline.setObjectName("headline")
         self.headline.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.settings = QLabel()
-        self.settings.setObjectName("caption")
+        self.settings = text_caption(QLabel())
         self.settings.setWordWrap(True)
         self.settings.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         # Room for a failure message of three lines without the bar changing height.

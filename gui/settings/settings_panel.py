@@ -39,6 +39,7 @@ from tflaunch.core.units import format_bytes
 
 from ..widgets import file_dialogs
 from ..widgets.palette import error_style, keep_colours
+from ..widgets.section import Section
 from . import setting_editors as ed
 from .inputs_table import InputsTable
 from .tab_order import order_tabs
@@ -69,7 +70,7 @@ class SettingsPanel(QWidget):
         groups: dict[str, QFormLayout] = {}
         for setting in SETTINGS:
             if setting.group not in groups:
-                box = QGroupBox(setting.group)
+                box = Section(setting.group)
                 groups[setting.group] = QFormLayout(box)
                 layout.addWidget(box)
             self._add(groups[setting.group], setting)

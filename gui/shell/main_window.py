@@ -116,8 +116,8 @@ class MainWindow(DropTarget, QMainWindow):  # DropTarget: a model or a script dr
 
     # -- construction ------------------------------------------------------------------
     def _build_layout(self) -> None:
-        # The frame first, then what it holds: with a style sheet, each move of a widget into
-        # a new parent restyles everything inside it, so each view moves once, into the window.
+        # The frame first, then what it holds: each view moves once, into the window (a move
+        # into a new parent re-polishes everything inside it).
         center = QSplitter(Qt.Orientation.Horizontal)
         self.setCentralWidget(center)
         scroll = QScrollArea()

@@ -34,6 +34,7 @@ from tflaunch.core.store.history import History
 
 from ..widgets.elided_label import ElidedLabel
 from ..widgets.palette import error_style, keep_colours
+from ..widgets.text_roles import headline
 from ..widgets.wrapping_label import WrappingLabel
 from .cluster_tasks import ClusterTasks, Snapshot
 from .node_type_group import NodeTypeGroup
@@ -63,8 +64,7 @@ class ClusterSweepView(QWidget):
         self._timer.setInterval(REFRESH_MS)
         self._timer.timeout.connect(self.refresh)
 
-        self.title = ElidedLabel()
-        self.title.setObjectName("headline")
+        self.title = headline(ElidedLabel())
         self.counts = WrappingLabel()
         self.message = WrappingLabel()
         self.message.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)

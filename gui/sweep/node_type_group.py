@@ -8,22 +8,23 @@ import html
 
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QResizeEvent
-from PySide6.QtWidgets import QGroupBox, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
 from tflaunch.core.cluster.merge import NodeTypeSweep
 from tflaunch.core.sweep.plan import outcome
 
+from ..widgets.section import Section
+from ..widgets.text_roles import caption
 from ..widgets.wrapping_label import WrappingLabel
 from .results_table import ResultsTable
 
 
-class NodeTypeGroup(QGroupBox):
+class NodeTypeGroup(Section):
     save_requested = Signal(object, int)  # its NodeTypeSweep, the History sweep its runs are in
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.where = QLabel()
-        self.where.setObjectName("caption")
+        self.where = caption(QLabel())
         self.where.setWordWrap(True)
         self.save_button = QPushButton("Save winner as profile…")
         self.save_button.clicked.connect(self._save)

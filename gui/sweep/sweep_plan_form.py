@@ -43,6 +43,7 @@ from tflaunch.core.sweep.plan import (
 from tflaunch.core.sweep.size import NOTHING_TO_VARY, PlanSize, estimate_seconds, recent_ready_times
 from tflaunch.core.units import format_duration
 
+from ..widgets.section import Section
 from ..widgets.wrapping_label import WrappingLabel
 from .run_on_box import RunOnBox, gpu_types
 
@@ -100,7 +101,7 @@ class SweepPlanForm(QWidget):
         grid.addWidget(self.env_axis, (len(AXES) + 1) // 2, 0, 1, 4)  # a row of its own, below every axis
         grid.setColumnStretch(1, 1)
         grid.setColumnStretch(3, 1)
-        vary = QGroupBox("Vary")
+        vary = Section("Vary")
         vary.setLayout(grid)
         return vary
 
@@ -146,7 +147,7 @@ class SweepPlanForm(QWidget):
         how.addRow("Warm-up rounds", self.warmup)
         how.addRow("Instances", self.instances)
         how.addRow(self.racing)
-        how_box = QGroupBox("How")
+        how_box = Section("How")
         how_box.setLayout(how)
         return how_box
 

@@ -35,6 +35,7 @@ from ..plots.charts import draw_strips
 from ..plots.plot_theme import follow_palette
 from ..widgets.file_dialogs import open_folder
 from ..widgets.palette import keep_colours
+from ..widgets.text_roles import headline
 from .cluster_submission import ClusterSubmission
 from .instances_table import InstancesTable
 from .results_table import ResultsTable
@@ -103,8 +104,7 @@ class SweepView(QWidget):
         self.progress.setFormat("%v of ≤%m trials")
         self.status = QLabel("Choose what to vary and press Start sweep.")
         self.status.setWordWrap(True)
-        self.verdict = QLabel()
-        self.verdict.setObjectName("headline")
+        self.verdict = headline(QLabel())
         self.verdict.setWordWrap(True)
         self.verdict.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         # Two lines kept free: the results table below stretches and would clip a wrapped verdict.

@@ -142,24 +142,26 @@ def keep_colours(widget: QWidget, recolour: Callable[[], None]) -> None:
 
 
 def follow_desktop_palette() -> None:
-    """Set the application's style sheet again, with colours from the current palette, if
-    the palette changed since it was last set. While a style sheet is set, Qt gives a new
-    application palette to the windows but not to the widgets inside them, and resolves
-    palette() in the sheet only when it polishes: setting the sheet again does both."""
+    """Give the application palette's placeholder colour, which captions draw in, the muted
+    text colour of the current window colours, if those changed since it was last set.
+
+    Only that role is set on the application palette: Qt keeps following the desktop for
+    every other role, and brings a new palette to every widget itself."""
     app = QApplication.instance()
     if not isinstance(app, QApplication):
         return
     palette = app.palette()
     key = " ".join(palette.color(role).name() for role in (QPalette.ColorRole.Window, QPalette.ColorRole.WindowText))
-    if app.property(_SHEET_PALETTE) == key and _GENERATED in app.styleSheet():
+    if app.property(_PALETTE_KEY) == key:
         return
-    app.setProperty(_SHEET_PALETTE, key)
-    base = app.styleSheet().split(_GENERATED)[0].rstrip()
-    app.setStyleSheet(f"{base}\n{_GENERATED}\nQLabel#caption {{ color: {muted_text(palette).name()}; }}\n")
+    app.setProperty(_PALETTE_KEY, key)  # first: setting the palette below comes back here
+    muted = muted_text(palette)
+    for group in (QPalette.ColorGroup.Active, QPalette.ColorGroup.Inactive):
+        palette.setColor(group, QPalette.ColorRole.PlaceholderText, muted)
+    app.setPalette(palette)
 
 
-_SHEET_PALETTE = "tflaunchSheetPalette"  # the palette the style sheet was last set for
-_GENERATED = "/* tflaunch: colours from the desktop palette (gui/palette.py) */"
+_PALETTE_KEY = "tflaunchPaletteKey"  # the window colours the placeholder colour was last set for
 _RECOLOURER, _WATCHER = "tflaunchRecolourer", "tflaunchPaletteWatcher"
 
 
@@ -195,9 +197,8 @@ class _Recolourer(QObject):
 
 
 class _WindowPaletteWatcher(QObject):
-    """Told by its window of a new application palette (the window, unlike the widgets in
-    it, always is), it brings the style sheet, and with it every widget, in step, then has
-    every view in the window recolour itself."""
+    """Told by its window of a new application palette, it brings the caption colour in
+    step, then has every view in the window recolour itself."""
 
     def __init__(self, window: QWidget) -> None:
         super().__init__(window)

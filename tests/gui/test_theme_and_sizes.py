@@ -73,9 +73,9 @@ def text_colors(plot: pg.PlotWidget) -> list[QColor]:
 
 
 def label_contrast(label: QLabel) -> float:
-    """The label's text colour against the window it sits on."""
+    """The colour the label draws its text in (its foreground role's) against the window it sits on."""
     palette = label.palette()
-    return contrast(palette.color(QPalette.ColorRole.WindowText), palette.color(QPalette.ColorRole.Window))
+    return contrast(palette.color(label.foregroundRole()), palette.color(QPalette.ColorRole.Window))
 
 
 def test_a_dark_desktop_gives_dark_plots_and_readable_text_and_light_comes_back(qtbot, make_window, restore_palette):
