@@ -33,8 +33,9 @@ def launch_gui(args: argparse.Namespace) -> int:
 
 # The core modules the window's first frame imports, led by the ones that import the rest.
 _CORE_FOR_THE_WINDOW = ("cli.arguments", "store.history", "store.profiles", "store.recorder",
-                        "run.launch_check", "run.gpus.nvml", "run.interpreters.interpreter", "sweep.plan",
-                        "report.subjects", "report.nesting", "report.imports")
+                        "run.launch_check", "run.gpus.nvml", "run.interpreters.interpreter",
+                        "run.interpreters.interpreter_verdict", "run.anatomy", "run.model_facts", "run.reads",
+                        "probe.process", "sweep.plan", "report.subjects", "report.nesting", "report.imports")
 
 
 def _import_core_first() -> None:

@@ -8,8 +8,17 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 from tflaunch.core.phases import PHASES
+from tflaunch.core.probe import channel
 from tflaunch.core.run import events as ev
+from tflaunch.core.run import protocol
 from tflaunch.core.run.line_buffer import LineBuffer
+
+
+def test_the_probe_writes_the_protocol_version_the_parser_reads():
+    # The probe runs without the rest of tflaunch, so it holds its own copy of the version.
+    assert channel.PROTOCOL_VERSION == protocol.PROTOCOL_VERSION
+    event = ev.EventParser().parse(channel.line("phase_start", "import", 2.0).rstrip("\n"))
+    assert isinstance(event, ev.PhaseStart) and event.phase == "import"
 
 
 def test_each_kind_parses_to_its_type():

@@ -10,8 +10,8 @@ from ..paths import profiles_dir
 from ..phases import normal_until
 from ..probe.model.input_shapes import InputSpecError, spec_text
 from ..probe.model.input_shapes import parse as parse_input
-from ..run.events import PROTOCOL_VERSION
 from ..run.program import normal_subject
+from ..run.protocol import PROTOCOL_VERSION
 from ..settings.config import LaunchConfig, valid_until
 from ..settings.display import setting_text
 from ..settings.setting import Kind, Setting

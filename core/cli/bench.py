@@ -19,10 +19,10 @@ from ..report.imports import import_table
 from ..report.table import repeat_table, run_table
 from ..report.tensorboard_logdir import KeepError, keep_profile
 from ..report.trace_export import trace_json
-from ..run import events
 from ..run.driver import run_sessions
 from ..run.gpus.nvml import GpuMemorySampler
 from ..run.launch_check import launch_check, launch_warnings
+from ..run.protocol import PROTOCOL_VERSION
 from ..run.record import RunRecord, RunStatus
 from ..run.session import ProbeSession
 from ..run.watcher import Watcher, Watchers
@@ -251,7 +251,7 @@ def json_result(records: list[RunRecord], anatomy: AnatomyRun | None = None) -> 
         by_phase[name] = summary.to_dict() if summary else None
     ready = summarize(r.time_to_ready for r in ok)
     return {
-        "protocol": events.PROTOCOL_VERSION,
+        "protocol": PROTOCOL_VERSION,
         "status": "ok" if len(ok) == len(records) else records[-1].status.value if len(records) == 1 else "failed",
         "runs": [r.to_dict() for r in records],
         "summary": {"ok": len(ok), "runs": len(records), "phases": by_phase,

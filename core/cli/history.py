@@ -24,8 +24,8 @@ from ..report.table import run_table
 from ..run.record import RunRecord, RunStatus
 from ..safe_text import shown, shown_lines
 from ..store.atomic import atomic_write
-from ..store.history import History, HistoryError, RunSummary
-from ..store.rows import DAMAGED
+from ..store.history import History, HistoryError
+from ..store.rows import DAMAGED, RunSummary
 from ..units import format_bytes, format_duration
 from .arguments import failure_json, positive_int
 from .numbers import whole

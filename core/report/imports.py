@@ -7,12 +7,16 @@ advice is decided here, so the CLI, the app and review images say the same thing
 from __future__ import annotations
 
 import shlex
+from typing import TYPE_CHECKING
 
 from ..grid import grid
 from ..phases import IMPORT
-from ..run.import_facts import CompiledPackage, ImportFacts, ModuleGroup
-from ..run.record import PhaseState, RunRecord
+from ..run.status import PhaseState
 from ..units import MIB, format_bytes, format_duration
+
+if TYPE_CHECKING:
+    from ..run.import_facts import CompiledPackage, ImportFacts, ModuleGroup
+    from ..run.record import RunRecord
 
 ROWS = 15  # modules shown by cumulative and by self time
 # A package whose sampled modules were compiled at import more often than this has lost its

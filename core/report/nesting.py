@@ -5,8 +5,12 @@ lists them in time order indents each under the phase it ran inside."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from ..phases import SPAWN
-from ..run.record import RunRecord
+
+if TYPE_CHECKING:
+    from ..run.record import RunRecord
 
 # Clocks of a start and an end reported a few microseconds apart are the same instant.
 _SAME_INSTANT_S = 1e-4

@@ -12,11 +12,14 @@ from __future__ import annotations
 import shlex
 from collections.abc import Sequence
 from dataclasses import fields
+from typing import TYPE_CHECKING
 
-from ..run.record import RunRecord
 from ..settings.config import LaunchConfig
 from ..settings.vocabulary import BY_NAME, SETTINGS
 from ..subject import Subject
+
+if TYPE_CHECKING:
+    from ..run.record import RunRecord
 
 
 def unread(subject: Subject) -> tuple[str, ...]:

@@ -23,7 +23,8 @@ from .program_outcome import (
     until_hint,
     until_words,
 )
-from .record_data import Failure, PhaseState, RecordData, RunStatus
+from .record_data import Failure, RecordData
+from .status import PhaseState, RunStatus
 
 # Signals a process dies of when memory runs out: the kernel's OOM killer sends SIGKILL;
 # a failed allocation aborts (SIGABRT), and touching memory that cannot be backed ends in

@@ -78,11 +78,10 @@ from .anatomy import Anatomy, checked_anatomy
 from .environment_facts import EnvironmentFacts
 from .import_facts import ImportFacts
 from .model_facts import ModelFacts
+from .protocol import EPOCH_RANGE, PROTOCOL_VERSION
 from .read_back import ReadBack
 from .warmup_report import WarmupError, WarmupReport, parse_report
 from .watch_cost import MAX_CALLS, WatchCost
-
-PROTOCOL_VERSION = 1
 
 
 @dataclass(frozen=True)
@@ -218,7 +217,6 @@ class _Malformed(Exception):  # noqa: N818 (private; a protocol violation, not a
 # anything JSON can spell (1e308 is finite, and JSON's NaN/Infinity parse too); a figure
 # outside these ranges is a broken or hostile child, and its event is skipped, not stored.
 MAX_SECONDS = 1e6  # a phase or latency figure: over eleven days is no measurement
-EPOCH_RANGE = (0.0, 1e10)  # ts: 1970 to 2286, by the wall clock both processes share
 CLOCK_SLACK_S = 0.05  # a phase's start and end may read a little after the event's own ts (another clock read)
 MAX_BYTES = 1 << 50  # a memory figure: a petabyte
 MAX_COUNT = (1 << 31) - 1  # pids and call counts

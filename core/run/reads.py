@@ -10,9 +10,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from statistics import median
+from typing import TYPE_CHECKING
 
 from ..units import MIB, format_bytes
-from .record import PhaseRecord, RunRecord
+
+if TYPE_CHECKING:
+    from .record import PhaseRecord, RunRecord
 
 # Below these a rate says nothing (a few pages, a phase of a few milliseconds).
 RATE_FROM_BYTES = MIB

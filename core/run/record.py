@@ -20,12 +20,11 @@ from .record_data import (
     STDERR_TAIL_LINES,
     Failure,
     PhaseRecord,
-    PhaseState,
     RecordData,
-    RunStatus,
 )
 from .record_json import record_dict
 from .run_kind import RunKind, run_kind
+from .status import PhaseState, RunStatus
 
 __all__ = ["LATE_EVENTS_KEPT", "MAX_MARKS", "MAX_PHASE_NAMES", "STDERR_LINE_CHARS", "STDERR_TAIL_BYTES",
            "STDERR_TAIL_LINES", "Failure", "PhaseRecord", "PhaseState", "RunRecord", "RunStatus"]

@@ -10,7 +10,6 @@ from __future__ import annotations
 import time
 from collections import deque
 from dataclasses import dataclass, field
-from enum import Enum
 
 from ..phases import PART_LABELS, SPAWN, STEADY, model_phases
 from ..settings.config import LaunchConfig
@@ -24,6 +23,7 @@ from .import_facts import ImportFacts
 from .model_facts import ModelFacts
 from .pack_facts import PackFacts
 from .read_back import ReadBack
+from .status import PhaseState, RunStatus
 from .storage.eviction import PageCacheReport
 from .trial_node import TrialNode
 from .warm.warm_facts import WarmStart
@@ -44,23 +44,6 @@ MAX_PHASE_NAMES = 64
 MAX_MARKS = 1000
 MAX_NOTES = 32  # notes a child may add to a run (notice events), beyond the launcher's own
 LATE_EVENTS_KEPT = 3  # events after a probe's result: the first few kept, to say what they were
-
-
-class PhaseState(str, Enum):
-    WAITING = "waiting"
-    RUNNING = "running"
-    DONE = "done"
-    FAILED = "failed"
-    CANCELLED = "cancelled"
-
-
-class RunStatus(str, Enum):
-    RUNNING = "running"
-    OK = "ok"
-    FAILED = "failed"
-    CANCELLED = "cancelled"
-    TIMED_OUT = "timed out"
-    INTERRUPTED = "interrupted"  # the app died during the run; found so in the history
 
 
 @dataclass

@@ -11,7 +11,8 @@ from ..units import format_bytes, format_duration
 from . import events as ev
 from .pack_hits import anatomy_sentence, pack_sentence
 from .program_outcome import until_words
-from .record_data import PhaseState, RecordData, RunStatus
+from .record_data import RecordData
+from .status import PhaseState, RunStatus
 
 
 def steady_line(record: RecordData) -> str | None:

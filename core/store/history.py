@@ -17,24 +17,14 @@ from collections.abc import Iterable, Iterator, Sequence
 from contextlib import closing, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import psutil
 
-from ..run.record import RunRecord, RunStatus
+from ..run.status import RunStatus
 from ..run.trial_info import TrialInfo
 from .history_file import BUSY_TIMEOUT_S, HistoryError, connect, explain
 from .migrations import MIGRATIONS
-from .rows import (
-    DAMAGED,
-    PHASE_COLUMNS,
-    SUMMARY_COLUMNS,
-    RunSummary,
-    gpu_samples_from_rows,
-    record_from_rows,
-    summary_from_row,
-)
-from .run_rows import FINISHED_COLUMNS, finished_values, phase_rows
 from .storable import (
     storable_gpu_samples,
     storable_int,
@@ -44,8 +34,16 @@ from .storable import (
 )
 from .stored_values import DamagedRowError, parsed_json, stored_trial
 
-# HistoryError and RunSummary live beside History for its callers.
-__all__ = ["BUSY_TIMEOUT_S", "MIGRATIONS", "SCHEMA_VERSION", "DeletedRuns", "History", "HistoryError", "RunSummary",
+# A run's rows as a record or a summary (rows.py, run_rows.py) bring the record and every
+# payload type it holds, some 50 ms of imports: they are imported by the first run that is
+# stored, listed or loaded, not by opening the history, which the app does before its first
+# paint (tests/gui/test_first_frame_imports.py).
+if TYPE_CHECKING:
+    from ..run.record import RunRecord
+    from .rows import RunSummary
+
+# HistoryError lives beside History for its callers.
+__all__ = ["BUSY_TIMEOUT_S", "MIGRATIONS", "SCHEMA_VERSION", "DeletedRuns", "History", "HistoryError",
            "default_history"]
 
 SCHEMA_VERSION = len(MIGRATIONS)
@@ -232,6 +230,8 @@ class History:
     def finish(self, run_id: int, record: RunRecord, samples_written: int = 0, gpu_samples_written: int = 0) -> None:
         """Store the finished record; samples after the first `samples_written` (GPU samples
         after the first `gpu_samples_written`) are added."""
+        from .run_rows import FINISHED_COLUMNS, finished_values, phase_rows
+
         with self._writing():
             self._db.execute(f"UPDATE runs SET {', '.join(c + '=?' for c in FINISHED_COLUMNS)} WHERE id=?",
                              (*finished_values(record), run_id))
@@ -366,6 +366,8 @@ class History:
     def list_runs(self, model: str | None = None, limit: int | None = None) -> list[RunSummary]:
         """Newest first, all of them unless `limit` says how many; a row that cannot be read
         is listed with status "damaged" and why."""
+        from .rows import SUMMARY_COLUMNS, summary_from_row
+
         if self._version == 0:  # a new file that could not be set up (read-only): nothing in it
             return []
         query = f"SELECT {SUMMARY_COLUMNS} FROM runs"
@@ -383,6 +385,8 @@ class History:
         """The runs matching every filter given, newest first: ids, a model containing the text,
         a status (a RunStatus value, or "damaged" for rows that cannot be read), launched at
         `since` or later and before `until` (Unix times). Damaged rows are listed as in list_runs."""
+        from .rows import DAMAGED, SUMMARY_COLUMNS, summary_from_row
+
         if self._version == 0:  # a new file that could not be set up (read-only): nothing in it
             return []
         where: list[str] = []
@@ -418,6 +422,8 @@ class History:
 
     def load(self, run_id: int) -> RunRecord:
         """The stored run; KeyError if there is none, HistoryError if it cannot be read."""
+        from .rows import PHASE_COLUMNS, gpu_samples_from_rows, record_from_rows
+
         with self._reading():
             size = self._db.execute(f"SELECT {self._row_bytes()} FROM runs WHERE id=?", (run_id,)).fetchone()
             if size is not None and (size[0] or 0) > RUN_ROW_MOST:

@@ -16,13 +16,13 @@ import tomllib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import tomli_w
 
 from ..phases import AFTER_READY, NAME, OTHER, label, phase_rows
 from ..probe.outside_files import UnreadableFileError, read_capped
-from ..run.record import RunRecord, RunStatus
+from ..run.status import RunStatus
 from ..safe_text import shown
 from ..settings.config import LaunchConfig
 from ..settings.vocabulary import BY_NAME, launch_statement
@@ -38,6 +38,9 @@ from .profile_shape import shape_problem
 from .profile_subject import declared_subject, profile_subject, to_keep
 from .replaced_profiles import keep_replaced
 from .trust import TrustFile, code_it_runs, digest
+
+if TYPE_CHECKING:
+    from ..run.record import RunRecord
 
 SCHEMA_VERSION = 1
 MOST_BYTES = 1 << 20  # a profile is a few kilobytes; a larger file is not one to parse on every listing

@@ -13,12 +13,14 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ..run.record import RunRecord
 from ..run.trial_info import TrialInfo
 from ..run.watcher import Output, Watcher
 from .history import History, HistoryError
+
+if TYPE_CHECKING:
+    from ..run.record import RunRecord
 
 FLUSH_S = 1.0
 LIVE_WAIT_S = 0.05  # the longest a write during a run waits for another process's write

@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterable
 from typing import Any, TypeVar
 
 from ..phases import NAME
-from ..run.events import EPOCH_RANGE
+from ..run.protocol import EPOCH_RANGE
 from ..run.trial_info import TrialInfo
 from ..settings.config import LaunchConfig
 from ..settings.vocabulary import LOG_LEVELS

@@ -13,10 +13,14 @@ import re
 import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from ..grid import grid
-from ..run.record import RunRecord, RunStatus
+from ..run.status import RunStatus
 from ..units import MIB, format_bytes, format_duration
+
+if TYPE_CHECKING:
+    from ..run.record import RunRecord
 
 MAX_INSTANCES = 64
 INSTANCES_HELP = ("copies of the model started together per trial: 1, 2, 4, ... (on a GPU each copy reserves "

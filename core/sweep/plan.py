@@ -22,10 +22,10 @@ import random
 from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..phases import NAME, SPAWN, STEADY, label
-from ..run.record import RunRecord, RunStatus
+from ..run.status import RunStatus
 from ..settings.config import LaunchConfig
 from ..settings.vocabulary import SETTINGS
 from ..stats import Spread, spread
@@ -37,6 +37,9 @@ from .axes import apply_value
 from .instances import InstanceCountError, InstancesRow, TrialFigures, parse_counts, summarize
 from .size import NOTHING_TO_VARY, PlanSize, format_stand_in
 from .stats import CONFIDENCE, Ratio, is_noisy, ratio_to_baseline
+
+if TYPE_CHECKING:
+    from ..run.record import RunRecord
 
 MIN_TRIALS = 3
 MIN_EFFECT = 0.03

@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from ..probe.model.model_files import model_format
-from ..run.record import RunStatus
+from ..run.status import RunStatus
 from ..store.history import History
 
 NOTHING_TO_VARY = "choose at least one setting to vary"

@@ -19,8 +19,8 @@ import time
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
-from tflaunch.core.store.history import History, HistoryError, RunSummary
-from tflaunch.core.store.rows import DAMAGED
+from tflaunch.core.store.history import History, HistoryError
+from tflaunch.core.store.rows import DAMAGED, RunSummary
 from tflaunch.core.store.run_changes import RunChanges, TooManyChanges
 from tflaunch.core.store.run_pages import RunPages
 

@@ -14,7 +14,8 @@ import threading
 import time
 from collections import deque
 
-from tflaunch.core.store.history import HistoryError, RunSummary
+from tflaunch.core.store.history import HistoryError
+from tflaunch.core.store.rows import RunSummary
 from tflaunch.core.store.run_pages import RunPages
 
 PAGE_ROWS = 100

@@ -17,8 +17,7 @@ from typing import Any
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, QSortFilterProxyModel, Qt
 from PySide6.QtGui import QColor, QStandardItem
 
-from tflaunch.core.store.history import RunSummary
-from tflaunch.core.store.rows import DAMAGED
+from tflaunch.core.store.rows import DAMAGED, RunSummary
 from tflaunch.core.units import format_bytes, format_duration
 
 from ..widgets.palette import status_color

@@ -8,6 +8,7 @@ from the first sample on; a finished run fits its data exactly.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pyqtgraph as pg
@@ -15,11 +16,13 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QWidget
 
-from tflaunch.core.run.record import RunRecord
 from tflaunch.core.units import MIB, format_bytes
 
 from ..widgets.palette import GPU_COLORS, PEAK_COLOR, RSS_COLOR
 from .phase_bands import PhaseBands
+
+if TYPE_CHECKING:
+    from tflaunch.core.run.record import RunRecord
 
 INITIAL_CAPACITY = 4096
 HEADROOM = 1.15  # a live axis ends this far beyond the data, then the next nice value

@@ -8,16 +8,20 @@ plot's does. A finished run fits its bars with room for their labels.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import pyqtgraph as pg
 from PySide6.QtWidgets import QWidget
 
 from tflaunch.core.phases import OTHER, colour, phase_rows, row_label, step_unit, timeline_rows
 from tflaunch.core.run.anatomy import part_label, segments, short_label
-from tflaunch.core.run.record import PhaseState, RunRecord
+from tflaunch.core.run.status import PhaseState
 from tflaunch.core.units import format_duration
 
 from .memory_plot import LIVE_MIN_S, nice_ceiling
+
+if TYPE_CHECKING:
+    from tflaunch.core.run.record import RunRecord
 
 LABEL_ROOM = 1.25  # the axis runs this far past the last bar: its label is written there
 

@@ -10,13 +10,14 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QInputDialog, QWidget
 
-from tflaunch.core.run.record import RunRecord, RunStatus
+from tflaunch.core.run.status import RunStatus
 from tflaunch.core.store.history import HistoryError
 from tflaunch.core.store.profiles import Profile, ProfileError, ProfileStore, evidence_from_runs, evidence_weakness
 from tflaunch.core.store.trust import code_it_runs
 
 if TYPE_CHECKING:
     from tflaunch.core.doctor.experiment import Diagnosis
+    from tflaunch.core.run.record import RunRecord
 
 
 class ProfileSaver(QObject):

@@ -4,7 +4,7 @@ known causes of a slow import as warnings."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QRectF, QSize, Qt
 from PySide6.QtGui import QColor, QPainter, QPalette
@@ -21,12 +21,14 @@ from tflaunch.core.report.imports import (
     top_by_cumulative,
     top_by_self,
 )
-from tflaunch.core.run.import_facts import ModuleGroup
-from tflaunch.core.run.record import RunRecord
 from tflaunch.core.units import format_duration
 
 from ..widgets.palette import keep_colours, mix, status_color
 from ..widgets.text_roles import caption
+
+if TYPE_CHECKING:
+    from tflaunch.core.run.import_facts import ModuleGroup
+    from tflaunch.core.run.record import RunRecord
 
 NAME_SHARE = 0.42  # of the width, for module names; the bars and figures take the rest
 FIGURES_WIDTH = 150  # px: "1.53 s (self 568 ms)"

@@ -4,14 +4,16 @@ from __future__ import annotations
 
 import html
 from collections import deque
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QKeySequence, QShortcut, QTextDocument
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QLineEdit, QPlainTextEdit, QToolButton, QVBoxLayout, QWidget
 
-from tflaunch.core.run.record import RunRecord
-
 from ..widgets.palette import STATE_COLORS, readable
+
+if TYPE_CHECKING:
+    from tflaunch.core.run.record import RunRecord
 
 MAX_LINES = 20000
 FLUSH_MS = 100

@@ -6,6 +6,7 @@ report (phases.phase_rows decides which); rows are rebuilt only when the names c
 from __future__ import annotations
 
 import time
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableWidget, QTableWidgetItem, QWidget
@@ -28,10 +29,13 @@ from tflaunch.core.phases import (
 from tflaunch.core.report.nesting import depth, parents
 from tflaunch.core.run.anatomy import Anatomy, anatomy_rows, short_label, source_line
 from tflaunch.core.run.reads import phase_reads
-from tflaunch.core.run.record import PhaseRecord, PhaseState, RunRecord
+from tflaunch.core.run.status import PhaseState
 from tflaunch.core.units import format_bytes, format_duration
 
 from ..widgets.palette import STATE_COLORS, keep_colours, readable
+
+if TYPE_CHECKING:
+    from tflaunch.core.run.record import PhaseRecord, RunRecord
 
 COLUMNS = ("Phase", "State", "Duration", "RSS at end", "Peak RSS")
 MEMORY = (3, 4)  # left out where the table has no room for them whole (fit_width)

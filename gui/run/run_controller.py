@@ -15,12 +15,13 @@ from PySide6.QtCore import QObject, Signal
 from tflaunch.core.paths import cache_dir
 from tflaunch.core.run.gpus.nvml import GpuMemorySampler
 from tflaunch.core.run.launch_check import cached_known_flags, launch_check
-from tflaunch.core.run.record import RunRecord
 from tflaunch.core.settings.config import LaunchConfig, Problem
 from tflaunch.core.store.history import History
 from tflaunch.core.store.recorder import RunRecorder
 
 if TYPE_CHECKING:
+    from tflaunch.core.run.record import RunRecord
+
     from ..adapters.probe_process import ProbeProcess
 
 

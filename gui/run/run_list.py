@@ -6,14 +6,18 @@ run the history could not keep has no id and says so.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableWidget, QTableWidgetItem, QWidget
 
-from tflaunch.core.run.record import RunRecord
 from tflaunch.core.units import format_bytes, format_duration
 
 from ..widgets.elide_delegate import ElideDelegate
 from ..widgets.palette import keep_colours, status_color
+
+if TYPE_CHECKING:
+    from tflaunch.core.run.record import RunRecord
 
 COLUMNS = ("#", "Subject", "Settings", "Ready", "Peak", "Status")
 STATUS = 5

@@ -21,11 +21,12 @@ from PySide6.QtWidgets import (
 )
 
 from tflaunch.core.phases import step_unit
-from tflaunch.core.run.record import RunRecord, RunStatus
+from tflaunch.core.run.status import RunStatus
 from tflaunch.core.units import format_bytes, format_duration
 
 if TYPE_CHECKING:  # the review's modules (sweeps, comparisons) load when a review is asked for
     from tflaunch.core.report.review import Review
+    from tflaunch.core.run.record import RunRecord
 
 from ..plots.memory_plot import LiveSample, MemoryPlot
 from ..plots.plot_theme import follow_palette

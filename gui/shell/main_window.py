@@ -19,7 +19,6 @@ from tflaunch.core.phases import label
 from tflaunch.core.report.subjects import own_config
 from tflaunch.core.run.gpus import nvml as gpus
 from tflaunch.core.run.launch_check import cached_known_flags, flags_to_check, launch_warnings
-from tflaunch.core.run.record import RunRecord
 from tflaunch.core.settings.config import LaunchConfig
 from tflaunch.core.store.history import History
 from tflaunch.core.store.profile_subject import applied_to
@@ -46,6 +45,7 @@ from .window_actions import WindowActions
 
 if TYPE_CHECKING:  # for types only: the hidden tabs' modules are imported when first built
     from tflaunch.core.report.review import Review
+    from tflaunch.core.run.record import RunRecord
     from tflaunch.core.sweep.plan import Sweep
 
     from ..advisor.advisor_view import AdvisorView

@@ -8,9 +8,11 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from tflaunch.core.report.subjects import subject_words
-from tflaunch.core.run.record import RunRecord, RunStatus
+from tflaunch.core.run.status import RunStatus
 
 if TYPE_CHECKING:
+    from tflaunch.core.run.record import RunRecord
+
     from .window_host import WindowHost
 
 

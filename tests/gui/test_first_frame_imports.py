@@ -1,6 +1,8 @@
 """The window's first frame is painted before the engine is imported: the session, its
 driver and sampler, warm start and the sweep's session come with the first launch or sweep
-(some 30 ms of imports the first paint no longer waits for, bench_app_startup). And it is
+(some 30 ms of imports the first paint no longer waits for, bench_app_startup). Nor is the
+record: the run's data, its words, the protocol parser and every payload type they hold
+come with the first run, or the first stored run listed or shown (some 70 ms). And it is
 built without an application style sheet, which had Qt polish every widget through its
 style-sheet style (some 70 ms of the window's build)."""
 
@@ -15,6 +17,10 @@ import sys
 ENGINE = ("tflaunch.core.run.session", "tflaunch.core.run.driver", "tflaunch.core.run.sampling",
           "tflaunch.core.run.warm.warm_start", "tflaunch.core.run.warm.warm_servers",
           "tflaunch.core.sweep.session", "tflaunch.gui.adapters.probe_process", "tflaunch.core.probe.anatomy")
+
+# What a run, or a stored run read back, needs; the first frame shows neither.
+RECORD = ("tflaunch.core.run.record", "tflaunch.core.run.record_data", "tflaunch.core.run.words",
+          "tflaunch.core.run.events", "tflaunch.core.store.rows", "tflaunch.core.store.run_rows")
 
 AT_FIRST_PAINT = r"""
 import json, sys
@@ -40,10 +46,11 @@ def first_frame(tmp_path) -> dict[str, object]:
     return {key: json.loads(value) for key, value in said.items()}
 
 
-def test_the_first_frame_is_painted_before_the_engine_is_imported_and_without_a_style_sheet(tmp_path):
+def test_the_first_frame_is_painted_before_the_engine_and_the_record_are_imported_and_without_a_style_sheet(tmp_path):
     frame = first_frame(tmp_path)
     loaded = frame["loaded"]
     assert isinstance(loaded, list)
     assert "tflaunch.gui.shell.main_window" in loaded and "tflaunch.core.store.recorder" in loaded
     assert [m for m in ENGINE if m in loaded] == []
+    assert [m for m in RECORD if m in loaded] == []
     assert frame["sheet"] == "", "an application style sheet restyles every widget the window builds"

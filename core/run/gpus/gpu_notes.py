@@ -9,10 +9,14 @@ JIT-compiled from PTX on a card is said once, where it matters, with its measure
 
 from __future__ import annotations
 
-from ..environment_facts import EnvironmentFacts
+from typing import TYPE_CHECKING
+
 from .kernels import Verdict, predict
 from .launch_gpus import LaunchGpus
 from .nvml import GpuInventory
+
+if TYPE_CHECKING:
+    from ..environment_facts import EnvironmentFacts
 
 
 def kernel_verdicts(environment: EnvironmentFacts) -> list[tuple[str, Verdict, str]]:
