@@ -35,7 +35,7 @@ def launch_gui(args: argparse.Namespace) -> int:
 _CORE_FOR_THE_WINDOW = ("cli.arguments", "store.history", "store.profiles", "store.recorder",
                         "run.launch_check", "run.gpus.nvml", "run.interpreters.interpreter",
                         "run.interpreters.interpreter_verdict", "run.anatomy", "run.model_facts", "run.reads",
-                        "probe.process", "sweep.plan", "report.subjects", "report.nesting", "report.imports")
+                        "probe.process", "report.subjects", "report.nesting", "report.imports")
 
 
 def _import_core_first() -> None:

@@ -24,8 +24,6 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-import psutil
-
 from ..paths import cache_dir
 from . import cache_pack
 
@@ -225,6 +223,8 @@ def _other_stacks(stack: Stack) -> list[str]:
 
 def _remove_orphans(cold_root: Path) -> None:
     """Cold folders of launchers that have ended (a cold cache can hold gigabytes)."""
+    import psutil  # here, not for the window's first frame, which only imports this module
+
     for folder in cold_root.glob("*-*"):
         pid = folder.name.rsplit("-", 1)[-1]
         if pid.isdigit() and int(pid) != os.getpid() and not psutil.pid_exists(int(pid)):

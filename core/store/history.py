@@ -19,8 +19,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import psutil
-
 from ..run.status import RunStatus
 from ..run.trial_info import TrialInfo
 from .history_file import BUSY_TIMEOUT_S, HistoryError, connect, explain
@@ -64,7 +62,11 @@ class DeletedRuns:
         return len(self.tables["runs"][1])
 
 
+# psutil (some 20 ms of imports) is imported where a writer is named or checked: a history
+# that is only opened, as the window's first frame opens it, has no use for it.
 def _writer_identity() -> tuple[int, float]:
+    import psutil
+
     me = psutil.Process()
     return me.pid, me.create_time()
 
@@ -72,6 +74,8 @@ def _writer_identity() -> tuple[int, float]:
 def _writer_alive(pid: int | None, started: float | None) -> bool:
     if pid is None or pid <= 0:  # no process has such a pid (psutil refuses a negative one)
         return False
+    import psutil
+
     try:
         # A pid can be reused; the start time tells the original writer from a stranger.
         return abs(psutil.Process(pid).create_time() - (started or 0)) < 1.0

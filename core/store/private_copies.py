@@ -28,8 +28,6 @@ import stat
 import tempfile
 from pathlib import Path
 
-import psutil
-
 from ..paths import cache_dir
 from ..probe.outside_files import open_regular
 from ..safe_text import shown
@@ -61,6 +59,8 @@ def private_root() -> Path:
 
 def _remove_dead_copies(root: Path) -> None:
     """A copy folder is named by the pid that made it: one whose process has ended is gone."""
+    import psutil  # here, not for the window's first frame, which only imports this module
+
     for folder in root.iterdir():
         pid = folder.name.split("-", 1)[0]
         if pid.isdigit() and int(pid) != os.getpid() and not psutil.pid_exists(int(pid)):

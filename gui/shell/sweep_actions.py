@@ -5,8 +5,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from tflaunch.core.sweep.plan import PlanError
-
 if TYPE_CHECKING:
     from tflaunch.core.cluster.merge import NodeTypeSweep
     from tflaunch.core.settings.config import LaunchConfig
@@ -21,6 +19,8 @@ class SweepActions:
         self.window = window
 
     def start(self) -> None:
+        from tflaunch.core.sweep.plan import PlanError  # with the Sweep tab's plan, not for the first frame
+
         w = self.window
         if w.one_at_a_time.refuse(w.sweep_view.show_message):
             return

@@ -16,10 +16,10 @@ from PySide6.QtCore import QObject, Signal
 from tflaunch.core.run.gpus.nvml import GpuMemorySampler
 from tflaunch.core.run.launch_check import cached_known_flags
 from tflaunch.core.store.history import History
-from tflaunch.core.sweep.plan import Candidate, PlanError, Sweep, SweepPlan, Trial
 
-if TYPE_CHECKING:  # the sweep's engine is imported when a sweep starts, never for the first frame
+if TYPE_CHECKING:  # the sweep's plan and engine are imported when a sweep starts, never for the first frame
     from tflaunch.core.run.record import RunRecord
+    from tflaunch.core.sweep.plan import Candidate, Sweep, SweepPlan, Trial
     from tflaunch.core.sweep.session import SweepSession
 
     from ..adapters.probe_process import ProbeProcess
@@ -73,6 +73,7 @@ class SweepController(QObject):
                             "then kept for later sweeps)…" if formats else "Preparing…")
         number = self._preparation
         from tflaunch.core.run.formats import ConversionError
+        from tflaunch.core.sweep.plan import PlanError
         from tflaunch.core.sweep.session import prepare
 
         def work() -> None:

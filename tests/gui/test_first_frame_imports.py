@@ -2,7 +2,8 @@
 driver and sampler, warm start and the sweep's session come with the first launch or sweep
 (some 30 ms of imports the first paint no longer waits for, bench_app_startup). Nor is the
 record: the run's data, its words, the protocol parser and every payload type they hold
-come with the first run, or the first stored run listed or shown (some 70 ms). And it is
+come with the first run, or the first stored run listed or shown (some 70 ms); psutil with
+the first run or cache clean-up, a sweep's plan with the first sweep. And it is
 built without an application style sheet, which had Qt polish every widget through its
 style-sheet style (some 70 ms of the window's build)."""
 
@@ -27,7 +28,7 @@ import json, sys
 import tflaunch.gui.app as app
 shown = app._report_first_paint
 def report(window):
-    print("loaded " + json.dumps(sorted(m for m in sys.modules if m.startswith("tflaunch."))), flush=True)
+    print("loaded " + json.dumps(sorted(m for m in sys.modules if m.startswith(("tflaunch.", "psutil")))), flush=True)
     print("sheet " + json.dumps(app.QApplication.instance().styleSheet()), flush=True)
     shown(window)
 app._report_first_paint = report
@@ -53,4 +54,5 @@ def test_the_first_frame_is_painted_before_the_engine_and_the_record_are_importe
     assert "tflaunch.gui.shell.main_window" in loaded and "tflaunch.core.store.recorder" in loaded
     assert [m for m in ENGINE if m in loaded] == []
     assert [m for m in RECORD if m in loaded] == []
+    assert "psutil" not in loaded and "tflaunch.core.sweep.plan" not in loaded
     assert frame["sheet"] == "", "an application style sheet restyles every widget the window builds"
