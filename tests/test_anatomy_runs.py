@@ -97,7 +97,7 @@ def test_bench_anatomy_prints_the_parts_under_the_first_step_beside_the_unprofil
     step = next(i for i, line in enumerate(lines) if line.startswith("First step"))
     assert any(line.startswith("  · tracing") for line in lines[step:step + 12]), done.stdout
     assert any(line.startswith("  · not attributed") for line in lines[step:step + 12]), done.stdout
-    source = next(line for line in lines if line.startswith("Anatomy of first_step from run #2"))
+    source = next(line for line in lines if line.startswith("Anatomy of the first step from run #2"))
     assert "without the profiler" in source and "% attributed" in source
 
 

@@ -69,7 +69,7 @@ def test_the_report_names_each_arms_part_and_its_measured_saving() -> None:
         values = [1.6, 1.7, 1.65, 1.62]
         d.results.append(ArmResult(arm, values, saving=saving(values, d.part_baseline), objective="phase:first_step"))
     text = report_text(d)
-    assert "Anatomy of first_step from run #3" in text
+    assert "Anatomy of the first step from run #3" in text
     assert "for instantiation and graph optimisation (500 ms in the anatomy), measured on the first step" in text
     assert "measured: saves" in text and "of its first step" in text
     assert "2.10 s *" in text  # the baseline's first step, marked as the arms' are

@@ -15,6 +15,7 @@ import math
 from dataclasses import dataclass, replace
 from typing import Any
 
+from ..phases import label
 from ..units import format_duration
 
 # Labels of the parts the probe knows (probe/anatomy.PARTS), in its order; an unknown but
@@ -205,8 +206,8 @@ def source_line(anatomy: Anatomy, unprofiled: float | None = None) -> str:
     """Where the parts come from, in words: the profiled run, its window, the share named,
     and beside it the phase in runs without the profiler."""
     run = f"run #{anatomy.run_id}" if anatomy.run_id is not None else "an extra run"
-    phase = anatomy.phase if anatomy.phase is not None else "the phase"
-    head = f"Anatomy of {phase} from {run} (TensorFlow's profiler on): {format_duration(anatomy.window)}"
+    phase = label(anatomy.phase).lower() if anatomy.phase is not None else "phase"  # "first step", as read
+    head = f"Anatomy of the {phase} from {run} (TensorFlow's profiler on): {format_duration(anatomy.window)}"
     if anatomy.error is not None:
         return f"{head}; no parts: {anatomy.error}"
     share = attributed_share(anatomy)
