@@ -7,7 +7,7 @@ import time
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QEvent, QObject, Qt, QTimer
-from PySide6.QtGui import QColor, QPalette
+from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
     QFrame,
     QGridLayout,
@@ -31,7 +31,7 @@ if TYPE_CHECKING:  # the review's modules (sweeps, comparisons) load when a revi
 from ..plots.memory_plot import LiveSample, MemoryPlot
 from ..plots.plot_theme import follow_palette
 from ..plots.waterfall import Waterfall, live_spans
-from ..widgets.palette import keep_colours, status_color
+from ..widgets.palette import keep_colours, page_background, status_color
 from ..widgets.text_roles import big_number, headline
 from ..widgets.text_roles import caption as text_caption
 from .import_breakdown import ImportBreakdown
@@ -109,7 +109,7 @@ class SummaryBar(QFrame):
         self.peak.setText(format_bytes(record.peak_rss))
         # A result resting on an assumption is not shown in the colour of a clean success.
         status = "warning" if record.warnings and record.status is RunStatus.OK else record.status.value
-        color = status_color(status, self.palette().color(QPalette.ColorRole.Window)).name()
+        color = status_color(status, page_background(self.palette())).name()
         self.headline.setText(record.status_line)
         _set_style(self.headline, f"color: {color};")
         self.headline.setToolTip("\n".join(record.warnings))
@@ -149,7 +149,7 @@ class SummaryBar(QFrame):
         """No run started: the reason in the headline, in place of the last run's."""
         self.ready.setText("–")
         self.peak.setText("–")
-        color = status_color("failed", self.palette().color(QPalette.ColorRole.Window)).name()
+        color = status_color("failed", page_background(self.palette())).name()
         self.headline.setText("Not started")
         _set_style(self.headline, f"color: {color};")
         self.headline.setToolTip("")
@@ -301,8 +301,8 @@ class RunView(QWidget):
         tip = f"Import X-ray: {flags} warning{'s' * (flags != 1)} about a slow import" if flags else "Import X-ray"
         if self.below.tabToolTip(1) != tip:
             self.below.setTabToolTip(1, tip)
-            window = self.palette().color(QPalette.ColorRole.Window)
-            self.below.tabBar().setTabTextColor(1, status_color("warning", window) if flags else QColor())
+            page = page_background(self.palette())
+            self.below.tabBar().setTabTextColor(1, status_color("warning", page) if flags else QColor())
         if record is not None and record.finished_at is None:
             now = time.time()
             self.waterfall.show_live(record, now)

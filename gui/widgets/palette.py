@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from PySide6.QtCore import QEvent, QObject, QTimer
-from PySide6.QtGui import QColor, QPalette
-from PySide6.QtWidgets import QApplication, QWidget
+from PySide6.QtGui import QColor, QImage, QPainter, QPalette
+from PySide6.QtWidgets import QApplication, QStyle, QStyleOptionTabWidgetFrame, QWidget
 
 # A phase's colour is core's (tflaunch.core.phases.colour), the same in the CLI's review
 # images: reserved Okabe–Ito colours for the known names, a stable one for any other.
@@ -118,11 +118,36 @@ def mix(a: QColor, b: QColor, share_of_a: float) -> QColor:
                            a.blueF() * s + b.blueF() * (1 - s))
 
 
-def muted_text(palette: QPalette | None = None) -> QColor:
-    """Captions: the text colour part way to the window's, still 4.5:1 against it."""
+def page_background(palette: QPalette | None = None) -> QColor:
+    """What a tab's page is painted with, where the run's headline and captions sit: the
+    style's tab frame, which is not the window's colour (Fusion's dark one is #494949 on a
+    #2b2b2b window, and a green chosen for the window read 2.9:1 there). Read by painting the
+    frame, so whichever style draws it is what is measured; once per palette."""
     palette = palette or current_palette()
-    window = palette.color(QPalette.ColorRole.Window)
-    return readable(mix(palette.color(QPalette.ColorRole.WindowText), window, 0.65), window)
+    key = palette.cacheKey()
+    if key not in _PAGES:
+        image = QImage(24, 24, QImage.Format.Format_ARGB32)
+        image.fill(0)
+        option = QStyleOptionTabWidgetFrame()
+        option.rect, option.palette = image.rect(), palette
+        painter = QPainter(image)
+        QApplication.style().drawPrimitive(QStyle.PrimitiveElement.PE_FrameTabWidget, option, painter)
+        painter.end()
+        page = QColor(image.pixel(12, 12))
+        _PAGES[key] = page if page.alpha() == 255 else palette.color(QPalette.ColorRole.Window)
+    return QColor(_PAGES[key])
+
+
+_PAGES: dict[int, QColor] = {}  # page_background by the palette's cache key
+
+
+def muted_text(palette: QPalette | None = None) -> QColor:
+    """Captions: the text colour part way to the window's, still 4.5:1 against the window
+    and against a tab's page, whichever is nearer the text."""
+    palette = palette or current_palette()
+    text, window = palette.color(QPalette.ColorRole.WindowText), palette.color(QPalette.ColorRole.Window)
+    nearer = min((window, page_background(palette)), key=lambda back: contrast(text, back))
+    return readable(mix(text, window, 0.65), nearer)
 
 
 def error_style(palette: QPalette | None = None) -> str:

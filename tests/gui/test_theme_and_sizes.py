@@ -16,7 +16,7 @@ from tflaunch.core.store.history import History
 from tflaunch.gui.history.history_view import COLUMNS, MODEL, SETTINGS
 from tflaunch.gui.plots.waterfall import Waterfall
 from tflaunch.gui.run.run_view import WATERFALL_MIN_WIDTH
-from tflaunch.gui.widgets.palette import contrast, luminance
+from tflaunch.gui.widgets.palette import contrast, luminance, page_background
 
 from ..builders import finished_record
 
@@ -73,9 +73,12 @@ def text_colors(plot: pg.PlotWidget) -> list[QColor]:
 
 
 def label_contrast(label: QLabel) -> float:
-    """The colour the label draws its text in (its foreground role's) against the window it sits on."""
+    """The colour the label draws its text in (its foreground role's) against what it sits on:
+    the window, or where it is on a tab's page, the page (the style's tab frame, not the window's
+    colour: Fusion's dark page is #494949 on a #2b2b2b window), whichever is nearer the text."""
     palette = label.palette()
-    return contrast(palette.color(label.foregroundRole()), palette.color(QPalette.ColorRole.Window))
+    text = palette.color(label.foregroundRole())
+    return min(contrast(text, palette.color(QPalette.ColorRole.Window)), contrast(text, page_background(palette)))
 
 
 def test_a_dark_desktop_gives_dark_plots_and_readable_text_and_light_comes_back(qtbot, make_window, restore_palette):
@@ -100,7 +103,7 @@ def test_a_dark_desktop_gives_dark_plots_and_readable_text_and_light_comes_back(
     assert big.text().endswith(" s") and label_contrast(big) >= 4.5
     assert label_contrast(caption) >= 4.5 and label_contrast(caption) < label_contrast(big), "muted, still readable"
     headline = QColor(view.summary.headline.styleSheet().removeprefix("color: ").rstrip(";"))
-    assert contrast(headline, view.summary.palette().color(QPalette.ColorRole.Window)) >= 4.5
+    assert contrast(headline, page_background(view.summary.palette())) >= 4.5, "on the Run tab's page"
     status = window.history_view.model.item(0, 5)
     assert contrast(status.foreground().color(), dark_palette().color(QPalette.ColorRole.Base)) >= 4.5
     differing = window.compare_view.settings.item(0, 0)
