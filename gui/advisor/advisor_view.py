@@ -17,12 +17,14 @@ from PySide6.QtCore import QObject, Qt, QThread, Signal
 from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import (
     QCheckBox,
+    QFrame,
     QGridLayout,
     QHBoxLayout,
     QHeaderView,
     QLabel,
     QProgressBar,
     QPushButton,
+    QScrollArea,
     QSpinBox,
     QSplitter,
     QTableWidget,
@@ -142,11 +144,14 @@ class AdvisorView(QWidget):
         self._thread: QThread | None = None
         self._worker: _Worker | None = None
         self.diagnosis: Diagnosis | None = None
+        # Two lines, not four: at 1024x700 every line above the table is a row of it less.
         intro = WrappingLabel(
-            "Measures, on the model or program and the settings of the Run tab, each remedy that applies here "
-            "(model format, threads, oneDNN, XLA, compiled .pyc files, warm start, GPU caches), against your "
-            "settings, interleaved; recommends only measured savings and verifies their combination in a final "
-            "A/B. It takes a few minutes.")
+            "Measures each remedy ticked below against the Run tab's model or program and settings, "
+            "interleaved; recommends only measured savings and verifies them together (a few minutes).")
+        intro.setToolTip("Remedies that do not apply here (GPU caches without a GPU, the model's format for a "
+                         "program) are left out. Each is run against your settings, in turn, so that the "
+                         "machine's load falls on both alike; the winners are then combined and verified in a "
+                         "final A/B.")
         self.remedies: dict[str, QCheckBox] = {}
         # The remedies in rows of a few: in one row they widened the window to 1149 px.
         choose = QGridLayout()
@@ -192,21 +197,38 @@ class AdvisorView(QWidget):
             header.setSectionResizeMode(col, QHeaderView.ResizeMode.ResizeToContents)
         header.setSectionResizeMode(len(COLUMNS) - 1, QHeaderView.ResizeMode.Stretch)
         self.table.setWordWrap(True)
+        # A wrapped verdict's row fits its text at the column's width now, not the width it had.
+        header.sectionResized.connect(lambda *_: self.table.resizeRowsToContents())
         # Every run of the baseline and each arm, numbered as the table's "#" column.
         self.strips = pg.PlotWidget(background="w", enableMenu=False)
         self.strips.setMenuEnabled(False)
         self.strips.setMouseEnabled(x=False, y=False)
-        self.strips.setMinimumHeight(120)
+        self.strips.setMinimumHeight(100)
         follow_palette(self.strips)
         self.strips.setVisible(False)
         body = QSplitter(Qt.Orientation.Vertical)
         body.addWidget(self.table)
-        body.addWidget(self.strips)
-        body.setChildrenCollapsible(False)
-        body.setStretchFactor(0, 3)
-        body.setStretchFactor(1, 2)
+        below = QSplitter(Qt.Orientation.Horizontal)  # the summary beside the strips: the table keeps the height
         self.summary = WrappingLabel("")
         self.summary.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        # The summary runs to ten lines at 1024 px: beside the table in the splitter, and
+        # scrolled there, it cannot make the page, and the window with it, taller than the
+        # screen (it did: 787 px on a 700 px screen, the table cut to one row and a half).
+        summary = QScrollArea()
+        summary.setWidget(self.summary)
+        summary.setWidgetResizable(True)
+        summary.setFrameShape(QFrame.Shape.NoFrame)
+        summary.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        summary.viewport().setAutoFillBackground(False)  # on the tab's page, as the words above it
+        self.summary.setAutoFillBackground(False)
+        below.addWidget(summary)
+        below.addWidget(self.strips)
+        below.setChildrenCollapsible(False)
+        below.setSizes([1, 1])  # halves (a scrolled summary would otherwise take the strips' width too)
+        body.addWidget(below)
+        body.setChildrenCollapsible(False)
+        body.setStretchFactor(0, 3)
+        body.setStretchFactor(1, 1)
         layout = QVBoxLayout(self)
         layout.addWidget(intro)
         layout.addLayout(choose)
@@ -214,7 +236,6 @@ class AdvisorView(QWidget):
         layout.addWidget(self.progress)
         layout.addWidget(self.status)
         layout.addWidget(body, 1)
-        layout.addWidget(self.summary)
 
     @property
     def running(self) -> bool:
@@ -339,6 +360,8 @@ class AdvisorView(QWidget):
         self.table.resizeRowsToContents()
         shown = strips(d)
         draw_strips(self.strips.getPlotItem(), shown, "ready")
+        # Named as the table's column: "Time to ready (s)" is taller than the strips are at 1024x700.
+        self.strips.getPlotItem().getAxis("left").setLabel("Ready (s)")
         self.strips.setVisible(any(values for _, values, _ in shown))
         self.summary.setText(" ".join(report_summary(d, cli=False)))
         self.save_button.setEnabled(verified_winner(d))

@@ -282,3 +282,25 @@ def test_the_sweep_leader_row_stays_readable_when_the_desktop_turns_dark(qtbot, 
         return luminance(item.background().color()) < 0.2 and contrast(text, item.background().color()) >= 4.5
 
     qtbot.waitUntil(leader_readable, timeout=3000)
+
+
+def test_a_long_advisor_summary_never_makes_the_window_taller_than_a_small_screen(qtbot, make_window):
+    """The Advisor's summary ran to ten lines at 1024 px after a thirteen-remedy examination:
+    laid out below the splitter at its full height, it made the window 787 px tall on a 700 px
+    screen (status bar off the screen) and cut the table to a row and a half. It scrolls now,
+    beside the strips, and the table keeps six rows."""
+    from ..test_doctor_words import diagnosis
+
+    window = make_window(size=None)
+    fit(qtbot, window, 1024, 700)
+    window.tabs.setCurrentWidget(window.advisor_view)
+    view = window.advisor_view
+    view.show_diagnosis(diagnosis())
+    view.summary.setText(" ".join([view.summary.text()] * 6))  # as long as the thirteen remedies' summary
+    qtbot.waitUntil(lambda: view.summary.minimumHeight() > 10 * view.summary.fontMetrics().lineSpacing())
+    qtbot.wait(100)  # the layout's answer to the new minimum, if it were to grow the window
+    assert window.minimumSizeHint().height() + frame_extra(window)[1] <= 700
+    assert window.frameGeometry().height() <= 700
+    assert visible_rows(view.table) >= 6, "the table shows six of its rows"
+    label = view.strips.getPlotItem().getAxis("left")
+    assert label.labelText == "Ready (s)", "the strips' unit fits their height"
