@@ -40,7 +40,6 @@ if TYPE_CHECKING:
 COLUMNS = ("Phase", "State", "Duration", "RSS at end", "Peak RSS")
 MEMORY = (3, 4)  # left out where the table has no room for them whole (fit_width)
 EMPTY_ROWS = ("spawn",)  # before any run: the phase every run starts with
-SHOWN_ROWS = 9  # rows the table shows before it scrolls: a model's seven, other and one more
 OTHER_TIP = "Time to ready spent between phases (generating inputs, Python between steps)."
 
 
@@ -109,7 +108,10 @@ class PhaseTable(QTableWidget):
             if not name.startswith(ANATOMY):
                 self._cell(row, 0).setText(row_label(name))
         self.resizeRowsToContents()
-        self.setMinimumHeight(min(self.content_height(), self._height_of(SHOWN_ROWS)))
+        # As high as every row: the scroll area around it (run_view) scrolls the rest into view.
+        # Held to fewer rows, the area shrank the table to its own height and the rows beyond
+        # were cut off with nothing to scroll (its own scroll bar is off).
+        self.setMinimumHeight(self.content_height())
         self.updateGeometry()
         self._colour_names()
 
@@ -138,9 +140,6 @@ class PhaseTable(QTableWidget):
         self._record, self._nothing = None, True
         self._rows = ()
         self.setRowCount(0)
-
-    def _height_of(self, rows: int) -> int:
-        return rows * self.rowHeight(0) + self.horizontalHeader().sizeHint().height() + 2 * self.frameWidth()
 
     def _colour_names(self) -> None:
         for row, name in enumerate(self._rows):

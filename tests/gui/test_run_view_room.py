@@ -106,3 +106,26 @@ def test_the_summary_says_only_the_versions_the_child_said(qtbot, make_window):
     window.run_view.show_record(record)
     text = window.run_view.summary.settings.text().replace("\u200b", "")
     assert "Python 3.12.1" in text and "None" not in text and "cores" not in text
+
+
+def test_rows_beyond_the_tables_height_scroll_into_view_at_1024(qtbot, make_window):
+    """Seen under Xvfb: an anatomy run's fifteen rows at 1024x700 with runs docked below showed
+    ten, the rest (Data, Other, Steady state) cut off with no scroll bar: the table was held to
+    nine rows' height and shrunk to the area, whose scroll bar then had nothing to scroll."""
+    from ..builders import record_through
+
+    window = make_window(size=(1024, 700))
+    view = window.run_view
+    for ready in (0.4, 0.5, 0.6):
+        window.run_list.add_record(finished_record(ready_s=ready))
+    spans = [f"span_{i}" for i in range(9)]
+    view.show_record(record_through(["import", "devices", "build", "compile", "first_step", *spans, "steady"]))
+    qtbot.wait(50)
+    area, table = view._phases_area, view.phases
+    assert table.rowCount() >= 15
+    bar = area.verticalScrollBar()
+    assert bar.maximum() > 0, "rows cut off, and nothing to scroll to them"
+    bar.setValue(bar.maximum())
+    last = table.rowViewportPosition(table.rowCount() - 1) + table.rowHeight(table.rowCount() - 1)
+    bottom = table.viewport().mapTo(area.viewport(), table.viewport().rect().topLeft()).y() + last
+    assert bottom <= area.viewport().height(), "the last row is in view at the end of the scroll"
