@@ -71,7 +71,8 @@ def _row(run: RunSummary) -> tuple[Any, ...]:
         tips = (f"Run {run.id} cannot be read: {run.damage}. Select it and press Delete; the other runs are not "
                 "affected.",) * len(COLUMNS)
     elif not run.kind.plain:
-        tips = tuple(run.kind.tip if column == STATUS else "" for column in range(len(COLUMNS)))
+        # The status whole first: a narrow window elides its column (history_view._fit_columns).
+        tips = tuple(f"{status}: {run.kind.tip}" if column == STATUS else "" for column in range(len(COLUMNS)))
     else:
         tips = _NO_TIPS
     return run.id, texts, keys, run.status, tips, "\n".join(texts).lower()

@@ -35,7 +35,7 @@ from ..widgets.elide_delegate import PathElideDelegate
 from ..widgets.elided_label import ElidedLabel
 from ..widgets.palette import keep_colours
 from .history_listing import HistoryListing
-from .history_table import COLUMNS, DAMAGED_COLOR, DATE, ID_ROLE, MODEL, SETTINGS, RunFilter, RunTable
+from .history_table import COLUMNS, DAMAGED_COLOR, DATE, ID_ROLE, MODEL, SETTINGS, STATUS, RunFilter, RunTable
 
 __all__ = ["COLUMNS", "DAMAGED_COLOR", "MODEL", "SETTINGS", "UNDO_SECONDS", "HistoryView"]
 
@@ -47,6 +47,7 @@ SETTINGS_ROOM = 120  # px the settings keep beside a long model path before it i
 SETTINGS_LEAST = 100  # px the settings keep, in view, beside a file name that would need more (as a
 # stretched last section, Qt does not narrow them below its default section size, 100 px, anyway)
 MIN_TEXT_WIDTH = 80  # px: the model column is not narrowed below this (the table scrolls)
+STATUS_LEAST = "interrupted"  # kept whole; a longer status ("ok, doctor, warm + server start") may be elided
 UNDO_SECONDS = 60
 FIGURES = tuple(c for c in range(len(COLUMNS)) if c not in (MODEL, SETTINGS))
 WIDTH_SLACK = 3  # characters: "10 min 5 s" can be narrower than "999.9 ms", never than "9 ms"
@@ -279,6 +280,12 @@ class HistoryView(QWidget):
         """The model column as wide as its longest name, up to its share of the width the
         other columns leave; the settings, last, take the rest."""
         header = self.table.horizontalHeader()
+        # A long status gives up width before the subject and the settings are cut or scrolled
+        # away (at 1024 px after the Advisor: a 200 px status and the settings out of view).
+        others = sum(header.sectionSize(c) for c in FIGURES if c != STATUS)
+        short = self.table.viewport().width() - others - MIN_TEXT_WIDTH - SETTINGS_LEAST
+        least = self.table.fontMetrics().horizontalAdvance(STATUS_LEAST) + 12  # its cell's margins
+        header.resizeSection(STATUS, max(min(self._widths[STATUS], short), min(self._widths[STATUS], least)))
         left = self.table.viewport().width() - sum(header.sectionSize(c) for c in FIGURES)
         room = max(int(left * MODEL_SHARE), left - SETTINGS_ROOM)  # the subject before the settings
         # A whole file name where the settings keep their room beside it; where they would not

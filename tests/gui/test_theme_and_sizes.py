@@ -304,3 +304,35 @@ def test_a_long_advisor_summary_never_makes_the_window_taller_than_a_small_scree
     assert visible_rows(view.table) >= 6, "the table shows six of its rows"
     label = view.strips.getPlotItem().getAxis("left")
     assert label.labelText == "Ready (s)", "the strips' unit fits their height"
+
+
+def test_long_statuses_leave_the_subject_and_settings_in_view_at_1024(qtbot, make_window):
+    """Seen under Xvfb after the Advisor: "ok, doctor, warm + server start" made the Status
+    column 200 px wide, and at 1024x700 the Subject was cut at the table's edge, the Settings
+    scrolled out of view behind a sideways scroll bar. The status is elided there now, whole
+    in its tooltip."""
+    from tflaunch.core.run.warm.warm_facts import WarmStart
+    from tflaunch.core.run.words import WARM_MARK
+
+    history = History(history_path())
+    for i in range(8):
+        record = finished_record(model=LONG_MODEL, ready_s=1.0 + i / 10, at=1000.0 + 10 * i)
+        record.marks.append((WARM_MARK, record.launched_at + 0.5))
+        record.warm_start = WarmStart(server_started=True, server_import_s=3.0)
+        history.record(record, "doctor")
+    history.close()
+    window = make_window(size=None)
+    fit(qtbot, window, 1024, 700)
+    window.tabs.setCurrentWidget(window.history_view)
+    view = window.history_view
+    qtbot.waitUntil(lambda: view.model.rowCount() == 8)
+    status = view.model.index(0, COLUMNS.index("Status")).data()
+    assert "server start" in status, status
+    qtbot.wait(50)
+    header = view.table.horizontalHeader()
+    for name in ("Date", "Ready", "Peak", "Status", "Subject"):
+        assert in_view(header, COLUMNS.index(name)), f"{name} is not whole in view"
+    assert header.sectionSize(MODEL) >= 80
+    assert header.sectionViewportPosition(SETTINGS) < header.viewport().width() - 80, "the settings start in view"
+    assert view.table.horizontalScrollBar().maximum() == 0, "no sideways scrolling"
+    assert status in view.model.index(0, COLUMNS.index("Status")).data(Qt.ItemDataRole.ToolTipRole)
