@@ -58,7 +58,7 @@ class LogPane(QWidget):
         bar.addWidget(previous)
         bar.addWidget(following)
         bar.addWidget(self.match)
-        layout = QVBoxLayout(self)
+        layout = self._layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addLayout(bar)
         layout.addWidget(self.text)
@@ -81,6 +81,14 @@ class LogPane(QWidget):
         self._pending_chars = self._skipped = 0
         self.text.clear()
         self._append_html(f"<b>── {html.escape(title)}</b>")
+
+    def height_for_lines(self, lines: int) -> int:
+        """The pane's height with `lines` of text in view below its search bar."""
+        layout = self._layout
+        margins = layout.contentsMargins()
+        text = (lines * self.text.fontMetrics().lineSpacing() + 2 * self.text.frameWidth()
+                + 2 * int(self.text.document().documentMargin()))
+        return margins.top() + margins.bottom() + layout.spacing() + self.search.sizeHint().height() + text
 
     def append_lines(self, lines: list[str]) -> None:
         self._recent.extend(lines)

@@ -5,6 +5,9 @@ A fresh session's run list is empty; at its full height it took 160 px from ever
 the height of its header and one row, and the tabs get the rest; each run then gives it a
 row more, up to its room (one run in a 160 px dock left some 80 px of empty rows). A height
 the user gave it by dragging is theirs: the dock grows no more.
+
+The Log, tabified with it, gets room for LOG_LINES lines when its tab is raised (in a
+one-run dock it showed its search bar and one line), and the runs their height back after.
 """
 
 from __future__ import annotations
@@ -12,12 +15,16 @@ from __future__ import annotations
 from PySide6.QtCore import QObject, Qt, QTimer
 from PySide6.QtWidgets import QDockWidget, QMainWindow, QTableWidget
 
+from ..run.log_pane import LogPane
+
 ROOM = 160  # the Runs dock's area at most (with the tab bar of the docks tabified with it)
 SLACK = 4  # px: a dock laid out within this of the height given still has it (not dragged)
+LOG_LINES = 6  # the Log's lines in view when its tab is raised
 
 
 class DockRoom(QObject):
-    def __init__(self, window: QMainWindow, dock: QDockWidget, table: QTableWidget) -> None:
+    def __init__(self, window: QMainWindow, dock: QDockWidget, table: QTableWidget,
+                 log: QDockWidget | None = None) -> None:
         super().__init__(window)
         self._window, self._dock, self._table = window, dock, table
         self._given: int | None = None  # the height it was laid out at when last given one
@@ -28,6 +35,9 @@ class DockRoom(QObject):
         self._extra = 0
         self._retried = False
         table.model().rowsInserted.connect(lambda *_: QTimer.singleShot(0, self, self._grow))  # once laid out
+        self._log, self._for_log = log, False
+        if log is not None:
+            log.visibilityChanged.connect(lambda shown: QTimer.singleShot(0, self, lambda: self._log_raised(shown)))
 
     def empty_height(self) -> int:
         """The dock's title, the table's header and one (empty) row."""
@@ -52,6 +62,29 @@ class DockRoom(QObject):
         # Below the scroll area's own minimum (some 70 px of empty rows), down to one row.
         self._table.setMinimumHeight(self._table_height())
         self._give(self.wanted())
+
+    def _log_raised(self, shown: bool) -> None:
+        """The Log's tab raised: room for its lines; lowered: the runs' height back."""
+        log = self._log
+        if log is None:
+            return
+        pane = log.widget()
+        if shown and isinstance(pane, LogPane):
+            title = log.style().pixelMetric(log.style().PixelMetric.PM_TitleBarHeight)
+            need = title + pane.height_for_lines(LOG_LINES)
+            if log.height() < need - SLACK:
+                self._for_log = True
+                self._window.resizeDocks([log], [need + self._extra], Qt.Orientation.Vertical)
+                QTimer.singleShot(0, self, lambda: self._log_laid_out(log, need))
+        elif not shown and self._for_log and not self._window.isHidden():
+            self._for_log = False
+            self._give(self.wanted())
+
+    def _log_laid_out(self, log: QDockWidget, need: int) -> None:
+        # The area holds the docks' tab bar too: once more, with what the dock came out short.
+        short = need - log.height()
+        if short > SLACK:
+            self._window.resizeDocks([log], [need + short + self._extra], Qt.Orientation.Vertical)
 
     def _grow(self) -> None:
         height = self._dock.height()

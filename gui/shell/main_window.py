@@ -135,7 +135,7 @@ class MainWindow(DropTarget, QMainWindow):  # DropTarget: a model or a script dr
         self.log_dock = self._dock("Log", self.log, Qt.DockWidgetArea.BottomDockWidgetArea)
         self.tabifyDockWidget(self.runs_dock, self.log_dock)
         self.runs_dock.raise_()
-        self.dock_room = DockRoom(self, self.runs_dock, self.run_list)
+        self.dock_room = DockRoom(self, self.runs_dock, self.run_list, self.log_dock)
 
     def _dock(self, title: str, widget: QWidget, area: Qt.DockWidgetArea) -> QDockWidget:
         dock = QDockWidget(title, self)

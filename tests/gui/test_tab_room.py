@@ -152,3 +152,20 @@ def test_after_resizing_from_1360_to_1024_the_tables_keep_their_room(qtbot, make
     sweep = window.sweep_view
     window.tabs.setCurrentWidget(sweep)
     qtbot.waitUntil(lambda: visible_rows(sweep.table) >= 6)
+
+
+def test_the_log_raised_has_room_for_its_lines_and_the_runs_get_their_height_back(qtbot, make_window):
+    """Seen under Xvfb at 1024x700: the Log's tab raised in the one-run dock showed its search
+    bar and one blank line of text (18 px) of a log of 13 lines."""
+    from tflaunch.gui.shell.dock_room import LOG_LINES
+
+    window = make_window(size=(1024, 700))
+    window.run_list.add_record(finished_record())
+    window.log.append_lines([f"line {i}" for i in range(40)])
+    qtbot.waitUntil(lambda: window.runs_dock.height() <= 80)
+    runs = window.runs_dock.height()
+    window.log_dock.raise_()
+    text = window.log.text
+    qtbot.waitUntil(lambda: text.viewport().height() >= LOG_LINES * text.fontMetrics().lineSpacing())
+    window.runs_dock.raise_()
+    qtbot.waitUntil(lambda: abs(window.runs_dock.height() - runs) <= 4)
