@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from tflaunch.core.run.record import RunRecord
 
 LABEL_ROOM = 1.25  # the axis runs this far past the last bar: its label is written there
+NOTE_STRETCH = 1.5  # a live progress note is left out where it would stretch the axis this much or more
 
 
 def live_spans(record: RunRecord, now: float) -> dict[str, tuple[float, float]]:
@@ -138,7 +139,12 @@ class Waterfall(pg.PlotWidget):
         spans = live_spans(record, now)
         self._parts.hide()
         self._drawn_end = None  # the live axis grows in steps of its own
-        end = self._draw(spans, (), progress_note(record), phase_rows([record]))
+        rows, notes = phase_rows([record]), progress_note(record)
+        end = self._draw(spans, (), notes, rows)
+        if notes and self._labels_end() > NOTE_STRETCH * end * LABEL_ROOM:
+            # "20/120 steps" after the running bar's label stretched a 280 px chart's axis to
+            # 28 s at 5 s into the run; the phase table's row says how far it is.
+            end = self._draw(spans, (), {}, rows)
         live_x = max(self._live_x, nice_ceiling(max(end * LABEL_ROOM, self._labels_end())))
         if live_x != self._live_x or not spans:
             self._live_x = live_x

@@ -62,3 +62,37 @@ def test_a_narrow_chart_names_the_anatomy_s_largest_part_only_where_the_bars_kee
     assert not [label for label in plot.labels if "· tracing" in label.toPlainText()]
     assert plot.getPlotItem().getViewBox().viewRange()[0][1] <= 3 * end and not _outside(plot), _outside(plot)
     assert plot.part_names  # the parts' bars stay
+
+
+def test_a_live_narrow_chart_leaves_a_long_progress_note_to_the_phase_table(qtbot):
+    """Seen under Xvfb at 1024x700: a program's steady steps running to its exit, "93.6 ms ·
+    20/120 steps" on a 280 px chart, stretched the live axis to 28 s at 5 s into the run (and a
+    live axis never shrinks), the bars in its first fifth. The note goes where it would
+    stretch the axis by half again; the phase table's row says it."""
+    from tflaunch.core.run import events as ev
+
+    from ..builders import record_through
+
+    record = record_through(["import", "first_step"])
+    start = record.launched_at + 2.15
+    record.apply(ev.PhaseStart(start, "steady"))
+    record.phases["steady"].progress = (20, 120)
+    plot = Waterfall()
+    qtbot.addWidget(plot)
+    plot.resize(280, 240)
+    plot.show()
+    qtbot.waitExposed(plot)
+    plot.show_live(record, start + 0.1)
+    qtbot.wait(20)
+    plot.show_live(record, start + 0.2)
+    end = 2.15 + 0.2
+    # (a live axis ends on a round figure, 1, 2 or 5 times a power of ten: up to 2.5 times its need)
+    assert plot.getPlotItem().getViewBox().viewRange()[0][1] <= 2.5 * end, plot.getPlotItem().getViewBox().viewRange()
+    assert not _outside(plot), _outside(plot)
+    wide = Waterfall()
+    qtbot.addWidget(wide)
+    wide.resize(900, 240)
+    wide.show()
+    qtbot.waitExposed(wide)
+    wide.show_live(record, start + 0.2)
+    assert any("20/120 steps" in label.toPlainText() for label in wide.labels), "with room, the note is there"
