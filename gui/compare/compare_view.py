@@ -268,9 +268,11 @@ class CompareView(QWidget):
         compared = len(self.runs) >= 2 and len(self.sides) >= 2
         self.verdict.setVisible(compared)
         self.verdict.setText(headline(self.sides, self.labels, base) if compared else "")
-        notes = [note for note in (too_few_note(self.sides) if compared else None,
-                                   block_note(self.sides, base) if compared else None) if note]
-        if notes and "Sweep these settings" not in self.verdict.text():
+        reasons = [note for note in (too_few_note(self.sides) if compared else None,
+                                     block_note(self.sides, base) if compared else None) if note]
+        # A reason the headline already says ("No verdict: 1 run each: ...") is not said twice.
+        notes = [note for note in reasons if note not in self.verdict.text()]
+        if reasons and "Sweep these settings" not in self.verdict.text():
             notes.append("Sweep these settings measures each side again, interleaved, before a winner is named.")
         self.notice.setVisible(bool(notes))
         self.notice.setText(" ".join(notes))

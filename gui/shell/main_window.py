@@ -199,6 +199,10 @@ class MainWindow(DropTarget, QMainWindow):  # DropTarget: a model or a script dr
         advisor.save_requested.connect(self.saver.ask_and_save_diagnosis)
         advisor.busy_elsewhere = self.one_at_a_time.busy_with
         advisor.running_changed.connect(lambda _running: self._set_busy(self.running))
+        # The status bar said the last run's "Ready in 6.02 s" for the minutes the Advisor measured.
+        advisor.running_changed.connect(lambda running: self.say(
+            "Advisor examining: its tab shows how far it is. Esc cancels it." if running
+            else "Advisor finished: its tab says how it ended."))
         advisor.hold(self.one_at_a_time.busy_with())
         return advisor
 

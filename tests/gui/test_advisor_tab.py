@@ -119,3 +119,15 @@ def test_a_verified_warm_start_can_be_saved_and_its_baseline_counts_its_runs(qtb
     view.save_button.click()
     saved = ProfileStore(profiles_dir()).load("warm-advised")
     assert saved.subject_type is Subject.PROGRAM and saved.config.intra == 2
+
+
+def test_the_status_bar_says_the_advisor_is_examining_not_the_last_run(qtbot, make_window):
+    """Seen under Xvfb: "Ready in 6.02 s (at exit)" stayed in the status bar for the minutes
+    the Advisor measured."""
+    window = make_window()
+    window.say("Ready in 6.02 s (at exit)")
+    advisor = window.advisor_view
+    advisor.running_changed.emit(True)
+    assert window.statusBar().currentMessage().startswith("Advisor examining")
+    advisor.running_changed.emit(False)
+    assert window.statusBar().currentMessage().startswith("Advisor finished")
