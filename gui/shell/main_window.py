@@ -37,13 +37,14 @@ from ..widgets import wheel_guard
 from .dock_room import DockRoom
 from .drop_target import DropTarget
 from .first_paint import after_first_paint
+from .import_ahead import import_ahead
 from .lazy_tabs import LazyTabs
 from .one_at_a_time import OneAtATime
 from .stored_runs import StoredRuns
 from .sweep_actions import SweepActions
 from .window_actions import WindowActions
 
-if TYPE_CHECKING:  # for types only: the hidden tabs' modules are imported when first built
+if TYPE_CHECKING:  # for types only: the hidden tabs' modules come after the first paint (import_ahead.py)
     from tflaunch.core.report.review import Review
     from tflaunch.core.run.record import RunRecord
     from tflaunch.core.sweep.plan import Sweep
@@ -450,6 +451,7 @@ class MainWindow(DropTarget, QMainWindow):  # DropTarget: a model or a script dr
         if self.isVisible():  # a window closed at its first paint has nothing to discover
             self._build_graphs()
             self._discover()
+            import_ahead(self)  # what the first frame left out, before a first run or tab needs it
 
     def _build_graphs(self) -> None:
         with wheel_guard.paused(self.run_view):
