@@ -196,9 +196,10 @@ class AdvisorView(QWidget):
         for col in range(len(COLUMNS) - 1):
             header.setSectionResizeMode(col, QHeaderView.ResizeMode.ResizeToContents)
         header.setSectionResizeMode(len(COLUMNS) - 1, QHeaderView.ResizeMode.Stretch)
-        self.table.setWordWrap(True)
-        # A wrapped verdict's row fits its text at the column's width now, not the width it had.
-        header.sectionResized.connect(lambda *_: self.table.resizeRowsToContents())
+        # A verdict on one line, elided, whole in its tooltip: wrapped, rows of two and three
+        # lines left the table three of its rows at 1024x700 with a session's runs docked below.
+        self.table.setWordWrap(False)
+        self.table.setTextElideMode(Qt.TextElideMode.ElideRight)
         # Every run of the baseline and each arm, numbered as the table's "#" column.
         self.strips = pg.PlotWidget(background="w", enableMenu=False)
         self.strips.setMenuEnabled(False)

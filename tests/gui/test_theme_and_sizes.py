@@ -288,11 +288,14 @@ def test_a_long_advisor_summary_never_makes_the_window_taller_than_a_small_scree
     """The Advisor's summary ran to ten lines at 1024 px after a thirteen-remedy examination:
     laid out below the splitter at its full height, it made the window 787 px tall on a 700 px
     screen (status bar off the screen) and cut the table to a row and a half. It scrolls now,
-    beside the strips, and the table keeps six rows."""
+    beside the strips, and the table keeps six rows, its verdicts on one line each (wrapped, they
+    left it three rows with a session's runs docked below), whole in their tooltips."""
     from ..test_doctor_words import diagnosis
 
     window = make_window(size=None)
     fit(qtbot, window, 1024, 700)
+    for _ in range(5):  # a session's runs in the dock below, as after the walk that saw it
+        window.run_list.add_record(finished_record())
     window.tabs.setCurrentWidget(window.advisor_view)
     view = window.advisor_view
     view.show_diagnosis(diagnosis())
@@ -302,6 +305,8 @@ def test_a_long_advisor_summary_never_makes_the_window_taller_than_a_small_scree
     assert window.minimumSizeHint().height() + frame_extra(window)[1] <= 700
     assert window.frameGeometry().height() <= 700
     assert visible_rows(view.table) >= 6, "the table shows six of its rows"
+    verdict = view.table.item(1, view.table.columnCount() - 1)
+    assert verdict.toolTip() == verdict.text(), "the whole verdict in its tooltip"
     label = view.strips.getPlotItem().getAxis("left")
     assert label.labelText == "Ready (s)", "the strips' unit fits their height"
 
