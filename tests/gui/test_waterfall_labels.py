@@ -64,6 +64,15 @@ def test_a_narrow_chart_names_the_anatomy_s_largest_part_only_where_the_bars_kee
     assert plot.part_names  # the parts' bars stay
 
 
+def _shown(qtbot, width: int) -> Waterfall:
+    plot = Waterfall()
+    qtbot.addWidget(plot)
+    plot.resize(width, 240)
+    plot.show()
+    qtbot.waitExposed(plot)
+    return plot
+
+
 def test_a_live_narrow_chart_leaves_a_long_progress_note_to_the_phase_table(qtbot):
     """Seen under Xvfb at 1024x700: a program's steady steps running to its exit, "93.6 ms ·
     20/120 steps" on a 280 px chart, stretched the live axis to 28 s at 5 s into the run (and a
@@ -77,11 +86,7 @@ def test_a_live_narrow_chart_leaves_a_long_progress_note_to_the_phase_table(qtbo
     start = record.launched_at + 2.15
     record.apply(ev.PhaseStart(start, "steady"))
     record.phases["steady"].progress = (20, 120)
-    plot = Waterfall()
-    qtbot.addWidget(plot)
-    plot.resize(280, 240)
-    plot.show()
-    qtbot.waitExposed(plot)
+    plot = _shown(qtbot, 280)
     plot.show_live(record, start + 0.1)
     qtbot.wait(20)
     plot.show_live(record, start + 0.2)
@@ -89,10 +94,6 @@ def test_a_live_narrow_chart_leaves_a_long_progress_note_to_the_phase_table(qtbo
     # (a live axis ends on a round figure, 1, 2 or 5 times a power of ten: up to 2.5 times its need)
     assert plot.getPlotItem().getViewBox().viewRange()[0][1] <= 2.5 * end, plot.getPlotItem().getViewBox().viewRange()
     assert not _outside(plot), _outside(plot)
-    wide = Waterfall()
-    qtbot.addWidget(wide)
-    wide.resize(900, 240)
-    wide.show()
-    qtbot.waitExposed(wide)
+    wide = _shown(qtbot, 900)
     wide.show_live(record, start + 0.2)
     assert any("20/120 steps" in label.toPlainText() for label in wide.labels), "with room, the note is there"
