@@ -252,10 +252,7 @@ class HistoryView(QWidget):
         """The figures' columns as wide as their widest text, these new rows' included (and
         the model's widest name kept for _fit_columns). A text shorter by WIDTH_SLACK
         characters than the longest one measured is not measured: it is not wider."""
-        metrics, header = self.table.fontMetrics(), self.table.horizontalHeader()
-        # As Qt fits a cell: a text margin each side, and the grid line.
-        # Two pixels more than that, as Qt's own size hint has them: the Date column was one short.
-        margin = 2 * (self.table.style().pixelMetric(QStyle.PixelMetric.PM_FocusFrameHMargin, None, self.table) + 1) + 3
+        metrics, header, margin = self.table.fontMetrics(), self.table.horizontalHeader(), self._cell_margin()
         for column in (*FIGURES, MODEL):
             texts = {text for text in self.model.texts(column, first, last)
                      if len(text) >= self._longest[column] - WIDTH_SLACK}
@@ -271,6 +268,11 @@ class HistoryView(QWidget):
                 if column != MODEL:
                     header.resizeSection(column, widest)
 
+    def _cell_margin(self) -> int:
+        """As Qt fits a cell: a text margin each side, and the grid line; two pixels more than
+        that, as Qt's own size hint has them (the Date column was one short)."""
+        return 2 * (self.table.style().pixelMetric(QStyle.PixelMetric.PM_FocusFrameHMargin, None, self.table) + 1) + 3
+
     def _on_cells_changed(self, first: QModelIndex, last: QModelIndex, roles: Sequence[int] = ()) -> None:
         """A run read again (it ended) may have longer texts; new colours do not."""
         if not roles or Qt.ItemDataRole.DisplayRole.value in roles:
@@ -284,7 +286,7 @@ class HistoryView(QWidget):
         # away (at 1024 px after the Advisor: a 200 px status and the settings out of view).
         others = sum(header.sectionSize(c) for c in FIGURES if c != STATUS)
         short = self.table.viewport().width() - others - MIN_TEXT_WIDTH - SETTINGS_LEAST
-        least = self.table.fontMetrics().horizontalAdvance(STATUS_LEAST) + 12  # its cell's margins
+        least = self.table.fontMetrics().horizontalAdvance(STATUS_LEAST) + self._cell_margin()
         header.resizeSection(STATUS, max(min(self._widths[STATUS], short), min(self._widths[STATUS], least)))
         left = self.table.viewport().width() - sum(header.sectionSize(c) for c in FIGURES)
         room = max(int(left * MODEL_SHARE), left - SETTINGS_ROOM)  # the subject before the settings

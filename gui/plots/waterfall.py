@@ -24,7 +24,9 @@ if TYPE_CHECKING:
     from tflaunch.core.run.record import RunRecord
 
 LABEL_ROOM = 1.25  # the axis runs this far past the last bar: its label is written there
-NOTE_STRETCH = 1.5  # a live progress note is left out where it would stretch the axis this much or more
+# A label's extra words (a live progress note, the anatomy's largest part) are left out where
+# they would stretch the axis this much or more: the bars keep their room.
+STRETCH_LIMIT = 1.5
 
 
 def live_spans(record: RunRecord, now: float) -> dict[str, tuple[float, float]]:
@@ -129,7 +131,7 @@ class Waterfall(pg.PlotWidget):
         plain = max(self._drawn_end * LABEL_ROOM, self._labels_end())
         label.setText(longer)
         named = max(plain, self._label_needs(label))
-        if named > 1.5 * plain:
+        if named > STRETCH_LIMIT * plain:
             label.setText(short)
             named = plain
         self.getPlotItem().setXRange(0, named, padding=0)
@@ -141,7 +143,7 @@ class Waterfall(pg.PlotWidget):
         self._drawn_end = None  # the live axis grows in steps of its own
         rows, notes = phase_rows([record]), progress_note(record)
         end = self._draw(spans, (), notes, rows)
-        if notes and self._labels_end() > NOTE_STRETCH * end * LABEL_ROOM:
+        if notes and self._labels_end() > STRETCH_LIMIT * end * LABEL_ROOM:
             # "20/120 steps" after the running bar's label stretched a 280 px chart's axis to
             # 28 s at 5 s into the run; the phase table's row says how far it is.
             end = self._draw(spans, (), {}, rows)

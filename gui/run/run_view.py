@@ -32,8 +32,7 @@ from ..plots.memory_plot import LiveSample, MemoryPlot
 from ..plots.plot_theme import follow_palette
 from ..plots.waterfall import Waterfall, live_spans
 from ..widgets.palette import keep_colours, page_background, status_color
-from ..widgets.text_roles import big_number, headline
-from ..widgets.text_roles import caption as text_caption
+from ..widgets.text_roles import big_number, caption, headline
 from .import_breakdown import ImportBreakdown
 from .phase_table import PhaseTable
 
@@ -41,13 +40,13 @@ WATERFALL_MIN_WIDTH = 260  # px: at 1024 wide the table keeps its Duration colum
 MEMORY_MIN_HEIGHT = 150  # px
 
 
-def _figure(caption: str) -> tuple[QWidget, QLabel, QLabel]:
+def _figure(words: str) -> tuple[QWidget, QLabel, QLabel]:
     box = QWidget()
     layout = QVBoxLayout(box)
     layout.setContentsMargins(0, 0, 16, 0)
     layout.setSpacing(0)
     value = big_number(QLabel("–"))
-    label = text_caption(QLabel(caption))
+    label = caption(QLabel(words))
     layout.addWidget(value)
     layout.addWidget(label)
     return box, value, label
@@ -86,7 +85,7 @@ class SummaryBar(QFrame):
         self.headline = headline(QLabel("Choose a model or a program and press Run (Ctrl+R)."))
         self.headline.setWordWrap(True)
         self.headline.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.settings = text_caption(QLabel())
+        self.settings = caption(QLabel())
         self.settings.setWordWrap(True)
         self.settings.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         # Room for a failure message of three lines without the bar changing height.

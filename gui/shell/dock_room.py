@@ -35,9 +35,10 @@ class DockRoom(QObject):
         self._extra = 0
         self._retried = False
         table.model().rowsInserted.connect(lambda *_: QTimer.singleShot(0, self, self._grow))  # once laid out
-        self._log, self._for_log = log, False
+        self._for_log = False
         if log is not None:
-            log.visibilityChanged.connect(lambda shown: QTimer.singleShot(0, self, lambda: self._log_raised(shown)))
+            log.visibilityChanged.connect(
+                lambda shown: QTimer.singleShot(0, self, lambda: self._log_raised(log, shown)))
 
     def empty_height(self) -> int:
         """The dock's title, the table's header and one (empty) row."""
@@ -63,11 +64,8 @@ class DockRoom(QObject):
         self._table.setMinimumHeight(self._table_height())
         self._give(self.wanted())
 
-    def _log_raised(self, shown: bool) -> None:
+    def _log_raised(self, log: QDockWidget, shown: bool) -> None:
         """The Log's tab raised: room for its lines; lowered: the runs' height back."""
-        log = self._log
-        if log is None:
-            return
         pane = log.widget()
         if shown and isinstance(pane, LogPane):
             title = log.style().pixelMetric(log.style().PixelMetric.PM_TitleBarHeight)
