@@ -198,11 +198,17 @@ def _paint(painter: QPainter, review: Review) -> None:
     painter.fillRect(QRectF(0, 0, WIDTH, HEIGHT), QColor("white"))
     c = _Canvas(painter)
     painter.fillRect(QRectF(0, 0, WIDTH, 6), QColor(ACCENT))
-    c.text(QRectF(MARGIN, 22, WIDTH - 2 * MARGIN - 160, 44), review.title, 30, bold=True)
-    c.text(QRectF(MARGIN, 62, WIDTH - 2 * MARGIN, 24), review.subtitle, 16, color=MUTED)
+    # The title whole: on one line in smaller type where it fits, else on two, the subtitle and
+    # all below it moved down (a program's command line ran onto the subtitle).
+    title_w = WIDTH - 2 * MARGIN - 160
+    size = next((px for px in (30, 26, 22) if c.height(title_w, review.title, px, True) <= 1.5 * px), 22)
+    title_h = c.height(title_w, review.title, size, True)
+    c.text(QRectF(MARGIN, 22, title_w, title_h), review.title, size, bold=True)
+    below_title = max(62.0, 22 + title_h + 4)
+    c.text(QRectF(MARGIN, below_title, WIDTH - 2 * MARGIN, 24), review.subtitle, 16, color=MUTED)
     c.text(QRectF(WIDTH - MARGIN - 150, 26, 150, 24), "tflaunch", 16, bold=True, color=ACCENT,
            flags=Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignTop)
-    top = 100.0
+    top = below_title + 38
     if review.headline:  # whole, in at most three lines: smaller type before a cut
         size = next((px for px in (19, 17, 15)
                      if c.height(WIDTH - 2 * MARGIN, review.headline, px, True) <= 3 * px * 1.3), 14)

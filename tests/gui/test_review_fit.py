@@ -29,7 +29,9 @@ def squeezed(text: str) -> str:
     return re.sub(r"\s+", "", text)
 
 
-def check_fits(review: Review) -> None:
+def check_fits(review: Review, legend: bool = True) -> None:
+    """`legend`: the series' labels are a legend (a comparison's); a run's review names its
+    one curve in the chart's own words instead."""
     svg = render_svg(review)
     boxes = text_boxes(svg, measure_text)
     outside = [(b.text, round(b.left), round(b.top), round(b.right), round(b.bottom)) for b in boxes
@@ -39,7 +41,7 @@ def check_fits(review: Review) -> None:
     header, rows = review.table or ([], [])
     missing = [cell for cell in [*header, *(c for row in rows for c in row)] if cell and cell not in texts]
     assert not missing, f"cut or elided: {missing}"
-    labels = [s.label for s in review.series]
+    labels = [s.label for s in review.series] if legend else []
     assert not [label for label in labels if label not in texts], "every legend label whole"
     page = squeezed("".join(texts))
     for label, value in review.facts:
@@ -77,3 +79,27 @@ def test_the_fit_check_finds_a_value_that_runs_off_the_page(qapp):
 def test_no_margin_pixel_is_ink_for_a_blank_page():
     blank = np.full((HEIGHT, WIDTH, 3), 255)
     assert (blank[:, WIDTH - MARGIN // 2:] > 250).all()
+
+
+def test_a_long_title_takes_smaller_type_or_a_second_line_never_the_subtitles_place(qapp):
+    """Seen in `tflaunch report` of a program run: "python programs/fit_tfdata.py --steps 400:
+    Ready in 5.40 s (at first step, then stopped)" wrapped past its one-line box, and its second
+    line was drawn over "run #2 · 2026-11-29 11:33"."""
+    from tflaunch.core.report.review import run_review
+
+    from ..builders import finished_record
+
+    create_app()
+    record = finished_record()
+    record.config = record.config.replace(program=("python", "programs/a_rather_long_training_script_name.py",
+                                                   "--steps", "400", "--data", "/data/imagenet/train"))
+    record.history_id = 2
+    review = run_review(record)
+    assert len(review.title) > 90, review.title
+    boxes = text_boxes(render_svg(review), measure_text)
+    subtitle = [b for b in boxes if b.text == review.subtitle]
+    title = [b for b in boxes if b.top < 60 and b.text and b.text in review.title]  # the header's lines
+    assert title and subtitle
+    assert max(b.bottom for b in title) <= min(b.top for b in subtitle), "the subtitle is below the title"
+    assert squeezed(review.title) in squeezed("".join(b.text for b in title)), "the title whole"
+    check_fits(review, legend=False)
